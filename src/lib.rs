@@ -1,0 +1,1 @@
+//! appfunctions: scaffold
