@@ -1,0 +1,860 @@
+//! Argument binding: checks a JSON text against a function's parameters (or a value
+//! against a type) while parsing it, and writes the normalised JSON in the same pass.
+//!
+//! There is no intermediate tree: a serde `DeserializeSeed` walks the descriptor alongside
+//! the parser, so a bound call costs about one parse. Errors name the parameter (and the
+//! path inside it) and the reason: `quantity: expected int32, got string "two"`.
+
+use crate::descriptor::Parameter;
+use crate::types::{quote_short, Type, TypeSet};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+use std::ops::Range;
+
+/// Limits applied to one input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest accepted input, in bytes (default 1 MiB).
+    pub max_input_bytes: usize,
+    /// Deepest accepted nesting of arrays and objects, the arguments object included
+    /// (default 64).
+    pub max_depth: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_input_bytes: 1 << 20,
+            max_depth: 64,
+        }
+    }
+}
+
+/// What an entity-typed position holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Arguments: an entity is given by its id (a string).
+    Arguments,
+    /// Values (results, defaults, entities): an entity is the full object.
+    Values,
+}
+
+/// A failure to bind, naming where and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindError {
+    /// `quantity`, `lines[2].sku`; empty for the whole input.
+    pub path: String,
+    pub reason: String,
+}
+
+impl fmt::Display for BindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.reason)
+        } else {
+            write!(f, "{}: {}", self.path, self.reason)
+        }
+    }
+}
+
+/// An entity id found while binding arguments, to be resolved before the handler runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntityRef {
+    pub entity: usize,
+    pub id: String,
+    /// Where it is, for messages (`order`, `orders[1]`).
+    pub path: String,
+    /// The bytes of the quoted id in the bound JSON, replaced by the entity when resolved.
+    pub range: Range<usize>,
+}
+
+/// The result of binding: normalised JSON plus the entity ids it holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bound {
+    pub json: String,
+    pub entity_refs: Vec<EntityRef>,
+}
+
+/// Binds an arguments object against `params`. `None` means no arguments (`{}`).
+pub fn bind_arguments(
+    types: &TypeSet,
+    params: &[Parameter],
+    args_json: Option<&str>,
+    limits: &Limits,
+) -> Result<Bound, BindError> {
+    let text = args_json.unwrap_or("{}");
+    if text.len() > limits.max_input_bytes {
+        return Err(BindError {
+            path: String::new(),
+            reason: format!(
+                "the arguments are {} bytes, more than the limit of {} bytes",
+                text.len(),
+                limits.max_input_bytes
+            ),
+        });
+    }
+    let mut ctx = Ctx::new(types, Mode::Arguments, limits.max_depth, text.len());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let res = ArgsSeed {
+        ctx: &mut ctx,
+        params,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    finish(ctx, res)
+}
+
+/// Binds one value of type `ty` (a result, a default, an entity) and returns its
+/// normalised JSON.
+pub fn bind_value(
+    types: &TypeSet,
+    ty: &Type,
+    json: &str,
+    mode: Mode,
+    limits: &Limits,
+) -> Result<Bound, BindError> {
+    if json.len() > limits.max_input_bytes {
+        return Err(BindError {
+            path: String::new(),
+            reason: format!(
+                "the value is {} bytes, more than the limit of {} bytes",
+                json.len(),
+                limits.max_input_bytes
+            ),
+        });
+    }
+    let mut ctx = Ctx::new(types, mode, limits.max_depth, json.len());
+    let mut de = serde_json::Deserializer::from_str(json);
+    let res = ValueSeed { ctx: &mut ctx, ty }
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+    finish(ctx, res)
+}
+
+fn finish(mut ctx: Ctx<'_>, res: Result<(), serde_json::Error>) -> Result<Bound, BindError> {
+    match res {
+        Ok(()) => {
+            for (r, mut segs) in ctx.refs.iter_mut().zip(std::mem::take(&mut ctx.ref_paths)) {
+                segs.reverse();
+                r.path = join_path(&segs);
+            }
+            Ok(Bound {
+                json: ctx.out,
+                entity_refs: ctx.refs,
+            })
+        }
+        Err(e) => Err(match ctx.err {
+            Some(mut pe) => {
+                pe.segments.reverse();
+                BindError {
+                    path: join_path(&pe.segments),
+                    reason: pe.reason,
+                }
+            }
+            None => BindError {
+                path: String::new(),
+                reason: json_error_reason(&e),
+            },
+        }),
+    }
+}
+
+fn json_error_reason(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    if msg.contains("recursion limit exceeded") {
+        return "the input nests deeper than the parser allows".into();
+    }
+    format!("invalid JSON: {msg}")
+}
+
+fn join_path(segments: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in segments {
+        match seg {
+            Seg::Key(k) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            Seg::Index(i) => {
+                let _ = write!(s, "[{i}]");
+            }
+        }
+    }
+    s
+}
+
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// An error being unwound; segments are pushed innermost first.
+struct PendingError {
+    segments: Vec<Seg>,
+    reason: String,
+}
+
+struct Ctx<'t> {
+    types: &'t TypeSet,
+    out: String,
+    err: Option<PendingError>,
+    depth: u32,
+    max_depth: u32,
+    mode: Mode,
+    refs: Vec<EntityRef>,
+    /// The path of each entity ref, innermost segment first (joined at the end).
+    ref_paths: Vec<Vec<Seg>>,
+}
+
+impl<'t> Ctx<'t> {
+    fn new(types: &'t TypeSet, mode: Mode, max_depth: u32, input_len: usize) -> Self {
+        Ctx {
+            types,
+            out: String::with_capacity(input_len + 16),
+            err: None,
+            depth: 0,
+            max_depth,
+            mode,
+            refs: Vec::new(),
+            ref_paths: Vec::new(),
+        }
+    }
+
+    fn fail<E: de::Error>(&mut self, reason: String) -> E {
+        self.err = Some(PendingError {
+            segments: Vec::new(),
+            reason,
+        });
+        E::custom("bind error")
+    }
+
+    /// Called when a child failed: adds this level's segment to the error path.
+    fn wrap<E: de::Error>(&mut self, e: E, seg: Seg) -> E {
+        match &mut self.err {
+            Some(pe) => pe.segments.push(seg),
+            None => {
+                let reason = e.to_string();
+                let reason = if reason.contains("recursion limit exceeded") {
+                    "the input nests deeper than the parser allows".to_string()
+                } else {
+                    format!("invalid JSON: {reason}")
+                };
+                self.err = Some(PendingError {
+                    segments: vec![seg],
+                    reason,
+                });
+            }
+        }
+        e
+    }
+
+    fn enter<E: de::Error>(&mut self) -> Result<(), E> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            let limit = self.max_depth;
+            return Err(self.fail(format!("the input nests deeper than the limit of {limit} levels")));
+        }
+        Ok(())
+    }
+}
+
+/// Writes `s` as a JSON string.
+pub(crate) fn write_json_str(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            let _ = write!(out, "\\u{:04x}", b);
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+struct ArgsSeed<'c, 't, 'p> {
+    ctx: &'c mut Ctx<'t>,
+    params: &'p [Parameter],
+}
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object keyed by parameter names")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let ctx = self.ctx;
+        let params = self.params;
+        ctx.enter()?;
+        let mut seen_small: u64 = 0;
+        let mut seen_large: Vec<bool> = if params.len() > 64 {
+            vec![false; params.len()]
+        } else {
+            Vec::new()
+        };
+        ctx.out.push('{');
+        let mut first = true;
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let Some(index) = params.iter().position(|p| p.name == *key) else {
+                let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+                let close = crate::types::closest(params.iter().map(|p| p.name.as_str()), &key)
+                    .map(|n| format!(" (did you mean \"{n}\"?)"))
+                    .unwrap_or_default();
+                let reason = if names.is_empty() {
+                    "unknown parameter; this function takes no parameters".to_string()
+                } else {
+                    format!("unknown parameter{close}; expected one of: {}", names.join(", "))
+                };
+                let e = ctx.fail(reason);
+                return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
+            };
+            let dup = if params.len() > 64 {
+                std::mem::replace(&mut seen_large[index], true)
+            } else {
+                let bit = 1u64 << index;
+                let was = seen_small & bit != 0;
+                seen_small |= bit;
+                was
+            };
+            if dup {
+                let e = ctx.fail("given more than once".into());
+                return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
+            }
+            let p = &params[index];
+            if !first {
+                ctx.out.push(',');
+            }
+            first = false;
+            write_json_str(&mut ctx.out, &p.name);
+            ctx.out.push(':');
+            let refs_before = ctx.refs.len();
+            if let Err(e) = map.next_value_seed(ValueSeed {
+                ctx: &mut *ctx,
+                ty: &p.ty,
+            }) {
+                return Err(ctx.wrap(e, Seg::Key(p.name.clone())));
+            }
+            name_refs(ctx, refs_before, || Seg::Key(p.name.clone()));
+        }
+        for (i, p) in params.iter().enumerate() {
+            let seen = if params.len() > 64 {
+                seen_large[i]
+            } else {
+                seen_small & (1u64 << i) != 0
+            };
+            if seen {
+                continue;
+            }
+            if let Some(default) = &p.default_json {
+                if !first {
+                    ctx.out.push(',');
+                }
+                first = false;
+                write_json_str(&mut ctx.out, &p.name);
+                ctx.out.push(':');
+                ctx.out.push_str(default);
+            } else if !p.optional {
+                let tn = ctx.types.type_name(&p.ty);
+                let e: A::Error = ctx.fail(format!("missing required value ({tn})"));
+                return Err(ctx.wrap(e, Seg::Key(p.name.clone())));
+            }
+        }
+        ctx.out.push('}');
+        ctx.depth -= 1;
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Err(self.ctx.fail(
+            "the arguments must be a JSON object keyed by parameter names, got null".into(),
+        ))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        Err(self.ctx.fail(format!(
+            "the arguments must be a JSON object keyed by parameter names, got boolean {v}"
+        )))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        Err(self.ctx.fail(format!(
+            "the arguments must be a JSON object keyed by parameter names, got number {v}"
+        )))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.visit_i64(v as i64)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        Err(self.ctx.fail(format!(
+            "the arguments must be a JSON object keyed by parameter names, got number {v}"
+        )))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        Err(self.ctx.fail(format!(
+            "the arguments must be a JSON object keyed by parameter names, got string {}",
+            quote_short(v)
+        )))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, _seq: A) -> Result<(), A::Error> {
+        Err(self.ctx.fail(
+            "the arguments must be a JSON object keyed by parameter names, got an array".into(),
+        ))
+    }
+}
+
+/// Adds one level to the paths of the entity refs found under it (innermost first).
+fn name_refs(ctx: &mut Ctx<'_>, from: usize, seg: impl Fn() -> Seg) {
+    for path in &mut ctx.ref_paths[from..] {
+        path.push(seg());
+    }
+}
+
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string key")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+}
+
+struct ValueSeed<'c, 't, 'y> {
+    ctx: &'c mut Ctx<'t>,
+    ty: &'y Type,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'y> ValueSeed<'_, '_, 'y> {
+    /// The type with one level of `Nullable` removed, and whether null is allowed.
+    fn base(&self) -> (&'y Type, bool) {
+        match self.ty {
+            Type::Nullable(inner) => (inner, true),
+            t => (t, false),
+        }
+    }
+
+    fn mismatch<E: de::Error>(self, got: String) -> E {
+        let name = self.ctx.types.type_name(self.ty);
+        self.ctx.fail(format!("expected {name}, got {got}"))
+    }
+
+    fn write_int<E: de::Error>(self, v: i128, got: &dyn Fn() -> String) -> Result<(), E> {
+        let (ty, _) = self.base();
+        let (lo, hi, name) = match ty {
+            Type::Int32 => (i32::MIN as i128, i32::MAX as i128, "int32"),
+            Type::Int64 => (i64::MIN as i128, i64::MAX as i128, "int64"),
+            Type::Double => {
+                let _ = write!(self.ctx.out, "{v}");
+                return Ok(());
+            }
+            _ => return Err(self.mismatch(got())),
+        };
+        if v < lo || v > hi {
+            return Err(self
+                .ctx
+                .fail(format!("{} is out of range for {name} ({lo} to {hi})", got())));
+        }
+        let _ = write!(self.ctx.out, "{v}");
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a value of the declared type")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        if self.base().1 {
+            self.ctx.out.push_str("null");
+            Ok(())
+        } else {
+            Err(self.mismatch("null".into()))
+        }
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        if matches!(self.base().0, Type::Boolean) {
+            self.ctx.out.push_str(if v { "true" } else { "false" });
+            Ok(())
+        } else {
+            Err(self.mismatch(format!("boolean {v}")))
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.write_int(v as i128, &|| format!("number {v}"))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.write_int(v as i128, &|| format!("number {v}"))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        match self.base().0 {
+            Type::Double => {
+                if v.is_finite() {
+                    let _ = write!(self.ctx.out, "{v:?}");
+                    Ok(())
+                } else {
+                    Err(self.ctx.fail("the number is out of range for double".into()))
+                }
+            }
+            Type::Int32 | Type::Int64 => {
+                // JSON Schema counts 2.0 as an integer; so do we.
+                if v.fract() == 0.0 && v.abs() < 1.8e19 {
+                    self.write_int(v as i128, &|| format!("number {v}"))
+                } else if v.fract() == 0.0 {
+                    let name = self.ctx.types.type_name(self.ty);
+                    Err(self.ctx.fail(format!("number {v} is out of range for {name}")))
+                } else {
+                    let name = self.ctx.types.type_name(self.ty);
+                    Err(self
+                        .ctx
+                        .fail(format!("expected {name}, got number {v} with a fraction")))
+                }
+            }
+            _ => Err(self.mismatch(format!("number {v}"))),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        let types = self.ctx.types;
+        match self.base().0 {
+            Type::String => {
+                write_json_str(&mut self.ctx.out, v);
+                Ok(())
+            }
+            Type::DateTime => match crate::formats::check_date_time(v) {
+                Ok(()) => {
+                    write_json_str(&mut self.ctx.out, v);
+                    Ok(())
+                }
+                Err(why) => Err(self.ctx.fail(format!(
+                    "expected an ISO 8601 date-time with offset such as \"2025-06-01T17:00:00+02:00\", got {} ({why})",
+                    quote_short(v)
+                ))),
+            },
+            Type::Date => match crate::formats::check_date(v) {
+                Ok(()) => {
+                    write_json_str(&mut self.ctx.out, v);
+                    Ok(())
+                }
+                Err(why) => Err(self.ctx.fail(format!(
+                    "expected a date such as \"2025-06-01\", got {} ({why})",
+                    quote_short(v)
+                ))),
+            },
+            Type::Uuid => {
+                if crate::formats::is_uuid(v) {
+                    write_json_str(&mut self.ctx.out, v);
+                    Ok(())
+                } else {
+                    Err(self.ctx.fail(format!(
+                        "expected a UUID such as \"123e4567-e89b-12d3-a456-426614174000\", got {}",
+                        quote_short(v)
+                    )))
+                }
+            }
+            Type::Enum(i) => {
+                let def = &types.enums[*i];
+                if def.members.iter().any(|m| m.name == v) {
+                    write_json_str(&mut self.ctx.out, v);
+                    Ok(())
+                } else {
+                    let names: Vec<&str> = def.members.iter().map(|m| m.name.as_str()).collect();
+                    let close = def
+                        .members
+                        .iter()
+                        .find(|m| m.name.eq_ignore_ascii_case(v))
+                        .map(|m| format!(" (did you mean \"{}\"?)", m.name))
+                        .unwrap_or_default();
+                    Err(self.ctx.fail(format!(
+                        "{} is not a member of enum {}{close}; expected one of: {}",
+                        quote_short(v),
+                        def.name,
+                        names.join(", ")
+                    )))
+                }
+            }
+            Type::Entity(i) if self.ctx.mode == Mode::Arguments => {
+                let start = self.ctx.out.len();
+                write_json_str(&mut self.ctx.out, v);
+                let end = self.ctx.out.len();
+                self.ctx.refs.push(EntityRef {
+                    entity: *i,
+                    id: v.to_owned(),
+                    path: String::new(),
+                    range: start..end,
+                });
+                self.ctx.ref_paths.push(Vec::new());
+                Ok(())
+            }
+            _ => Err(self.mismatch(format!("string {}", quote_short(v)))),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let Type::Array(item) = self.base().0 else {
+            return Err(self.mismatch("an array".into()));
+        };
+        let ctx = self.ctx;
+        ctx.enter()?;
+        ctx.out.push('[');
+        let mut i = 0usize;
+        loop {
+            if i > 0 {
+                // a comma before the next element; removed again if there is none
+                ctx.out.push(',');
+            }
+            let refs_before = ctx.refs.len();
+            match seq.next_element_seed(ValueSeed {
+                ctx: &mut *ctx,
+                ty: item,
+            }) {
+                Ok(Some(())) => name_refs(ctx, refs_before, || Seg::Index(i)),
+                Ok(None) => {
+                    if i > 0 {
+                        ctx.out.pop();
+                    }
+                    break;
+                }
+                Err(e) => return Err(ctx.wrap(e, Seg::Index(i))),
+            }
+            i += 1;
+        }
+        ctx.out.push(']');
+        ctx.depth -= 1;
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let types = self.ctx.types;
+        let (base, _) = self.base();
+        let fields = match base {
+            Type::Record(i) => &types.records[*i].fields,
+            Type::Entity(i) if self.ctx.mode == Mode::Values => &types.entities[*i].fields,
+            _ => return Err(self.mismatch("an object".into())),
+        };
+        let type_name = types.type_name(base);
+        let ctx = self.ctx;
+        ctx.enter()?;
+        let mut seen = vec![false; fields.len()];
+        ctx.out.push('{');
+        let mut first = true;
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let Some(index) = fields.iter().position(|f| f.name == *key) else {
+                let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+                let e = ctx.fail(format!(
+                    "unknown field of {type_name}; expected one of: {}",
+                    names.join(", ")
+                ));
+                return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
+            };
+            if std::mem::replace(&mut seen[index], true) {
+                let e = ctx.fail("given more than once".into());
+                return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
+            }
+            let f = &fields[index];
+            if !first {
+                ctx.out.push(',');
+            }
+            first = false;
+            write_json_str(&mut ctx.out, &f.name);
+            ctx.out.push(':');
+            let refs_before = ctx.refs.len();
+            if let Err(e) = map.next_value_seed(ValueSeed {
+                ctx: &mut *ctx,
+                ty: &f.ty,
+            }) {
+                return Err(ctx.wrap(e, Seg::Key(f.name.clone())));
+            }
+            name_refs(ctx, refs_before, || Seg::Key(f.name.clone()));
+        }
+        for (f, seen) in fields.iter().zip(&seen) {
+            if !*seen && !f.optional {
+                let tn = types.type_name(&f.ty);
+                let e: A::Error = ctx.fail(format!("missing required field ({tn})"));
+                return Err(ctx.wrap(e, Seg::Key(f.name.clone())));
+            }
+        }
+        ctx.out.push('}');
+        ctx.depth -= 1;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::descriptor::Parameter;
+    use serde_json::json;
+
+    fn types() -> TypeSet {
+        let mut t = TypeSet::default();
+        t.define(&json!({
+            "enums": [{"name": "Priority", "members": ["Low", "Normal", "High"]}],
+            "records": [{"name": "Line", "fields": [{"name": "sku", "type": "string"}, {"name": "qty", "type": "int32", "optional": true}]}]
+        }))
+        .unwrap();
+        t
+    }
+
+    fn param(name: &str, ty: Type) -> Parameter {
+        Parameter {
+            name: name.into(),
+            ty,
+            description: None,
+            optional: false,
+            default: None,
+            default_json: None,
+        }
+    }
+
+    fn order_params() -> Vec<Parameter> {
+        let mut priority = param("priority", Type::Enum(0));
+        priority.optional = true;
+        priority.default = Some(json!("Normal"));
+        priority.default_json = Some("\"Normal\"".into());
+        vec![param("customer", Type::String), param("quantity", Type::Int32), priority]
+    }
+
+    fn bind(args: &str) -> Result<String, String> {
+        bind_arguments(&types(), &order_params(), Some(args), &Limits::default())
+            .map(|b| b.json)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn binds_the_seed_call_and_applies_defaults() {
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":2,"priority":"Normal"}"#).unwrap(),
+            r#"{"customer":"acme","quantity":2,"priority":"Normal"}"#
+        );
+        assert_eq!(
+            bind(r#"{"quantity":2.0,"customer":"a\"b"}"#).unwrap(),
+            r#"{"quantity":2,"customer":"a\"b","priority":"Normal"}"#
+        );
+    }
+
+    #[test]
+    fn refusals_name_the_parameter_and_the_reason() {
+        assert_eq!(bind(r#"{"customer":"acme","quantity":"two"}"#).unwrap_err(), r#"quantity: expected int32, got string "two""#);
+        assert_eq!(bind(r#"{"customer":"acme"}"#).unwrap_err(), "quantity: missing required value (int32)");
+        assert_eq!(bind(r#"{"customer":"acme","quantity":1,"prio":"Low"}"#).unwrap_err(), r#"prio: unknown parameter (did you mean "priority"?); expected one of: customer, quantity, priority"#);
+        assert_eq!(bind(r#"{"customer":"acme","quantity":1,"priority":"normal"}"#).unwrap_err(), r#"priority: "normal" is not a member of enum Priority (did you mean "Normal"?); expected one of: Low, Normal, High"#);
+        assert_eq!(bind(r#"{"customer":"acme","quantity":3000000000}"#).unwrap_err(), "quantity: number 3000000000 is out of range for int32 (-2147483648 to 2147483647)");
+        assert_eq!(bind(r#"{"customer":"acme","quantity":1.5}"#).unwrap_err(), "quantity: expected int32, got number 1.5 with a fraction");
+        assert_eq!(bind(r#"{"customer":null,"quantity":1}"#).unwrap_err(), "customer: expected string, got null");
+        assert_eq!(bind(r#"{"customer":"a","customer":"b","quantity":1}"#).unwrap_err(), "customer: given more than once");
+        assert_eq!(bind("[1]").unwrap_err(), "the arguments must be a JSON object keyed by parameter names, got an array");
+        assert!(bind(r#"{"customer":"a","quantity":1"#).unwrap_err().starts_with("invalid JSON"));
+        assert!(bind(r#"{"customer":"a","quantity":1} x"#).unwrap_err().starts_with("invalid JSON: trailing characters"));
+    }
+
+    #[test]
+    fn missing_and_null_are_told_apart() {
+        let t = types();
+        let mut title = param("title", Type::Nullable(Box::new(Type::String)));
+        let params = vec![title.clone()];
+        let l = Limits::default();
+        assert_eq!(bind_arguments(&t, &params, Some(r#"{"title":null}"#), &l).unwrap().json, r#"{"title":null}"#);
+        assert_eq!(bind_arguments(&t, &params, Some("{}"), &l).unwrap_err().to_string(), "title: missing required value (string or null)");
+        title.optional = true;
+        assert_eq!(bind_arguments(&t, &[title], Some("{}"), &l).unwrap().json, "{}");
+    }
+
+    #[test]
+    fn nested_errors_carry_their_path() {
+        let t = types();
+        let params = vec![param("lines", Type::Array(Box::new(Type::Record(0))))];
+        let l = Limits::default();
+        let e = bind_arguments(&t, &params, Some(r#"{"lines":[{"sku":"a"},{"sku":"b","qty":"x"}]}"#), &l).unwrap_err();
+        assert_eq!(e.to_string(), r#"lines[1].qty: expected int32, got string "x""#);
+        let e = bind_arguments(&t, &params, Some(r#"{"lines":[{"qty":1}]}"#), &l).unwrap_err();
+        assert_eq!(e.to_string(), "lines[0].sku: missing required field (string)");
+        let ok = bind_arguments(&t, &params, Some(r#"{"lines":[ ]}"#), &l).unwrap();
+        assert_eq!(ok.json, r#"{"lines":[]}"#);
+    }
+
+    #[test]
+    fn limits_refuse_oversize_and_deep_input() {
+        let t = types();
+        let params = vec![param("x", Type::Array(Box::new(Type::Array(Box::new(Type::Int32)))))];
+        let l = Limits { max_input_bytes: 64, max_depth: 2 };
+        let e = bind_arguments(&t, &params, Some(r#"{"x":[[1]]}"#), &l).unwrap_err();
+        assert_eq!(e.to_string(), "x[0]: the input nests deeper than the limit of 2 levels");
+        let big = format!("{{\"x\":\"{}\"}}", "a".repeat(100));
+        assert!(bind_arguments(&t, &params, Some(&big), &l).unwrap_err().to_string().contains("more than the limit of 64 bytes"));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(bind_arguments(&t, &params, Some(&format!("{{\"x\":{deep}}}")), &Limits::default()).is_err());
+    }
+
+    #[test]
+    fn entity_ids_are_found_with_their_paths() {
+        let mut t = types();
+        t.add_entity(crate::types::EntityDef {
+            name: "order".into(),
+            title: None,
+            description: None,
+            id_field: "id".into(),
+            fields: vec![],
+        });
+        let params = vec![param("order", Type::Entity(0)), param("others", Type::Array(Box::new(Type::Entity(0))))];
+        let b = bind_arguments(&t, &params, Some(r#"{"order":"o-1","others":["o-2","o-3"]}"#), &Limits::default()).unwrap();
+        let found: Vec<(&str, &str)> = b.entity_refs.iter().map(|r| (r.id.as_str(), r.path.as_str())).collect();
+        assert_eq!(found, [("o-1", "order"), ("o-2", "others[0]"), ("o-3", "others[1]")]);
+        assert_eq!(&b.json[b.entity_refs[1].range.clone()], "\"o-2\"");
+    }
+
+    #[test]
+    fn strings_are_escaped_on_output() {
+        let mut s = String::new();
+        write_json_str(&mut s, "a\u{1}\n\"é");
+        assert_eq!(s, "\"a\\u0001\\n\\\"é\"");
+        assert_eq!(serde_json::from_str::<String>(&s).unwrap(), "a\u{1}\n\"é");
+    }
+}
