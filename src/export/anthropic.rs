@@ -44,18 +44,29 @@ pub(crate) fn tools(specs: &[ToolSpec]) -> Result<Value, ExportError> {
 }
 
 pub(crate) fn check(tools: &[Value]) -> Result<(), String> {
-    check_exported_names(tools.iter().map(|t| t.get("name").and_then(Value::as_str)), &NAME_RULE)?;
+    check_exported_names(
+        tools.iter().map(|t| t.get("name").and_then(Value::as_str)),
+        &NAME_RULE,
+    )?;
     for (i, tool) in tools.iter().enumerate() {
-        let obj = tool.as_object().ok_or_else(|| format!("tool {i}: not an object"))?;
-        if let Some(key) = obj
-            .keys()
-            .find(|k| !matches!(k.as_str(), "name" | "description" | "input_schema" | "cache_control" | "strict"))
-        {
+        let obj = tool
+            .as_object()
+            .ok_or_else(|| format!("tool {i}: not an object"))?;
+        if let Some(key) = obj.keys().find(|k| {
+            !matches!(
+                k.as_str(),
+                "name" | "description" | "input_schema" | "cache_control" | "strict"
+            )
+        }) {
             return Err(format!("tool {i}: unknown field `{key}`"));
         }
-        let schema = obj.get("input_schema").ok_or_else(|| format!("tool {i}: no input_schema"))?;
+        let schema = obj
+            .get("input_schema")
+            .ok_or_else(|| format!("tool {i}: no input_schema"))?;
         if schema.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(format!("tool {i}: input_schema must have \"type\": \"object\" at its root"));
+            return Err(format!(
+                "tool {i}: input_schema must have \"type\": \"object\" at its root"
+            ));
         }
         if let Some(p) = find_duplicate_type(schema, &format!("tools[{i}].input_schema")) {
             return Err(p);
@@ -87,10 +98,12 @@ mod tests {
         let mut spec = fx.no_params();
         spec.description = "";
         spec.title = None;
-        let tools: Value = serde_json::from_str(&export(Format::Anthropic, &[spec]).unwrap()).unwrap();
+        let tools: Value =
+            serde_json::from_str(&export(Format::Anthropic, &[spec]).unwrap()).unwrap();
         assert!(tools[0].get("description").is_none());
         spec.title = Some("Ping");
-        let tools: Value = serde_json::from_str(&export(Format::Anthropic, &[spec]).unwrap()).unwrap();
+        let tools: Value =
+            serde_json::from_str(&export(Format::Anthropic, &[spec]).unwrap()).unwrap();
         assert_eq!(tools[0]["description"], "Ping");
     }
 
@@ -99,7 +112,14 @@ mod tests {
         let fx = Fixtures::new();
         for bad in ["", "orders.create", "a:b", "é", &"x".repeat(65)] {
             let err = export(Format::Anthropic, &[fx.named(bad)]).unwrap_err();
-            let ExportError::InvalidName { format, name, reason } = &err else { panic!("{err}") };
+            let ExportError::InvalidName {
+                format,
+                name,
+                reason,
+            } = &err
+            else {
+                panic!("{err}")
+            };
             assert_eq!((*format, name.as_str()), (Format::Anthropic, bad));
             assert!(reason.contains("[A-Za-z0-9_-]"), "{reason}");
         }

@@ -58,7 +58,10 @@ struct Unsupported {
 }
 
 fn unsupported(subject: impl Into<String>, reason: impl Into<String>) -> Unsupported {
-    Unsupported { subject: subject.into(), reason: reason.into() }
+    Unsupported {
+        subject: subject.into(),
+        reason: reason.into(),
+    }
 }
 
 /// Converts a JSON Schema (2020-12, as the core emits it) into Gemini's OpenAPI-subset
@@ -73,7 +76,10 @@ pub fn gemini_schema(schema: &Value) -> Result<Value, ExportError> {
 
 fn convert_root(schema: &Value) -> Result<Value, Unsupported> {
     let defs = root_defs(schema);
-    let mut ctx = Ctx { defs: &defs, stack: Vec::new() };
+    let mut ctx = Ctx {
+        defs: &defs,
+        stack: Vec::new(),
+    };
     ctx.convert(schema, "$")
 }
 
@@ -124,27 +130,45 @@ impl Ctx<'_> {
     fn convert(&mut self, node: &Value, path: &str) -> Result<Value, Unsupported> {
         let map = match node {
             Value::Object(m) => m,
-            _ => return Err(unsupported(path, "boolean schemas have no Gemini equivalent")),
+            _ => {
+                return Err(unsupported(
+                    path,
+                    "boolean schemas have no Gemini equivalent",
+                ))
+            }
         };
-        for key in ["not", "if", "then", "else", "patternProperties", "prefixItems"] {
+        for key in [
+            "not",
+            "if",
+            "then",
+            "else",
+            "patternProperties",
+            "prefixItems",
+        ] {
             if map.contains_key(key) {
-                return Err(unsupported(path, format!("`{key}` has no Gemini equivalent")));
+                return Err(unsupported(
+                    path,
+                    format!("`{key}` has no Gemini equivalent"),
+                ));
             }
         }
         if let Some(r) = map.get("$ref") {
             let r = r.as_str().unwrap_or_default();
-            let name = local_def_name(r)
-                .ok_or_else(|| unsupported(path, format!("`$ref` {r:?} is not a local #/$defs reference")))?;
+            let name = local_def_name(r).ok_or_else(|| {
+                unsupported(
+                    path,
+                    format!("`$ref` {r:?} is not a local #/$defs reference"),
+                )
+            })?;
             if self.stack.contains(&name) {
                 return Err(unsupported(
                     format!("record `{name}`"),
                     "it refers to itself (directly or through other types); Gemini's schema subset has no references, so it cannot be inlined",
                 ));
             }
-            let def = self
-                .defs
-                .get(&name)
-                .ok_or_else(|| unsupported(path, format!("`$ref` to unknown definition `{name}`")))?;
+            let def = self.defs.get(&name).ok_or_else(|| {
+                unsupported(path, format!("`$ref` to unknown definition `{name}`"))
+            })?;
             self.stack.push(name.clone());
             let mut out = self.convert(def, &format!("$defs.{name}"))?;
             self.stack.pop();
@@ -152,7 +176,9 @@ impl Ctx<'_> {
             return Ok(out);
         }
         for key in ["anyOf", "oneOf", "allOf"] {
-            let Some(branches) = map.get(key) else { continue };
+            let Some(branches) = map.get(key) else {
+                continue;
+            };
             let branches = branches
                 .as_array()
                 .ok_or_else(|| unsupported(path, format!("`{key}` must be an array")))?;
@@ -176,30 +202,50 @@ impl Ctx<'_> {
         self.convert_typed(map, path)
     }
 
-    fn convert_typed(&mut self, map: &Map<String, Value>, path: &str) -> Result<Value, Unsupported> {
+    fn convert_typed(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+    ) -> Result<Value, Unsupported> {
         let mut nullable = false;
         let ty: String = match map.get("type") {
             Some(Value::String(t)) => t.clone(),
             Some(Value::Array(types)) => {
-                let non_null: Vec<&str> =
-                    types.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
+                let non_null: Vec<&str> = types
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|t| *t != "null")
+                    .collect();
                 nullable = non_null.len() < types.len();
                 match non_null.as_slice() {
                     [one] => one.to_string(),
-                    _ => return Err(unsupported(path, format!("type {types:?} is not a single type (or that type and null)"))),
+                    _ => {
+                        return Err(unsupported(
+                            path,
+                            format!("type {types:?} is not a single type (or that type and null)"),
+                        ))
+                    }
                 }
             }
             Some(other) => return Err(unsupported(path, format!("bad `type` {other}"))),
             None => {
-                let strings = |v: &Value| v.as_array().is_some_and(|a| a.iter().all(|x| x.is_string() || x.is_null()));
-                if map.get("enum").is_some_and(strings) || map.get("const").is_some_and(Value::is_string) {
+                let strings = |v: &Value| {
+                    v.as_array()
+                        .is_some_and(|a| a.iter().all(|x| x.is_string() || x.is_null()))
+                };
+                if map.get("enum").is_some_and(strings)
+                    || map.get("const").is_some_and(Value::is_string)
+                {
                     "string".into()
                 } else if map.contains_key("properties") {
                     "object".into()
                 } else if map.contains_key("items") {
                     "array".into()
                 } else {
-                    return Err(unsupported(path, "a schema without a type has no Gemini equivalent"));
+                    return Err(unsupported(
+                        path,
+                        "a schema without a type has no Gemini equivalent",
+                    ));
                 }
             }
         };
@@ -210,7 +256,12 @@ impl Ctx<'_> {
             "boolean" => "BOOLEAN",
             "array" => "ARRAY",
             "object" => "OBJECT",
-            "null" => return Err(unsupported(path, "a null-only type has no Gemini equivalent")),
+            "null" => {
+                return Err(unsupported(
+                    path,
+                    "a null-only type has no Gemini equivalent",
+                ))
+            }
             other => return Err(unsupported(path, format!("unknown type `{other}`"))),
         };
         let mut out = Map::new();
@@ -233,7 +284,10 @@ impl Ctx<'_> {
                 v.retain(|x| !x.is_null());
             }
             if gemini_type != "STRING" || !v.iter().all(Value::is_string) {
-                return Err(unsupported(path, "Gemini enums hold strings on a STRING type only"));
+                return Err(unsupported(
+                    path,
+                    "Gemini enums hold strings on a STRING type only",
+                ));
             }
             out.insert("enum".into(), Value::Array(v.clone()));
         }
@@ -244,7 +298,9 @@ impl Ctx<'_> {
         if let Some(Value::String(f)) = map.get("format") {
             let kept = matches!(
                 (gemini_type, f.as_str()),
-                ("STRING", "date-time" | "enum") | ("INTEGER", "int32" | "int64") | ("NUMBER", "float" | "double")
+                ("STRING", "date-time" | "enum")
+                    | ("INTEGER", "int32" | "int64")
+                    | ("NUMBER", "float" | "double")
             );
             if kept {
                 out.insert("format".into(), json!(f));
@@ -264,8 +320,12 @@ impl Ctx<'_> {
             let max = map.get("maximum");
             let bounds = (min.and_then(Value::as_i64), max.and_then(Value::as_i64));
             let width = match bounds {
-                (Some(lo), Some(hi)) if gemini_type == "INTEGER" && (lo, hi) == INT32 => Some("int32"),
-                (Some(lo), Some(hi)) if gemini_type == "INTEGER" && (lo, hi) == INT64 => Some("int64"),
+                (Some(lo), Some(hi)) if gemini_type == "INTEGER" && (lo, hi) == INT32 => {
+                    Some("int32")
+                }
+                (Some(lo), Some(hi)) if gemini_type == "INTEGER" && (lo, hi) == INT64 => {
+                    Some("int64")
+                }
                 _ => None,
             };
             match width {
@@ -284,10 +344,13 @@ impl Ctx<'_> {
         }
         match gemini_type {
             "ARRAY" => {
-                let items = map
-                    .get("items")
-                    .ok_or_else(|| unsupported(path, "an array without `items` has no Gemini equivalent"))?;
-                out.insert("items".into(), self.convert(items, &format!("{path}.items"))?);
+                let items = map.get("items").ok_or_else(|| {
+                    unsupported(path, "an array without `items` has no Gemini equivalent")
+                })?;
+                out.insert(
+                    "items".into(),
+                    self.convert(items, &format!("{path}.items"))?,
+                );
                 for key in ["minItems", "maxItems"] {
                     if let Some(v) = map.get(key) {
                         out.insert(key.into(), v.clone());
@@ -306,7 +369,10 @@ impl Ctx<'_> {
                 };
                 let mut converted = Map::new();
                 for (name, prop) in props {
-                    converted.insert(name.clone(), self.convert(prop, &format!("{path}.properties.{name}"))?);
+                    converted.insert(
+                        name.clone(),
+                        self.convert(prop, &format!("{path}.properties.{name}"))?,
+                    );
                 }
                 out.insert("properties".into(), Value::Object(converted));
                 if let Some(Value::Array(req)) = map.get("required") {
@@ -379,7 +445,9 @@ const SCHEMA_KEYS: [&str; 15] = [
 ];
 
 fn check_schema(s: &Value, path: &str) -> Result<(), String> {
-    let map = s.as_object().ok_or_else(|| format!("{path}: a schema must be an object"))?;
+    let map = s
+        .as_object()
+        .ok_or_else(|| format!("{path}: a schema must be an object"))?;
     if let Some(k) = map.keys().find(|k| !SCHEMA_KEYS.contains(&k.as_str())) {
         return Err(format!("{path}: `{k}` is not in Gemini's schema subset"));
     }
@@ -397,21 +465,29 @@ fn check_schema(s: &Value, path: &str) -> Result<(), String> {
     if let Some(f) = map.get("format") {
         let ok = matches!(
             (upper.as_str(), f.as_str().unwrap_or_default()),
-            ("STRING", "date-time" | "enum") | ("INTEGER", "int32" | "int64") | ("NUMBER", "float" | "double")
+            ("STRING", "date-time" | "enum")
+                | ("INTEGER", "int32" | "int64")
+                | ("NUMBER", "float" | "double")
         );
         if !ok {
             return Err(format!("{path}: format {f} is not supported on {upper}"));
         }
     }
     if let Some(e) = map.get("enum") {
-        let ok = upper == "STRING" && e.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string));
+        let ok = upper == "STRING"
+            && e.as_array()
+                .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string));
         if !ok {
-            return Err(format!("{path}: `enum` must be a non-empty list of strings on STRING"));
+            return Err(format!(
+                "{path}: `enum` must be a non-empty list of strings on STRING"
+            ));
         }
     }
     match upper.as_str() {
         "ARRAY" => {
-            let items = map.get("items").ok_or_else(|| format!("{path}: ARRAY needs `items`"))?;
+            let items = map
+                .get("items")
+                .ok_or_else(|| format!("{path}: ARRAY needs `items`"))?;
             check_schema(items, &format!("{path}.items"))?;
         }
         "OBJECT" => {
@@ -424,8 +500,13 @@ fn check_schema(s: &Value, path: &str) -> Result<(), String> {
                 check_schema(v, &format!("{path}.properties.{k}"))?;
             }
             if let Some(req) = map.get("required") {
-                let req = req.as_array().ok_or_else(|| format!("{path}: `required` must be an array"))?;
-                if let Some(r) = req.iter().find(|r| !r.as_str().is_some_and(|r| props.contains_key(r))) {
+                let req = req
+                    .as_array()
+                    .ok_or_else(|| format!("{path}: `required` must be an array"))?;
+                if let Some(r) = req
+                    .iter()
+                    .find(|r| !r.as_str().is_some_and(|r| props.contains_key(r)))
+                {
                     return Err(format!("{path}: required {r} is not a property"));
                 }
             }
@@ -448,17 +529,32 @@ pub(crate) fn check(tools: &[Value]) -> Result<(), String> {
             .ok_or_else(|| format!("tool {i}: needs a `functionDeclarations` array"))?;
         decls.extend(d.iter());
     }
-    check_exported_names(decls.iter().map(|d| d.get("name").and_then(Value::as_str)), &NAME_RULE)?;
+    check_exported_names(
+        decls.iter().map(|d| d.get("name").and_then(Value::as_str)),
+        &NAME_RULE,
+    )?;
     for (i, decl) in decls.iter().enumerate() {
-        let obj = decl.as_object().ok_or_else(|| format!("declaration {i}: not an object"))?;
-        if let Some(k) = obj.keys().find(|k| !matches!(k.as_str(), "name" | "description" | "parameters" | "response")) {
+        let obj = decl
+            .as_object()
+            .ok_or_else(|| format!("declaration {i}: not an object"))?;
+        if let Some(k) = obj.keys().find(|k| {
+            !matches!(
+                k.as_str(),
+                "name" | "description" | "parameters" | "response"
+            )
+        }) {
             return Err(format!("declaration {i}: unexpected field `{k}`"));
         }
         if obj.get("description").is_some_and(|d| !d.is_string()) {
             return Err(format!("declaration {i}: `description` must be a string"));
         }
         if let Some(p) = obj.get("parameters") {
-            if p.get("type").and_then(Value::as_str).map(str::to_ascii_uppercase).as_deref() != Some("OBJECT") {
+            if p.get("type")
+                .and_then(Value::as_str)
+                .map(str::to_ascii_uppercase)
+                .as_deref()
+                != Some("OBJECT")
+            {
                 return Err(format!("declaration {i}: parameters must be an OBJECT"));
             }
             check_schema(p, &format!("declarations[{i}].parameters"))?;
@@ -481,7 +577,13 @@ mod tests {
     fn create_order_in_the_openapi_subset() {
         let fx = Fixtures::new();
         let text = export(Format::Gemini, &[fx.create_order()]).unwrap();
-        check(serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap()).unwrap();
+        check(
+            serde_json::from_str::<Value>(&text)
+                .unwrap()
+                .as_array()
+                .unwrap(),
+        )
+        .unwrap();
         assert!(!text.contains("$ref") && !text.contains("$defs") && !text.contains("$schema"));
         assert!(!text.contains("additionalProperties") && !text.contains("anyOf"));
         let d = &declarations(&text)[0];
@@ -490,37 +592,63 @@ mod tests {
         let p = &d["parameters"]["properties"];
         assert_eq!(d["parameters"]["type"], "OBJECT");
         assert_eq!(d["parameters"]["required"], json!(["customer", "quantity"]));
-        assert_eq!(p["customer"], json!({"type": "STRING", "description": "Customer name"}));
+        assert_eq!(
+            p["customer"],
+            json!({"type": "STRING", "description": "Customer name"})
+        );
         assert_eq!(p["quantity"], json!({"type": "INTEGER", "format": "int32"}));
         assert_eq!(p["total"], json!({"type": "INTEGER", "format": "int64"}));
         assert_eq!(p["price"], json!({"type": "NUMBER"}));
         // enum via $ref with a default → inlined, default stated in the description
         assert_eq!(p["priority"]["type"], "STRING");
         assert_eq!(p["priority"]["enum"], json!(["Low", "Normal", "High"]));
-        assert_eq!(p["priority"]["description"], "How urgent an order is. Default: \"Normal\".");
+        assert_eq!(
+            p["priority"]["description"],
+            "How urgent an order is. Default: \"Normal\"."
+        );
         // nullable via type array and via anyOf
         assert_eq!(p["note"], json!({"type": "STRING", "nullable": true}));
         assert_eq!(p["maybe"]["nullable"], json!(true));
         assert_eq!(p["maybe"]["enum"], json!(["Low", "Normal", "High"]));
         // formats
         assert_eq!(p["when"], json!({"type": "STRING", "format": "date-time"}));
-        assert_eq!(p["due"], json!({"type": "STRING", "description": "Format: date (YYYY-MM-DD)."}));
-        assert_eq!(p["ref"]["description"], "Order reference. Format: UUID (8-4-4-4-12 hex digits).");
+        assert_eq!(
+            p["due"],
+            json!({"type": "STRING", "description": "Format: date (YYYY-MM-DD)."})
+        );
+        assert_eq!(
+            p["ref"]["description"],
+            "Order reference. Format: UUID (8-4-4-4-12 hex digits)."
+        );
         // nested records and arrays of records are inlined
         assert_eq!(p["address"]["type"], "OBJECT");
-        assert_eq!(p["address"]["properties"]["geo"]["properties"]["lat"]["type"], "NUMBER");
+        assert_eq!(
+            p["address"]["properties"]["geo"]["properties"]["lat"]["type"],
+            "NUMBER"
+        );
         assert_eq!(p["notes"]["type"], "ARRAY");
         assert_eq!(p["notes"]["items"]["type"], "OBJECT");
         assert_eq!(p["notes"]["items"]["required"], json!(["id", "title"]));
-        assert_eq!(p["notes"]["items"]["properties"]["tags"]["items"], json!({"type": "STRING"}));
+        assert_eq!(
+            p["notes"]["items"]["properties"]["tags"]["items"],
+            json!({"type": "STRING"})
+        );
     }
 
     #[test]
     fn recursive_record_is_unsupported_and_named() {
         let fx = Fixtures::new();
         let err = export(Format::Gemini, &[fx.walk_tree()]).unwrap_err();
-        let ExportError::Unsupported { subject, reason, .. } = &err else { panic!("{err}") };
-        assert!(subject.contains("TreeNode") && subject.contains("walk_tree"), "{subject}");
+        let ExportError::Unsupported {
+            subject, reason, ..
+        } = &err
+        else {
+            panic!("{err}")
+        };
+        assert!(
+            subject.contains("TreeNode") && subject.contains("walk_tree"),
+            "{subject}"
+        );
         assert!(reason.contains("refers to itself"), "{reason}");
     }
 
@@ -538,7 +666,10 @@ mod tests {
         let s = json!({"type": "object", "properties": {
             "p": {"type": ["string", "null"], "enum": ["A", "B", null], "default": null}}});
         let out = gemini_schema(&s).unwrap();
-        assert_eq!(out["properties"]["p"], json!({"type": "STRING", "enum": ["A", "B"], "nullable": true}));
+        assert_eq!(
+            out["properties"]["p"],
+            json!({"type": "STRING", "enum": ["A", "B"], "nullable": true})
+        );
     }
 
     #[test]
@@ -547,7 +678,10 @@ mod tests {
             json!({"type": "object", "properties": {"u": {"type": ["string", "integer"]}}}),
             json!({"type": "object", "properties": {"u": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}),
         ] {
-            assert!(matches!(gemini_schema(&s), Err(ExportError::Unsupported { .. })), "{s}");
+            assert!(
+                matches!(gemini_schema(&s), Err(ExportError::Unsupported { .. })),
+                "{s}"
+            );
         }
     }
 
@@ -556,7 +690,9 @@ mod tests {
         let fx = Fixtures::new();
         for bad in ["", "1st", "-x", "a:b", "a b", &"x".repeat(65)] {
             let err = export(Format::Gemini, &[fx.named(bad)]).unwrap_err();
-            let ExportError::InvalidName { name, reason, .. } = &err else { panic!("{err}") };
+            let ExportError::InvalidName { name, reason, .. } = &err else {
+                panic!("{err}")
+            };
             assert_eq!(name, bad);
             assert!(reason.contains("at most 64"), "{reason}");
         }
@@ -573,6 +709,8 @@ mod tests {
         assert!(check(bad.as_array().unwrap()).is_err());
         let bad = json!([{"functionDeclarations": [{"name": "f",
             "parameters": {"type": "OBJECT", "properties": {"a": {"type": "STRING", "format": "uuid"}}}}]}]);
-        assert!(check(bad.as_array().unwrap()).unwrap_err().contains("format"));
+        assert!(check(bad.as_array().unwrap())
+            .unwrap_err()
+            .contains("format"));
     }
 }

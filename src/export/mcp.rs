@@ -91,7 +91,9 @@ pub fn mcp_output_schema(output_schema: &Value) -> Value {
             Value::Object(m) => m,
             _ => unreachable!("ref_to_object returns objects"),
         };
-        let Value::Object(outer) = schema else { unreachable!() };
+        let Value::Object(outer) = schema else {
+            unreachable!()
+        };
         for (k, v) in outer {
             if k != "$ref" {
                 root.insert(k, v);
@@ -139,14 +141,25 @@ pub(crate) fn tools(specs: &[ToolSpec]) -> Result<Value, ExportError> {
 }
 
 pub(crate) fn check(tools: &[Value]) -> Result<(), String> {
-    check_exported_names(tools.iter().map(|t| t.get("name").and_then(Value::as_str)), &NAME_RULE)?;
+    check_exported_names(
+        tools.iter().map(|t| t.get("name").and_then(Value::as_str)),
+        &NAME_RULE,
+    )?;
     for (i, tool) in tools.iter().enumerate() {
-        let obj = tool.as_object().ok_or_else(|| format!("tool {i}: not an object"))?;
+        let obj = tool
+            .as_object()
+            .ok_or_else(|| format!("tool {i}: not an object"))?;
         for key in obj.keys() {
             if !matches!(
                 key.as_str(),
-                "name" | "title" | "description" | "inputSchema" | "outputSchema" | "annotations"
-                    | "icons" | "_meta"
+                "name"
+                    | "title"
+                    | "description"
+                    | "inputSchema"
+                    | "outputSchema"
+                    | "annotations"
+                    | "icons"
+                    | "_meta"
             ) {
                 return Err(format!("tool {i}: unknown field `{key}`"));
             }
@@ -156,9 +169,13 @@ pub(crate) fn check(tools: &[Value]) -> Result<(), String> {
                 return Err(format!("tool {i}: `{key}` must be a string"));
             }
         }
-        let input = obj.get("inputSchema").ok_or_else(|| format!("tool {i}: no inputSchema"))?;
+        let input = obj
+            .get("inputSchema")
+            .ok_or_else(|| format!("tool {i}: no inputSchema"))?;
         if !is_plain_object(input) {
-            return Err(format!("tool {i}: inputSchema must have \"type\": \"object\" at its root"));
+            return Err(format!(
+                "tool {i}: inputSchema must have \"type\": \"object\" at its root"
+            ));
         }
         if let Some(output) = obj.get("outputSchema") {
             if !is_plain_object(output) {
@@ -168,7 +185,9 @@ pub(crate) fn check(tools: &[Value]) -> Result<(), String> {
             }
         }
         if let Some(a) = obj.get("annotations") {
-            let a = a.as_object().ok_or_else(|| format!("tool {i}: annotations not an object"))?;
+            let a = a
+                .as_object()
+                .ok_or_else(|| format!("tool {i}: annotations not an object"))?;
             for (k, v) in a {
                 let ok = match k.as_str() {
                     "title" => v.is_string(),
@@ -202,7 +221,10 @@ mod tests {
         assert_eq!(tool["name"], "create_order");
         assert_eq!(tool["title"], "Create order");
         assert_eq!(tool["description"], "Creates an order for a customer.");
-        assert_eq!(tool["inputSchema"], *spec.input_schema, "the input schema is passed as is");
+        assert_eq!(
+            tool["inputSchema"], *spec.input_schema,
+            "the input schema is passed as is"
+        );
         // Only the hints that are set, plus the title.
         assert_eq!(
             tool["annotations"],
@@ -238,11 +260,17 @@ mod tests {
         assert_eq!(wrapped["required"], json!(["result"]));
         assert_eq!(wrapped["additionalProperties"], json!(false));
         assert_eq!(wrapped["properties"]["result"]["type"], "array");
-        assert_eq!(wrapped["properties"]["result"]["items"], json!({"$ref": "#/$defs/Note"}));
+        assert_eq!(
+            wrapped["properties"]["result"]["items"],
+            json!({"$ref": "#/$defs/Note"})
+        );
         // $defs and $schema stay at the root so the inner $ref still resolves.
         assert!(wrapped["$defs"]["Note"].is_object());
         assert!(wrapped["properties"]["result"].get("$defs").is_none());
-        assert_eq!(wrapped["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(
+            wrapped["$schema"],
+            "https://json-schema.org/draft/2020-12/schema"
+        );
 
         for scalar in [
             json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string"}),
@@ -252,7 +280,9 @@ mod tests {
             assert!(mcp_wraps_result(&scalar), "{scalar}");
             assert_eq!(mcp_output_schema(&scalar)["type"], "object");
         }
-        assert!(!mcp_wraps_result(&json!({"type": "object", "properties": {}})));
+        assert!(!mcp_wraps_result(
+            &json!({"type": "object", "properties": {}})
+        ));
     }
 
     #[test]
@@ -269,7 +299,11 @@ mod tests {
         for bad in ["", "create order", "créer", &"x".repeat(129), "a/b"] {
             let err = export(Format::Mcp, &[fx.named(bad)]).unwrap_err();
             match err {
-                ExportError::InvalidName { format, name, reason } => {
+                ExportError::InvalidName {
+                    format,
+                    name,
+                    reason,
+                } => {
                     assert_eq!(format, Format::Mcp);
                     assert_eq!(name, bad);
                     assert!(reason.contains("[A-Za-z0-9_.-]"), "{reason}");
@@ -279,13 +313,21 @@ mod tests {
         }
         for good in ["a.b-c_d", &"x".repeat(128)] {
             let text = export(Format::Mcp, &[fx.named(good)]).unwrap();
-            check(serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap()).unwrap();
+            check(
+                serde_json::from_str::<Value>(&text)
+                    .unwrap()
+                    .as_array()
+                    .unwrap(),
+            )
+            .unwrap();
         }
     }
 
     #[test]
     fn check_rejects_non_object_output_schema() {
         let bad = json!([{"name": "x", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}]);
-        assert!(check(bad.as_array().unwrap()).unwrap_err().contains("outputSchema"));
+        assert!(check(bad.as_array().unwrap())
+            .unwrap_err()
+            .contains("outputSchema"));
     }
 }

@@ -51,8 +51,17 @@ pub(crate) const NAME_RULE: NameRule = NameRule {
 };
 
 /// String formats OpenAI strict mode supports.
-pub const OPENAI_STRICT_FORMATS: [&str; 9] =
-    ["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+pub const OPENAI_STRICT_FORMATS: [&str; 9] = [
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
 
 const STRICT_KEYWORDS: [&str; 22] = [
     "type",
@@ -113,8 +122,9 @@ pub fn openai_parameters(input_schema: &Value) -> (Value, bool) {
     }
 }
 
-/// Why a schema cannot be sent with `strict: true` (used by tests and diagnostics).
-pub(crate) fn strict_blocker(input_schema: &Value) -> Option<String> {
+/// Why a parameters schema cannot be sent with `strict: true` (`None` when it can): the
+/// first blocker found, with its JSON path. For diagnostics ("why is my tool not strict?").
+pub fn openai_strict_blocker(input_schema: &Value) -> Option<String> {
     let mut s = input_schema.clone();
     if let Value::Object(m) = &mut s {
         m.remove("$schema");
@@ -147,7 +157,9 @@ fn strictify(
     if depth > MAX_DEPTH {
         return Err(format!("{path}: nested deeper than {MAX_DEPTH} levels"));
     }
-    let map = node.as_object_mut().ok_or_else(|| format!("{path}: boolean schemas are not supported"))?;
+    let map = node
+        .as_object_mut()
+        .ok_or_else(|| format!("{path}: boolean schemas are not supported"))?;
     map.remove("$schema");
     if map.get("default").is_some_and(Value::is_null) {
         map.remove("default");
@@ -158,17 +170,24 @@ fn strictify(
     if let Some(f) = map.get("format") {
         let f = f.as_str().unwrap_or_default();
         if !OPENAI_STRICT_FORMATS.contains(&f) {
-            return Err(format!("{path}: format `{f}` is not supported in strict mode"));
+            return Err(format!(
+                "{path}: format `{f}` is not supported in strict mode"
+            ));
         }
     }
     let is_object = type_includes(map.get("type"), "object") || map.contains_key("properties");
     if is_object {
         if map.get("additionalProperties") != Some(&Value::Bool(false)) {
-            return Err(format!("{path}: objects need \"additionalProperties\": false"));
+            return Err(format!(
+                "{path}: objects need \"additionalProperties\": false"
+            ));
         }
         let mut required: Vec<String> = match map.get("required") {
             None => Vec::new(),
-            Some(Value::Array(r)) => r.iter().filter_map(|v| v.as_str().map(String::from)).collect(),
+            Some(Value::Array(r)) => r
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect(),
             Some(_) => return Err(format!("{path}: `required` must be an array")),
         };
         if let Some(Value::Object(props)) = map.get("properties") {
@@ -212,7 +231,9 @@ fn strictify(
             }
             "items" => strictify(child, defs, &format!("{path}.items"), depth + 1, counter)?,
             "anyOf" => {
-                let branches = child.as_array_mut().ok_or_else(|| format!("{path}.anyOf: not an array"))?;
+                let branches = child
+                    .as_array_mut()
+                    .ok_or_else(|| format!("{path}.anyOf: not an array"))?;
                 for (i, sub) in branches.iter_mut().enumerate() {
                     strictify(sub, defs, &format!("{path}.anyOf[{i}]"), depth, counter)?;
                 }
@@ -303,24 +324,40 @@ pub(crate) fn tools(specs: &[ToolSpec], api: Api) -> Result<Value, ExportError> 
 pub(crate) fn check(tools: &[Value], api: Api) -> Result<(), String> {
     let functions: Vec<&Value> = match api {
         Api::Responses => tools.iter().collect(),
-        Api::ChatCompletions => tools.iter().map(|t| t.get("function").unwrap_or(&Value::Null)).collect(),
+        Api::ChatCompletions => tools
+            .iter()
+            .map(|t| t.get("function").unwrap_or(&Value::Null))
+            .collect(),
     };
     for (i, tool) in tools.iter().enumerate() {
         if tool.get("type").and_then(Value::as_str) != Some("function") {
             return Err(format!("tool {i}: `type` must be \"function\""));
         }
         if api == Api::ChatCompletions && !functions[i].is_object() {
-            return Err(format!("tool {i}: Chat Completions tools nest their fields in `function`"));
+            return Err(format!(
+                "tool {i}: Chat Completions tools nest their fields in `function`"
+            ));
         }
         if api == Api::Responses && tool.get("function").is_some() {
-            return Err(format!("tool {i}: Responses tools are flat (no `function` object)"));
+            return Err(format!(
+                "tool {i}: Responses tools are flat (no `function` object)"
+            ));
         }
     }
-    check_exported_names(functions.iter().map(|f| f.get("name").and_then(Value::as_str)), &NAME_RULE)?;
+    check_exported_names(
+        functions
+            .iter()
+            .map(|f| f.get("name").and_then(Value::as_str)),
+        &NAME_RULE,
+    )?;
     for (i, f) in functions.iter().enumerate() {
-        let params = f.get("parameters").ok_or_else(|| format!("tool {i}: no parameters"))?;
+        let params = f
+            .get("parameters")
+            .ok_or_else(|| format!("tool {i}: no parameters"))?;
         if params.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(format!("tool {i}: parameters must have \"type\": \"object\" at the root"));
+            return Err(format!(
+                "tool {i}: parameters must have \"type\": \"object\" at the root"
+            ));
         }
         if let Some(p) = find_duplicate_type(params, &format!("tools[{i}].parameters")) {
             return Err(p);
@@ -328,7 +365,9 @@ pub(crate) fn check(tools: &[Value], api: Api) -> Result<(), String> {
         let strict = f.get("strict").ok_or_else(|| {
             format!("tool {i}: `strict` must be explicit (the Responses API defaults it to true)")
         })?;
-        let strict = strict.as_bool().ok_or_else(|| format!("tool {i}: `strict` must be a boolean"))?;
+        let strict = strict
+            .as_bool()
+            .ok_or_else(|| format!("tool {i}: `strict` must be a boolean"))?;
         if strict {
             // A strict schema must already be in strict form: make_strict must change nothing.
             let mut copy = params.clone();
@@ -352,7 +391,11 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Vec<Value> {
-        serde_json::from_str::<Value>(text).unwrap().as_array().unwrap().clone()
+        serde_json::from_str::<Value>(text)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
     }
 
     #[test]
@@ -368,7 +411,10 @@ mod tests {
         // create_order has an optional, non-nullable `priority` with a default: not strict.
         assert_eq!(t["strict"], json!(false));
         assert!(t["parameters"].get("$schema").is_none());
-        assert_eq!(t["parameters"]["properties"]["priority"]["default"], "Normal", "kept when not strict");
+        assert_eq!(
+            t["parameters"]["properties"]["priority"]["default"], "Normal",
+            "kept when not strict"
+        );
         check(&tools, Api::Responses).unwrap();
     }
 
@@ -381,7 +427,10 @@ mod tests {
         assert_eq!(tools[0]["function"]["name"], "set_priority");
         assert_eq!(tools[0]["function"]["strict"], json!(true));
         check(&tools, Api::ChatCompletions).unwrap();
-        assert!(check(&tools, Api::Responses).is_err(), "shapes are not interchangeable");
+        assert!(
+            check(&tools, Api::Responses).is_err(),
+            "shapes are not interchangeable"
+        );
     }
 
     #[test]
@@ -389,17 +438,30 @@ mod tests {
         let fx = Fixtures::new();
         let spec = fx.set_priority();
         let (params, strict) = openai_parameters(spec.input_schema);
-        assert!(strict, "{:?}", strict_blocker(spec.input_schema));
-        let mut required: Vec<&str> =
-            params["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        assert!(strict, "{:?}", openai_strict_blocker(spec.input_schema));
+        let mut required: Vec<&str> = params["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
         required.sort();
-        assert_eq!(required, ["comment", "level", "maybe", "when"]);
+        assert_eq!(required, ["comment", "level", "maybe", "tags", "when"]);
         // The nullable enum with default null: default dropped, null stated exactly once.
         assert!(params["properties"]["maybe"].get("default").is_none());
-        assert_eq!(params["properties"]["maybe"]["anyOf"][1], json!({"type": "null"}));
-        assert_eq!(params["properties"]["comment"]["type"], json!(["string", "null"]));
+        assert_eq!(
+            params["properties"]["maybe"]["anyOf"][1],
+            json!({"type": "null"})
+        );
+        assert_eq!(
+            params["properties"]["comment"]["type"],
+            json!(["string", "null"])
+        );
         // Records in $defs are made strict too.
-        assert_eq!(params["$defs"]["Tag"]["required"], json!(["label", "weight"]));
+        assert_eq!(
+            params["$defs"]["Tag"]["required"],
+            json!(["label", "weight"])
+        );
         assert!(params.get("$schema").is_none());
     }
 
@@ -410,27 +472,43 @@ mod tests {
         let (params, strict) = openai_parameters(&schema);
         assert!(!strict);
         assert_eq!(params, schema, "sent unchanged");
-        assert!(strict_blocker(&schema).unwrap().contains("not nullable"));
+        assert!(openai_strict_blocker(&schema)
+            .unwrap()
+            .contains("not nullable"));
     }
 
     #[test]
     fn other_strict_blockers() {
         let cases = [
-            (json!({"type": "object", "properties": {"a": {"type": ["string", "null"], "default": "x"}},
-                    "additionalProperties": false}), "default"),
-            (json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
-             "additionalProperties"),
-            (json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2}},
-                    "required": ["a"], "additionalProperties": false}), "minLength"),
-            (json!({"type": "object", "properties": {"a": {"type": "string", "format": "uri"}},
-                    "required": ["a"], "additionalProperties": false}), "format"),
-            (json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}},
-                    "required": ["a"], "additionalProperties": false}), "allOf"),
+            (
+                json!({"type": "object", "properties": {"a": {"type": ["string", "null"], "default": "x"}},
+                    "additionalProperties": false}),
+                "default",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+                "additionalProperties",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2}},
+                    "required": ["a"], "additionalProperties": false}),
+                "minLength",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "string", "format": "uri"}},
+                    "required": ["a"], "additionalProperties": false}),
+                "format",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}},
+                    "required": ["a"], "additionalProperties": false}),
+                "allOf",
+            ),
         ];
         for (schema, why) in cases {
             let (_, strict) = openai_parameters(&schema);
             assert!(!strict, "{schema}");
-            let blocker = strict_blocker(&schema).unwrap();
+            let blocker = openai_strict_blocker(&schema).unwrap();
             assert!(blocker.contains(why), "{blocker} should mention {why}");
         }
     }
@@ -448,7 +526,7 @@ mod tests {
             "$defs": {"Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}},
                                "required": ["kids"], "additionalProperties": false}}});
         let (params, strict) = openai_parameters(&schema);
-        assert!(strict, "{:?}", strict_blocker(&schema));
+        assert!(strict, "{:?}", openai_strict_blocker(&schema));
         assert_eq!(params["properties"]["n"]["maximum"], 2147483647);
     }
 
@@ -468,10 +546,18 @@ mod tests {
         for bad in ["", "orders.create", "create order", &"x".repeat(65)] {
             for f in [Format::OpenAi, Format::OpenAiChat] {
                 let err = export(f, &[fx.named(bad)]).unwrap_err();
-                let ExportError::InvalidName { name, reason, .. } = &err else { panic!("{err}") };
+                let ExportError::InvalidName { name, reason, .. } = &err else {
+                    panic!("{err}")
+                };
                 assert_eq!(name, bad);
-                assert!(reason.contains("1-64") && reason.contains("[A-Za-z0-9_-]"), "{reason}");
-                assert!(err.to_string().contains(bad), "the error names the function");
+                assert!(
+                    reason.contains("1-64") && reason.contains("[A-Za-z0-9_-]"),
+                    "{reason}"
+                );
+                assert!(
+                    err.to_string().contains(bad),
+                    "the error names the function"
+                );
             }
         }
         export(Format::OpenAi, &[fx.named(&"x".repeat(64))]).unwrap();
@@ -484,6 +570,8 @@ mod tests {
         assert!(check(bad.as_array().unwrap(), Api::Responses).is_err());
         let no_strict = json!([{"type": "function", "name": "f",
             "parameters": {"type": "object", "properties": {}, "additionalProperties": false}}]);
-        assert!(check(no_strict.as_array().unwrap(), Api::Responses).unwrap_err().contains("explicit"));
+        assert!(check(no_strict.as_array().unwrap(), Api::Responses)
+            .unwrap_err()
+            .contains("explicit"));
     }
 }

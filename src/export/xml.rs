@@ -44,7 +44,10 @@ impl Element {
 
 /// Parses a document, checking well-formedness; returns the root element.
 pub(crate) fn parse(doc: &str) -> Result<Element, String> {
-    let mut p = Parser { s: doc.strip_prefix('\u{FEFF}').unwrap_or(doc), pos: 0 };
+    let mut p = Parser {
+        s: doc.strip_prefix('\u{FEFF}').unwrap_or(doc),
+        pos: 0,
+    };
     if let Some(c) = p.s.chars().find(|c| !is_xml_char(*c)) {
         return Err(format!("character {c:?} is not allowed in XML 1.0"));
     }
@@ -93,7 +96,9 @@ impl<'a> Parser<'a> {
 
     fn skip_until(&mut self, end: &str, what: &str) -> Result<&'a str, String> {
         let r = self.rest();
-        let i = r.find(end).ok_or_else(|| self.err(&format!("unterminated {what}")))?;
+        let i = r
+            .find(end)
+            .ok_or_else(|| self.err(&format!("unterminated {what}")))?;
         self.pos += i + end.len();
         Ok(&r[..i])
     }
@@ -130,7 +135,9 @@ impl<'a> Parser<'a> {
             Some((_, c)) if name_start(c) => {}
             _ => return Err(self.err("expected a name")),
         }
-        let end = chars.find(|(_, c)| !name_char(*c)).map_or(r.len(), |(i, _)| i);
+        let end = chars
+            .find(|(_, c)| !name_char(*c))
+            .map_or(r.len(), |(i, _)| i);
         self.pos += end;
         Ok(r[..end].to_string())
     }
@@ -146,7 +153,11 @@ impl<'a> Parser<'a> {
             if let Some(stripped) = r.strip_prefix("/>") {
                 let _ = stripped;
                 self.pos += 2;
-                return Ok(Element { name, children: vec![], text: String::new() });
+                return Ok(Element {
+                    name,
+                    children: vec![],
+                    text: String::new(),
+                });
             }
             if r.starts_with('>') {
                 self.pos += 1;
@@ -166,7 +177,11 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws();
-            let quote = self.rest().chars().next().filter(|c| *c == '"' || *c == '\'');
+            let quote = self
+                .rest()
+                .chars()
+                .next()
+                .filter(|c| *c == '"' || *c == '\'');
             let quote = quote.ok_or_else(|| self.err("attribute values must be quoted"))?;
             self.pos += 1;
             let value = self.skip_until(&quote.to_string(), "attribute value")?;
@@ -193,7 +208,11 @@ impl<'a> Parser<'a> {
                     return Err(self.err("expected `>`"));
                 }
                 self.pos += 1;
-                return Ok(Element { name, children, text });
+                return Ok(Element {
+                    name,
+                    children,
+                    text,
+                });
             } else if r.starts_with("<!--") {
                 self.pos += 4;
                 let body = self.skip_until("-->", "comment")?;
@@ -227,7 +246,9 @@ fn check_references(raw: &str) -> Result<String, String> {
     while let Some(i) = rest.find('&') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        let end = after.find(';').ok_or("`&` without `;`: escape it as &amp;")?;
+        let end = after
+            .find(';')
+            .ok_or("`&` without `;`: escape it as &amp;")?;
         let entity = &after[..end];
         let decoded = match entity {
             "lt" => '<',
@@ -262,9 +283,15 @@ mod tests {
     #[test]
     fn escapes_and_round_trips() {
         let nasty = "a < b && c > d \"q\" 'a' ]]> \u{1}\r\n😀";
-        let doc = format!("<?xml version=\"1.0\"?>\n<r><t>{}</t></r>", escape_text(nasty));
+        let doc = format!(
+            "<?xml version=\"1.0\"?>\n<r><t>{}</t></r>",
+            escape_text(nasty)
+        );
         let root = parse(&doc).unwrap();
-        assert_eq!(root.child("t").unwrap().text, nasty.replace('\u{1}', "\u{FFFD}"));
+        assert_eq!(
+            root.child("t").unwrap().text,
+            nasty.replace('\u{1}', "\u{FFFD}")
+        );
     }
 
     #[test]
@@ -286,7 +313,11 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad:?} should be refused");
         }
-        for good in ["<a/>", "<a x='1' y=\"2\"><!-- c --><b>t&amp;&#x41;</b></a>", "\u{FEFF}<?xml version=\"1.0\"?><a><![CDATA[<x>]]></a>"] {
+        for good in [
+            "<a/>",
+            "<a x='1' y=\"2\"><!-- c --><b>t&amp;&#x41;</b></a>",
+            "\u{FEFF}<?xml version=\"1.0\"?><a><![CDATA[<x>]]></a>",
+        ] {
             parse(good).unwrap();
         }
     }

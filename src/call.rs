@@ -1,0 +1,598 @@
+//! The per-call scope: what a delegate, a handler or a lookup can read and set during one
+//! call, and the completions through which the host answers (now or later, from any
+//! thread).
+
+use crate::cancel::CancelToken;
+use crate::dispatcher::{Entry, Shared, Snapshot};
+use crate::error::ErrorCode;
+use crate::handles;
+use crate::log::LogLevel;
+use crate::outcome::Outcome;
+use parking_lot::{Condvar, Mutex};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+/// Where the call comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(i32)]
+pub enum Platform {
+    /// An in-process call (a test, an in-app assistant, MCP).
+    #[default]
+    Other = 0,
+    /// Siri, Shortcuts, Spotlight (App Intents).
+    Apple = 1,
+    /// Gemini and other callers through Android AppFunctions.
+    Android = 2,
+}
+
+impl Platform {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::Other => "other",
+            Platform::Apple => "apple",
+            Platform::Android => "android",
+        }
+    }
+    pub fn from_i32(v: i32) -> Option<Platform> {
+        match v {
+            0 => Some(Platform::Other),
+            1 => Some(Platform::Apple),
+            2 => Some(Platform::Android),
+            _ => None,
+        }
+    }
+}
+
+/// A request to run a function.
+#[derive(Clone, Debug, Default)]
+pub struct Invocation {
+    pub function_id: String,
+    pub platform: Platform,
+    /// apple: the app is in the foreground for this run.
+    pub is_foreground: bool,
+    /// android: the calling agent's package ("" in-process or from the shell).
+    pub caller_package: String,
+    pub cancel: Option<CancelTokenRef>,
+    /// Ends the call `TimedOut` when it has not finished in time.
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// A cancellation token carried by an invocation.
+#[derive(Clone, Default)]
+pub struct CancelTokenRef(pub CancelToken);
+
+impl std::fmt::Debug for CancelTokenRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CancelToken(cancelled: {})", self.0.is_cancelled())
+    }
+}
+
+impl Invocation {
+    pub fn new(function_id: impl Into<String>) -> Invocation {
+        Invocation {
+            function_id: function_id.into(),
+            ..Default::default()
+        }
+    }
+    pub fn platform(mut self, p: Platform) -> Self {
+        self.platform = p;
+        self
+    }
+    pub fn foreground(mut self, f: bool) -> Self {
+        self.is_foreground = f;
+        self
+    }
+    pub fn caller(mut self, package: impl Into<String>) -> Self {
+        self.caller_package = package.into();
+        self
+    }
+    pub fn cancel_token(mut self, t: &CancelToken) -> Self {
+        self.cancel = Some(CancelTokenRef(t.clone()));
+        self
+    }
+    pub fn timeout(mut self, d: std::time::Duration) -> Self {
+        self.timeout = Some(d);
+        self
+    }
+}
+
+/// A function call, or an entity lookup (which goes through the delegates too, with no
+/// request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum CallKind {
+    Function = 0,
+    EntityLookup = 1,
+}
+
+/// A delegate's (or the permission hook's) answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateDecision {
+    Allow,
+    Deny(String),
+    OpenApp(String),
+}
+
+/// What a handler (or lookup) reports.
+pub type HandlerResult = Result<Option<String>, (ErrorCode, String)>;
+
+/// Why a completion was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompleteError {
+    #[error("the call to {0} has already been completed or has ended; this completion is ignored")]
+    AlreadyCompleted(String),
+    #[error("the call to {0} is not waiting for a {1} now")]
+    NotWaiting(String, &'static str),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    Gate,
+    Handler,
+    Lookup,
+}
+
+pub(crate) enum Completion {
+    Gate(GateDecision),
+    Handler(HandlerResult),
+    Lookup(Outcome),
+    Abort(ErrorCode),
+}
+
+pub(crate) struct Wait {
+    pub seq: u32,
+    pub op: Op,
+    /// The host callback that started the wait has not returned yet.
+    pub inline: bool,
+}
+
+pub(crate) type OutcomeSink = Box<dyn FnOnce(&Outcome, &str) + Send>;
+
+#[derive(Default)]
+pub(crate) struct Ctl {
+    pub stage: crate::pipeline::Stage,
+    pub wait: Option<Wait>,
+    pub inline_result: Option<Completion>,
+    pub seq: u32,
+    pub finished: bool,
+    pub outcome_json: Option<String>,
+    pub sink: Option<OutcomeSink>,
+    pub child: Option<Arc<Call>>,
+    pub bound: Option<crate::binding::Bound>,
+    pub resolve: Vec<crate::pipeline::Resolution>,
+    pub began: bool,
+}
+
+/// One call's scope. Valid from scope begin to scope end; accessors used after that
+/// answer as if empty.
+pub struct Call {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) snap: Arc<Snapshot>,
+    pub(crate) function_id: Arc<str>,
+    pub(crate) platform: Platform,
+    pub(crate) foreground: bool,
+    pub(crate) caller_package: Box<str>,
+    pub(crate) kind: CallKind,
+    pub(crate) entry: OnceLock<Arc<Entry>>,
+    pub(crate) args_in: Option<Box<str>>,
+    pub(crate) args: OnceLock<Box<str>>,
+    pub(crate) lookup_request: OnceLock<Box<str>>,
+    pub(crate) entity: Option<usize>,
+    items: Mutex<Vec<(Box<str>, Box<str>)>>,
+    dialog: Mutex<Option<String>>,
+    host_data: AtomicUsize,
+    cancel_code: AtomicU8,
+    cancel_callbacks: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+    pub(crate) ctl: Mutex<Ctl>,
+    pub(crate) done: Condvar,
+    handle: OnceLock<Option<usize>>,
+    pub(crate) parent: Option<Arc<Call>>,
+    pub(crate) token: Option<CancelToken>,
+    pub(crate) token_sub: OnceLock<u64>,
+    pub(crate) timeout: Option<std::time::Duration>,
+    pub(crate) started: Instant,
+}
+
+impl Call {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        snap: Arc<Snapshot>,
+        inv: &Invocation,
+        args_in: Option<&str>,
+        kind: CallKind,
+        entity: Option<usize>,
+        parent: Option<Arc<Call>>,
+    ) -> Call {
+        Call {
+            shared,
+            snap,
+            function_id: Arc::from(inv.function_id.as_str()),
+            platform: inv.platform,
+            foreground: inv.is_foreground,
+            caller_package: inv.caller_package.as_str().into(),
+            kind,
+            entry: OnceLock::new(),
+            args_in: args_in.map(Into::into),
+            args: OnceLock::new(),
+            lookup_request: OnceLock::new(),
+            entity,
+            items: Mutex::new(Vec::new()),
+            dialog: Mutex::new(None),
+            host_data: AtomicUsize::new(0),
+            cancel_code: AtomicU8::new(0),
+            cancel_callbacks: Mutex::new(Vec::new()),
+            ctl: Mutex::new(Ctl::default()),
+            done: Condvar::new(),
+            handle: OnceLock::new(),
+            parent,
+            token: inv.cancel.as_ref().map(|t| t.0.clone()),
+            token_sub: OnceLock::new(),
+            timeout: inv.timeout,
+            started: Instant::now(),
+        }
+    }
+
+    /// The function's id (for a lookup, the generated `search_{entity}` id).
+    pub fn function_id(&self) -> &str {
+        &self.function_id
+    }
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+    pub fn is_foreground(&self) -> bool {
+        self.foreground
+    }
+    /// The calling package ("" in-process).
+    pub fn caller_package(&self) -> &str {
+        &self.caller_package
+    }
+    pub fn kind(&self) -> CallKind {
+        self.kind
+    }
+    /// The bound, normalised request (entities resolved); `None` for entity lookups and
+    /// before binding.
+    pub fn args(&self) -> Option<&str> {
+        if self.kind == CallKind::EntityLookup {
+            return None;
+        }
+        self.args.get().map(|s| &**s)
+    }
+    /// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}`.
+    pub fn lookup_request(&self) -> Option<&str> {
+        self.lookup_request.get().map(|s| &**s)
+    }
+    /// For entity lookups: the entity's name.
+    pub fn entity_name(&self) -> Option<&str> {
+        self.entity.map(|i| self.snap.types.entities[i].name.as_str())
+    }
+    /// The function's descriptor, once found.
+    pub fn descriptor(&self) -> Option<&crate::descriptor::FunctionDescriptor> {
+        self.entry.get().map(|e| &e.desc)
+    }
+
+    /// Sets an item (JSON text, checked) shared by the delegates and the handler.
+    pub fn item_set(&self, key: &str, json: &str) -> Result<(), String> {
+        serde_json::from_str::<serde::de::IgnoredAny>(json)
+            .map_err(|e| format!("item \"{key}\" is not valid JSON: {e}"))?;
+        let mut items = self.items.lock();
+        match items.iter_mut().find(|(k, _)| &**k == key) {
+            Some((_, v)) => *v = json.into(),
+            None => items.push((key.into(), json.into())),
+        }
+        Ok(())
+    }
+    /// Removes an item.
+    pub fn item_remove(&self, key: &str) -> bool {
+        let mut items = self.items.lock();
+        let before = items.len();
+        items.retain(|(k, _)| &**k != key);
+        items.len() != before
+    }
+    pub fn item_get(&self, key: &str) -> Option<String> {
+        if let Some(v) = self.items.lock().iter().find(|(k, _)| &**k == key) {
+            return Some(v.1.to_string());
+        }
+        // a lookup inside a call sees the call's items
+        self.parent.as_ref().and_then(|p| p.item_get(key))
+    }
+    /// Sets the dialog text returned in the outcome (the last one wins).
+    pub fn say(&self, text: &str) {
+        match &self.parent {
+            Some(p) => p.say(text),
+            None => *self.dialog.lock() = Some(text.to_owned()),
+        }
+    }
+    pub fn dialog(&self) -> Option<String> {
+        self.dialog.lock().clone()
+    }
+    /// Host data (a DI scope), set by the scope-begin hook; lookups see their call's.
+    pub fn set_host_data(&self, data: usize) {
+        self.host_data.store(data, Ordering::Release);
+    }
+    pub fn host_data(&self) -> usize {
+        match self.host_data.load(Ordering::Acquire) {
+            0 => self.parent.as_ref().map_or(0, |p| p.host_data()),
+            d => d,
+        }
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel_code.load(Ordering::Acquire) != 0
+    }
+    pub(crate) fn cancel_code(&self) -> Option<ErrorCode> {
+        match self.cancel_code.load(Ordering::Acquire) {
+            0 => None,
+            c => ErrorCode::from_i32(c as i32),
+        }
+    }
+    /// Runs `f` once when the call is cancelled or times out (at once if it already
+    /// was). It runs on the thread that cancels.
+    pub fn on_cancel(&self, f: Box<dyn FnOnce() + Send>) {
+        let mut cbs = self.cancel_callbacks.lock();
+        if self.is_cancelled() {
+            drop(cbs);
+            f();
+        } else {
+            cbs.push(f);
+        }
+    }
+
+    /// The handle bindings pass through C (allocated on first use, released at scope
+    /// end). `None` when the handle table is exhausted.
+    pub fn handle(self: &Arc<Self>) -> Option<usize> {
+        *self.handle.get_or_init(|| handles::insert(self.clone()))
+    }
+
+    pub(crate) fn release_handle(&self) {
+        if let Some(Some(h)) = self.handle.get() {
+            handles::release(
+                *h,
+                handles::Tombstone {
+                    function_id: self.function_id.clone(),
+                    shared: Arc::downgrade(&self.shared),
+                },
+            );
+        }
+    }
+
+    pub(crate) fn log(&self, level: LogLevel, msg: &str) {
+        self.shared.log(level, msg);
+    }
+
+    /// Cancels the call (`Cancelled` or `TimedOut`): the handler is not started if it has
+    /// not been; a pending host answer is abandoned and the outcome delivered now.
+    pub fn cancel(self: &Arc<Self>, code: ErrorCode) {
+        if self
+            .cancel_code
+            .compare_exchange(0, code as i32 as u8, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return;
+        }
+        let cbs = std::mem::take(&mut *self.cancel_callbacks.lock());
+        for cb in cbs {
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(cb)).is_err() {
+                self.log(LogLevel::Error, "a cancel callback panicked");
+            }
+        }
+        let (resume, child) = {
+            let mut ctl = self.ctl.lock();
+            if ctl.finished {
+                return;
+            }
+            let child = ctl.child.clone();
+            let resume = matches!(&ctl.wait, Some(w) if !w.inline);
+            if resume {
+                ctl.wait = None;
+            }
+            (resume, child)
+        };
+        if let Some(c) = child {
+            c.cancel(code);
+        }
+        if resume {
+            crate::pipeline::drive(self, Some(Completion::Abort(code)));
+        }
+    }
+
+    /// Starts waiting for a host answer and runs `invoke` (the host callback) with the
+    /// wait's sequence number. Returns the answer when it came inline, or `None` when the
+    /// call is suspended (whoever answers later drives it on).
+    pub(crate) fn await_host(self: &Arc<Self>, op: Op, invoke: impl FnOnce(u32)) -> Option<Completion> {
+        if let Some(code) = self.cancel_code() {
+            return Some(Completion::Abort(code));
+        }
+        let seq = {
+            let mut ctl = self.ctl.lock();
+            ctl.seq = ctl.seq.wrapping_add(1);
+            if handles::seq_bits(ctl.seq) == 0 {
+                ctl.seq = ctl.seq.wrapping_add(1);
+            }
+            ctl.wait = Some(Wait {
+                seq: ctl.seq,
+                op,
+                inline: true,
+            });
+            ctl.inline_result = None;
+            ctl.seq
+        };
+        invoke(seq);
+        let mut ctl = self.ctl.lock();
+        if let Some(c) = ctl.inline_result.take() {
+            ctl.wait = None;
+            return Some(c);
+        }
+        if ctl.finished {
+            return None;
+        }
+        if let Some(code) = self.cancel_code() {
+            ctl.wait = None;
+            return Some(Completion::Abort(code));
+        }
+        match ctl.wait.as_mut() {
+            Some(w) => {
+                w.inline = false;
+                None
+            }
+            // answered and taken already (cannot happen: answers while inline are stored)
+            None => None,
+        }
+    }
+
+    /// Delivers a host answer for the wait `seq` (or, with `seq == None`, for whatever
+    /// wait of kind `op` is pending).
+    pub(crate) fn answer(self: &Arc<Self>, seq: Option<u32>, op: Op, c: Completion) -> Result<(), CompleteError> {
+        let what = match op {
+            Op::Gate => "gate answer",
+            Op::Handler => "handler result",
+            Op::Lookup => "lookup result",
+        };
+        let mut ctl = self.ctl.lock();
+        let matches = match &ctl.wait {
+            Some(w) => w.op == op && seq.is_none_or(|s| handles::seq_bits(w.seq) == handles::seq_bits(s)),
+            None => false,
+        };
+        if !matches {
+            let waiting_for_other = ctl.wait.is_some() && !ctl.finished;
+            drop(ctl);
+            return Err(if waiting_for_other {
+                CompleteError::NotWaiting(self.function_id.to_string(), what)
+            } else {
+                CompleteError::AlreadyCompleted(self.function_id.to_string())
+            });
+        }
+        if ctl.wait.as_ref().is_some_and(|w| w.inline) {
+            if ctl.inline_result.is_some() {
+                return Err(CompleteError::AlreadyCompleted(self.function_id.to_string()));
+            }
+            ctl.inline_result = Some(c);
+            return Ok(());
+        }
+        ctl.wait = None;
+        drop(ctl);
+        crate::pipeline::drive(self, Some(c));
+        Ok(())
+    }
+
+    /// Completes the running handler (or lookup) of this call.
+    pub fn complete(self: &Arc<Self>, result: HandlerResult) -> Result<(), CompleteError> {
+        self.answer(None, Op::Handler, Completion::Handler(result))
+    }
+
+    /// Answers the gate with sequence `seq`.
+    pub(crate) fn answer_gate(self: &Arc<Self>, seq: u32, d: GateDecision) -> Result<(), CompleteError> {
+        self.answer(Some(seq), Op::Gate, Completion::Gate(d))
+    }
+
+    /// Blocks until the outcome is delivered, or `deadline` passes (then `None`).
+    pub(crate) fn wait_outcome(&self, deadline: Option<Instant>) -> Option<String> {
+        let mut ctl = self.ctl.lock();
+        loop {
+            if let Some(o) = ctl.outcome_json.take() {
+                return Some(o);
+            }
+            match deadline {
+                Some(d) => {
+                    if self.done.wait_until(&mut ctl, d).timed_out() {
+                        return ctl.outcome_json.take();
+                    }
+                }
+                None => self.done.wait(&mut ctl),
+            }
+        }
+    }
+}
+
+/// An unanswered gate, handed to a delegate's `on_invoking` or the permission hook.
+/// Answer it exactly once, now or later from any thread. Dropping it unanswered denies.
+pub struct Gate {
+    call: Arc<Call>,
+    seq: u32,
+    answered: bool,
+}
+
+impl Gate {
+    pub(crate) fn new(call: Arc<Call>, seq: u32) -> Gate {
+        Gate {
+            call,
+            seq,
+            answered: false,
+        }
+    }
+    pub fn call(&self) -> &Arc<Call> {
+        &self.call
+    }
+    pub fn answer(mut self, d: GateDecision) -> Result<(), CompleteError> {
+        self.answered = true;
+        self.call.answer_gate(self.seq, d)
+    }
+    pub fn allow(self) -> Result<(), CompleteError> {
+        self.answer(GateDecision::Allow)
+    }
+    pub fn deny(self, msg: impl Into<String>) -> Result<(), CompleteError> {
+        self.answer(GateDecision::Deny(msg.into()))
+    }
+    pub fn open_app(self, msg: impl Into<String>) -> Result<(), CompleteError> {
+        self.answer(GateDecision::OpenApp(msg.into()))
+    }
+    /// Turns the gate into a handle for C (answered through [`answer_gate_handle`]).
+    /// `None` when the handle table is exhausted (the gate is then denied).
+    pub fn into_handle(mut self) -> Option<usize> {
+        let h = self.call.handle()?;
+        self.answered = true;
+        Some(handles::with_seq(h, self.seq))
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        if !self.answered {
+            let _ = self.call.answer_gate(
+                self.seq,
+                GateDecision::Deny("the gate was dropped without an answer".into()),
+            );
+        }
+    }
+}
+
+/// What a handle names.
+pub enum HandleRef {
+    /// A live call (and the gate sequence bits the handle carries; 0 for a call handle).
+    Live(Arc<Call>, u32),
+    /// A call that has ended: its function id.
+    Ended(String),
+    Unknown,
+}
+
+/// Looks up a handle made by [`Call::handle`] or [`Gate::into_handle`]. A handle that has
+/// ended is reported (and logged to its dispatcher) rather than used.
+pub fn resolve_handle(h: usize) -> HandleRef {
+    match handles::get(h) {
+        handles::Lookup::Live(c, seq) => HandleRef::Live(c, seq),
+        handles::Lookup::Ended(t) => HandleRef::Ended(t.function_id.to_string()),
+        handles::Lookup::Unknown => HandleRef::Unknown,
+    }
+}
+
+/// Logs a late use of an ended call's handle to its dispatcher's log sink.
+pub fn log_late(h: usize, what: &str) {
+    if let handles::Lookup::Ended(t) = handles::get(h) {
+        if let Some(s) = t.shared.upgrade() {
+            s.log(
+                LogLevel::Warn,
+                &format!("{what} for the call to {} after it ended was ignored", t.function_id),
+            );
+        }
+    }
+}
+
+/// Answers a gate through its handle.
+pub fn answer_gate_handle(h: usize, d: GateDecision) -> Result<(), CompleteError> {
+    match handles::get(h) {
+        handles::Lookup::Live(c, seq) if seq != 0 => c.answer_gate(seq, d),
+        handles::Lookup::Live(c, _) => Err(CompleteError::NotWaiting(c.function_id.to_string(), "gate answer")),
+        handles::Lookup::Ended(t) => Err(CompleteError::AlreadyCompleted(t.function_id.to_string())),
+        handles::Lookup::Unknown => Err(CompleteError::AlreadyCompleted("an unknown function".into())),
+    }
+}

@@ -1,0 +1,566 @@
+//! The dispatcher: the registry (copy-on-write snapshots, so every call sees one
+//! consistent registry while registration goes on) and the entry points of a call.
+
+use crate::binding::Limits;
+use crate::call::{Call, CallKind, Gate, Invocation, OutcomeSink};
+use crate::descriptor::{parse_entity, CallerPolicy, FunctionDescriptor, ParseContext};
+use crate::error::{Error, Result};
+use crate::log::{LogLevel, LogSink};
+use crate::outcome::Outcome;
+use crate::schema;
+use crate::types::TypeSet;
+use parking_lot::{Mutex, RwLock};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Runs a function (or an entity lookup). Complete the call exactly once, now or later
+/// from any thread, with [`Call::complete`].
+pub trait Handler: Send + Sync {
+    fn invoke(&self, call: &Arc<Call>);
+}
+
+impl<F: Fn(&Arc<Call>) + Send + Sync> Handler for F {
+    fn invoke(&self, call: &Arc<Call>) {
+        self(call)
+    }
+}
+
+/// Cross-cutting concerns: sign-in gates, feature flags, telemetry.
+pub trait Delegate: Send + Sync {
+    /// Runs after binding, before the handler. Answer the gate once, now or later.
+    fn on_invoking(&self, call: &Arc<Call>, gate: Gate) {
+        let _ = call;
+        let _ = gate.allow();
+    }
+    /// Sees every outcome (refusals included). Failures here are logged and ignored.
+    fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
+        let _ = (call, outcome, outcome_json);
+    }
+    /// False when `on_invoking` is the default (lets the pipeline skip it).
+    fn has_on_invoking(&self) -> bool {
+        true
+    }
+    /// False when `on_invoked` is the default.
+    fn has_on_invoked(&self) -> bool {
+        true
+    }
+}
+
+/// The host's per-call scope (a DI scope): `begin` before anything else, `end` exactly
+/// once after the last `on_invoked`.
+pub trait ScopeHooks: Send + Sync {
+    fn begin(&self, call: &Arc<Call>);
+    fn end(&self, call: &Arc<Call>);
+}
+
+/// Asks the user to approve a `requiresPermission` function; answer the gate once.
+pub trait PermissionHook: Send + Sync {
+    fn ask(&self, call: &Arc<Call>, gate: Gate);
+}
+
+/// A registered function (declared, or generated for an entity).
+pub struct Entry {
+    pub desc: FunctionDescriptor,
+    pub(crate) handler: Option<Arc<dyn Handler>>,
+    enabled: AtomicBool,
+}
+
+impl Entry {
+    pub fn is_enabled(&self) -> bool {
+        self.enabled.load(Ordering::Acquire)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Declared(usize),
+    Generated(usize),
+}
+
+/// One consistent view of the registry. Calls hold one for their whole life.
+#[derive(Clone)]
+pub(crate) struct Snapshot {
+    pub types: Arc<TypeSet>,
+    functions: Vec<Arc<Entry>>,
+    /// Per entity (by entity index), its `search_{entity}`.
+    generated: Vec<Arc<Entry>>,
+    index: HashMap<Arc<str>, Slot>,
+    pub delegates: Arc<[Arc<dyn Delegate>]>,
+    pub scope_hooks: Option<Arc<dyn ScopeHooks>>,
+    pub permission: Option<Arc<dyn PermissionHook>>,
+    pub callers: CallerPolicy,
+    pub limits: Limits,
+    pub metadata_properties: Option<Arc<[String]>>,
+    pub version: u64,
+}
+
+impl Snapshot {
+    fn empty() -> Snapshot {
+        Snapshot {
+            types: Arc::new(TypeSet::default()),
+            functions: Vec::new(),
+            generated: Vec::new(),
+            index: HashMap::new(),
+            delegates: Arc::from(Vec::new()),
+            scope_hooks: None,
+            permission: None,
+            callers: CallerPolicy::default(),
+            limits: Limits::default(),
+            metadata_properties: None,
+            version: 0,
+        }
+    }
+
+    pub fn find(&self, id: &str) -> Option<Arc<Entry>> {
+        match self.index.get(id)? {
+            Slot::Declared(i) => self.functions.get(*i).cloned(),
+            Slot::Generated(i) => self.generated.get(*i).cloned(),
+        }
+    }
+
+    pub fn search_entry(&self, entity: usize) -> Option<Arc<Entry>> {
+        self.generated.get(entity).cloned()
+    }
+
+    /// Declared functions in registration order, then the generated ones.
+    pub fn entries(&self) -> impl Iterator<Item = &Arc<Entry>> {
+        self.functions.iter().chain(self.generated.iter())
+    }
+
+    pub fn not_found_message(&self, id: &str) -> String {
+        let hint = if self.index.len() <= 2000 {
+            crate::types::closest(self.index.keys().map(|k| &**k), id)
+                .map(|c| format!(" (did you mean \"{c}\"?)"))
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        format!("no function named {}{hint}", crate::types::quote_short(id))
+    }
+
+    pub fn result_limits(&self) -> Limits {
+        Limits {
+            max_input_bytes: usize::MAX,
+            max_depth: self.limits.max_depth,
+        }
+    }
+
+    fn reindex(&mut self) {
+        self.index.clear();
+        for (i, e) in self.functions.iter().enumerate() {
+            self.index.insert(Arc::from(e.desc.id.as_str()), Slot::Declared(i));
+        }
+        for (i, e) in self.generated.iter().enumerate() {
+            self.index.insert(Arc::from(e.desc.id.as_str()), Slot::Generated(i));
+        }
+    }
+}
+
+/// What outlives a dispatcher for as long as its calls run.
+pub struct Shared {
+    log: RwLock<Option<LogSink>>,
+    listeners: Mutex<Vec<(u64, Arc<dyn Fn() + Send + Sync>)>>,
+    next_listener: AtomicU64,
+}
+
+impl Shared {
+    pub(crate) fn log(&self, level: LogLevel, msg: &str) {
+        let sink = self.log.read().clone();
+        if let Some(s) = sink {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s(level, msg)));
+        }
+    }
+}
+
+struct Inner {
+    snap: RwLock<Arc<Snapshot>>,
+    shared: Arc<Shared>,
+    /// Serialises writers (registration), so validation runs outside the snapshot lock.
+    writer: Mutex<()>,
+}
+
+/// The dispatcher. Thread-safe; cheap to clone (clones share one registry).
+#[derive(Clone)]
+pub struct Dispatcher {
+    inner: Arc<Inner>,
+}
+
+impl Default for Dispatcher {
+    fn default() -> Self {
+        Dispatcher::new()
+    }
+}
+
+fn parse_json(text: &str, what: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| Error::Json {
+        what: what.into(),
+        reason: e.to_string(),
+    })
+}
+
+impl Dispatcher {
+    pub fn new() -> Dispatcher {
+        Dispatcher {
+            inner: Arc::new(Inner {
+                snap: RwLock::new(Arc::new(Snapshot::empty())),
+                shared: Arc::new(Shared {
+                    log: RwLock::new(None),
+                    listeners: Mutex::new(Vec::new()),
+                    next_listener: AtomicU64::new(1),
+                }),
+                writer: Mutex::new(()),
+            }),
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
+        self.inner.snap.read().clone()
+    }
+
+    /// Applies a validated change to the registry. `check` runs against the current
+    /// snapshot outside the snapshot lock; `apply` must not fail.
+    fn update<T>(
+        &self,
+        check: impl FnOnce(&Snapshot) -> Result<T>,
+        apply: impl FnOnce(&mut Snapshot, T),
+        notify: bool,
+    ) -> Result<()> {
+        let _w = self.inner.writer.lock();
+        let prepared = {
+            let cur = self.snapshot();
+            check(&cur)?
+        };
+        {
+            let mut g = self.inner.snap.write();
+            // clones only when calls in flight hold the current snapshot
+            let s = Arc::make_mut(&mut *g);
+            apply(s, prepared);
+            s.version += 1;
+        }
+        drop(_w);
+        if notify {
+            self.notify_changed();
+        }
+        Ok(())
+    }
+
+    fn notify_changed(&self) {
+        let listeners: Vec<_> = self.inner.shared.listeners.lock().iter().map(|(_, f)| f.clone()).collect();
+        for f in listeners {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f()));
+        }
+    }
+
+    /// Calls `f` after every change of the registry (for `list_changed`); returns an id
+    /// for [`Dispatcher::unsubscribe`].
+    pub fn subscribe_changes(&self, f: Arc<dyn Fn() + Send + Sync>) -> u64 {
+        let id = self.inner.shared.next_listener.fetch_add(1, Ordering::Relaxed);
+        self.inner.shared.listeners.lock().push((id, f));
+        id
+    }
+
+    pub fn unsubscribe(&self, id: u64) {
+        self.inner.shared.listeners.lock().retain(|(i, _)| *i != id);
+    }
+
+    /// A counter bumped by every registry change.
+    pub fn version(&self) -> u64 {
+        self.snapshot().version
+    }
+
+    /// Defines named enums and records (`{"enums": [...], "records": [...]}`).
+    pub fn define_types(&self, json: &str) -> Result<()> {
+        let doc = parse_json(json, "types")?;
+        self.update(
+            |s| {
+                let mut t = (*s.types).clone();
+                t.define(&doc)?;
+                Ok(t)
+            },
+            |s, t| s.types = Arc::new(t),
+            true,
+        )
+    }
+
+    /// Registers a function. `handler` may be `None` only for output-kind functions.
+    pub fn register_function(&self, descriptor_json: &str, handler: Option<Arc<dyn Handler>>) -> Result<()> {
+        let doc = parse_json(descriptor_json, "descriptor")?;
+        self.register_function_value(&doc, handler)
+    }
+
+    pub fn register_function_value(&self, doc: &Value, handler: Option<Arc<dyn Handler>>) -> Result<()> {
+        let has_handler = handler.is_some();
+        self.update(
+            |s| {
+                let cx = ParseContext {
+                    metadata_properties: s.metadata_properties.as_deref(),
+                    limits: s.limits,
+                };
+                let desc = FunctionDescriptor::parse(doc, &s.types, &cx)?;
+                if s.index.contains_key(desc.id.as_str()) {
+                    return Err(Error::Duplicate(format!("a function with id \"{}\" is already registered", desc.id)));
+                }
+                if !has_handler && desc.kind == crate::descriptor::FunctionKind::Function {
+                    return Err(Error::descriptor(
+                        format!("{}.kind", desc.id),
+                        "a function needs a handler; only kind \"output\" may be registered without one",
+                    ));
+                }
+                Ok(desc)
+            },
+            |s, desc| {
+                let id: Arc<str> = Arc::from(desc.id.as_str());
+                let enabled = AtomicBool::new(desc.enabled);
+                s.functions.push(Arc::new(Entry { desc, handler, enabled }));
+                s.index.insert(id, Slot::Declared(s.functions.len() - 1));
+            },
+            true,
+        )
+    }
+
+    /// Registers an entity and its generated `search_{entity}` function, whose handler is
+    /// `lookup`.
+    pub fn register_entity(&self, descriptor_json: &str, lookup: Arc<dyn Handler>) -> Result<()> {
+        let doc = parse_json(descriptor_json, "entity")?;
+        self.update(
+            |s| {
+                let def = parse_entity(&doc, &s.types)?;
+                let search_id = format!("search_{}", def.name);
+                if s.index.contains_key(search_id.as_str()) {
+                    return Err(Error::Duplicate(format!(
+                        "entity \"{}\" would generate \"{search_id}\", which is already registered",
+                        def.name
+                    )));
+                }
+                let mut t = (*s.types).clone();
+                let index = t.add_entity(def);
+                let desc = FunctionDescriptor::entity_search(index, &t.entities[index]);
+                Ok((t, desc))
+            },
+            |s, (t, desc)| {
+                s.types = Arc::new(t);
+                s.generated.push(Arc::new(Entry {
+                    desc,
+                    handler: Some(lookup),
+                    enabled: AtomicBool::new(true),
+                }));
+                let i = s.generated.len() - 1;
+                s.index.insert(Arc::from(s.generated[i].desc.id.as_str()), Slot::Generated(i));
+            },
+            true,
+        )
+    }
+
+    /// Removes a declared function. Calls in flight finish with what they hold.
+    pub fn unregister_function(&self, id: &str) -> Result<()> {
+        self.update(
+            |s| match s.index.get(id) {
+                Some(Slot::Declared(i)) => Ok(*i),
+                Some(Slot::Generated(_)) => Err(Error::Invalid(format!(
+                    "\"{id}\" is generated for an entity and cannot be unregistered"
+                ))),
+                None => Err(Error::NotFound(id.into())),
+            },
+            |s, i| {
+                s.functions.remove(i);
+                s.reindex();
+            },
+            true,
+        )
+    }
+
+    /// Enables or disables a function at run time (a disabled one answers `Disabled`).
+    pub fn set_enabled(&self, id: &str, enabled: bool) -> Result<()> {
+        let entry = self.snapshot().find(id).ok_or_else(|| Error::NotFound(id.into()))?;
+        if entry.enabled.swap(enabled, Ordering::AcqRel) != enabled {
+            self.notify_changed();
+        }
+        Ok(())
+    }
+
+    pub fn add_delegate(&self, d: Arc<dyn Delegate>) {
+        let _ = self.update(
+            |_| Ok(()),
+            |s, ()| {
+                let mut v: Vec<_> = s.delegates.iter().cloned().collect();
+                v.push(d);
+                s.delegates = Arc::from(v);
+            },
+            false,
+        );
+    }
+
+    pub fn set_scope_hooks(&self, hooks: Option<Arc<dyn ScopeHooks>>) {
+        let _ = self.update(|_| Ok(()), |s, ()| s.scope_hooks = hooks, false);
+    }
+
+    pub fn set_permission_hook(&self, hook: Option<Arc<dyn PermissionHook>>) {
+        let _ = self.update(|_| Ok(()), |s, ()| s.permission = hook, false);
+    }
+
+    /// Which callers may call any function of this dispatcher.
+    pub fn set_caller_policy(&self, policy: CallerPolicy) {
+        let _ = self.update(|_| Ok(()), |s, ()| s.callers = policy, false);
+    }
+
+    /// Which callers may call one function (replaces the descriptor's `callers`).
+    pub fn set_function_caller_policy(&self, id: &str, policy: CallerPolicy) -> Result<()> {
+        self.update(
+            |s| match s.index.get(id) {
+                Some(Slot::Declared(i)) => Ok(*i),
+                Some(Slot::Generated(_)) => Err(Error::Invalid(format!("\"{id}\" is generated; set the dispatcher's caller policy instead"))),
+                None => Err(Error::NotFound(id.into())),
+            },
+            |s, i| {
+                let old = &s.functions[i];
+                let mut desc = old.desc.clone();
+                desc.callers = policy;
+                s.functions[i] = Arc::new(Entry {
+                    desc,
+                    handler: old.handler.clone(),
+                    enabled: AtomicBool::new(old.is_enabled()),
+                });
+            },
+            false,
+        )
+    }
+
+    pub fn set_limits(&self, limits: Limits) -> Result<()> {
+        if limits.max_depth == 0 || limits.max_input_bytes == 0 {
+            return Err(Error::Invalid("limits must be greater than zero".into()));
+        }
+        self.update(|_| Ok(()), |s, ()| s.limits = limits, false)
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.snapshot().limits
+    }
+
+    /// Declares the metadata properties that conditions and `{metadata.X}` placeholders
+    /// may name; later registrations are checked against them.
+    pub fn set_metadata_properties(&self, props: Option<Vec<String>>) {
+        let _ = self.update(|_| Ok(()), |s, ()| s.metadata_properties = props.map(Arc::from), false);
+    }
+
+    pub fn set_log_sink(&self, sink: Option<LogSink>) {
+        *self.inner.shared.log.write() = sink;
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.inner.shared
+    }
+
+    /// Starts a call; `sink` receives the outcome (else it is kept for `wait_outcome`).
+    fn start(&self, inv: &Invocation, args: Option<&str>, sink: Option<OutcomeSink>) -> Arc<Call> {
+        let snap = self.snapshot();
+        let entry = snap.find(&inv.function_id);
+        let (kind, entity) = match entry.as_ref().and_then(|e| e.desc.generated_for) {
+            Some(i) => (CallKind::EntityLookup, Some(i)),
+            None => (CallKind::Function, None),
+        };
+        let call = Arc::new(Call::new(self.inner.shared.clone(), snap, inv, args, kind, entity, None));
+        if let Some(e) = entry {
+            let _ = call.entry.set(e);
+        }
+        call.ctl.lock().sink = sink;
+        if let Some(t) = &inv.cancel {
+            match t.0.subscribe(&call) {
+                Some(id) => {
+                    let _ = call.token_sub.set(id);
+                }
+                None => call.cancel(crate::error::ErrorCode::Cancelled),
+            }
+        }
+        call
+    }
+
+    /// Runs a call and blocks until its outcome (JSON). Never fails: every failure is an
+    /// outcome.
+    pub fn execute(&self, inv: &Invocation, args: Option<&str>) -> String {
+        let call = self.start(inv, args, None);
+        crate::pipeline::drive(&call, None);
+        let deadline = inv.timeout.map(|t| call.started + t);
+        match call.wait_outcome(deadline) {
+            Some(o) => o,
+            None => {
+                call.cancel(crate::error::ErrorCode::TimedOut);
+                call.wait_outcome(None).unwrap_or_default()
+            }
+        }
+    }
+
+    /// Like [`Dispatcher::execute`], parsed.
+    pub fn execute_outcome(&self, inv: &Invocation, args: Option<&str>) -> Outcome {
+        let json = self.execute(inv, args);
+        Outcome::from_json(&json).unwrap_or_else(|e| Outcome::error(crate::error::ErrorCode::InternalError, e))
+    }
+
+    /// Starts a call and returns at once; `on_outcome` receives the outcome exactly once,
+    /// on the thread that finishes the call.
+    pub fn execute_async(
+        &self,
+        inv: &Invocation,
+        args: Option<&str>,
+        on_outcome: impl FnOnce(&Outcome, &str) + Send + 'static,
+    ) {
+        let call = self.start(inv, args, Some(Box::new(on_outcome)));
+        if let Some(t) = inv.timeout {
+            crate::timer::schedule(call.started + t, Arc::downgrade(&call));
+        }
+        crate::pipeline::drive(&call, None);
+    }
+
+    /// The registry: declared functions, then generated ones; types; entities.
+    pub fn registry_json(&self) -> String {
+        self.registry_value().to_string()
+    }
+
+    pub fn registry_value(&self) -> Value {
+        let s = self.snapshot();
+        let functions: Vec<Value> = s.entries().map(|e| e.desc.to_json(&s.types, e.is_enabled())).collect();
+        let entities: Vec<Value> = s.types.entities.iter().map(|e| s.types.entity_json(e)).collect();
+        let mut o = Map::new();
+        o.insert("functions".into(), Value::Array(functions));
+        o.insert("types".into(), s.types.to_json());
+        o.insert("entities".into(), Value::Array(entities));
+        Value::Object(o)
+    }
+
+    /// The JSON Schema (2020-12) of a function's parameters.
+    pub fn parameters_schema(&self, id: &str) -> Result<Value> {
+        let s = self.snapshot();
+        let e = s.find(id).ok_or_else(|| Error::NotFound(id.into()))?;
+        Ok(schema::parameters_schema(&s.types, &e.desc))
+    }
+
+    /// The JSON Schema (2020-12) of a function's result; `None` for void.
+    pub fn result_schema(&self, id: &str) -> Result<Option<Value>> {
+        let s = self.snapshot();
+        let e = s.find(id).ok_or_else(|| Error::NotFound(id.into()))?;
+        Ok(schema::result_schema(&s.types, &e.desc))
+    }
+
+    /// The descriptors of every function (declared, then generated).
+    pub fn functions(&self) -> Vec<FunctionInfo> {
+        let s = self.snapshot();
+        s.entries()
+            .map(|e| FunctionInfo {
+                desc: e.desc.clone(),
+                enabled: e.is_enabled(),
+                parameters_schema: schema::parameters_schema(&s.types, &e.desc),
+                result_schema: schema::result_schema(&s.types, &e.desc),
+            })
+            .collect()
+    }
+}
+
+/// A function as listed by [`Dispatcher::functions`].
+#[derive(Clone, Debug)]
+pub struct FunctionInfo {
+    pub desc: FunctionDescriptor,
+    pub enabled: bool,
+    pub parameters_schema: Value,
+    pub result_schema: Option<Value>,
+}

@@ -1,0 +1,154 @@
+//! The outcome of one call: `{"status", "result", "dialog", "errorCode", "message"}`,
+//! written directly around the result JSON rather than built as a tree.
+
+use crate::binding::write_json_str;
+use crate::error::ErrorCode;
+use serde_json::Value;
+
+/// `success`, `error` or `openApp` (continue in the app's foreground, apple only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Success,
+    Error,
+    OpenApp,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Success => "success",
+            Status::Error => "error",
+            Status::OpenApp => "openApp",
+        }
+    }
+}
+
+/// One call's outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub status: Status,
+    /// The result as normalised JSON text (`None` is `null`).
+    pub result: Option<String>,
+    pub dialog: Option<String>,
+    pub error_code: Option<ErrorCode>,
+    pub message: Option<String>,
+    /// An output-kind function ended the agent's run: the result is its structured answer.
+    pub is_final: bool,
+}
+
+impl Outcome {
+    pub fn success(result: Option<String>) -> Outcome {
+        Outcome {
+            status: Status::Success,
+            result,
+            dialog: None,
+            error_code: None,
+            message: None,
+            is_final: false,
+        }
+    }
+
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Error,
+            result: None,
+            dialog: None,
+            error_code: Some(code),
+            message: Some(message.into()),
+            is_final: false,
+        }
+    }
+
+    pub fn open_app(message: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::OpenApp,
+            result: None,
+            dialog: None,
+            error_code: None,
+            message: Some(message.into()),
+            is_final: false,
+        }
+    }
+
+    pub fn is_success(&self) -> bool {
+        self.status == Status::Success
+    }
+
+    /// The outcome JSON (DESIGN.md step 7), plus `"final": true` for output tools.
+    pub fn to_json(&self) -> String {
+        let mut s = String::with_capacity(
+            80 + self.result.as_ref().map_or(0, String::len)
+                + self.message.as_ref().map_or(0, String::len)
+                + self.dialog.as_ref().map_or(0, String::len),
+        );
+        s.push_str("{\"status\":\"");
+        s.push_str(self.status.as_str());
+        s.push_str("\",\"result\":");
+        s.push_str(self.result.as_deref().unwrap_or("null"));
+        s.push_str(",\"dialog\":");
+        opt_str(&mut s, self.dialog.as_deref());
+        s.push_str(",\"errorCode\":");
+        match self.error_code {
+            Some(c) => {
+                s.push('"');
+                s.push_str(c.as_str());
+                s.push('"');
+            }
+            None => s.push_str("null"),
+        }
+        s.push_str(",\"message\":");
+        opt_str(&mut s, self.message.as_deref());
+        if self.is_final {
+            s.push_str(",\"final\":true");
+        }
+        s.push('}');
+        s
+    }
+
+    /// Parses outcome JSON (for hosts and tests).
+    pub fn from_json(text: &str) -> Result<Outcome, String> {
+        let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let status = match v.get("status").and_then(Value::as_str) {
+            Some("success") => Status::Success,
+            Some("error") => Status::Error,
+            Some("openApp") => Status::OpenApp,
+            other => return Err(format!("bad status {other:?}")),
+        };
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+        Ok(Outcome {
+            status,
+            result: match v.get("result") {
+                None | Some(Value::Null) => None,
+                Some(r) => Some(r.to_string()),
+            },
+            dialog: s("dialog"),
+            error_code: s("errorCode").and_then(|c| ErrorCode::from_name(&c)),
+            message: s("message"),
+            is_final: v.get("final").and_then(Value::as_bool).unwrap_or(false),
+        })
+    }
+}
+
+fn opt_str(s: &mut String, v: Option<&str>) {
+    match v {
+        Some(t) => write_json_str(s, t),
+        None => s.push_str("null"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_design_shape() {
+        let o = Outcome::success(Some("{\"id\":\"o-1\"}".into()));
+        assert_eq!(o.to_json(), r#"{"status":"success","result":{"id":"o-1"},"dialog":null,"errorCode":null,"message":null}"#);
+        let e = Outcome::error(ErrorCode::InvalidArgument, "quantity: expected int32, got string \"two\"");
+        assert_eq!(e.to_json(), r#"{"status":"error","result":null,"dialog":null,"errorCode":"InvalidArgument","message":"quantity: expected int32, got string \"two\""}"#);
+        assert_eq!(Outcome::from_json(&e.to_json()).unwrap(), e);
+        let mut f = Outcome::success(Some("1".into()));
+        f.is_final = true;
+        assert!(f.to_json().ends_with(",\"final\":true}"));
+    }
+}
