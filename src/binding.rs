@@ -255,7 +255,9 @@ impl<'t> Ctx<'t> {
         self.depth += 1;
         if self.depth > self.max_depth {
             let limit = self.max_depth;
-            return Err(self.fail(format!("the input nests deeper than the limit of {limit} levels")));
+            return Err(self.fail(format!(
+                "the input nests deeper than the limit of {limit} levels"
+            )));
         }
         Ok(())
     }
@@ -328,7 +330,10 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
                 let reason = if names.is_empty() {
                     "unknown parameter; this function takes no parameters".to_string()
                 } else {
-                    format!("unknown parameter{close}; expected one of: {}", names.join(", "))
+                    format!(
+                        "unknown parameter{close}; expected one of: {}",
+                        names.join(", ")
+                    )
                 };
                 let e = ctx.fail(reason);
                 return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
@@ -390,9 +395,9 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Err(self.ctx.fail(
-            "the arguments must be a JSON object keyed by parameter names, got null".into(),
-        ))
+        Err(self
+            .ctx
+            .fail("the arguments must be a JSON object keyed by parameter names, got null".into()))
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
         Err(self.ctx.fail(format!(
@@ -492,9 +497,10 @@ impl<'y> ValueSeed<'_, '_, 'y> {
             _ => return Err(self.mismatch(got())),
         };
         if v < lo || v > hi {
-            return Err(self
-                .ctx
-                .fail(format!("{} is out of range for {name} ({lo} to {hi})", got())));
+            return Err(self.ctx.fail(format!(
+                "{} is out of range for {name} ({lo} to {hi})",
+                got()
+            )));
         }
         let _ = write!(self.ctx.out, "{v}");
         Ok(())
@@ -540,7 +546,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                     let _ = write!(self.ctx.out, "{v:?}");
                     Ok(())
                 } else {
-                    Err(self.ctx.fail("the number is out of range for double".into()))
+                    Err(self
+                        .ctx
+                        .fail("the number is out of range for double".into()))
                 }
             }
             Type::Int32 | Type::Int64 => {
@@ -549,7 +557,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                     self.write_int(v as i128, &|| format!("number {v}"))
                 } else if v.fract() == 0.0 {
                     let name = self.ctx.types.type_name(self.ty);
-                    Err(self.ctx.fail(format!("number {v} is out of range for {name}")))
+                    Err(self
+                        .ctx
+                        .fail(format!("number {v} is out of range for {name}")))
                 } else {
                     let name = self.ctx.types.type_name(self.ty);
                     Err(self
@@ -759,7 +769,11 @@ mod tests {
         priority.optional = true;
         priority.default = Some(json!("Normal"));
         priority.default_json = Some("\"Normal\"".into());
-        vec![param("customer", Type::String), param("quantity", Type::Int32), priority]
+        vec![
+            param("customer", Type::String),
+            param("quantity", Type::Int32),
+            priority,
+        ]
     }
 
     fn bind(args: &str) -> Result<String, String> {
@@ -782,17 +796,48 @@ mod tests {
 
     #[test]
     fn refusals_name_the_parameter_and_the_reason() {
-        assert_eq!(bind(r#"{"customer":"acme","quantity":"two"}"#).unwrap_err(), r#"quantity: expected int32, got string "two""#);
-        assert_eq!(bind(r#"{"customer":"acme"}"#).unwrap_err(), "quantity: missing required value (int32)");
-        assert_eq!(bind(r#"{"customer":"acme","quantity":1,"prio":"Low"}"#).unwrap_err(), r#"prio: unknown parameter (did you mean "priority"?); expected one of: customer, quantity, priority"#);
-        assert_eq!(bind(r#"{"customer":"acme","quantity":1,"priority":"normal"}"#).unwrap_err(), r#"priority: "normal" is not a member of enum Priority (did you mean "Normal"?); expected one of: Low, Normal, High"#);
-        assert_eq!(bind(r#"{"customer":"acme","quantity":3000000000}"#).unwrap_err(), "quantity: number 3000000000 is out of range for int32 (-2147483648 to 2147483647)");
-        assert_eq!(bind(r#"{"customer":"acme","quantity":1.5}"#).unwrap_err(), "quantity: expected int32, got number 1.5 with a fraction");
-        assert_eq!(bind(r#"{"customer":null,"quantity":1}"#).unwrap_err(), "customer: expected string, got null");
-        assert_eq!(bind(r#"{"customer":"a","customer":"b","quantity":1}"#).unwrap_err(), "customer: given more than once");
-        assert_eq!(bind("[1]").unwrap_err(), "the arguments must be a JSON object keyed by parameter names, got an array");
-        assert!(bind(r#"{"customer":"a","quantity":1"#).unwrap_err().starts_with("invalid JSON"));
-        assert!(bind(r#"{"customer":"a","quantity":1} x"#).unwrap_err().starts_with("invalid JSON: trailing characters"));
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":"two"}"#).unwrap_err(),
+            r#"quantity: expected int32, got string "two""#
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme"}"#).unwrap_err(),
+            "quantity: missing required value (int32)"
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":1,"prio":"Low"}"#).unwrap_err(),
+            r#"prio: unknown parameter (did you mean "priority"?); expected one of: customer, quantity, priority"#
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":1,"priority":"normal"}"#).unwrap_err(),
+            r#"priority: "normal" is not a member of enum Priority (did you mean "Normal"?); expected one of: Low, Normal, High"#
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":3000000000}"#).unwrap_err(),
+            "quantity: number 3000000000 is out of range for int32 (-2147483648 to 2147483647)"
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":1.5}"#).unwrap_err(),
+            "quantity: expected int32, got number 1.5 with a fraction"
+        );
+        assert_eq!(
+            bind(r#"{"customer":null,"quantity":1}"#).unwrap_err(),
+            "customer: expected string, got null"
+        );
+        assert_eq!(
+            bind(r#"{"customer":"a","customer":"b","quantity":1}"#).unwrap_err(),
+            "customer: given more than once"
+        );
+        assert_eq!(
+            bind("[1]").unwrap_err(),
+            "the arguments must be a JSON object keyed by parameter names, got an array"
+        );
+        assert!(bind(r#"{"customer":"a","quantity":1"#)
+            .unwrap_err()
+            .starts_with("invalid JSON"));
+        assert!(bind(r#"{"customer":"a","quantity":1} x"#)
+            .unwrap_err()
+            .starts_with("invalid JSON: trailing characters"));
     }
 
     #[test]
@@ -801,10 +846,23 @@ mod tests {
         let mut title = param("title", Type::Nullable(Box::new(Type::String)));
         let params = vec![title.clone()];
         let l = Limits::default();
-        assert_eq!(bind_arguments(&t, &params, Some(r#"{"title":null}"#), &l).unwrap().json, r#"{"title":null}"#);
-        assert_eq!(bind_arguments(&t, &params, Some("{}"), &l).unwrap_err().to_string(), "title: missing required value (string or null)");
+        assert_eq!(
+            bind_arguments(&t, &params, Some(r#"{"title":null}"#), &l)
+                .unwrap()
+                .json,
+            r#"{"title":null}"#
+        );
+        assert_eq!(
+            bind_arguments(&t, &params, Some("{}"), &l)
+                .unwrap_err()
+                .to_string(),
+            "title: missing required value (string or null)"
+        );
         title.optional = true;
-        assert_eq!(bind_arguments(&t, &[title], Some("{}"), &l).unwrap().json, "{}");
+        assert_eq!(
+            bind_arguments(&t, &[title], Some("{}"), &l).unwrap().json,
+            "{}"
+        );
     }
 
     #[test]
@@ -812,10 +870,22 @@ mod tests {
         let t = types();
         let params = vec![param("lines", Type::Array(Box::new(Type::Record(0))))];
         let l = Limits::default();
-        let e = bind_arguments(&t, &params, Some(r#"{"lines":[{"sku":"a"},{"sku":"b","qty":"x"}]}"#), &l).unwrap_err();
-        assert_eq!(e.to_string(), r#"lines[1].qty: expected int32, got string "x""#);
+        let e = bind_arguments(
+            &t,
+            &params,
+            Some(r#"{"lines":[{"sku":"a"},{"sku":"b","qty":"x"}]}"#),
+            &l,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"lines[1].qty: expected int32, got string "x""#
+        );
         let e = bind_arguments(&t, &params, Some(r#"{"lines":[{"qty":1}]}"#), &l).unwrap_err();
-        assert_eq!(e.to_string(), "lines[0].sku: missing required field (string)");
+        assert_eq!(
+            e.to_string(),
+            "lines[0].sku: missing required field (string)"
+        );
         let ok = bind_arguments(&t, &params, Some(r#"{"lines":[ ]}"#), &l).unwrap();
         assert_eq!(ok.json, r#"{"lines":[]}"#);
     }
@@ -823,14 +893,32 @@ mod tests {
     #[test]
     fn limits_refuse_oversize_and_deep_input() {
         let t = types();
-        let params = vec![param("x", Type::Array(Box::new(Type::Array(Box::new(Type::Int32)))))];
-        let l = Limits { max_input_bytes: 64, max_depth: 2 };
+        let params = vec![param(
+            "x",
+            Type::Array(Box::new(Type::Array(Box::new(Type::Int32)))),
+        )];
+        let l = Limits {
+            max_input_bytes: 64,
+            max_depth: 2,
+        };
         let e = bind_arguments(&t, &params, Some(r#"{"x":[[1]]}"#), &l).unwrap_err();
-        assert_eq!(e.to_string(), "x[0]: the input nests deeper than the limit of 2 levels");
+        assert_eq!(
+            e.to_string(),
+            "x[0]: the input nests deeper than the limit of 2 levels"
+        );
         let big = format!("{{\"x\":\"{}\"}}", "a".repeat(100));
-        assert!(bind_arguments(&t, &params, Some(&big), &l).unwrap_err().to_string().contains("more than the limit of 64 bytes"));
+        assert!(bind_arguments(&t, &params, Some(&big), &l)
+            .unwrap_err()
+            .to_string()
+            .contains("more than the limit of 64 bytes"));
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert!(bind_arguments(&t, &params, Some(&format!("{{\"x\":{deep}}}")), &Limits::default()).is_err());
+        assert!(bind_arguments(
+            &t,
+            &params,
+            Some(&format!("{{\"x\":{deep}}}")),
+            &Limits::default()
+        )
+        .is_err());
     }
 
     #[test]
@@ -843,10 +931,26 @@ mod tests {
             id_field: "id".into(),
             fields: vec![],
         });
-        let params = vec![param("order", Type::Entity(0)), param("others", Type::Array(Box::new(Type::Entity(0))))];
-        let b = bind_arguments(&t, &params, Some(r#"{"order":"o-1","others":["o-2","o-3"]}"#), &Limits::default()).unwrap();
-        let found: Vec<(&str, &str)> = b.entity_refs.iter().map(|r| (r.id.as_str(), r.path.as_str())).collect();
-        assert_eq!(found, [("o-1", "order"), ("o-2", "others[0]"), ("o-3", "others[1]")]);
+        let params = vec![
+            param("order", Type::Entity(0)),
+            param("others", Type::Array(Box::new(Type::Entity(0)))),
+        ];
+        let b = bind_arguments(
+            &t,
+            &params,
+            Some(r#"{"order":"o-1","others":["o-2","o-3"]}"#),
+            &Limits::default(),
+        )
+        .unwrap();
+        let found: Vec<(&str, &str)> = b
+            .entity_refs
+            .iter()
+            .map(|r| (r.id.as_str(), r.path.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [("o-1", "order"), ("o-2", "others[0]"), ("o-3", "others[1]")]
+        );
         assert_eq!(&b.json[b.entity_refs[1].range.clone()], "\"o-2\"");
     }
 

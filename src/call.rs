@@ -208,10 +208,10 @@ impl Call {
         Call {
             shared,
             snap,
-            function_id: Arc::from(inv.function_id.as_str()),
+            function_id: with_nul(&inv.function_id).into(),
             platform: inv.platform,
             foreground: inv.is_foreground,
-            caller_package: inv.caller_package.as_str().into(),
+            caller_package: with_nul(&inv.caller_package).into_boxed_str(),
             kind,
             entry: OnceLock::new(),
             args_in: args_in.map(Into::into),
@@ -236,7 +236,7 @@ impl Call {
 
     /// The function's id (for a lookup, the generated `search_{entity}` id).
     pub fn function_id(&self) -> &str {
-        &self.function_id
+        strip_nul(&self.function_id)
     }
     pub fn platform(&self) -> Platform {
         self.platform
@@ -246,7 +246,7 @@ impl Call {
     }
     /// The calling package ("" in-process).
     pub fn caller_package(&self) -> &str {
-        &self.caller_package
+        strip_nul(&self.caller_package)
     }
     pub fn kind(&self) -> CallKind {
         self.kind
@@ -257,16 +257,34 @@ impl Call {
         if self.kind == CallKind::EntityLookup {
             return None;
         }
-        self.args.get().map(|s| &**s)
+        self.args.get().map(|s| strip_nul(s))
     }
     /// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}`.
     pub fn lookup_request(&self) -> Option<&str> {
-        self.lookup_request.get().map(|s| &**s)
+        self.lookup_request.get().map(|s| strip_nul(s))
     }
     /// For entity lookups: the entity's name.
     pub fn entity_name(&self) -> Option<&str> {
-        self.entity.map(|i| self.snap.types.entities[i].name.as_str())
+        self.entity
+            .map(|i| self.snap.types.entities[i].name.as_str())
     }
+    /// NUL-terminated views for the C layer (each valid as long as the call lives).
+    pub fn function_id_nul(&self) -> &str {
+        &self.function_id
+    }
+    pub fn caller_package_nul(&self) -> &str {
+        &self.caller_package
+    }
+    pub fn args_nul(&self) -> Option<&str> {
+        if self.kind == CallKind::EntityLookup {
+            return None;
+        }
+        self.args.get().map(|s| &**s)
+    }
+    pub fn lookup_request_nul(&self) -> Option<&str> {
+        self.lookup_request.get().map(|s| &**s)
+    }
+
     /// The function's descriptor, once found.
     pub fn descriptor(&self) -> Option<&crate::descriptor::FunctionDescriptor> {
         self.entry.get().map(|e| &e.desc)
@@ -399,7 +417,11 @@ impl Call {
     /// Starts waiting for a host answer and runs `invoke` (the host callback) with the
     /// wait's sequence number. Returns the answer when it came inline, or `None` when the
     /// call is suspended (whoever answers later drives it on).
-    pub(crate) fn await_host(self: &Arc<Self>, op: Op, invoke: impl FnOnce(u32)) -> Option<Completion> {
+    pub(crate) fn await_host(
+        self: &Arc<Self>,
+        op: Op,
+        invoke: impl FnOnce(u32),
+    ) -> Option<Completion> {
         if let Some(code) = self.cancel_code() {
             return Some(Completion::Abort(code));
         }
@@ -442,7 +464,12 @@ impl Call {
 
     /// Delivers a host answer for the wait `seq` (or, with `seq == None`, for whatever
     /// wait of kind `op` is pending).
-    pub(crate) fn answer(self: &Arc<Self>, seq: Option<u32>, op: Op, c: Completion) -> Result<(), CompleteError> {
+    pub(crate) fn answer(
+        self: &Arc<Self>,
+        seq: Option<u32>,
+        op: Op,
+        c: Completion,
+    ) -> Result<(), CompleteError> {
         let what = match op {
             Op::Gate => "gate answer",
             Op::Handler => "handler result",
@@ -450,21 +477,25 @@ impl Call {
         };
         let mut ctl = self.ctl.lock();
         let matches = match &ctl.wait {
-            Some(w) => w.op == op && seq.is_none_or(|s| handles::seq_bits(w.seq) == handles::seq_bits(s)),
+            Some(w) => {
+                w.op == op && seq.is_none_or(|s| handles::seq_bits(w.seq) == handles::seq_bits(s))
+            }
             None => false,
         };
         if !matches {
             let waiting_for_other = ctl.wait.is_some() && !ctl.finished;
             drop(ctl);
             return Err(if waiting_for_other {
-                CompleteError::NotWaiting(self.function_id.to_string(), what)
+                CompleteError::NotWaiting(self.function_id().to_string(), what)
             } else {
-                CompleteError::AlreadyCompleted(self.function_id.to_string())
+                CompleteError::AlreadyCompleted(self.function_id().to_string())
             });
         }
         if ctl.wait.as_ref().is_some_and(|w| w.inline) {
             if ctl.inline_result.is_some() {
-                return Err(CompleteError::AlreadyCompleted(self.function_id.to_string()));
+                return Err(CompleteError::AlreadyCompleted(
+                    self.function_id().to_string(),
+                ));
             }
             ctl.inline_result = Some(c);
             return Ok(());
@@ -481,7 +512,11 @@ impl Call {
     }
 
     /// Answers the gate with sequence `seq`.
-    pub(crate) fn answer_gate(self: &Arc<Self>, seq: u32, d: GateDecision) -> Result<(), CompleteError> {
+    pub(crate) fn answer_gate(
+        self: &Arc<Self>,
+        seq: u32,
+        d: GateDecision,
+    ) -> Result<(), CompleteError> {
         self.answer(Some(seq), Op::Gate, Completion::Gate(d))
     }
 
@@ -502,6 +537,18 @@ impl Call {
             }
         }
     }
+}
+
+/// Text stored with a trailing NUL, so the C layer can lend it without copying.
+pub(crate) fn with_nul(s: &str) -> String {
+    let mut t = String::with_capacity(s.len() + 1);
+    t.push_str(s);
+    t.push('\0');
+    t
+}
+
+pub(crate) fn strip_nul(s: &str) -> &str {
+    s.strip_suffix('\0').unwrap_or(s)
 }
 
 /// An unanswered gate, handed to a delegate's `on_invoking` or the permission hook.
@@ -570,7 +617,7 @@ pub enum HandleRef {
 pub fn resolve_handle(h: usize) -> HandleRef {
     match handles::get(h) {
         handles::Lookup::Live(c, seq) => HandleRef::Live(c, seq),
-        handles::Lookup::Ended(t) => HandleRef::Ended(t.function_id.to_string()),
+        handles::Lookup::Ended(t) => HandleRef::Ended(strip_nul(&t.function_id).to_string()),
         handles::Lookup::Unknown => HandleRef::Unknown,
     }
 }
@@ -581,7 +628,10 @@ pub fn log_late(h: usize, what: &str) {
         if let Some(s) = t.shared.upgrade() {
             s.log(
                 LogLevel::Warn,
-                &format!("{what} for the call to {} after it ended was ignored", t.function_id),
+                &format!(
+                    "{what} for the call to {} after it ended was ignored",
+                    strip_nul(&t.function_id)
+                ),
             );
         }
     }
@@ -591,8 +641,15 @@ pub fn log_late(h: usize, what: &str) {
 pub fn answer_gate_handle(h: usize, d: GateDecision) -> Result<(), CompleteError> {
     match handles::get(h) {
         handles::Lookup::Live(c, seq) if seq != 0 => c.answer_gate(seq, d),
-        handles::Lookup::Live(c, _) => Err(CompleteError::NotWaiting(c.function_id.to_string(), "gate answer")),
-        handles::Lookup::Ended(t) => Err(CompleteError::AlreadyCompleted(t.function_id.to_string())),
-        handles::Lookup::Unknown => Err(CompleteError::AlreadyCompleted("an unknown function".into())),
+        handles::Lookup::Live(c, _) => Err(CompleteError::NotWaiting(
+            c.function_id().to_string(),
+            "gate answer",
+        )),
+        handles::Lookup::Ended(t) => Err(CompleteError::AlreadyCompleted(
+            strip_nul(&t.function_id).to_string(),
+        )),
+        handles::Lookup::Unknown => Err(CompleteError::AlreadyCompleted(
+            "an unknown function".into(),
+        )),
     }
 }

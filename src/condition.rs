@@ -262,7 +262,10 @@ mod tests {
         assert!(Condition::parse("X || Y").unwrap().eval(&m));
         assert!(!Condition::parse("!(A || X) && Y").unwrap().eval(&m));
         assert!(!Condition::parse("Missing").unwrap().eval(&m));
-        assert_eq!(Condition::parse("A && !(B || C)").unwrap().properties(), ["A", "B", "C"]);
+        assert_eq!(
+            Condition::parse("A && !(B || C)").unwrap().properties(),
+            ["A", "B", "C"]
+        );
     }
 
     #[test]
@@ -270,7 +273,9 @@ mod tests {
         assert_eq!(Condition::parse("A & B").unwrap_err(), "unexpected \"&\" at column 2; a condition uses property names, !, &&, || and parentheses");
         assert!(Condition::parse("A == 1").is_err());
         assert!(Condition::parse("(A").unwrap_err().contains("not closed"));
-        assert!(Condition::parse("A B").unwrap_err().contains("unexpected \"B\""));
+        assert!(Condition::parse("A B")
+            .unwrap_err()
+            .contains("unexpected \"B\""));
         assert!(Condition::parse("").is_err());
         assert!(Condition::parse("A &&").unwrap_err().contains("ends"));
     }
@@ -278,8 +283,17 @@ mod tests {
     #[test]
     fn placeholders_render_with_metadata() {
         let m = json!({"ProviderName": "Bing", "Max": 5});
-        assert_eq!(placeholders("Search using {metadata.ProviderName} up to {metadata.Max}"), ["ProviderName", "Max"]);
-        assert_eq!(render("Search using {metadata.ProviderName} up to {metadata.Max}", &m), "Search using Bing up to 5");
+        assert_eq!(
+            placeholders("Search using {metadata.ProviderName} up to {metadata.Max}"),
+            ["ProviderName", "Max"]
+        );
+        assert_eq!(
+            render(
+                "Search using {metadata.ProviderName} up to {metadata.Max}",
+                &m
+            ),
+            "Search using Bing up to 5"
+        );
         assert_eq!(render("{metadata.Missing}!", &m), "!");
         assert!(check_placeholders("{metadata.a b}").is_err());
     }

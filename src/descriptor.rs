@@ -39,12 +39,18 @@ pub struct CallerPolicy {
 impl CallerPolicy {
     /// `None` when the caller passes, else the reason.
     pub fn refuses(&self, caller: &str) -> Option<String> {
-        let shown = if caller.is_empty() { "(in-process)" } else { caller };
+        let shown = if caller.is_empty() {
+            "(in-process)"
+        } else {
+            caller
+        };
         if self.deny.iter().any(|d| d == caller) {
             return Some(format!("caller {shown} is denied"));
         }
         if !self.allow.is_empty() && !self.allow.iter().any(|a| a == caller) {
-            return Some(format!("caller {shown} is not in the list of allowed callers"));
+            return Some(format!(
+                "caller {shown} is not in the list of allowed callers"
+            ));
         }
         None
     }
@@ -54,9 +60,9 @@ impl CallerPolicy {
     }
 
     pub fn parse(v: &Value, path: &str) -> Result<CallerPolicy> {
-        let o = v
-            .as_object()
-            .ok_or_else(|| Error::descriptor(path, "expected {\"allow\": [...], \"deny\": [...]}"))?;
+        let o = v.as_object().ok_or_else(|| {
+            Error::descriptor(path, "expected {\"allow\": [...], \"deny\": [...]}")
+        })?;
         check_keys(o, path, &["allow", "deny"])?;
         let list = |key: &str| -> Result<Vec<String>> {
             match o.get(key) {
@@ -66,11 +72,17 @@ impl CallerPolicy {
                     .enumerate()
                     .map(|(i, x)| {
                         x.as_str().map(str::to_owned).ok_or_else(|| {
-                            Error::descriptor(format!("{path}.{key}[{i}]"), "expected a package name string")
+                            Error::descriptor(
+                                format!("{path}.{key}[{i}]"),
+                                "expected a package name string",
+                            )
                         })
                     })
                     .collect(),
-                Some(_) => Err(Error::descriptor(format!("{path}.{key}"), "expected an array of package names")),
+                Some(_) => Err(Error::descriptor(
+                    format!("{path}.{key}"),
+                    "expected an array of package names",
+                )),
             }
         };
         Ok(CallerPolicy {
@@ -145,13 +157,17 @@ pub fn is_function_id(s: &str) -> bool {
     !b.is_empty()
         && b.len() <= 64
         && b[0].is_ascii_lowercase()
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
 }
 
 /// camelCase: `[a-z][A-Za-z0-9]*`, at most 64 characters.
 pub fn is_parameter_name(s: &str) -> bool {
     let b = s.as_bytes();
-    !b.is_empty() && b.len() <= 64 && b[0].is_ascii_lowercase() && b.iter().all(u8::is_ascii_alphanumeric)
+    !b.is_empty()
+        && b.len() <= 64
+        && b[0].is_ascii_lowercase()
+        && b.iter().all(u8::is_ascii_alphanumeric)
 }
 
 /// What parsing checks beyond the types: the metadata properties conditions and
@@ -164,14 +180,24 @@ pub struct ParseContext<'a> {
 
 impl FunctionDescriptor {
     /// Parses and validates a function descriptor.
-    pub fn parse(doc: &Value, types: &TypeSet, cx: &ParseContext<'_>) -> Result<FunctionDescriptor> {
+    pub fn parse(
+        doc: &Value,
+        types: &TypeSet,
+        cx: &ParseContext<'_>,
+    ) -> Result<FunctionDescriptor> {
         let o = doc.as_object().ok_or_else(|| {
-            Error::descriptor("descriptor", format!("expected a JSON object, got {}", describe_json(doc)))
+            Error::descriptor(
+                "descriptor",
+                format!("expected a JSON object, got {}", describe_json(doc)),
+            )
         })?;
         let id = match o.get("id") {
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
-                return Err(Error::descriptor("id", format!("expected a string, got {}", describe_json(other))))
+                return Err(Error::descriptor(
+                    "id",
+                    format!("expected a string, got {}", describe_json(other)),
+                ))
             }
             None => return Err(Error::descriptor("descriptor.id", "missing")),
         };
@@ -189,7 +215,8 @@ impl FunctionDescriptor {
             None | Some(Value::Null) => {}
             Some(Value::Array(items)) => {
                 for (i, item) in items.iter().enumerate() {
-                    let param = parse_parameter(item, &format!("{p}.parameters[{i}]"), p, types, cx)?;
+                    let param =
+                        parse_parameter(item, &format!("{p}.parameters[{i}]"), p, types, cx)?;
                     if parameters.iter().any(|x| x.name == param.name) {
                         return Err(Error::descriptor(
                             format!("{p}.parameters.{}", param.name),
@@ -220,7 +247,10 @@ impl FunctionDescriptor {
             Some(other) => {
                 return Err(Error::descriptor(
                     format!("{p}.kind"),
-                    format!("expected \"function\" or \"output\", got {}", describe_json(other)),
+                    format!(
+                        "expected \"function\" or \"output\", got {}",
+                        describe_json(other)
+                    ),
                 ))
             }
         };
@@ -277,7 +307,11 @@ impl FunctionDescriptor {
             None | Some(Value::Null) => Hints::default(),
             Some(Value::Object(h)) => {
                 let hp = format!("{p}.hints");
-                check_keys(h, &hp, &["readOnly", "destructive", "idempotent", "openWorld"])?;
+                check_keys(
+                    h,
+                    &hp,
+                    &["readOnly", "destructive", "idempotent", "openWorld"],
+                )?;
                 Hints {
                     read_only: opt_bool(h, "readOnly", &hp)?,
                     destructive: opt_bool(h, "destructive", &hp)?,
@@ -445,12 +479,20 @@ fn parse_parameter(
     types: &TypeSet,
     cx: &ParseContext<'_>,
 ) -> Result<Parameter> {
-    let o = item
-        .as_object()
-        .ok_or_else(|| Error::descriptor(path, format!("expected an object, got {}", describe_json(item))))?;
+    let o = item.as_object().ok_or_else(|| {
+        Error::descriptor(
+            path,
+            format!("expected an object, got {}", describe_json(item)),
+        )
+    })?;
     let name = match o.get("name") {
         Some(Value::String(s)) => s.clone(),
-        _ => return Err(Error::descriptor(format!("{path}.name"), "missing or not a string")),
+        _ => {
+            return Err(Error::descriptor(
+                format!("{path}.name"),
+                "missing or not a string",
+            ))
+        }
     };
     let path = format!("{fid}.parameters.{name}");
     if !is_parameter_name(&name) {
@@ -459,7 +501,18 @@ fn parse_parameter(
             "a parameter name is camelCase: a lowercase letter, then letters and digits",
         ));
     }
-    check_keys(o, &path, &["name", "type", "description", "optional", "nullable", "default"])?;
+    check_keys(
+        o,
+        &path,
+        &[
+            "name",
+            "type",
+            "description",
+            "optional",
+            "nullable",
+            "default",
+        ],
+    )?;
     let tv = o
         .get("type")
         .ok_or_else(|| Error::descriptor(format!("{path}.type"), "missing"))?;
@@ -472,7 +525,7 @@ fn parse_parameter(
     let default_json = match &default {
         None => None,
         Some(d) => {
-            if matches!(ty, Type::Entity(_)) || contains_entity(types, &ty) {
+            if contains_entity(&ty) {
                 return Err(Error::descriptor(
                     format!("{path}.default"),
                     "an entity parameter cannot have a default",
@@ -482,7 +535,11 @@ fn parse_parameter(
             optional = true;
             let text = d.to_string();
             let bound = bind_value(types, &ty, &text, Mode::Values, &cx.limits).map_err(|e| {
-                let inner = if e.path.is_empty() { String::new() } else { format!(".{}", e.path) };
+                let inner = if e.path.is_empty() {
+                    String::new()
+                } else {
+                    format!(".{}", e.path)
+                };
                 Error::descriptor(format!("{path}.default{inner}"), e.reason)
             })?;
             Some(bound.json)
@@ -498,10 +555,10 @@ fn parse_parameter(
     })
 }
 
-fn contains_entity(types: &TypeSet, ty: &Type) -> bool {
+fn contains_entity(ty: &Type) -> bool {
     match ty {
         Type::Entity(_) => true,
-        Type::Array(t) | Type::Nullable(t) => contains_entity(types, t),
+        Type::Array(t) | Type::Nullable(t) => contains_entity(t),
         _ => false,
     }
 }
@@ -509,7 +566,10 @@ fn contains_entity(types: &TypeSet, ty: &Type) -> bool {
 /// Parses and validates an entity descriptor.
 pub fn parse_entity(doc: &Value, types: &TypeSet) -> Result<EntityDef> {
     let o = doc.as_object().ok_or_else(|| {
-        Error::descriptor("entity", format!("expected a JSON object, got {}", describe_json(doc)))
+        Error::descriptor(
+            "entity",
+            format!("expected a JSON object, got {}", describe_json(doc)),
+        )
     })?;
     let name = match o.get("name") {
         Some(Value::String(s)) => s.clone(),
@@ -572,17 +632,35 @@ mod tests {
     fn the_issue_example_message() {
         let e = parse(json!({"id": "create_order", "parameters": [{"name": "priority", "type": {"enum": "Priorty"}}]}))
             .unwrap_err();
-        assert!(e.to_string().starts_with("create_order.parameters.priority.type: unknown enum \"Priorty\""), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("create_order.parameters.priority.type: unknown enum \"Priorty\""),
+            "{e}"
+        );
     }
 
     #[test]
     fn ids_and_names_are_checked() {
-        assert!(parse(json!({"id": "CreateOrder"})).unwrap_err().to_string().contains("snake_case"));
-        assert!(parse(json!({"id": "x", "parameters": [{"name": "Customer", "type": "string"}]})).unwrap_err().to_string().contains("camelCase"));
+        assert!(parse(json!({"id": "CreateOrder"}))
+            .unwrap_err()
+            .to_string()
+            .contains("snake_case"));
+        assert!(
+            parse(json!({"id": "x", "parameters": [{"name": "Customer", "type": "string"}]}))
+                .unwrap_err()
+                .to_string()
+                .contains("camelCase")
+        );
         assert!(parse(json!({"id": "x", "parameters": [{"name": "a", "type": "string"}, {"name": "a", "type": "int32"}]})).unwrap_err().to_string().contains("duplicate"));
         assert_eq!(parse(json!({"id": "x", "opensapp": true})).unwrap_err().to_string(), "x.opensapp: unknown field (did you mean \"opensApp\"?); allowed: id, title, description, symbol, parameters, result, opensApp, requiresPermission, kind, toolkit, condition, enabled, deprecated, hints, callers");
-        assert!(parse(json!({"id": "x", "kind": "tool"})).unwrap_err().to_string().starts_with("x.kind:"));
-        assert!(parse(json!({"id": "x", "condition": "A &"})).unwrap_err().to_string().starts_with("x.condition:"));
+        assert!(parse(json!({"id": "x", "kind": "tool"}))
+            .unwrap_err()
+            .to_string()
+            .starts_with("x.kind:"));
+        assert!(parse(json!({"id": "x", "condition": "A &"}))
+            .unwrap_err()
+            .to_string()
+            .starts_with("x.condition:"));
         assert!(parse(json!([])).is_err());
     }
 
@@ -592,19 +670,36 @@ mod tests {
         assert!(f.parameters[0].optional);
         assert_eq!(f.parameters[0].default_json.as_deref(), Some("\"Normal\""));
         let e = parse(json!({"id": "x", "parameters": [{"name": "priority", "type": {"enum": "Priority"}, "default": "Urgent"}]})).unwrap_err();
-        assert!(e.to_string().starts_with("x.parameters.priority.default: \"Urgent\" is not a member of enum Priority"), "{e}");
+        assert!(
+            e.to_string().starts_with(
+                "x.parameters.priority.default: \"Urgent\" is not a member of enum Priority"
+            ),
+            "{e}"
+        );
     }
 
     #[test]
     fn metadata_properties_are_checked_when_declared() {
-        let props = vec!["ProviderName".to_string(), "HasAdvancedFeatures".to_string()];
-        let cx = ParseContext { metadata_properties: Some(&props), ..Default::default() };
+        let props = vec![
+            "ProviderName".to_string(),
+            "HasAdvancedFeatures".to_string(),
+        ];
+        let cx = ParseContext {
+            metadata_properties: Some(&props),
+            ..Default::default()
+        };
         let ok = json!({"id": "x", "description": "Search using {metadata.ProviderName}", "condition": "HasAdvancedFeatures"});
         assert!(FunctionDescriptor::parse(&ok, &types(), &cx).is_ok());
         let bad = json!({"id": "x", "description": "Search using {metadata.Provider}"});
-        assert!(FunctionDescriptor::parse(&bad, &types(), &cx).unwrap_err().to_string().contains("{metadata.Provider}"));
+        assert!(FunctionDescriptor::parse(&bad, &types(), &cx)
+            .unwrap_err()
+            .to_string()
+            .contains("{metadata.Provider}"));
         let bad = json!({"id": "x", "condition": "HasAdvanced"});
-        assert!(FunctionDescriptor::parse(&bad, &types(), &cx).unwrap_err().to_string().contains("\"HasAdvanced\" is not a property"));
+        assert!(FunctionDescriptor::parse(&bad, &types(), &cx)
+            .unwrap_err()
+            .to_string()
+            .contains("\"HasAdvanced\" is not a property"));
     }
 
     #[test]
@@ -621,8 +716,18 @@ mod tests {
     #[test]
     fn entities_need_a_string_id_field() {
         let t = types();
-        assert!(parse_entity(&json!({"name": "order", "fields": [{"name": "id", "type": "string"}]}), &t).is_ok());
-        assert!(parse_entity(&json!({"name": "order", "fields": [{"name": "key", "type": "string"}]}), &t).unwrap_err().to_string().contains("no field \"id\""));
+        assert!(parse_entity(
+            &json!({"name": "order", "fields": [{"name": "id", "type": "string"}]}),
+            &t
+        )
+        .is_ok());
+        assert!(parse_entity(
+            &json!({"name": "order", "fields": [{"name": "key", "type": "string"}]}),
+            &t
+        )
+        .unwrap_err()
+        .to_string()
+        .contains("no field \"id\""));
         assert!(parse_entity(&json!({"name": "Priority", "fields": []}), &t).is_err());
     }
 }

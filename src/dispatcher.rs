@@ -150,18 +150,23 @@ impl Snapshot {
     fn reindex(&mut self) {
         self.index.clear();
         for (i, e) in self.functions.iter().enumerate() {
-            self.index.insert(Arc::from(e.desc.id.as_str()), Slot::Declared(i));
+            self.index
+                .insert(Arc::from(e.desc.id.as_str()), Slot::Declared(i));
         }
         for (i, e) in self.generated.iter().enumerate() {
-            self.index.insert(Arc::from(e.desc.id.as_str()), Slot::Generated(i));
+            self.index
+                .insert(Arc::from(e.desc.id.as_str()), Slot::Generated(i));
         }
     }
 }
 
+/// Called after every change of the registry.
+pub type ChangeListener = Arc<dyn Fn() + Send + Sync>;
+
 /// What outlives a dispatcher for as long as its calls run.
 pub struct Shared {
     log: RwLock<Option<LogSink>>,
-    listeners: Mutex<Vec<(u64, Arc<dyn Fn() + Send + Sync>)>>,
+    listeners: Mutex<Vec<(u64, ChangeListener)>>,
     next_listener: AtomicU64,
 }
 
@@ -247,7 +252,14 @@ impl Dispatcher {
     }
 
     fn notify_changed(&self) {
-        let listeners: Vec<_> = self.inner.shared.listeners.lock().iter().map(|(_, f)| f.clone()).collect();
+        let listeners: Vec<_> = self
+            .inner
+            .shared
+            .listeners
+            .lock()
+            .iter()
+            .map(|(_, f)| f.clone())
+            .collect();
         for f in listeners {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f()));
         }
@@ -255,8 +267,12 @@ impl Dispatcher {
 
     /// Calls `f` after every change of the registry (for `list_changed`); returns an id
     /// for [`Dispatcher::unsubscribe`].
-    pub fn subscribe_changes(&self, f: Arc<dyn Fn() + Send + Sync>) -> u64 {
-        let id = self.inner.shared.next_listener.fetch_add(1, Ordering::Relaxed);
+    pub fn subscribe_changes(&self, f: ChangeListener) -> u64 {
+        let id = self
+            .inner
+            .shared
+            .next_listener
+            .fetch_add(1, Ordering::Relaxed);
         self.inner.shared.listeners.lock().push((id, f));
         id
     }
@@ -285,12 +301,20 @@ impl Dispatcher {
     }
 
     /// Registers a function. `handler` may be `None` only for output-kind functions.
-    pub fn register_function(&self, descriptor_json: &str, handler: Option<Arc<dyn Handler>>) -> Result<()> {
+    pub fn register_function(
+        &self,
+        descriptor_json: &str,
+        handler: Option<Arc<dyn Handler>>,
+    ) -> Result<()> {
         let doc = parse_json(descriptor_json, "descriptor")?;
         self.register_function_value(&doc, handler)
     }
 
-    pub fn register_function_value(&self, doc: &Value, handler: Option<Arc<dyn Handler>>) -> Result<()> {
+    pub fn register_function_value(
+        &self,
+        doc: &Value,
+        handler: Option<Arc<dyn Handler>>,
+    ) -> Result<()> {
         let has_handler = handler.is_some();
         self.update(
             |s| {
@@ -347,7 +371,10 @@ impl Dispatcher {
                     enabled: AtomicBool::new(true),
                 }));
                 let i = s.generated.len() - 1;
-                s.index.insert(Arc::from(s.generated[i].desc.id.as_str()), Slot::Generated(i));
+                s.index.insert(
+                    Arc::from(s.generated[i].desc.id.as_str()),
+                    Slot::Generated(i),
+                );
             },
             true,
         )
@@ -373,7 +400,10 @@ impl Dispatcher {
 
     /// Enables or disables a function at run time (a disabled one answers `Disabled`).
     pub fn set_enabled(&self, id: &str, enabled: bool) -> Result<()> {
-        let entry = self.snapshot().find(id).ok_or_else(|| Error::NotFound(id.into()))?;
+        let entry = self
+            .snapshot()
+            .find(id)
+            .ok_or_else(|| Error::NotFound(id.into()))?;
         if entry.enabled.swap(enabled, Ordering::AcqRel) != enabled {
             self.notify_changed();
         }
@@ -410,7 +440,9 @@ impl Dispatcher {
         self.update(
             |s| match s.index.get(id) {
                 Some(Slot::Declared(i)) => Ok(*i),
-                Some(Slot::Generated(_)) => Err(Error::Invalid(format!("\"{id}\" is generated; set the dispatcher's caller policy instead"))),
+                Some(Slot::Generated(_)) => Err(Error::Invalid(format!(
+                    "\"{id}\" is generated; set the dispatcher's caller policy instead"
+                ))),
                 None => Err(Error::NotFound(id.into())),
             },
             |s, i| {
@@ -441,15 +473,15 @@ impl Dispatcher {
     /// Declares the metadata properties that conditions and `{metadata.X}` placeholders
     /// may name; later registrations are checked against them.
     pub fn set_metadata_properties(&self, props: Option<Vec<String>>) {
-        let _ = self.update(|_| Ok(()), |s, ()| s.metadata_properties = props.map(Arc::from), false);
+        let _ = self.update(
+            |_| Ok(()),
+            |s, ()| s.metadata_properties = props.map(Arc::from),
+            false,
+        );
     }
 
     pub fn set_log_sink(&self, sink: Option<LogSink>) {
         *self.inner.shared.log.write() = sink;
-    }
-
-    pub(crate) fn shared(&self) -> &Arc<Shared> {
-        &self.inner.shared
     }
 
     /// Starts a call; `sink` receives the outcome (else it is kept for `wait_outcome`).
@@ -460,7 +492,15 @@ impl Dispatcher {
             Some(i) => (CallKind::EntityLookup, Some(i)),
             None => (CallKind::Function, None),
         };
-        let call = Arc::new(Call::new(self.inner.shared.clone(), snap, inv, args, kind, entity, None));
+        let call = Arc::new(Call::new(
+            self.inner.shared.clone(),
+            snap,
+            inv,
+            args,
+            kind,
+            entity,
+            None,
+        ));
         if let Some(e) = entry {
             let _ = call.entry.set(e);
         }
@@ -479,6 +519,14 @@ impl Dispatcher {
     /// Runs a call and blocks until its outcome (JSON). Never fails: every failure is an
     /// outcome.
     pub fn execute(&self, inv: &Invocation, args: Option<&str>) -> String {
+        let mut json = self.execute_nul(inv, args);
+        json.pop();
+        json
+    }
+
+    /// [`Dispatcher::execute`] with the outcome followed by a NUL (for the C layer).
+    #[doc(hidden)]
+    pub fn execute_nul(&self, inv: &Invocation, args: Option<&str>) -> String {
         let call = self.start(inv, args, None);
         crate::pipeline::drive(&call, None);
         let deadline = inv.timeout.map(|t| call.started + t);
@@ -486,7 +534,7 @@ impl Dispatcher {
             Some(o) => o,
             None => {
                 call.cancel(crate::error::ErrorCode::TimedOut);
-                call.wait_outcome(None).unwrap_or_default()
+                call.wait_outcome(None).unwrap_or_else(|| "\0".into())
             }
         }
     }
@@ -494,11 +542,13 @@ impl Dispatcher {
     /// Like [`Dispatcher::execute`], parsed.
     pub fn execute_outcome(&self, inv: &Invocation, args: Option<&str>) -> Outcome {
         let json = self.execute(inv, args);
-        Outcome::from_json(&json).unwrap_or_else(|e| Outcome::error(crate::error::ErrorCode::InternalError, e))
+        Outcome::from_json(&json)
+            .unwrap_or_else(|e| Outcome::error(crate::error::ErrorCode::InternalError, e))
     }
 
     /// Starts a call and returns at once; `on_outcome` receives the outcome exactly once,
-    /// on the thread that finishes the call.
+    /// on the thread that finishes the call. The JSON it gets is followed by a NUL byte in
+    /// memory (the C layer lends it without copying).
     pub fn execute_async(
         &self,
         inv: &Invocation,
@@ -519,8 +569,16 @@ impl Dispatcher {
 
     pub fn registry_value(&self) -> Value {
         let s = self.snapshot();
-        let functions: Vec<Value> = s.entries().map(|e| e.desc.to_json(&s.types, e.is_enabled())).collect();
-        let entities: Vec<Value> = s.types.entities.iter().map(|e| s.types.entity_json(e)).collect();
+        let functions: Vec<Value> = s
+            .entries()
+            .map(|e| e.desc.to_json(&s.types, e.is_enabled()))
+            .collect();
+        let entities: Vec<Value> = s
+            .types
+            .entities
+            .iter()
+            .map(|e| s.types.entity_json(e))
+            .collect();
         let mut o = Map::new();
         o.insert("functions".into(), Value::Array(functions));
         o.insert("types".into(), s.types.to_json());

@@ -2,26 +2,29 @@
 //! and agents. See `docs/descriptors.md` and DESIGN.md.
 
 pub mod binding;
-pub mod condition;
-pub mod descriptor;
-pub mod error;
-pub mod formats;
-pub mod schema;
-pub mod types;
 pub mod call;
 pub mod cancel;
+pub mod condition;
+pub mod descriptor;
+pub mod descriptor_schema;
 pub mod dispatcher;
+pub mod error;
+pub mod formats;
 pub(crate) mod handles;
 pub mod log;
 pub mod outcome;
 pub(crate) mod pipeline;
+pub mod schema;
 pub(crate) mod timer;
+pub mod types;
 
 pub use binding::Limits;
-pub use call::{Call, CallKind, GateDecision, Gate, HandlerResult, Invocation, Platform};
+pub use call::{Call, CallKind, Gate, GateDecision, HandlerResult, Invocation, Platform};
 pub use cancel::CancelToken;
 pub use descriptor::{CallerPolicy, FunctionDescriptor};
 pub use dispatcher::{Delegate, Dispatcher, Handler, PermissionHook, ScopeHooks};
 pub use error::{Error, ErrorCode};
 pub use log::LogLevel;
 pub use outcome::{Outcome, Status};
+pub mod export;
+pub mod ffi;

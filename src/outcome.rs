@@ -143,9 +143,18 @@ mod tests {
     #[test]
     fn the_design_shape() {
         let o = Outcome::success(Some("{\"id\":\"o-1\"}".into()));
-        assert_eq!(o.to_json(), r#"{"status":"success","result":{"id":"o-1"},"dialog":null,"errorCode":null,"message":null}"#);
-        let e = Outcome::error(ErrorCode::InvalidArgument, "quantity: expected int32, got string \"two\"");
-        assert_eq!(e.to_json(), r#"{"status":"error","result":null,"dialog":null,"errorCode":"InvalidArgument","message":"quantity: expected int32, got string \"two\""}"#);
+        assert_eq!(
+            o.to_json(),
+            r#"{"status":"success","result":{"id":"o-1"},"dialog":null,"errorCode":null,"message":null}"#
+        );
+        let e = Outcome::error(
+            ErrorCode::InvalidArgument,
+            "quantity: expected int32, got string \"two\"",
+        );
+        assert_eq!(
+            e.to_json(),
+            r#"{"status":"error","result":null,"dialog":null,"errorCode":"InvalidArgument","message":"quantity: expected int32, got string \"two\""}"#
+        );
         assert_eq!(Outcome::from_json(&e.to_json()).unwrap(), e);
         let mut f = Outcome::success(Some("1".into()));
         f.is_final = true;

@@ -7,7 +7,7 @@
 //! code runs.
 
 use crate::binding::{bind_arguments, bind_value, Mode};
-use crate::call::{Call, CallKind, Completion, GateDecision, Gate, Invocation, Op, Platform};
+use crate::call::{Call, CallKind, Completion, Gate, GateDecision, Invocation, Op, Platform};
 use crate::descriptor::FunctionKind;
 use crate::error::ErrorCode;
 use crate::log::LogLevel;
@@ -120,7 +120,14 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                     }
                 }
             }
-            set_stage(call, if call.parent.is_some() { Stage::Gates(0) } else { Stage::Find });
+            set_stage(
+                call,
+                if call.parent.is_some() {
+                    Stage::Gates(0)
+                } else {
+                    Stage::Find
+                },
+            );
             go()
         }
         Stage::Find => {
@@ -128,28 +135,39 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
             let Some(entry) = call.entry.get() else {
                 return Err(Outcome::error(
                     ErrorCode::FunctionNotFound,
-                    snap.not_found_message(&call.function_id),
+                    snap.not_found_message(call.function_id()),
                 ));
             };
             if !entry.is_enabled() {
                 return Err(Outcome::error(
                     ErrorCode::Disabled,
-                    format!("{} is disabled", call.function_id),
+                    format!("{} is disabled", call.function_id()),
                 ));
             }
             if let Some(why) = snap.callers.refuses(&call.caller_package) {
-                return Err(Outcome::error(ErrorCode::Denied, format!("{why} to call functions of this app")));
+                return Err(Outcome::error(
+                    ErrorCode::Denied,
+                    format!("{why} to call functions of this app"),
+                ));
             }
             if let Some(why) = entry.desc.callers.refuses(&call.caller_package) {
-                return Err(Outcome::error(ErrorCode::Denied, format!("{why} to call {}", call.function_id)));
+                return Err(Outcome::error(
+                    ErrorCode::Denied,
+                    format!("{why} to call {}", call.function_id()),
+                ));
             }
             set_stage(call, Stage::Bind);
             go()
         }
         Stage::Bind => {
             let entry = call.entry.get().expect("found");
-            let bound = bind_arguments(&snap.types, &entry.desc.parameters, call.args_in.as_deref(), &snap.limits)
-                .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
+            let bound = bind_arguments(
+                &snap.types,
+                &entry.desc.parameters,
+                call.args_in.as_deref(),
+                &snap.limits,
+            )
+            .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
             if bound.entity_refs.is_empty() {
                 publish_args(call, bound.json);
                 set_stage(call, Stage::Gates(0));
@@ -194,7 +212,14 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                 return go();
             }
             let Some(d) = snap.delegates.get(i).cloned() else {
-                set_stage(call, if call.parent.is_some() { Stage::Handler } else { Stage::OpensApp });
+                set_stage(
+                    call,
+                    if call.parent.is_some() {
+                        Stage::Handler
+                    } else {
+                        Stage::OpensApp
+                    },
+                );
                 return go();
             };
             if d.has_on_invoking() {
@@ -241,7 +266,10 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
             let Some(hook) = snap.permission.clone() else {
                 return Err(Outcome::error(
                     ErrorCode::PermissionDenied,
-                    format!("{} requires permission and the app has no permission hook to ask the user", desc.id),
+                    format!(
+                        "{} requires permission and the app has no permission hook to ask the user",
+                        desc.id
+                    ),
                 ));
             };
             waited(call.await_host(Op::Gate, |seq| {
@@ -249,7 +277,10 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                 if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
                     let _ = call.answer_gate(
                         seq,
-                        GateDecision::Deny(format!("the permission hook failed: {}", panic_text(&*p))),
+                        GateDecision::Deny(format!(
+                            "the permission hook failed: {}",
+                            panic_text(&*p)
+                        )),
                     );
                 }
             }))
@@ -289,6 +320,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
 }
 
 fn publish_args(call: &Call, json: String) {
+    let json = crate::call::with_nul(&json);
     if call.kind == CallKind::EntityLookup {
         let _ = call.lookup_request.set(json.into());
     } else {
@@ -310,17 +342,22 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
         if !outcome.is_success() {
             let mut o = outcome;
             if let Some(m) = &mut o.message {
-                if o.error_code != Some(ErrorCode::Denied) && o.status != crate::outcome::Status::OpenApp {
+                if o.error_code != Some(ErrorCode::Denied)
+                    && o.status != crate::outcome::Status::OpenApp
+                {
                     *m = format!("looking up {} failed: {m}", def.name);
                 }
             }
             return Err(o);
         }
-        let list: Vec<Value> = serde_json::from_str(outcome.result.as_deref().unwrap_or("[]")).unwrap_or_default();
+        let list: Vec<Value> =
+            serde_json::from_str(outcome.result.as_deref().unwrap_or("[]")).unwrap_or_default();
         let mut found = Vec::new();
         for e in list {
             if let Some(id) = e.get(&def.id_field).and_then(Value::as_str) {
-                if ids.iter().any(|x| x == id) && !found.iter().any(|(x, _): &(String, String)| x == id) {
+                if ids.iter().any(|x| x == id)
+                    && !found.iter().any(|(x, _): &(String, String)| x == id)
+                {
                     found.push((id.to_owned(), e.to_string()));
                 }
             }
@@ -337,7 +374,10 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
         return substitute(call);
     };
     let Some(search) = snap.search_entry(entity) else {
-        return Err(Outcome::error(ErrorCode::InternalError, "the entity has no lookup"));
+        return Err(Outcome::error(
+            ErrorCode::InternalError,
+            "the entity has no lookup",
+        ));
     };
     let request = serde_json::json!({ "ids": ids }).to_string();
     let inv = Invocation {
@@ -358,7 +398,9 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
         Some(call.clone()),
     ));
     let _ = child.entry.set(search);
-    let _ = child.lookup_request.set(request.into());
+    let _ = child
+        .lookup_request
+        .set(crate::call::with_nul(&request).into());
     call.ctl.lock().child = Some(child.clone());
     let parent = call.clone();
     waited(call.await_host(Op::Lookup, move |seq| {
@@ -381,12 +423,19 @@ fn substitute(call: &Arc<Call>) -> StepResult {
     let mut out = String::with_capacity(bound.json.len() * 2);
     let mut at = 0;
     for r in &bound.entity_refs {
-        let group = groups.iter().find(|g| g.entity == r.entity).expect("grouped");
+        let group = groups
+            .iter()
+            .find(|g| g.entity == r.entity)
+            .expect("grouped");
         let Some((_, json)) = group.found.iter().find(|(id, _)| *id == r.id) else {
             let name = &call.snap.types.entities[r.entity].name;
             return Err(Outcome::error(
                 ErrorCode::EntityNotFound,
-                format!("{}: no {name} with id {}", r.path, crate::types::quote_short(&r.id)),
+                format!(
+                    "{}: no {name} with id {}",
+                    r.path,
+                    crate::types::quote_short(&r.id)
+                ),
             ));
         };
         out.push_str(&bound.json[at..r.range.start]);
@@ -400,43 +449,53 @@ fn substitute(call: &Arc<Call>) -> StepResult {
 }
 
 /// Checks a handler's result against the declared type.
-fn handler_outcome(call: &Call, desc: &crate::descriptor::FunctionDescriptor, r: crate::call::HandlerResult) -> Outcome {
+fn handler_outcome(
+    call: &Call,
+    desc: &crate::descriptor::FunctionDescriptor,
+    r: crate::call::HandlerResult,
+) -> Outcome {
     let snap = &call.snap;
     match r {
         Err((code, msg)) => Outcome::error(code, msg),
-        Ok(result) => match &desc.result {
-            None => match result.as_deref().map(str::trim) {
-                None | Some("null") | Some("") => Outcome::success(None),
-                Some(other) => Outcome::error(
-                    ErrorCode::HandlerFailed,
-                    format!(
-                        "{} is declared void but its handler returned {}",
-                        desc.id,
-                        crate::types::quote_short(other)
+        Ok(result) => {
+            match &desc.result {
+                None => match result.as_deref().map(str::trim) {
+                    None | Some("null") | Some("") => Outcome::success(None),
+                    Some(other) => Outcome::error(
+                        ErrorCode::HandlerFailed,
+                        format!(
+                            "{} is declared void but its handler returned {}",
+                            desc.id,
+                            crate::types::quote_short(other)
+                        ),
                     ),
-                ),
-            },
-            Some(ty) => {
-                let text = result.as_deref().unwrap_or("null");
-                match bind_value(&snap.types, ty, text, Mode::Values, &snap.result_limits()) {
-                    Ok(b) => {
-                        let json = match (desc.generated_for, ty) {
-                            (Some(_), Type::Array(_)) => apply_limit(call, b.json),
-                            _ => b.json,
-                        };
-                        Outcome::success(if json == "null" { None } else { Some(json) })
-                    }
-                    Err(e) => {
-                        let tn = snap.types.type_name(ty);
-                        let at = if e.path.is_empty() { String::new() } else { format!(" at {}", e.path) };
-                        Outcome::error(
+                },
+                Some(ty) => {
+                    let text = result.as_deref().unwrap_or("null");
+                    match bind_value(&snap.types, ty, text, Mode::Values, &snap.result_limits()) {
+                        Ok(b) => {
+                            let json = match (desc.generated_for, ty) {
+                                (Some(_), Type::Array(_)) => apply_limit(call, b.json),
+                                _ => b.json,
+                            };
+                            Outcome::success(if json == "null" { None } else { Some(json) })
+                        }
+                        Err(e) => {
+                            let tn = snap.types.type_name(ty);
+                            let at = if e.path.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" at {}", e.path)
+                            };
+                            Outcome::error(
                             ErrorCode::HandlerFailed,
                             format!("the result of {} does not match its declared type {tn}{at}: {}", desc.id, e.reason),
                         )
+                        }
                     }
                 }
             }
-        },
+        }
     }
 }
 
@@ -462,11 +521,14 @@ fn abort_outcome(call: &Call, code: ErrorCode) -> Outcome {
             code,
             format!(
                 "{} did not finish within {} ms",
-                call.function_id,
+                call.function_id(),
                 call.timeout.map_or(0, |t| t.as_millis())
             ),
         ),
-        _ => Outcome::error(code, format!("the call to {} was cancelled", call.function_id)),
+        _ => Outcome::error(
+            code,
+            format!("the call to {} was cancelled", call.function_id()),
+        ),
     }
 }
 
@@ -494,13 +556,19 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     if call.parent.is_none() {
         outcome.dialog = call.dialog();
     }
-    let json = outcome.to_json();
+    // followed by a NUL in memory, so the C layer can lend it without copying
+    let json_nul = crate::call::with_nul(&outcome.to_json());
+    let json = crate::call::strip_nul(&json_nul);
     for d in call.snap.delegates.iter() {
         if d.has_on_invoked() {
-            if let Err(p) = catch_unwind(AssertUnwindSafe(|| d.on_invoked(call, &outcome, &json))) {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| d.on_invoked(call, &outcome, json))) {
                 call.log(
                     LogLevel::Warn,
-                    &format!("a delegate's on_invoked failed for {} and was ignored: {}", call.function_id, panic_text(&*p)),
+                    &format!(
+                        "a delegate's on_invoked failed for {} and was ignored: {}",
+                        call.function_id(),
+                        panic_text(&*p)
+                    ),
                 );
             }
         }
@@ -509,7 +577,10 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     if began {
         if let Some(h) = &call.snap.scope_hooks {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.end(call))) {
-                call.log(LogLevel::Error, &format!("the scope-end hook failed: {}", panic_text(&*p)));
+                call.log(
+                    LogLevel::Error,
+                    &format!("the scope-end hook failed: {}", panic_text(&*p)),
+                );
             }
         }
     }
@@ -517,13 +588,16 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     let sink = call.ctl.lock().sink.take();
     match sink {
         Some(s) => {
-            if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(&outcome, &json))) {
-                call.log(LogLevel::Error, &format!("the outcome callback failed: {}", panic_text(&*p)));
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(&outcome, json))) {
+                call.log(
+                    LogLevel::Error,
+                    &format!("the outcome callback failed: {}", panic_text(&*p)),
+                );
             }
         }
         None => {
             let mut ctl = call.ctl.lock();
-            ctl.outcome_json = Some(json);
+            ctl.outcome_json = Some(json_nul);
             call.done.notify_all();
         }
     }

@@ -64,7 +64,9 @@ impl Builder<'_> {
             Type::Nullable(inner) => {
                 let mut s = self.schema(inner);
                 match s.get("type").cloned() {
-                    Some(Value::String(t)) if s.get("$ref").is_none() && s.get("enum").is_none() => {
+                    Some(Value::String(t))
+                        if s.get("$ref").is_none() && s.get("enum").is_none() =>
+                    {
                         s["type"] = json!([t, "null"]);
                         s
                     }
@@ -74,7 +76,11 @@ impl Builder<'_> {
         }
     }
 
-    fn object<'a>(&mut self, fields: impl Iterator<Item = FieldView<'a>>, description: Option<&str>) -> Value {
+    fn object<'a>(
+        &mut self,
+        fields: impl Iterator<Item = FieldView<'a>>,
+        description: Option<&str>,
+    ) -> Value {
         let mut props = Map::new();
         let mut required = Vec::new();
         for f in fields {
@@ -121,12 +127,17 @@ impl Builder<'_> {
                         let described: Vec<String> = e
                             .members
                             .iter()
-                            .filter_map(|m| m.description.as_ref().map(|d| format!("{}: {d}", m.name)))
+                            .filter_map(|m| {
+                                m.description.as_ref().map(|d| format!("{}: {d}", m.name))
+                            })
                             .collect();
                         let mut desc = e.description.clone().unwrap_or_default();
                         if !described.is_empty() {
                             if !desc.is_empty() {
-                                desc.push_str(" ");
+                                if !desc.ends_with('.') {
+                                    desc.push('.');
+                                }
+                                desc.push(' ');
                             }
                             desc.push_str(&described.join("; "));
                         }
@@ -139,7 +150,10 @@ impl Builder<'_> {
                         let r = &self.types.records[i];
                         let side = self.side;
                         self.side = Side::Values;
-                        let s = self.object(r.fields.iter().map(FieldView::from), r.description.as_deref());
+                        let s = self.object(
+                            r.fields.iter().map(FieldView::from),
+                            r.description.as_deref(),
+                        );
                         self.side = side;
                         (r.name.clone(), s)
                     }
@@ -147,7 +161,10 @@ impl Builder<'_> {
                         let e = &self.types.entities[i];
                         let side = self.side;
                         self.side = Side::Values;
-                        let s = self.object(e.fields.iter().map(FieldView::from), e.description.as_deref());
+                        let s = self.object(
+                            e.fields.iter().map(FieldView::from),
+                            e.description.as_deref(),
+                        );
                         self.side = side;
                         (e.name.clone(), s)
                     }
@@ -261,17 +278,22 @@ mod tests {
             "enums": [{"name": "Priority", "members": ["Low", {"name": "Normal", "description": "the default"}, "High"]}],
             "records": [{"name": "Order", "fields": [{"name": "id", "type": "string"}, {"name": "priority", "type": {"enum": "Priority"}}, {"name": "note", "type": {"nullable": "string"}, "optional": true}]}]
         })).unwrap();
-        let f = FunctionDescriptor::parse(&json!({
-            "id": "create_order", "title": "Create order",
-            "parameters": [
-                {"name": "customer", "type": "string", "description": "Customer name"},
-                {"name": "quantity", "type": "int32"},
-                {"name": "priority", "type": {"enum": "Priority"}, "default": "Normal"},
-                {"name": "maybe", "type": {"nullable": {"enum": "Priority"}}, "optional": true},
-                {"name": "when", "type": {"nullable": "dateTime"}, "optional": true}
-            ],
-            "result": {"record": "Order"}
-        }), &t, &ParseContext::default()).unwrap();
+        let f = FunctionDescriptor::parse(
+            &json!({
+                "id": "create_order", "title": "Create order",
+                "parameters": [
+                    {"name": "customer", "type": "string", "description": "Customer name"},
+                    {"name": "quantity", "type": "int32"},
+                    {"name": "priority", "type": {"enum": "Priority"}, "default": "Normal"},
+                    {"name": "maybe", "type": {"nullable": {"enum": "Priority"}}, "optional": true},
+                    {"name": "when", "type": {"nullable": "dateTime"}, "optional": true}
+                ],
+                "result": {"record": "Order"}
+            }),
+            &t,
+            &ParseContext::default(),
+        )
+        .unwrap();
         (t, f)
     }
 
@@ -283,12 +305,27 @@ mod tests {
         assert_eq!(s["type"], "object");
         assert_eq!(s["additionalProperties"], false);
         assert_eq!(s["required"], json!(["customer", "quantity"]));
-        assert_eq!(s["properties"]["customer"], json!({"type": "string", "description": "Customer name"}));
+        assert_eq!(
+            s["properties"]["customer"],
+            json!({"type": "string", "description": "Customer name"})
+        );
         assert_eq!(s["properties"]["quantity"]["maximum"], json!(i32::MAX));
-        assert_eq!(s["properties"]["priority"], json!({"$ref": "#/$defs/Priority", "default": "Normal"}));
-        assert_eq!(s["properties"]["maybe"], json!({"anyOf": [{"$ref": "#/$defs/Priority"}, {"type": "null"}]}));
-        assert_eq!(s["properties"]["when"], json!({"type": ["string", "null"], "format": "date-time"}));
-        assert_eq!(s["$defs"]["Priority"]["enum"], json!(["Low", "Normal", "High"]));
+        assert_eq!(
+            s["properties"]["priority"],
+            json!({"$ref": "#/$defs/Priority", "default": "Normal"})
+        );
+        assert_eq!(
+            s["properties"]["maybe"],
+            json!({"anyOf": [{"$ref": "#/$defs/Priority"}, {"type": "null"}]})
+        );
+        assert_eq!(
+            s["properties"]["when"],
+            json!({"type": ["string", "null"], "format": "date-time"})
+        );
+        assert_eq!(
+            s["$defs"]["Priority"]["enum"],
+            json!(["Low", "Normal", "High"])
+        );
         assert!(s["$defs"].get("Order").is_none());
     }
 
@@ -304,7 +341,9 @@ mod tests {
     #[test]
     fn no_parameters_is_still_an_object_schema() {
         let t = TypeSet::default();
-        let f = FunctionDescriptor::parse(&json!({"id": "list_notes"}), &t, &ParseContext::default()).unwrap();
+        let f =
+            FunctionDescriptor::parse(&json!({"id": "list_notes"}), &t, &ParseContext::default())
+                .unwrap();
         assert_eq!(
             parameters_schema(&t, &f),
             json!({"$schema": DRAFT_2020_12, "type": "object", "properties": {}, "additionalProperties": false})

@@ -274,7 +274,10 @@ impl TypeSet {
     /// added.
     pub fn define(&mut self, doc: &Value) -> Result<()> {
         let obj = doc.as_object().ok_or_else(|| {
-            Error::descriptor("types", "expected an object with \"enums\" and/or \"records\"")
+            Error::descriptor(
+                "types",
+                "expected an object with \"enums\" and/or \"records\"",
+            )
         })?;
         for key in obj.keys() {
             if key != "enums" && key != "records" {
@@ -381,10 +384,17 @@ impl TypeSet {
                 Error::descriptor(format!("{path}.fields[{i}]"), "expected an object")
             })?;
             let name = o.get("name").and_then(Value::as_str).ok_or_else(|| {
-                Error::descriptor(format!("{path}.fields[{i}].name"), "missing or not a string")
+                Error::descriptor(
+                    format!("{path}.fields[{i}].name"),
+                    "missing or not a string",
+                )
             })?;
             let fpath = format!("{path}.fields.{name}");
-            check_keys(o, &fpath, &["name", "type", "description", "optional", "nullable"])?;
+            check_keys(
+                o,
+                &fpath,
+                &["name", "type", "description", "optional", "nullable"],
+            )?;
             if !is_member_name(name) {
                 return Err(Error::descriptor(
                     &fpath,
@@ -537,7 +547,9 @@ fn parse_enum(e: &Value, name: &str) -> Result<EnumDef> {
                     name: mo
                         .get("name")
                         .and_then(Value::as_str)
-                        .ok_or_else(|| Error::descriptor(format!("{mpath}.name"), "missing or not a string"))?
+                        .ok_or_else(|| {
+                            Error::descriptor(format!("{mpath}.name"), "missing or not a string")
+                        })?
                         .to_owned(),
                     description: opt_string(mo, "description", &mpath)?,
                 }
@@ -550,7 +562,10 @@ fn parse_enum(e: &Value, name: &str) -> Result<EnumDef> {
             }
         };
         if member.name.is_empty() || member.name.chars().any(char::is_control) {
-            return Err(Error::descriptor(mpath, "a member name must be non-empty text"));
+            return Err(Error::descriptor(
+                mpath,
+                "a member name must be non-empty text",
+            ));
         }
         if out.iter().any(|x| x.name == member.name) {
             return Err(Error::descriptor(
@@ -575,7 +590,11 @@ fn type_name_at<'a>(v: &'a Value, path: &str) -> Result<&'a str> {
         .ok_or_else(|| Error::descriptor(format!("{path}.name"), "missing or not a string"))
 }
 
-fn array_at<'a>(o: &'a Map<String, Value>, key: &str, path: &str) -> Result<Option<&'a Vec<Value>>> {
+fn array_at<'a>(
+    o: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<&'a Vec<Value>>> {
     match o.get(key) {
         None => Ok(None),
         Some(Value::Array(a)) => Ok(Some(a)),
@@ -723,14 +742,21 @@ mod tests {
     fn definitions_may_refer_to_each_other_in_any_order() {
         let t = set();
         assert_eq!(t.records.len(), 2);
-        assert_eq!(t.records[0].fields[1].ty, Type::Array(Box::new(Type::Record(1))));
+        assert_eq!(
+            t.records[0].fields[1].ty,
+            Type::Array(Box::new(Type::Record(1)))
+        );
     }
 
     #[test]
     fn an_unknown_enum_is_named_with_a_suggestion() {
         let t = set();
         let e = t
-            .parse_type(&json!({"enum": "Priorty"}), "create_order.parameters.priority.type", &HashMap::new())
+            .parse_type(
+                &json!({"enum": "Priorty"}),
+                "create_order.parameters.priority.type",
+                &HashMap::new(),
+            )
             .unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -751,8 +777,16 @@ mod tests {
     #[test]
     fn duplicate_members_and_empty_enums_are_refused() {
         let mut t = TypeSet::default();
-        assert!(t.define(&json!({"enums": [{"name": "A", "members": ["X", "X"]}]})).unwrap_err().to_string().contains("duplicate member"));
-        assert!(t.define(&json!({"enums": [{"name": "A", "members": []}]})).unwrap_err().to_string().contains("at least one"));
+        assert!(t
+            .define(&json!({"enums": [{"name": "A", "members": ["X", "X"]}]}))
+            .unwrap_err()
+            .to_string()
+            .contains("duplicate member"));
+        assert!(t
+            .define(&json!({"enums": [{"name": "A", "members": []}]}))
+            .unwrap_err()
+            .to_string()
+            .contains("at least one"));
     }
 
     #[test]
@@ -767,7 +801,11 @@ mod tests {
     #[test]
     fn type_json_round_trips() {
         let t = set();
-        for v in [json!("int64"), json!({"array": {"nullable": {"enum": "Priority"}}}), json!({"record": "Order"})] {
+        for v in [
+            json!("int64"),
+            json!({"array": {"nullable": {"enum": "Priority"}}}),
+            json!({"record": "Order"}),
+        ] {
             let ty = t.parse_type(&v, "x", &HashMap::new()).unwrap();
             assert_eq!(t.type_json(&ty), v);
         }

@@ -55,11 +55,18 @@ fn run(d: &Dispatcher, inv: Invocation, args: &str) -> Outcome {
 #[test]
 fn execute_binds_runs_and_returns_the_outcome() {
     let d = orders();
-    let o = run(&d, Invocation::new("create_order"), r#"{"customer":"acme","quantity":2,"priority":"Normal"}"#);
+    let o = run(
+        &d,
+        Invocation::new("create_order"),
+        r#"{"customer":"acme","quantity":2,"priority":"Normal"}"#,
+    );
     assert_eq!(o.status, Status::Success, "{o:?}");
     assert_eq!(o.dialog.as_deref(), Some("Order created."));
     let r: Value = serde_json::from_str(o.result.as_deref().unwrap()).unwrap();
-    assert_eq!(r, json!({"customer":"acme","quantity":2,"priority":"Normal","id":"o-1"}));
+    assert_eq!(
+        r,
+        json!({"customer":"acme","quantity":2,"priority":"Normal","id":"o-1"})
+    );
 }
 
 #[test]
@@ -68,21 +75,43 @@ fn unknown_functions_and_bad_arguments_are_outcomes() {
     let o = run(&d, Invocation::new("create_ordr"), "{}");
     assert_eq!(o.error_code, Some(ErrorCode::FunctionNotFound));
     assert!(o.message.unwrap().contains("did you mean \"create_order\""));
-    let o = run(&d, Invocation::new("create_order"), r#"{"customer":"acme","quantity":"two"}"#);
+    let o = run(
+        &d,
+        Invocation::new("create_order"),
+        r#"{"customer":"acme","quantity":"two"}"#,
+    );
     assert_eq!(o.error_code, Some(ErrorCode::InvalidArgument));
-    assert_eq!(o.message.as_deref(), Some(r#"quantity: expected int32, got string "two""#));
+    assert_eq!(
+        o.message.as_deref(),
+        Some(r#"quantity: expected int32, got string "two""#)
+    );
 }
 
 #[test]
 fn entity_ids_resolve_before_the_handler() {
     let d = orders();
     let o = run(&d, Invocation::new("cancel_order"), r#"{"order":"o-2"}"#);
-    assert_eq!(o.result.as_deref(), Some("\"cancelled for globex\""), "{o:?}");
+    assert_eq!(
+        o.result.as_deref(),
+        Some("\"cancelled for globex\""),
+        "{o:?}"
+    );
     let o = run(&d, Invocation::new("cancel_order"), r#"{"order":"o-9"}"#);
     assert_eq!(o.error_code, Some(ErrorCode::EntityNotFound));
-    assert_eq!(o.message.as_deref(), Some("order: no order with id \"o-9\""));
-    let o = run(&d, Invocation::new("search_order"), r#"{"query":"","limit":1}"#);
-    assert_eq!(o.result.as_deref(), Some(r#"[{"customer":"acme","id":"o-1"}]"#), "{o:?}");
+    assert_eq!(
+        o.message.as_deref(),
+        Some("order: no order with id \"o-9\"")
+    );
+    let o = run(
+        &d,
+        Invocation::new("search_order"),
+        r#"{"query":"","limit":1}"#,
+    );
+    assert_eq!(
+        o.result.as_deref(),
+        Some(r#"[{"id":"o-1","customer":"acme"}]"#),
+        "{o:?}"
+    );
 }
 
 struct SignIn {
@@ -104,15 +133,33 @@ impl Delegate for SignIn {
 #[test]
 fn open_app_asks_on_apple_passes_in_the_foreground_and_is_refused_elsewhere() {
     let d = orders();
-    d.add_delegate(Arc::new(SignIn { signed_in: Arc::new(Mutex::new(false)) }));
+    d.add_delegate(Arc::new(SignIn {
+        signed_in: Arc::new(Mutex::new(false)),
+    }));
     let args = r#"{"order":"o-1"}"#;
-    let o = run(&d, Invocation::new("cancel_order").platform(Platform::Apple), args);
-    assert_eq!((o.status, o.message.as_deref()), (Status::OpenApp, Some("Sign in to cancel orders.")));
-    let o = run(&d, Invocation::new("cancel_order").platform(Platform::Apple).foreground(true), args);
+    let o = run(
+        &d,
+        Invocation::new("cancel_order").platform(Platform::Apple),
+        args,
+    );
+    assert_eq!(
+        (o.status, o.message.as_deref()),
+        (Status::OpenApp, Some("Sign in to cancel orders."))
+    );
+    let o = run(
+        &d,
+        Invocation::new("cancel_order")
+            .platform(Platform::Apple)
+            .foreground(true),
+        args,
+    );
     assert_eq!(o.status, Status::Success);
     for p in [Platform::Android, Platform::Other] {
         let o = run(&d, Invocation::new("cancel_order").platform(p), args);
-        assert_eq!((o.error_code, o.message.as_deref()), (Some(ErrorCode::Denied), Some("Sign in to cancel orders.")));
+        assert_eq!(
+            (o.error_code, o.message.as_deref()),
+            (Some(ErrorCode::Denied), Some("Sign in to cancel orders."))
+        );
     }
 }
 
@@ -121,34 +168,62 @@ fn asynchronous_completion_cancellation_and_timeouts() {
     let d = Dispatcher::new();
     let pending: Arc<Mutex<Vec<Arc<Call>>>> = Arc::default();
     let p2 = pending.clone();
-    d.register_function(r#"{"id":"slow","result":"int32"}"#, Some(Arc::new(move |c: &Arc<Call>| p2.lock().unwrap().push(c.clone())))).unwrap();
+    d.register_function(
+        r#"{"id":"slow","result":"int32"}"#,
+        Some(Arc::new(move |c: &Arc<Call>| {
+            p2.lock().unwrap().push(c.clone())
+        })),
+    )
+    .unwrap();
     // completed later from another thread
     let p3 = pending.clone();
     let t = std::thread::spawn(move || loop {
         if let Some(c) = p3.lock().unwrap().pop() {
             c.complete(Ok(Some("7".into()))).unwrap();
-            assert!(c.complete(Ok(Some("8".into()))).is_err(), "a second completion is refused");
+            assert!(
+                c.complete(Ok(Some("8".into()))).is_err(),
+                "a second completion is refused"
+            );
             return;
         }
         std::thread::yield_now();
     });
-    assert_eq!(d.execute_outcome(&Invocation::new("slow"), None).result.as_deref(), Some("7"));
+    assert_eq!(
+        d.execute_outcome(&Invocation::new("slow"), None)
+            .result
+            .as_deref(),
+        Some("7")
+    );
     t.join().unwrap();
     // timed out: the late completion is refused
-    let o = d.execute_outcome(&Invocation::new("slow").timeout(Duration::from_millis(20)), None);
+    let o = d.execute_outcome(
+        &Invocation::new("slow").timeout(Duration::from_millis(20)),
+        None,
+    );
     assert_eq!(o.error_code, Some(ErrorCode::TimedOut));
     let late = pending.lock().unwrap().pop().unwrap();
     assert!(late.complete(Ok(Some("1".into()))).is_err());
     // cancelled through a token while waiting
     let token = CancelToken::new();
     let (tx, rx) = std::sync::mpsc::channel();
-    d.execute_async(&Invocation::new("slow").cancel_token(&token), None, move |o, _| tx.send(o.clone()).unwrap());
+    d.execute_async(
+        &Invocation::new("slow").cancel_token(&token),
+        None,
+        move |o, _| tx.send(o.clone()).unwrap(),
+    );
     token.cancel();
     assert_eq!(rx.recv().unwrap().error_code, Some(ErrorCode::Cancelled));
     // async timeout through the timer
     let (tx, rx) = std::sync::mpsc::channel();
-    d.execute_async(&Invocation::new("slow").timeout(Duration::from_millis(10)), None, move |o, _| tx.send(o.clone()).unwrap());
-    assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap().error_code, Some(ErrorCode::TimedOut));
+    d.execute_async(
+        &Invocation::new("slow").timeout(Duration::from_millis(10)),
+        None,
+        move |o, _| tx.send(o.clone()).unwrap(),
+    );
+    assert_eq!(
+        rx.recv_timeout(Duration::from_secs(5)).unwrap().error_code,
+        Some(ErrorCode::TimedOut)
+    );
 }
 
 struct Scopes(Arc<AtomicUsize>, Arc<AtomicUsize>);
@@ -170,11 +245,19 @@ fn scope_end_runs_once_on_every_path() {
     d.set_scope_hooks(Some(Arc::new(Scopes(b.clone(), e.clone()))));
     run(&d, Invocation::new("nope"), "{}");
     run(&d, Invocation::new("create_order"), "{}");
-    run(&d, Invocation::new("create_order"), r#"{"customer":"a","quantity":1}"#);
+    run(
+        &d,
+        Invocation::new("create_order"),
+        r#"{"customer":"a","quantity":1}"#,
+    );
     run(&d, Invocation::new("cancel_order"), r#"{"order":"o-1"}"#);
     let t = CancelToken::new();
     t.cancel();
-    let o = run(&d, Invocation::new("create_order").cancel_token(&t), r#"{"customer":"a","quantity":1}"#);
+    let o = run(
+        &d,
+        Invocation::new("create_order").cancel_token(&t),
+        r#"{"customer":"a","quantity":1}"#,
+    );
     assert_eq!(o.error_code, Some(ErrorCode::Cancelled));
     assert_eq!(b.load(Ordering::SeqCst), 5);
     assert_eq!(e.load(Ordering::SeqCst), 5);
@@ -183,7 +266,11 @@ fn scope_end_runs_once_on_every_path() {
 #[test]
 fn permission_is_denied_without_a_hook() {
     let d = Dispatcher::new();
-    d.register_function(r#"{"id":"delete_file","requiresPermission":true}"#, Some(Arc::new(|c: &Arc<Call>| c.complete(Ok(None)).unwrap()))).unwrap();
+    d.register_function(
+        r#"{"id":"delete_file","requiresPermission":true}"#,
+        Some(Arc::new(|c: &Arc<Call>| c.complete(Ok(None)).unwrap())),
+    )
+    .unwrap();
     let o = d.execute_outcome(&Invocation::new("delete_file"), None);
     assert_eq!(o.error_code, Some(ErrorCode::PermissionDenied));
     struct Yes;
@@ -193,13 +280,21 @@ fn permission_is_denied_without_a_hook() {
         }
     }
     d.set_permission_hook(Some(Arc::new(Yes)));
-    assert_eq!(d.execute_outcome(&Invocation::new("delete_file"), None).status, Status::Success);
+    assert_eq!(
+        d.execute_outcome(&Invocation::new("delete_file"), None)
+            .status,
+        Status::Success
+    );
 }
 
 #[test]
 fn a_panicking_handler_is_an_outcome() {
     let d = Dispatcher::new();
-    d.register_function(r#"{"id":"boom"}"#, Some(Arc::new(|_: &Arc<Call>| panic!("kaput")))).unwrap();
+    d.register_function(
+        r#"{"id":"boom"}"#,
+        Some(Arc::new(|_: &Arc<Call>| panic!("kaput"))),
+    )
+    .unwrap();
     let o = d.execute_outcome(&Invocation::new("boom"), None);
     assert_eq!(o.error_code, Some(ErrorCode::HandlerFailed));
     assert!(o.message.unwrap().contains("kaput"));

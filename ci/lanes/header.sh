@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Header lane: the committed C header and descriptor schema match the code.
+set -euo pipefail
+REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+cd "$REPO"
+source "$REPO/ci/tools.sh"
+need_cbindgen || { echo "!!! header lane cannot run: cbindgen could not be installed" >&2; exit 3; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+regen_header "$tmp/appfunctions.h"
+if ! diff -u include/appfunctions.h "$tmp/appfunctions.h"; then
+  echo "[header] include/appfunctions.h is out of date: run ci/regen.sh and commit it" >&2
+  exit 1
+fi
+echo "[header] include/appfunctions.h is in sync"
+cargo test -q --test generated_files 2>&1 | tail -3
+[[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
+echo "[header] include/appfunctions.descriptor.schema.json is in sync"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Rust lane: formatting, clippy with warnings as errors, every cargo test.
+set -euo pipefail
+REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+cd "$REPO"
+command -v cargo >/dev/null || { echo "!!! rust lane cannot run: no cargo on PATH" >&2; exit 3; }
+echo "[rust] cargo fmt --check"
+cargo fmt --all -- --check || { echo "[rust] run 'cargo fmt'" >&2; exit 1; }
+echo "[rust] cargo clippy --all-targets -- -D warnings"
+cargo clippy --all-targets -q -- -D warnings || exit 1
+echo "[rust] cargo test"
+cargo test -q 2>&1 | tee /tmp/af-rust-test.log
+rc=${PIPESTATUS[0]}
+[[ $rc -eq 0 ]] || exit 1

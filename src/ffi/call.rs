@@ -1,0 +1,375 @@
+//! The call context: accessors and completions.
+
+use super::*;
+use crate::call::{log_late, resolve_handle, Call, CompleteError, HandleRef};
+use crate::error::ErrorCode;
+use std::sync::Arc;
+
+/// One call's scope, passed to handlers, lookups, delegates and hooks. It is a
+/// generation-checked handle, not a pointer: it stays safe to pass after the call ended
+/// (accessors then answer NULL / 0 / `AF_ERR_INVALID_HANDLE`). It is valid from scope
+/// begin to scope end; strings it lends are valid during the callback that received it
+/// and until the call ends (copy them to keep them longer).
+pub struct af_call {
+    _private: [u8; 0],
+}
+
+/// A function call (`af_call_kind`).
+pub const AF_CALL_FUNCTION: i32 = 0;
+/// An entity lookup: `af_call_args` is NULL; read `af_call_lookup_request`.
+pub const AF_CALL_ENTITY_LOOKUP: i32 = 1;
+
+/// Runs when a call is cancelled or times out, on the cancelling thread.
+pub type af_cancel_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+fn live(call: *mut af_call) -> Result<Arc<Call>, af_status> {
+    if call.is_null() {
+        return Err(fail(AF_ERR_NULL, "the call is NULL"));
+    }
+    match resolve_handle(call as usize) {
+        HandleRef::Live(c, 0) => Ok(c),
+        HandleRef::Live(..) => Err(fail(
+            AF_ERR_INVALID_HANDLE,
+            "this is a gate handle, not a call",
+        )),
+        HandleRef::Ended(id) => Err(fail(
+            AF_ERR_INVALID_HANDLE,
+            &format!("the call to {id} has ended"),
+        )),
+        HandleRef::Unknown => Err(fail(AF_ERR_INVALID_HANDLE, "not a live call handle")),
+    }
+}
+
+/// Lends a NUL-terminated view held by the call (valid while the call lives).
+fn lend(call: &Arc<Call>, s: Option<&str>) -> *const c_char {
+    let _ = call;
+    match s {
+        Some(s) => s.as_ptr() as *const c_char,
+        None => std::ptr::null(),
+    }
+}
+
+/// The function's id (borrowed). NULL for a dead handle.
+#[no_mangle]
+pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
+    boundary(std::ptr::null(), || match live(call) {
+        Ok(c) => lend(&c, Some(c.function_id_nul())),
+        Err(_) => std::ptr::null(),
+    })
+}
+
+/// The bound, normalised arguments (borrowed JSON object; entity ids replaced by the
+/// entities). NULL for entity lookups, before binding (in scope begin), or a dead handle.
+#[no_mangle]
+pub extern "C" fn af_call_args(call: *mut af_call) -> *const c_char {
+    boundary(std::ptr::null(), || match live(call) {
+        Ok(c) => lend(&c, c.args_nul()),
+        Err(_) => std::ptr::null(),
+    })
+}
+
+/// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}` (borrowed; the
+/// `limit` key is absent when the caller gave none). NULL otherwise.
+#[no_mangle]
+pub extern "C" fn af_call_lookup_request(call: *mut af_call) -> *const c_char {
+    boundary(std::ptr::null(), || match live(call) {
+        Ok(c) => lend(&c, c.lookup_request_nul()),
+        Err(_) => std::ptr::null(),
+    })
+}
+
+/// `AF_CALL_FUNCTION` or `AF_CALL_ENTITY_LOOKUP`; -1 for a dead handle.
+#[no_mangle]
+pub extern "C" fn af_call_kind(call: *mut af_call) -> i32 {
+    boundary(-1, || live(call).map_or(-1, |c| c.kind() as i32))
+}
+
+/// For entity lookups, the entity's name as an owned string (free it); else NULL.
+#[no_mangle]
+pub extern "C" fn af_call_entity(call: *mut af_call) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || {
+        match live(call)
+            .ok()
+            .and_then(|c| c.entity_name().map(out_string))
+        {
+            Some(p) => p,
+            None => std::ptr::null_mut(),
+        }
+    })
+}
+
+/// `AF_PLATFORM_OTHER`, `_APPLE` or `_ANDROID`; -1 for a dead handle.
+#[no_mangle]
+pub extern "C" fn af_call_platform(call: *mut af_call) -> i32 {
+    boundary(-1, || live(call).map_or(-1, |c| c.platform() as i32))
+}
+
+/// 1 when the app is in the foreground for this run (apple), else 0.
+#[no_mangle]
+pub extern "C" fn af_call_is_foreground(call: *mut af_call) -> u8 {
+    boundary(0, || live(call).map_or(0, |c| u8::from(c.is_foreground())))
+}
+
+/// The calling package (borrowed; "" in-process). NULL for a dead handle.
+#[no_mangle]
+pub extern "C" fn af_call_caller_package(call: *mut af_call) -> *const c_char {
+    boundary(std::ptr::null(), || match live(call) {
+        Ok(c) => lend(&c, Some(c.caller_package_nul())),
+        Err(_) => std::ptr::null(),
+    })
+}
+
+/// 1 when the call has been cancelled or has timed out, else 0 (also for a dead handle's
+/// call, which has ended: check the status of your completion).
+#[no_mangle]
+pub extern "C" fn af_call_is_cancelled(call: *mut af_call) -> u8 {
+    boundary(1, || match resolve_handle(call as usize) {
+        HandleRef::Live(c, _) => u8::from(c.is_cancelled()),
+        _ => 1,
+    })
+}
+
+/// Registers `cb` to run once when the call is cancelled or times out (at once if it
+/// already was), on the cancelling thread. `user_data` is the host's (not freed by the
+/// library).
+#[no_mangle]
+pub extern "C" fn af_call_on_cancel(
+    call: *mut af_call,
+    cb: af_cancel_fn,
+    user_data: *mut c_void,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let c = match live(call) {
+            Ok(c) => c,
+            Err(s) => return s,
+        };
+        let Some(f) = cb else {
+            return fail(AF_ERR_NULL, "cb is NULL");
+        };
+        struct P(*mut c_void);
+        // SAFETY: the header requires user_data to be usable from any thread.
+        unsafe impl Send for P {}
+        let p = P(user_data);
+        c.on_cancel(Box::new(move || {
+            let p = p;
+            // SAFETY: the host's callback with its own data.
+            unsafe { f(p.0) }
+        }));
+        AF_OK
+    })
+}
+
+/// Sets an item: `json` (borrowed) must be valid JSON; items are shared by every delegate
+/// and the handler of one call. `key` borrowed.
+#[no_mangle]
+pub unsafe extern "C" fn af_call_item_set(
+    call: *mut af_call,
+    key: *const c_char,
+    json: *const c_char,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let c = match live(call) {
+            Ok(c) => c,
+            Err(s) => return s,
+        };
+        // SAFETY: checked by the helpers.
+        let key = match unsafe { str_arg(key, "key") } {
+            Ok(k) => k,
+            Err(s) => return s,
+        };
+        let json = match unsafe { str_arg(json, "json") } {
+            Ok(j) => j,
+            Err(s) => return s,
+        };
+        match c.item_set(key, json) {
+            Ok(()) => AF_OK,
+            Err(m) => fail(AF_ERR_INVALID, &m),
+        }
+    })
+}
+
+/// An item's JSON (owned: free it), or NULL when there is none (or on error).
+#[no_mangle]
+pub unsafe extern "C" fn af_call_item_get(call: *mut af_call, key: *const c_char) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || {
+        let Ok(c) = live(call) else {
+            return std::ptr::null_mut();
+        };
+        // SAFETY: checked by the helper.
+        let Ok(key) = (unsafe { str_arg(key, "key") }) else {
+            return std::ptr::null_mut();
+        };
+        match c.item_get(key) {
+            Some(v) => out_string(&v),
+            None => std::ptr::null_mut(),
+        }
+    })
+}
+
+/// Sets the dialog text (borrowed) returned in the outcome's `dialog`; the last one wins.
+#[no_mangle]
+pub unsafe extern "C" fn af_call_say(call: *mut af_call, text: *const c_char) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let c = match live(call) {
+            Ok(c) => c,
+            Err(s) => return s,
+        };
+        // SAFETY: checked by the helper.
+        match unsafe { str_arg(text, "text") } {
+            Ok(t) => {
+                c.say(t);
+                AF_OK
+            }
+            Err(s) => s,
+        }
+    })
+}
+
+/// Attaches host data (a DI scope) to the call, read back with `af_call_host_data` by
+/// delegates, the handler and lookups of this call. Not freed by the library.
+#[no_mangle]
+pub extern "C" fn af_call_set_host_data(call: *mut af_call, data: *mut c_void) -> af_status {
+    boundary(AF_ERR_INTERNAL, || match live(call) {
+        Ok(c) => {
+            c.set_host_data(data as usize);
+            AF_OK
+        }
+        Err(s) => s,
+    })
+}
+
+/// The host data attached to the call (or to the call a lookup serves); NULL when none.
+#[no_mangle]
+pub extern "C" fn af_call_host_data(call: *mut af_call) -> *mut c_void {
+    boundary(std::ptr::null_mut(), || match live(call) {
+        Ok(c) => c.host_data() as *mut c_void,
+        Err(_) => std::ptr::null_mut(),
+    })
+}
+
+fn completion_status(call: *mut af_call, r: Result<(), CompleteError>) -> af_status {
+    match r {
+        Ok(()) => AF_OK,
+        Err(e @ CompleteError::AlreadyCompleted(_)) => {
+            if let HandleRef::Live(c, _) = resolve_handle(call as usize) {
+                c.log(crate::log::LogLevel::Warn, &format!("{e}"));
+            }
+            fail(AF_ERR_ALREADY_COMPLETED, &e.to_string())
+        }
+        Err(e) => fail(AF_ERR_NOT_WAITING, &e.to_string()),
+    }
+}
+
+fn completing(call: *mut af_call, what: &str) -> Result<Arc<Call>, af_status> {
+    if call.is_null() {
+        return Err(fail(AF_ERR_NULL, "the call is NULL"));
+    }
+    match resolve_handle(call as usize) {
+        HandleRef::Live(c, 0) => Ok(c),
+        HandleRef::Live(..) => Err(fail(
+            AF_ERR_INVALID_HANDLE,
+            "this is a gate handle, not a call",
+        )),
+        HandleRef::Ended(id) => {
+            log_late(call as usize, what);
+            Err(fail(
+                AF_ERR_ALREADY_COMPLETED,
+                &format!("the call to {id} has ended (completed, cancelled or timed out); {what} ignored"),
+            ))
+        }
+        HandleRef::Unknown => Err(fail(AF_ERR_INVALID_HANDLE, "not a live call handle")),
+    }
+}
+
+/// Completes the handler (or lookup) with its result JSON (borrowed; NULL is `null`, for
+/// void functions). The result is checked against the declared type: a mismatch makes the
+/// outcome `HandlerFailed`. Invalid UTF-8 completes the call `HandlerFailed` and returns
+/// `AF_ERR_UTF8`. A second completion, or one after the call ended, returns
+/// `AF_ERR_ALREADY_COMPLETED` and is ignored (and logged).
+#[no_mangle]
+pub unsafe extern "C" fn af_call_return(
+    call: *mut af_call,
+    result_json: *const c_char,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let c = match completing(call, "a completion") {
+            Ok(c) => c,
+            Err(s) => return s,
+        };
+        // SAFETY: checked by the helper.
+        match unsafe { opt_str_arg(result_json, "result_json") } {
+            Ok(r) => completion_status(call, c.complete(Ok(r.map(str::to_owned)))),
+            Err(s) => {
+                let r = c.complete(Err((
+                    ErrorCode::HandlerFailed,
+                    "the handler returned invalid UTF-8".into(),
+                )));
+                match completion_status(call, r) {
+                    AF_OK => fail(
+                        s,
+                        "result_json is not valid UTF-8; the call failed with HandlerFailed",
+                    ),
+                    other => other,
+                }
+            }
+        }
+    })
+}
+
+/// Completes the handler (or lookup) with an error: `code` is an `AF_CODE_*` value
+/// (others become `HandlerFailed`, returning `AF_ERR_INVALID`), `message` borrowed (NULL
+/// is a generic message).
+#[no_mangle]
+pub unsafe extern "C" fn af_call_fail(
+    call: *mut af_call,
+    code: i32,
+    message: *const c_char,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let c = match completing(call, "a failure") {
+            Ok(c) => c,
+            Err(s) => return s,
+        };
+        // SAFETY: checked by the helper.
+        let msg = match unsafe { opt_str_arg(message, "message") } {
+            Ok(Some(m)) => m.to_owned(),
+            Ok(None) | Err(_) => "the handler failed".to_owned(),
+        };
+        let (code, bad) = match ErrorCode::from_i32(code) {
+            Some(k) => (k, false),
+            None => (ErrorCode::HandlerFailed, true),
+        };
+        match completion_status(call, c.complete(Err((code, msg)))) {
+            AF_OK if bad => fail(
+                AF_ERR_INVALID,
+                "code is not an AF_CODE_* value; the call failed with HandlerFailed",
+            ),
+            s => s,
+        }
+    })
+}
+
+/// `FunctionNotFound`
+pub const AF_CODE_FUNCTION_NOT_FOUND: i32 = 1;
+/// `Disabled`
+pub const AF_CODE_DISABLED: i32 = 2;
+/// `InvalidArgument`
+pub const AF_CODE_INVALID_ARGUMENT: i32 = 3;
+/// `EntityNotFound`
+pub const AF_CODE_ENTITY_NOT_FOUND: i32 = 4;
+/// `Denied`
+pub const AF_CODE_DENIED: i32 = 5;
+/// `PermissionDenied`
+pub const AF_CODE_PERMISSION_DENIED: i32 = 6;
+/// `Cancelled`
+pub const AF_CODE_CANCELLED: i32 = 7;
+/// `TimedOut`
+pub const AF_CODE_TIMED_OUT: i32 = 8;
+/// `HandlerFailed`
+pub const AF_CODE_HANDLER_FAILED: i32 = 9;
+/// `LimitExceeded`
+pub const AF_CODE_LIMIT_EXCEEDED: i32 = 10;
+/// `NotSupported`
+pub const AF_CODE_NOT_SUPPORTED: i32 = 11;
+/// `InternalError`
+pub const AF_CODE_INTERNAL_ERROR: i32 = 12;

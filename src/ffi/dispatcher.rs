@@ -1,0 +1,562 @@
+//! Dispatchers, registration, execution, the registry and schemas, cancellation tokens.
+
+use super::*;
+use crate::call::{Call, Invocation, Platform};
+use crate::cancel::CancelToken;
+use crate::descriptor::CallerPolicy;
+use crate::dispatcher::{Dispatcher, Handler};
+use crate::error::Error;
+use crate::log::LogLevel;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A dispatcher: the registry of functions, entities and delegates, and the entry point
+/// of every call. Thread-safe: every function taking it may be called from any thread,
+/// also from inside a handler or delegate of this dispatcher.
+pub struct af_dispatcher {
+    _private: [u8; 0],
+}
+
+/// A cancellation token: cancel it and every call carrying it ends `Cancelled`.
+pub struct af_cancel_token {
+    _private: [u8; 0],
+}
+
+/// A request to run a function (`af_execute`, `af_execute_async`). Borrowed for the call.
+#[repr(C)]
+pub struct af_invocation {
+    /// The function's id. Required.
+    pub function_id: *const c_char,
+    /// `AF_PLATFORM_OTHER` (0), `AF_PLATFORM_APPLE` (1) or `AF_PLATFORM_ANDROID` (2).
+    pub platform: i32,
+    /// apple: 1 when the app is in the foreground for this run, else 0.
+    pub is_foreground: u8,
+    /// android: the calling package. NULL is "" (in-process or the shell).
+    pub caller_package: *const c_char,
+    /// A token that cancels the call, or NULL. Borrowed: the call keeps its own reference.
+    pub cancel_token: *const af_cancel_token,
+    /// Ends the call `TimedOut` after this many milliseconds; 0 is no timeout.
+    pub timeout_ms: u32,
+}
+
+/// An in-process call (a test, an in-app assistant, MCP).
+pub const AF_PLATFORM_OTHER: i32 = 0;
+/// Siri, Shortcuts, Spotlight.
+pub const AF_PLATFORM_APPLE: i32 = 1;
+/// Android AppFunctions callers such as Gemini.
+pub const AF_PLATFORM_ANDROID: i32 = 2;
+
+/// Receives a call's outcome JSON (borrowed, valid during the callback). Called exactly
+/// once, on the thread that finishes the call (possibly before `af_execute_async`
+/// returns).
+pub type af_outcome_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, outcome_json: *const c_char)>;
+
+/// Runs a function: complete `call` exactly once with `af_call_return` or `af_call_fail`,
+/// inside the callback or later from any thread. The `call` handle is valid until the
+/// call ends (see `af_call_return`).
+pub type af_handler_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call)>;
+
+/// Receives the core's warnings: `level` is 0 debug, 1 info, 2 warn, 3 error; `message`
+/// is borrowed for the callback. Called from any thread.
+pub type af_log_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
+
+pub(crate) unsafe fn dispatcher<'a>(d: *const af_dispatcher) -> Result<&'a Dispatcher, af_status> {
+    if d.is_null() {
+        return Err(fail(AF_ERR_NULL, "the dispatcher is NULL"));
+    }
+    // SAFETY: d was made by af_dispatcher_new and not freed (the header's contract).
+    Ok(unsafe { &*(d as *const Dispatcher) })
+}
+
+pub(crate) fn error_status(e: &Error) -> af_status {
+    let code = match e {
+        Error::Descriptor { .. } | Error::Json { .. } | Error::Invalid(_) => AF_ERR_INVALID,
+        Error::Duplicate(_) => AF_ERR_DUPLICATE,
+        Error::NotFound(_) => AF_ERR_NOT_FOUND,
+    };
+    fail(code, &e.to_string())
+}
+
+fn status_of(r: crate::error::Result<()>) -> af_status {
+    match r {
+        Ok(()) => AF_OK,
+        Err(e) => error_status(&e),
+    }
+}
+
+macro_rules! try_status {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(s) => return s,
+        }
+    };
+}
+pub(crate) use try_status;
+
+struct CHandler {
+    f: unsafe extern "C" fn(*mut c_void, *mut af_call),
+    data: ForeignData,
+}
+
+impl Handler for CHandler {
+    fn invoke(&self, call: &Arc<Call>) {
+        match call.handle() {
+            // SAFETY: the host's callback with its own user data and a live call handle.
+            Some(h) => unsafe { (self.f)(self.data.ptr, h as *mut af_call) },
+            None => {
+                let _ = call.complete(Err((
+                    crate::error::ErrorCode::LimitExceeded,
+                    "too many calls in flight".into(),
+                )));
+            }
+        }
+    }
+}
+
+pub(crate) fn c_handler(
+    f: af_handler_fn,
+    user_data: *mut c_void,
+    free: af_free_fn,
+) -> Option<Arc<dyn Handler>> {
+    let data = ForeignData {
+        ptr: user_data,
+        free,
+    };
+    f.map(|f| Arc::new(CHandler { f, data }) as Arc<dyn Handler>)
+}
+
+/// Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL.
+#[no_mangle]
+pub extern "C" fn af_dispatcher_new() -> *mut af_dispatcher {
+    boundary(std::ptr::null_mut(), || {
+        Box::into_raw(Box::new(Dispatcher::new())) as *mut af_dispatcher
+    })
+}
+
+/// Frees a dispatcher. Calls in flight finish normally with what they hold; each
+/// registration's `free_user_data` runs when the last call using it ends. Do not use `d`
+/// afterwards (not even from handlers still running). Calling with NULL is fine.
+#[no_mangle]
+pub unsafe extern "C" fn af_dispatcher_free(d: *mut af_dispatcher) {
+    boundary((), || {
+        if !d.is_null() {
+            // SAFETY: made by af_dispatcher_new; the host frees it once.
+            drop(unsafe { Box::from_raw(d as *mut Dispatcher) });
+        }
+    })
+}
+
+/// Defines named enums and records: `{"enums": [...], "records": [...]}`
+/// (docs/descriptors.md). All or nothing: on error nothing is defined. `json` borrowed.
+#[no_mangle]
+pub unsafe extern "C" fn af_define_types(d: *mut af_dispatcher, json: *const c_char) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: pointers checked by the helpers.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let json = try_status!(unsafe { str_arg(json, "json") });
+        status_of(d.define_types(json))
+    })
+}
+
+/// Registers a function from its descriptor JSON (borrowed). `handler` may be NULL only
+/// for `"kind": "output"` functions. The dispatcher takes ownership of `user_data` in
+/// every case: `free_user_data` (may be NULL) runs exactly once — when the function is
+/// unregistered or the dispatcher freed and no call uses it any more, or before this
+/// returns if registration fails. A malformed descriptor gives `AF_ERR_INVALID` with a
+/// message naming the path (`create_order.parameters.priority.type: unknown enum ...`).
+#[no_mangle]
+pub unsafe extern "C" fn af_register_function(
+    d: *mut af_dispatcher,
+    descriptor_json: *const c_char,
+    handler: af_handler_fn,
+    user_data: *mut c_void,
+    free_user_data: af_free_fn,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // without a handler, user_data has no use and is released at once
+        let h = c_handler(handler, user_data, free_user_data);
+        // SAFETY: pointers checked by the helpers.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let desc = try_status!(unsafe { str_arg(descriptor_json, "descriptor_json") });
+        status_of(d.register_function(desc, h))
+    })
+}
+
+/// Registers an entity (descriptor JSON borrowed) and its generated `search_{entity}`
+/// function. `lookup` (required) is called like a handler: read
+/// `af_call_lookup_request` (`{"ids": [...]}` or `{"query": "...", "limit": n}`) and
+/// complete with `af_call_return(call, "[...entities...]")`. Ownership of `user_data` as
+/// for `af_register_function`.
+#[no_mangle]
+pub unsafe extern "C" fn af_register_entity(
+    d: *mut af_dispatcher,
+    descriptor_json: *const c_char,
+    lookup: af_handler_fn,
+    user_data: *mut c_void,
+    free_user_data: af_free_fn,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // (c_handler releases user_data when lookup is NULL)
+        let Some(h) = c_handler(lookup, user_data, free_user_data) else {
+            return fail(AF_ERR_NULL, "lookup is NULL");
+        };
+        // SAFETY: pointers checked by the helpers.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let desc = try_status!(unsafe { str_arg(descriptor_json, "descriptor_json") });
+        status_of(d.register_entity(desc, h))
+    })
+}
+
+/// Removes a declared function. Calls in flight finish with it. `function_id` borrowed.
+#[no_mangle]
+pub unsafe extern "C" fn af_unregister_function(
+    d: *mut af_dispatcher,
+    function_id: *const c_char,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: pointers checked by the helpers.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let id = try_status!(unsafe { str_arg(function_id, "function_id") });
+        status_of(d.unregister_function(id))
+    })
+}
+
+/// Enables (`enabled` 1) or disables (0) a function at run time; a disabled function
+/// answers `Disabled`.
+#[no_mangle]
+pub unsafe extern "C" fn af_set_function_enabled(
+    d: *mut af_dispatcher,
+    function_id: *const c_char,
+    enabled: u8,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: pointers checked by the helpers.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let id = try_status!(unsafe { str_arg(function_id, "function_id") });
+        status_of(d.set_enabled(id, enabled != 0))
+    })
+}
+
+/// Sets the limits applied to arguments: the largest input in bytes (default 1 MiB) and
+/// the deepest nesting (default 64). Both must be greater than zero.
+#[no_mangle]
+pub unsafe extern "C" fn af_set_limits(
+    d: *mut af_dispatcher,
+    max_input_bytes: u64,
+    max_depth: u32,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: checked by the helper.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let limits = crate::binding::Limits {
+            max_input_bytes: usize::try_from(max_input_bytes).unwrap_or(usize::MAX),
+            max_depth,
+        };
+        status_of(d.set_limits(limits))
+    })
+}
+
+fn parse_policy(json: &str) -> Result<CallerPolicy, af_status> {
+    let v: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| fail(AF_ERR_INVALID, &format!("policy: invalid JSON: {e}")))?;
+    CallerPolicy::parse(&v, "policy").map_err(|e| error_status(&e))
+}
+
+/// Sets which calling packages may call any function: `{"allow": [...], "deny": [...]}`
+/// (borrowed). A denied caller, or one missing from a non-empty allow list, gets `Denied`
+/// and no handler runs. `""` names in-process callers.
+#[no_mangle]
+pub unsafe extern "C" fn af_set_caller_policy(
+    d: *mut af_dispatcher,
+    policy_json: *const c_char,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: pointers checked by the helpers.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let p = try_status!(parse_policy(try_status!(unsafe {
+            str_arg(policy_json, "policy_json")
+        })));
+        d.set_caller_policy(p);
+        AF_OK
+    })
+}
+
+/// Sets the caller policy of one function (replacing its descriptor's `callers`).
+#[no_mangle]
+pub unsafe extern "C" fn af_set_function_caller_policy(
+    d: *mut af_dispatcher,
+    function_id: *const c_char,
+    policy_json: *const c_char,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: pointers checked by the helpers.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let id = try_status!(unsafe { str_arg(function_id, "function_id") });
+        let p = try_status!(parse_policy(try_status!(unsafe {
+            str_arg(policy_json, "policy_json")
+        })));
+        status_of(d.set_function_caller_policy(id, p))
+    })
+}
+
+/// Installs the sink for the core's warnings (a second completion, a late completion,
+/// a failing `on_invoked`), replacing any previous one (whose `free_user_data` then
+/// runs). NULL `cb` removes it.
+#[no_mangle]
+pub unsafe extern "C" fn af_set_log_callback(
+    d: *mut af_dispatcher,
+    cb: af_log_fn,
+    user_data: *mut c_void,
+    free_user_data: af_free_fn,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let data = ForeignData {
+            ptr: user_data,
+            free: free_user_data,
+        };
+        // SAFETY: checked by the helper.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let sink = cb.map(|f| {
+            let sink: crate::log::LogSink = Arc::new(move |level: LogLevel, msg: &str| {
+                let data = &data;
+                let c = to_cstring(msg);
+                // SAFETY: the host's callback with its own data; msg borrowed for the call.
+                unsafe { f(data.ptr, level as i32, c.as_ptr()) }
+            });
+            sink
+        });
+        d.set_log_sink(sink);
+        AF_OK
+    })
+}
+
+unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation, af_status> {
+    if inv.is_null() {
+        return Err(fail(AF_ERR_NULL, "the invocation is NULL"));
+    }
+    // SAFETY: a valid af_invocation borrowed for this call.
+    let inv = unsafe { &*inv };
+    // SAFETY: pointers checked by the helpers.
+    let id = unsafe { str_arg(inv.function_id, "invocation.function_id") }?;
+    let caller = unsafe { opt_str_arg(inv.caller_package, "invocation.caller_package") }?;
+    let platform = Platform::from_i32(inv.platform).ok_or_else(|| {
+        fail(
+            AF_ERR_INVALID,
+            &format!("invocation.platform {} is not 0, 1 or 2", inv.platform),
+        )
+    })?;
+    let cancel = if inv.cancel_token.is_null() {
+        None
+    } else {
+        // SAFETY: made by af_cancel_token_new and not freed.
+        Some(crate::call::CancelTokenRef(
+            unsafe { &*(inv.cancel_token as *const CancelToken) }.clone(),
+        ))
+    };
+    Ok(Invocation {
+        function_id: id.to_owned(),
+        platform,
+        is_foreground: inv.is_foreground != 0,
+        caller_package: caller.unwrap_or("").to_owned(),
+        cancel,
+        timeout: (inv.timeout_ms > 0).then(|| Duration::from_millis(inv.timeout_ms.into())),
+    })
+}
+
+fn error_outcome(code: crate::error::ErrorCode, msg: &str) -> *mut c_char {
+    out_string(&crate::outcome::Outcome::error(code, msg).to_json())
+}
+
+/// Runs a call and blocks until its outcome JSON (owned: free with `af_string_free`),
+/// `{"status", "result", "dialog", "errorCode", "message"}`. Never NULL and never fails:
+/// a NULL dispatcher or invocation, invalid UTF-8 or a panic is an error outcome.
+/// `args_json` (borrowed) is the arguments object; NULL is `{}`. Handlers and delegates
+/// answering inline run on this thread; with a timeout, this thread ends the call when
+/// it elapses.
+#[no_mangle]
+pub unsafe extern "C" fn af_execute(
+    d: *mut af_dispatcher,
+    inv: *const af_invocation,
+    args_json: *const c_char,
+) -> *mut c_char {
+    use crate::error::ErrorCode as C;
+    let out = boundary(std::ptr::null_mut(), || {
+        // SAFETY: pointers checked by the helpers.
+        let d = match unsafe { dispatcher(d) } {
+            Ok(d) => d,
+            Err(_) => {
+                return error_outcome(C::InvalidArgument, "af_execute: the dispatcher is NULL")
+            }
+        };
+        let inv = match unsafe { invocation(inv) } {
+            Ok(i) => i,
+            Err(_) => {
+                return error_outcome(
+                    C::InvalidArgument,
+                    &format!("af_execute: {}", last_error_text()),
+                )
+            }
+        };
+        let args = match unsafe { opt_str_arg(args_json, "args_json") } {
+            Ok(a) => a,
+            Err(_) => return error_outcome(C::InvalidArgument, &last_error_text()),
+        };
+        out_string_nul(d.execute_nul(&inv, args))
+    });
+    if out.is_null() {
+        error_outcome(
+            C::InternalError,
+            &format!("af_execute failed unexpectedly: {}", last_error_text()),
+        )
+    } else {
+        out
+    }
+}
+
+pub(crate) fn last_error_text() -> String {
+    LAST_ERROR.with(|e| e.borrow().to_string_lossy().into_owned())
+}
+
+struct SendPtr(*mut c_void);
+// SAFETY: the header requires user_data to be usable from any thread.
+unsafe impl Send for SendPtr {}
+
+/// Starts a call and returns at once. `on_outcome` (required) receives the outcome JSON
+/// exactly once, on the thread that finishes the call: this one when everything answers
+/// inline, else the thread that completes the handler, answers the gate, cancels, or the
+/// library's timer thread for a timeout. On `AF_OK` the callback will be called; on an
+/// error status (NULL dispatcher, invocation or callback, invalid UTF-8) it is not.
+#[no_mangle]
+pub unsafe extern "C" fn af_execute_async(
+    d: *mut af_dispatcher,
+    inv: *const af_invocation,
+    args_json: *const c_char,
+    on_outcome: af_outcome_fn,
+    user_data: *mut c_void,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: pointers checked by the helpers.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let Some(cb) = on_outcome else {
+            return fail(AF_ERR_NULL, "on_outcome is NULL");
+        };
+        let inv = try_status!(unsafe { invocation(inv) });
+        let args = try_status!(unsafe { opt_str_arg(args_json, "args_json") });
+        let data = SendPtr(user_data);
+        d.execute_async(&inv, args, move |_, json| {
+            let data = data;
+            // the core guarantees a NUL after the JSON
+            // SAFETY: json is followed by a NUL byte (Dispatcher::execute_async's contract).
+            unsafe { cb(data.0, json.as_ptr() as *const c_char) }
+        });
+        AF_OK
+    })
+}
+
+/// The registry as JSON (owned): `{"functions": [...declared, then generated
+/// search_{entity}...], "types": {...}, "entities": [...]}` (docs/descriptors.md). NULL
+/// only for a NULL dispatcher.
+#[no_mangle]
+pub unsafe extern "C" fn af_registry_json(d: *mut af_dispatcher) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || match unsafe { dispatcher(d) } {
+        Ok(d) => out_string(&d.registry_json()),
+        Err(_) => std::ptr::null_mut(),
+    })
+}
+
+/// The JSON Schema (draft 2020-12) of a function's parameters (owned), always an object
+/// schema. NULL on error (unknown id: `af_last_error`).
+#[no_mangle]
+pub unsafe extern "C" fn af_parameters_schema(
+    d: *mut af_dispatcher,
+    function_id: *const c_char,
+) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || {
+        // SAFETY: pointers checked by the helpers.
+        let (Ok(d), Ok(id)) = (unsafe { dispatcher(d) }, unsafe {
+            str_arg(function_id, "function_id")
+        }) else {
+            return std::ptr::null_mut();
+        };
+        match d.parameters_schema(id) {
+            Ok(s) => out_string(&s.to_string()),
+            Err(e) => {
+                error_status(&e);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
+
+/// The JSON Schema (draft 2020-12) of a function's result value (owned); the text `null`
+/// for a void function. NULL on error (unknown id: `af_last_error`).
+#[no_mangle]
+pub unsafe extern "C" fn af_result_schema(
+    d: *mut af_dispatcher,
+    function_id: *const c_char,
+) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || {
+        // SAFETY: pointers checked by the helpers.
+        let (Ok(d), Ok(id)) = (unsafe { dispatcher(d) }, unsafe {
+            str_arg(function_id, "function_id")
+        }) else {
+            return std::ptr::null_mut();
+        };
+        match d.result_schema(id) {
+            Ok(Some(s)) => out_string(&s.to_string()),
+            Ok(None) => out_string("null"),
+            Err(e) => {
+                error_status(&e);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
+
+/// Creates a cancellation token. Caller owns it and must call `af_cancel_token_free`.
+#[no_mangle]
+pub extern "C" fn af_cancel_token_new() -> *mut af_cancel_token {
+    boundary(std::ptr::null_mut(), || {
+        Box::into_raw(Box::new(CancelToken::new())) as *mut af_cancel_token
+    })
+}
+
+/// Cancels every call carrying the token, now and later. Calls waiting for the host end
+/// now, on this thread (their `on_invoked`, scope end and outcome run here).
+#[no_mangle]
+pub unsafe extern "C" fn af_cancel_token_cancel(t: *mut af_cancel_token) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        if t.is_null() {
+            return fail(AF_ERR_NULL, "the token is NULL");
+        }
+        // SAFETY: made by af_cancel_token_new and not freed.
+        unsafe { &*(t as *const CancelToken) }.cancel();
+        AF_OK
+    })
+}
+
+/// 1 when the token has been cancelled, else 0 (also for NULL).
+#[no_mangle]
+pub unsafe extern "C" fn af_cancel_token_is_cancelled(t: *const af_cancel_token) -> u8 {
+    boundary(0, || {
+        if t.is_null() {
+            return 0;
+        }
+        // SAFETY: made by af_cancel_token_new and not freed.
+        u8::from(unsafe { &*(t as *const CancelToken) }.is_cancelled())
+    })
+}
+
+/// Frees a token. Calls carrying it keep their own reference. Calling with NULL is fine.
+#[no_mangle]
+pub unsafe extern "C" fn af_cancel_token_free(t: *mut af_cancel_token) {
+    boundary((), || {
+        if !t.is_null() {
+            // SAFETY: made by af_cancel_token_new; freed once.
+            drop(unsafe { Box::from_raw(t as *mut CancelToken) });
+        }
+    })
+}

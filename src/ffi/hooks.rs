@@ -1,0 +1,277 @@
+//! Delegates, gates, scope hooks and the permission hook.
+
+use super::dispatcher::{dispatcher, try_status};
+use super::*;
+use crate::call::{answer_gate_handle, Call, CompleteError, Gate, GateDecision};
+use crate::dispatcher::{Delegate, PermissionHook, ScopeHooks};
+use crate::outcome::Outcome;
+use std::sync::Arc;
+
+/// A gate: one pending answer of a delegate's `on_invoking` or of the permission hook.
+/// Answer it exactly once with `af_gate_allow`, `af_gate_deny` or `af_gate_open_app`,
+/// inside the callback or later from any thread. A second answer, or one after the call
+/// ended (cancelled, timed out), gets `AF_ERR_ALREADY_COMPLETED` and is ignored.
+pub struct af_gate {
+    _private: [u8; 0],
+}
+
+/// A delegate's callbacks (copied by `af_add_delegate`; any member may be NULL).
+#[repr(C)]
+pub struct af_delegate {
+    /// Runs after the arguments are bound, before the handler, on the thread driving the
+    /// call. Answer `gate` once. Delegates run in registration order; the first that does
+    /// not allow decides and the rest are not asked. NULL: allow.
+    pub on_invoking: Option<
+        unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call, gate: *mut af_gate),
+    >,
+    /// Sees every outcome (refusals included), borrowed for the callback. It cannot
+    /// change the outcome.
+    pub on_invoked: Option<
+        unsafe extern "C" fn(
+            user_data: *mut c_void,
+            call: *mut af_call,
+            outcome_json: *const c_char,
+        ),
+    >,
+    /// Releases `user_data` when the dispatcher is freed and no call uses the delegate.
+    pub free_user_data: af_free_fn,
+}
+
+/// A scope hook: `begin` runs first in every call, `end` exactly once after the last
+/// `on_invoked`, on every path. Use `af_call_set_host_data` in `begin` to attach a DI
+/// scope and release it in `end`.
+pub type af_scope_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call)>;
+
+/// Asks the user to approve a `requiresPermission` function: answer `gate` once with
+/// `af_gate_allow` or `af_gate_deny`, now or later.
+pub type af_permission_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call, gate: *mut af_gate)>;
+
+struct CDelegate {
+    on_invoking: Option<unsafe extern "C" fn(*mut c_void, *mut af_call, *mut af_gate)>,
+    on_invoked: Option<unsafe extern "C" fn(*mut c_void, *mut af_call, *const c_char)>,
+    data: ForeignData,
+}
+
+fn deny_no_handle(gate: Gate) {
+    let _ = gate.deny("too many calls in flight");
+}
+
+impl Delegate for CDelegate {
+    fn on_invoking(&self, call: &Arc<Call>, gate: Gate) {
+        let Some(f) = self.on_invoking else {
+            let _ = gate.allow();
+            return;
+        };
+        let Some(ch) = call.handle() else {
+            return deny_no_handle(gate);
+        };
+        let Some(gh) = gate.into_handle() else { return };
+        // SAFETY: the host's callback with its own data and live handles.
+        unsafe { f(self.data.ptr, ch as *mut af_call, gh as *mut af_gate) }
+    }
+    fn on_invoked(&self, call: &Arc<Call>, _outcome: &Outcome, outcome_json: &str) {
+        let (Some(f), Some(ch)) = (self.on_invoked, call.handle()) else {
+            return;
+        };
+        // SAFETY: outcome_json is followed by a NUL (the pipeline's contract).
+        unsafe {
+            f(
+                self.data.ptr,
+                ch as *mut af_call,
+                outcome_json.as_ptr() as *const c_char,
+            )
+        }
+    }
+    fn has_on_invoking(&self) -> bool {
+        self.on_invoking.is_some()
+    }
+    fn has_on_invoked(&self) -> bool {
+        self.on_invoked.is_some()
+    }
+}
+
+/// Adds a delegate (the vtable is copied; `user_data` is owned by the dispatcher from now
+/// on and released with `vtable->free_user_data`). Delegates run in the order added.
+#[no_mangle]
+pub unsafe extern "C" fn af_add_delegate(
+    d: *mut af_dispatcher,
+    vtable: *const af_delegate,
+    user_data: *mut c_void,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        if vtable.is_null() {
+            return fail(AF_ERR_NULL, "the delegate vtable is NULL");
+        }
+        // SAFETY: a valid vtable borrowed for this call.
+        let v = unsafe { &*vtable };
+        let del = CDelegate {
+            on_invoking: v.on_invoking,
+            on_invoked: v.on_invoked,
+            data: ForeignData {
+                ptr: user_data,
+                free: v.free_user_data,
+            },
+        };
+        // SAFETY: checked by the helper.
+        let d = try_status!(unsafe { dispatcher(d) });
+        d.add_delegate(Arc::new(del));
+        AF_OK
+    })
+}
+
+fn gate_status(r: Result<(), CompleteError>, h: usize) -> af_status {
+    match r {
+        Ok(()) => AF_OK,
+        Err(e @ CompleteError::AlreadyCompleted(_)) => {
+            crate::call::log_late(h, "a gate answer");
+            fail(AF_ERR_ALREADY_COMPLETED, &e.to_string())
+        }
+        Err(e) => fail(AF_ERR_NOT_WAITING, &e.to_string()),
+    }
+}
+
+unsafe fn answer(gate: *mut af_gate, d: GateDecision) -> af_status {
+    if gate.is_null() {
+        return fail(AF_ERR_NULL, "the gate is NULL");
+    }
+    gate_status(answer_gate_handle(gate as usize, d), gate as usize)
+}
+
+/// Lets the call go on.
+#[no_mangle]
+pub unsafe extern "C" fn af_gate_allow(gate: *mut af_gate) -> af_status {
+    // SAFETY: the handle is validated, never dereferenced.
+    boundary(AF_ERR_INTERNAL, || unsafe {
+        answer(gate, GateDecision::Allow)
+    })
+}
+
+/// Refuses the call with `message` (borrowed): the outcome is `Denied` (for the
+/// permission hook, `PermissionDenied`). NULL or invalid UTF-8 still refuses, with a
+/// generic message, and returns the error status.
+#[no_mangle]
+pub unsafe extern "C" fn af_gate_deny(gate: *mut af_gate, message: *const c_char) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: checked by the helper.
+        let (msg, bad) = match unsafe { str_arg(message, "message") } {
+            Ok(m) => (m.to_owned(), AF_OK),
+            Err(s) => ("the call was refused".to_owned(), s),
+        };
+        // SAFETY: the handle is validated, never dereferenced.
+        let r = unsafe { answer(gate, GateDecision::Deny(msg)) };
+        if r == AF_OK {
+            bad
+        } else {
+            r
+        }
+    })
+}
+
+/// Asks for the app with `message` (borrowed): on apple, not in the foreground, the
+/// outcome is `openApp` (continue in the app; rerun in the foreground passes); in the
+/// foreground the gate passes; on android and other the call is refused (`Denied`) with
+/// the message.
+#[no_mangle]
+pub unsafe extern "C" fn af_gate_open_app(gate: *mut af_gate, message: *const c_char) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: checked by the helper.
+        let (msg, bad) = match unsafe { str_arg(message, "message") } {
+            Ok(m) => (m.to_owned(), AF_OK),
+            Err(s) => ("Continue in the app.".to_owned(), s),
+        };
+        // SAFETY: the handle is validated, never dereferenced.
+        let r = unsafe { answer(gate, GateDecision::OpenApp(msg)) };
+        if r == AF_OK {
+            bad
+        } else {
+            r
+        }
+    })
+}
+
+struct CScope {
+    begin: af_scope_fn,
+    end: af_scope_fn,
+    data: ForeignData,
+}
+
+impl ScopeHooks for CScope {
+    fn begin(&self, call: &Arc<Call>) {
+        if let (Some(f), Some(h)) = (self.begin, call.handle()) {
+            // SAFETY: the host's callback with its own data and a live call.
+            unsafe { f(self.data.ptr, h as *mut af_call) }
+        }
+    }
+    fn end(&self, call: &Arc<Call>) {
+        if let (Some(f), Some(h)) = (self.end, call.handle()) {
+            // SAFETY: as above.
+            unsafe { f(self.data.ptr, h as *mut af_call) }
+        }
+    }
+}
+
+/// Installs the scope hooks (either may be NULL), replacing previous ones (whose
+/// `free_user_data` runs when no call uses them). Calls already running keep the hooks
+/// they started with, so every begin has its end.
+#[no_mangle]
+pub unsafe extern "C" fn af_set_scope_hooks(
+    d: *mut af_dispatcher,
+    begin: af_scope_fn,
+    end: af_scope_fn,
+    user_data: *mut c_void,
+    free_user_data: af_free_fn,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let data = ForeignData {
+            ptr: user_data,
+            free: free_user_data,
+        };
+        // SAFETY: checked by the helper.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let hooks: Option<Arc<dyn ScopeHooks>> = (begin.is_some() || end.is_some())
+            .then(|| Arc::new(CScope { begin, end, data }) as Arc<dyn ScopeHooks>);
+        d.set_scope_hooks(hooks);
+        AF_OK
+    })
+}
+
+struct CPermission {
+    f: unsafe extern "C" fn(*mut c_void, *mut af_call, *mut af_gate),
+    data: ForeignData,
+}
+
+impl PermissionHook for CPermission {
+    fn ask(&self, call: &Arc<Call>, gate: Gate) {
+        let Some(ch) = call.handle() else {
+            return deny_no_handle(gate);
+        };
+        let Some(gh) = gate.into_handle() else { return };
+        // SAFETY: the host's callback with its own data and live handles.
+        unsafe { (self.f)(self.data.ptr, ch as *mut af_call, gh as *mut af_gate) }
+    }
+}
+
+/// Installs the permission hook asked before every `requiresPermission` function
+/// (replacing the previous one). With no hook, such functions answer `PermissionDenied`.
+/// NULL `hook` removes it.
+#[no_mangle]
+pub unsafe extern "C" fn af_set_permission_hook(
+    d: *mut af_dispatcher,
+    hook: af_permission_fn,
+    user_data: *mut c_void,
+    free_user_data: af_free_fn,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let data = ForeignData {
+            ptr: user_data,
+            free: free_user_data,
+        };
+        // SAFETY: checked by the helper.
+        let d = try_status!(unsafe { dispatcher(d) });
+        d.set_permission_hook(
+            hook.map(|f| Arc::new(CPermission { f, data }) as Arc<dyn PermissionHook>),
+        );
+        AF_OK
+    })
+}

@@ -1,0 +1,198 @@
+//! The C ABI. The only place with `unsafe` and `extern "C"`.
+//!
+//! Conventions (stated once; the header repeats them per function):
+//! - Object first, then inputs, then outputs; callbacks take `void *user_data` first.
+//! - Strings in are NUL-terminated UTF-8, borrowed for the duration of the call. NULL
+//!   where not allowed, or invalid UTF-8, is an error (`AF_ERR_NULL`, `AF_ERR_UTF8`).
+//! - Strings out are owned by the caller, who frees them with `af_string_free`, unless
+//!   the function says "borrowed".
+//! - Every exported function sits behind one panic boundary: a panic becomes a status,
+//!   NULL, or an error outcome; it never unwinds into the host.
+#![allow(non_camel_case_types)]
+#![allow(clippy::missing_safety_doc)]
+
+mod call;
+mod dispatcher;
+mod hooks;
+
+pub use call::*;
+pub use dispatcher::*;
+pub use hooks::*;
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_void, CStr, CString};
+
+/// A status: `AF_OK` (0) or one of the `AF_ERR_*` codes. The message of the last failure
+/// on this thread is `af_last_error()`.
+pub type af_status = i32;
+
+/// Success.
+pub const AF_OK: af_status = 0;
+/// A required pointer argument was NULL.
+pub const AF_ERR_NULL: af_status = 1;
+/// A string argument was not valid UTF-8.
+pub const AF_ERR_UTF8: af_status = 2;
+/// An argument is malformed: a descriptor, JSON text, an enum value out of range.
+pub const AF_ERR_INVALID: af_status = 3;
+/// A function or entity with this id already exists.
+pub const AF_ERR_DUPLICATE: af_status = 4;
+/// No function with this id.
+pub const AF_ERR_NOT_FOUND: af_status = 5;
+/// The call was already completed, or has ended (a second or late completion); ignored.
+pub const AF_ERR_ALREADY_COMPLETED: af_status = 6;
+/// The call is not waiting for this kind of answer now (e.g. `af_call_return` while a
+/// gate is pending).
+pub const AF_ERR_NOT_WAITING: af_status = 7;
+/// The handle is not a live call, gate or object (stale or never valid).
+pub const AF_ERR_INVALID_HANDLE: af_status = 8;
+/// A limit was exceeded.
+pub const AF_ERR_LIMIT: af_status = 9;
+/// An internal error (a bug, a panic caught at the boundary).
+pub const AF_ERR_INTERNAL: af_status = 10;
+
+/// Bumped on every breaking change of this ABI. Bindings check it when they load.
+pub const AF_ABI_VERSION: u32 = 1;
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+pub(crate) fn set_last_error(msg: &str) {
+    let c = to_cstring(msg);
+    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+}
+
+/// Records `msg` as this thread's last error and returns `status`.
+pub(crate) fn fail(status: af_status, msg: &str) -> af_status {
+    set_last_error(msg);
+    status
+}
+
+/// A CString from text (interior NULs, which JSON output never has, become U+FFFD).
+pub(crate) fn to_cstring(s: &str) -> CString {
+    match CString::new(s) {
+        Ok(c) => c,
+        Err(_) => CString::new(s.replace('\0', "\u{FFFD}")).unwrap_or_default(),
+    }
+}
+
+/// An owned C string for the host (freed with `af_string_free`).
+pub(crate) fn out_string(s: &str) -> *mut c_char {
+    to_cstring(s).into_raw()
+}
+
+/// An owned C string from text that already ends with a NUL (no copy).
+pub(crate) fn out_string_nul(s: String) -> *mut c_char {
+    match CString::from_vec_with_nul(s.into_bytes()) {
+        Ok(c) => c.into_raw(),
+        Err(e) => {
+            let mut v = e.into_bytes();
+            v.pop();
+            out_string(&String::from_utf8_lossy(&v))
+        }
+    }
+}
+
+/// Borrows a required string argument.
+pub(crate) unsafe fn str_arg<'a>(p: *const c_char, name: &str) -> Result<&'a str, af_status> {
+    if p.is_null() {
+        return Err(fail(AF_ERR_NULL, &format!("{name} is NULL")));
+    }
+    // SAFETY: the caller passes a NUL-terminated string valid for this call.
+    let c = unsafe { CStr::from_ptr(p) };
+    c.to_str().map_err(|e| {
+        fail(
+            AF_ERR_UTF8,
+            &format!("{name} is not valid UTF-8 (at byte {})", e.valid_up_to()),
+        )
+    })
+}
+
+/// Borrows an optional string argument (NULL is `None`).
+pub(crate) unsafe fn opt_str_arg<'a>(
+    p: *const c_char,
+    name: &str,
+) -> Result<Option<&'a str>, af_status> {
+    if p.is_null() {
+        Ok(None)
+    } else {
+        // SAFETY: as for str_arg.
+        unsafe { str_arg(p, name) }.map(Some)
+    }
+}
+
+/// Runs `f` behind the panic boundary; a panic returns `on_panic`.
+pub(crate) fn boundary<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(v) => v,
+        Err(p) => {
+            let what = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            set_last_error(&format!("internal error (a panic was caught): {what}"));
+            on_panic
+        }
+    }
+}
+
+/// Host data with an optional finaliser, run once when the core drops it.
+pub(crate) struct ForeignData {
+    pub ptr: *mut c_void,
+    pub free: af_free_fn,
+}
+
+// SAFETY: the header requires user_data to be usable from any thread.
+unsafe impl Send for ForeignData {}
+unsafe impl Sync for ForeignData {}
+
+impl Drop for ForeignData {
+    fn drop(&mut self) {
+        if let Some(f) = self.free {
+            // SAFETY: the host's finaliser for its own pointer, called exactly once.
+            let _ = std::panic::catch_unwind(|| unsafe { f(self.ptr) });
+        }
+    }
+}
+
+/// Releases host data (`user_data`). Called exactly once, on any thread.
+pub type af_free_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+/// The message of the last failure on this thread: borrowed, never NULL ("" when none),
+/// valid until the next failing `af_` call on this thread. Do not free it.
+#[no_mangle]
+pub extern "C" fn af_last_error() -> *const c_char {
+    boundary(c"internal error".as_ptr(), || {
+        LAST_ERROR.with(|e| e.borrow().as_ptr())
+    })
+}
+
+/// Frees a string returned by this library. Calling with NULL is fine.
+#[no_mangle]
+pub unsafe extern "C" fn af_string_free(s: *mut c_char) {
+    boundary((), || {
+        if !s.is_null() {
+            // SAFETY: the string was made by CString::into_raw in this library.
+            drop(unsafe { CString::from_raw(s) });
+        }
+    })
+}
+
+/// The crate version (e.g. "0.1.0"): borrowed, static, never NULL.
+#[no_mangle]
+pub extern "C" fn af_version() -> *const c_char {
+    static VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(c) => c,
+            Err(_) => c"unknown",
+        };
+    VERSION.as_ptr()
+}
+
+/// The ABI version (`AF_ABI_VERSION` of the header the library was built with). A binding
+/// compares it with the value it was written for and refuses to load on a mismatch.
+#[no_mangle]
+pub extern "C" fn af_abi_version() -> u32 {
+    AF_ABI_VERSION
+}
