@@ -27,6 +27,31 @@ impl<F: Fn(&Arc<Call>) + Send + Sync> Handler for F {
     }
 }
 
+/// A handler that answers synchronously: the closure's result completes the call.
+///
+/// ```
+/// use appfunctions::{Dispatcher, Invocation, sync_handler};
+/// let d = Dispatcher::new();
+/// d.register_function(
+///     r#"{"id":"add","parameters":[{"name":"a","type":"int32"},{"name":"b","type":"int32"}],"result":"int32"}"#,
+///     Some(sync_handler(|call| {
+///         let v: serde_json::Value = serde_json::from_str(call.args().unwrap()).unwrap();
+///         Ok(Some((v["a"].as_i64().unwrap() + v["b"].as_i64().unwrap()).to_string()))
+///     })),
+/// ).unwrap();
+/// let o = d.execute_outcome(&Invocation::new("add"), Some(r#"{"a":2,"b":3}"#));
+/// assert_eq!(o.result.as_deref(), Some("5"));
+/// ```
+pub fn sync_handler<F>(f: F) -> Arc<dyn Handler>
+where
+    F: Fn(&Arc<Call>) -> crate::call::HandlerResult + Send + Sync + 'static,
+{
+    Arc::new(move |call: &Arc<Call>| {
+        let r = f(call);
+        let _ = call.complete(r);
+    })
+}
+
 /// Cross-cutting concerns: sign-in gates, feature flags, telemetry.
 pub trait Delegate: Send + Sync {
     /// Runs after binding, before the handler. Answer the gate once, now or later.

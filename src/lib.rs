@@ -22,7 +22,7 @@ pub use binding::Limits;
 pub use call::{Call, CallKind, Gate, GateDecision, HandlerResult, Invocation, Platform};
 pub use cancel::CancelToken;
 pub use descriptor::{CallerPolicy, FunctionDescriptor};
-pub use dispatcher::{Delegate, Dispatcher, Handler, PermissionHook, ScopeHooks};
+pub use dispatcher::{sync_handler, Delegate, Dispatcher, Handler, PermissionHook, ScopeHooks};
 pub use error::{Error, ErrorCode};
 pub use log::LogLevel;
 pub use outcome::{Outcome, Status};

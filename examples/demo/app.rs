@@ -1,0 +1,311 @@
+//! The seeds' sample apps on the public Rust API: an orders app (create_order,
+//! cancel_order, the order entity) and a notes app (list_notes, create_note, edit_note),
+//! with the seed's SignInDelegate and TelemetryDelegate. Shared by the demo and the
+//! tests that need a realistic app (golden exports, MCP).
+
+#![allow(dead_code)]
+
+use appfunctions::{
+    sync_handler, Call, Delegate, Dispatcher, ErrorCode, Gate, HandlerResult, Outcome,
+};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Whether the user is signed in (the seed's SignInState).
+#[derive(Default)]
+pub struct SignInState(AtomicBool);
+
+impl SignInState {
+    pub fn is_signed_in(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+    pub fn set(&self, v: bool) {
+        self.0.store(v, Ordering::SeqCst)
+    }
+}
+
+/// The seed's SignInDelegate: cancelling orders needs a signed-in user.
+pub struct SignInDelegate(pub Arc<SignInState>);
+
+impl Delegate for SignInDelegate {
+    fn on_invoking(&self, call: &Arc<Call>, gate: Gate) {
+        let _ = if call.function_id() == "cancel_order" && !self.0.is_signed_in() {
+            gate.open_app("Sign in to cancel orders.")
+        } else {
+            gate.allow()
+        };
+    }
+    fn has_on_invoked(&self) -> bool {
+        false
+    }
+}
+
+/// The seed's TelemetryDelegate: one line per call.
+pub struct TelemetryDelegate(pub Arc<Mutex<Vec<String>>>);
+
+impl Delegate for TelemetryDelegate {
+    fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, _json: &str) {
+        let what = match (&outcome.error_code, &outcome.message) {
+            (Some(c), Some(m)) => format!("{c}: {m}"),
+            _ if outcome.status == appfunctions::Status::OpenApp => {
+                format!("openApp: {}", outcome.message.as_deref().unwrap_or(""))
+            }
+            _ => "ok".into(),
+        };
+        self.0.lock().unwrap().push(format!(
+            "{} from {}: {what}",
+            call.function_id(),
+            call.platform().as_str()
+        ));
+    }
+    fn has_on_invoking(&self) -> bool {
+        false
+    }
+}
+
+/// The app's state, for the demo to show.
+pub struct DemoApp {
+    pub dispatcher: Dispatcher,
+    pub sign_in: Arc<SignInState>,
+    pub telemetry: Arc<Mutex<Vec<String>>>,
+    pub orders: Arc<Mutex<Vec<Value>>>,
+    pub notes: Arc<Mutex<Vec<Value>>>,
+}
+
+fn args(call: &Call) -> Value {
+    call.args()
+        .and_then(|a| serde_json::from_str(a).ok())
+        .unwrap_or(Value::Null)
+}
+
+fn ok(v: Value) -> HandlerResult {
+    Ok(Some(v.to_string()))
+}
+
+pub const TYPES: &str = r#"{
+  "enums": [
+    {"name": "Priority", "description": "How urgent an order is.",
+     "members": ["Low", {"name": "Normal", "description": "the default"}, "High"]}
+  ],
+  "records": [
+    {"name": "Order", "description": "An order of the shop.",
+     "fields": [
+       {"name": "id", "type": "string", "description": "The order's id."},
+       {"name": "customer", "type": "string", "description": "Who ordered."},
+       {"name": "quantity", "type": "int32", "description": "How many items."},
+       {"name": "priority", "type": {"enum": "Priority"}},
+       {"name": "status", "type": "string", "description": "open or cancelled."}
+     ]},
+    {"name": "Note", "description": "A note.",
+     "fields": [
+       {"name": "id", "type": "int32", "description": "The note's ID."},
+       {"name": "title", "type": "string", "description": "The note's title."},
+       {"name": "content", "type": "string", "description": "The note's content."}
+     ]}
+  ]
+}"#;
+
+pub const ORDER_ENTITY: &str = r#"{"name": "order", "title": "Order", "description": "An order of the shop",
+  "idField": "id",
+  "fields": [
+    {"name": "id", "type": "string"}, {"name": "customer", "type": "string"},
+    {"name": "quantity", "type": "int32"}, {"name": "priority", "type": {"enum": "Priority"}},
+    {"name": "status", "type": "string"}
+  ]}"#;
+
+pub const CREATE_ORDER: &str = r#"{
+  "id": "create_order", "title": "Create order", "symbol": "CreateOrder",
+  "description": "Creates an order for a customer.",
+  "parameters": [
+    {"name": "customer", "type": "string", "description": "The customer's name."},
+    {"name": "quantity", "type": "int32", "description": "How many items (at least 1)."},
+    {"name": "priority", "type": {"enum": "Priority"}, "default": "Normal", "description": "How urgent the order is."}
+  ],
+  "result": {"record": "Order"},
+  "hints": {"readOnly": false, "destructive": false, "idempotent": false, "openWorld": false}
+}"#;
+
+pub const CANCEL_ORDER: &str = r#"{
+  "id": "cancel_order", "title": "Cancel order", "symbol": "CancelOrder",
+  "description": "Cancels an open order.",
+  "parameters": [{"name": "order", "type": {"entity": "order"}, "description": "The order to cancel."}],
+  "result": {"record": "Order"},
+  "hints": {"destructive": true, "idempotent": true, "openWorld": false}
+}"#;
+
+pub const LIST_NOTES: &str = r#"{
+  "id": "list_notes", "title": "List notes", "symbol": "listNotes",
+  "description": "Lists all available notes.",
+  "result": {"nullable": {"array": {"record": "Note"}}},
+  "hints": {"readOnly": true, "openWorld": false}
+}"#;
+
+pub const CREATE_NOTE: &str = r#"{
+  "id": "create_note", "title": "Create note", "symbol": "createNote",
+  "description": "Adds a new note to the app.",
+  "parameters": [
+    {"name": "title", "type": "string", "description": "The title of the note."},
+    {"name": "content", "type": "string", "description": "The note's content."}
+  ],
+  "result": {"record": "Note"},
+  "hints": {"destructive": false, "openWorld": false}
+}"#;
+
+pub const EDIT_NOTE: &str = r#"{
+  "id": "edit_note", "title": "Edit note", "symbol": "editNote",
+  "description": "Edits a single note.",
+  "parameters": [
+    {"name": "noteId", "type": "string", "description": "The target note's ID."},
+    {"name": "title", "type": "string", "nullable": true, "description": "The new title if it should be updated."},
+    {"name": "content", "type": "string", "description": "The note's content."}
+  ],
+  "result": {"nullable": {"record": "Note"}},
+  "hints": {"destructive": false, "idempotent": true, "openWorld": false}
+}"#;
+
+/// Builds the demo app on a new dispatcher.
+pub fn build() -> DemoApp {
+    let d = Dispatcher::new();
+    let sign_in = Arc::new(SignInState::default());
+    let telemetry = Arc::new(Mutex::new(Vec::new()));
+    let orders: Arc<Mutex<Vec<Value>>> = Arc::new(Mutex::new(vec![
+        json!({"id": "o-1", "customer": "acme", "quantity": 2, "priority": "Normal", "status": "open"}),
+        json!({"id": "o-2", "customer": "globex", "quantity": 10, "priority": "High", "status": "open"}),
+    ]));
+    let notes: Arc<Mutex<Vec<Value>>> = Arc::new(Mutex::new(vec![
+        json!({"id": 1, "title": "Shopping", "content": "Milk, eggs"}),
+    ]));
+
+    d.define_types(TYPES).expect("types");
+
+    let o = orders.clone();
+    d.register_entity(
+        ORDER_ENTITY,
+        sync_handler(move |call| {
+            let req: Value =
+                serde_json::from_str(call.lookup_request().unwrap_or("{}")).unwrap_or_default();
+            let all = o.lock().unwrap();
+            let found: Vec<&Value> = match req.get("ids").and_then(Value::as_array) {
+                Some(ids) => all.iter().filter(|x| ids.contains(&x["id"])).collect(),
+                None => {
+                    let q = req["query"].as_str().unwrap_or("").to_lowercase();
+                    all.iter()
+                        .filter(|x| {
+                            q.is_empty()
+                                || x["customer"]
+                                    .as_str()
+                                    .unwrap_or("")
+                                    .to_lowercase()
+                                    .contains(&q)
+                                || x["id"].as_str() == Some(q.as_str())
+                        })
+                        .collect()
+                }
+            };
+            ok(json!(found))
+        }),
+    )
+    .expect("order entity");
+
+    let o = orders.clone();
+    d.register_function(
+        CREATE_ORDER,
+        Some(sync_handler(move |call| {
+            let a = args(call);
+            if a["quantity"].as_i64().unwrap_or(0) < 1 {
+                return Err((ErrorCode::InvalidArgument, "quantity: must be at least 1".into()));
+            }
+            let mut all = o.lock().unwrap();
+            let order = json!({
+                "id": format!("o-{}", all.len() + 1),
+                "customer": a["customer"], "quantity": a["quantity"], "priority": a["priority"], "status": "open"
+            });
+            all.push(order.clone());
+            call.say(&format!("Order {} created for {}.", order["id"].as_str().unwrap(), a["customer"].as_str().unwrap_or("")));
+            ok(order)
+        })),
+    )
+    .expect("create_order");
+
+    let o = orders.clone();
+    d.register_function(
+        CANCEL_ORDER,
+        Some(sync_handler(move |call| {
+            let a = args(call);
+            let id = a["order"]["id"].as_str().unwrap_or("").to_owned();
+            let mut all = o.lock().unwrap();
+            let order = all.iter_mut().find(|x| x["id"] == id.as_str()).ok_or((
+                ErrorCode::EntityNotFound,
+                format!("order: no order with id \"{id}\""),
+            ))?;
+            order["status"] = json!("cancelled");
+            call.say(&format!("Order {id} cancelled."));
+            ok(order.clone())
+        })),
+    )
+    .expect("cancel_order");
+
+    let n = notes.clone();
+    d.register_function(
+        LIST_NOTES,
+        Some(sync_handler(move |_| {
+            let all = n.lock().unwrap();
+            Ok(Some(if all.is_empty() {
+                "null".into()
+            } else {
+                json!(*all).to_string()
+            }))
+        })),
+    )
+    .expect("list_notes");
+
+    let n = notes.clone();
+    d.register_function(
+        CREATE_NOTE,
+        Some(sync_handler(move |call| {
+            let a = args(call);
+            let mut all = n.lock().unwrap();
+            let note =
+                json!({"id": all.len() as i64 + 1, "title": a["title"], "content": a["content"]});
+            all.push(note.clone());
+            ok(note)
+        })),
+    )
+    .expect("create_note");
+
+    let n = notes.clone();
+    d.register_function(
+        EDIT_NOTE,
+        Some(sync_handler(move |call| {
+            let a = args(call);
+            let mut all = n.lock().unwrap();
+            let id: i64 = a["noteId"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(-1);
+            match all.iter_mut().find(|x| x["id"] == id) {
+                None => Ok(Some("null".into())),
+                Some(note) => {
+                    if let Some(t) = a["title"].as_str() {
+                        note["title"] = json!(t);
+                    }
+                    note["content"] = a["content"].clone();
+                    ok(note.clone())
+                }
+            }
+        })),
+    )
+    .expect("edit_note");
+
+    d.add_delegate(Arc::new(SignInDelegate(sign_in.clone())));
+    d.add_delegate(Arc::new(TelemetryDelegate(telemetry.clone())));
+
+    DemoApp {
+        dispatcher: d,
+        sign_in,
+        telemetry,
+        orders,
+        notes,
+    }
+}
