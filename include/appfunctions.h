@@ -25,8 +25,29 @@
 #include <stddef.h>
 
 
+#define PARSE_ERROR -32700
+
+#define INVALID_REQUEST -32600
+
+#define METHOD_NOT_FOUND -32601
+
+#define INVALID_PARAMS -32602
+
+#define INTERNAL_ERROR -32603
+
+#define UNSUPPORTED_VERSION -32022
+
+// How many tool calls run at once.
+#define WORKERS 4
+
 // Bumped on every breaking change of this ABI. Bindings check it when they load.
 #define AF_ABI_VERSION 1
+
+// The text returned once when a collapsed toolkit expands.
+#define AF_TOOLKIT_FUNCTION_RESULT 0
+
+// The text added to the system instructions every turn while a toolkit is expanded.
+#define AF_TOOLKIT_SYSTEM_PROMPT 1
 
 // A function call (`af_call_kind`).
 #define AF_CALL_FUNCTION 0
@@ -100,9 +121,35 @@ typedef struct af_dispatcher af_dispatcher;
 // ended (cancelled, timed out), gets `AF_ERR_ALREADY_COMPLETED` and is ignored.
 typedef struct af_gate af_gate;
 
+// An MCP session (its negotiation state, its own agent view, its calls in flight).
+// Thread-safe. Caller owns it and must call `af_mcp_session_free`.
+typedef struct af_mcp_session af_mcp_session;
+
+// Where a dynamic toolkit text is written (`af_text_set`), valid during the callback.
+typedef struct af_text af_text;
+
+// An agent view: what one conversation's model sees of a dispatcher (collapsed
+// toolkits, conditions over metadata, templated descriptions, output tools).
+// Thread-safe. Caller owns it and must call `af_view_free`.
+typedef struct af_view af_view;
+
 // A status: `AF_OK` (0) or one of the `AF_ERR_*` codes. The message of the last failure
 // on this thread is `af_last_error()`.
 typedef int32_t af_status;
+
+// Asks for a toolkit's text when it is needed: `which` is `AF_TOOLKIT_FUNCTION_RESULT`
+// or `AF_TOOLKIT_SYSTEM_PROMPT`; `toolkit` and `metadata_json` (the view's metadata)
+// are borrowed. Call `af_text_set(out, text)` to answer; not calling it uses the
+// static text. Called on the thread that renders the view.
+typedef void (*af_toolkit_text_fn)(void *user_data, const char *toolkit, int32_t which, const char *metadata_json, struct af_text *out);
+
+// Releases host data (`user_data`). Called exactly once, on any thread.
+typedef void (*af_free_fn)(void *user_data);
+
+// Receives a server-initiated MCP message (a notification such as
+// `notifications/tools/list_changed`), borrowed for the callback, to send on the host's
+// transport. Called from any thread.
+typedef void (*af_mcp_notify_fn)(void *user_data, const char *message_json);
 
 // Runs when a call is cancelled or times out, on the cancelling thread.
 typedef void (*af_cancel_fn)(void *user_data);
@@ -111,9 +158,6 @@ typedef void (*af_cancel_fn)(void *user_data);
 // inside the callback or later from any thread. The `call` handle is valid until the
 // call ends (see `af_call_return`).
 typedef void (*af_handler_fn)(void *user_data, struct af_call *call);
-
-// Releases host data (`user_data`). Called exactly once, on any thread.
-typedef void (*af_free_fn)(void *user_data);
 
 // Receives the core's warnings: `level` is 0 debug, 1 info, 2 warn, 3 error; `message`
 // is borrowed for the callback. Called from any thread.
@@ -213,6 +257,100 @@ const char *af_version(void);
 // The ABI version (`AF_ABI_VERSION` of the header the library was built with). A binding
 // compares it with the value it was written for and refuses to load on a mismatch.
 uint32_t af_abi_version(void);
+
+// Exports the registry (owned string): `"mcp"`, `"openai"`, `"openai-chat"`,
+// `"anthropic"`, `"gemini"` give a JSON tool list of every enabled function;
+// `"android-xml"` gives Android's AppFunctions schema XML. NULL on error (unknown format,
+// a name a vendor refuses: `af_last_error`).
+char *af_export(struct af_dispatcher *d, const char *format);
+
+// Answers a dynamic toolkit text (`text` borrowed). Only valid inside the
+// `af_toolkit_text_fn` callback that received `out`.
+af_status af_text_set(struct af_text *out, const char *text);
+
+// Defines a toolkit: `{"name", "description"?, "functionResult"?, "systemPrompt"?}`
+// (borrowed). With a description it collapses in agent views into one container tool.
+// `texts` (may be NULL) answers the texts dynamically; ownership of `user_data` as for
+// `af_register_function`. Define a toolkit before the functions naming it.
+af_status af_define_toolkit(struct af_dispatcher *d, const char *json, af_toolkit_text_fn texts, void *user_data, af_free_fn free_user_data);
+
+// Declares the metadata schema (borrowed): a JSON Schema object with `properties`, or an
+// array of property names. Conditions and `{metadata.X}` placeholders registered later
+// must name its properties.
+af_status af_set_metadata_schema(struct af_dispatcher *d, const char *json);
+
+// Creates a view with its metadata (a JSON object, borrowed; NULL is `{}`). NULL on
+// error. The view keeps the dispatcher's registry alive; free it with `af_view_free`.
+struct af_view *af_view_new(struct af_dispatcher *d, const char *metadata_json);
+
+// Frees a view. Calling with NULL is fine.
+void af_view_free(struct af_view *v);
+
+// What the model sees now, in an export format (`"mcp"`, `"openai"`, ...; owned). NULL on
+// error.
+char *af_view_tools(struct af_view *v, const char *format);
+
+// Runs what the model called (`name` and `args_json` borrowed; NULL args is `{}`) and
+// returns the outcome JSON (owned, never NULL). A collapsed toolkit's container expands
+// and returns its `functionResult` text as the result; a hidden or collapsed function is
+// `FunctionNotFound` saying how to make it visible; an output function returns its
+// arguments with `"final": true`; a void function's outcome carries the confirmation as
+// its dialog.
+char *af_view_execute(struct af_view *v, const char *name, const char *args_json);
+
+// The system prompts of the toolkits expanded now, joined by blank lines (owned; ""
+// when none). NULL only for a NULL view.
+char *af_view_instructions(struct af_view *v);
+
+// Replaces the view's metadata (a JSON object, borrowed); visibility and descriptions
+// follow at once.
+af_status af_view_set_metadata(struct af_view *v, const char *metadata_json);
+
+// Collapses every toolkit of the view again.
+af_status af_view_reset(struct af_view *v);
+
+// Sets the text tools show when a void function succeeds (borrowed).
+af_status af_view_set_confirmation(struct af_view *v, const char *text);
+
+// Configures the MCP server (borrowed JSON): `{"serverName", "serverVersion",
+// "serverTitle", "instructions", "pageSize" (tools per tools/list page; 0 is all),
+// "maxMessageBytes"}`, any subset. Applies to sessions made afterwards, and to the
+// dispatcher's own session (`af_mcp_handle`), which starts over.
+af_status af_mcp_configure(struct af_dispatcher *d, const char *config_json);
+
+// Handles one MCP JSON-RPC message (borrowed) on the dispatcher's own session and
+// returns the response (owned), or NULL when there is none (a notification) or on a
+// NULL argument (`af_last_error`). A `tools/call` blocks until its outcome; to keep
+// reading while calls run, use one thread per message or `af_mcp_serve_stdio`. Malformed
+// messages get JSON-RPC errors, never NULL.
+char *af_mcp_handle(struct af_dispatcher *d, const char *message_json);
+
+// Sets where the dispatcher's own session sends notifications (`list_changed`);
+// replaces the previous sink. NULL `cb` removes it.
+af_status af_mcp_set_notify(struct af_dispatcher *d, af_mcp_notify_fn cb, void *user_data, af_free_fn free_user_data);
+
+// Serves the dispatcher as an MCP server on the process's stdin/stdout
+// (newline-delimited JSON-RPC) until stdin ends; blocks. Tool calls run on a few worker
+// threads of the transport, so pings and other calls go on meanwhile. Logs nothing to
+// stdout.
+af_status af_mcp_serve_stdio(struct af_dispatcher *d);
+
+// Creates an MCP session (one per connection) with its own agent view of
+// `metadata_json` (borrowed JSON object; NULL is `{}`). NULL on error.
+struct af_mcp_session *af_mcp_session_new(struct af_dispatcher *d, const char *metadata_json);
+
+// Handles one message on a session; as `af_mcp_handle`.
+char *af_mcp_session_handle(struct af_mcp_session *s, const char *message_json);
+
+// Sets where a session sends notifications; NULL `cb` removes it.
+af_status af_mcp_session_set_notify(struct af_mcp_session *s, af_mcp_notify_fn cb, void *user_data, af_free_fn free_user_data);
+
+// Replaces the metadata of a session's view (borrowed JSON object); the client gets
+// `notifications/tools/list_changed`.
+af_status af_mcp_session_set_metadata(struct af_mcp_session *s, const char *metadata_json);
+
+// Frees a session (calls in flight finish). Calling with NULL is fine.
+void af_mcp_session_free(struct af_mcp_session *s);
 
 // The function's id (borrowed). NULL for a dead handle.
 const char *af_call_function_id(struct af_call *call);

@@ -118,6 +118,7 @@ pub(crate) struct Snapshot {
     pub callers: CallerPolicy,
     pub limits: Limits,
     pub metadata_properties: Option<Arc<[String]>>,
+    pub toolkits: Vec<Arc<crate::view::Toolkit>>,
     pub version: u64,
 }
 
@@ -134,6 +135,7 @@ impl Snapshot {
             callers: CallerPolicy::default(),
             limits: Limits::default(),
             metadata_properties: None,
+            toolkits: Vec::new(),
             version: 0,
         }
     }
@@ -143,6 +145,10 @@ impl Snapshot {
             Slot::Declared(i) => self.functions.get(*i).cloned(),
             Slot::Generated(i) => self.generated.get(*i).cloned(),
         }
+    }
+
+    pub fn toolkit(&self, name: &str) -> Option<&crate::view::Toolkit> {
+        self.toolkits.iter().find(|t| t.name == name).map(|t| &**t)
     }
 
     pub fn search_entry(&self, entity: usize) -> Option<Arc<Entry>> {
@@ -351,6 +357,17 @@ impl Dispatcher {
                 if s.index.contains_key(desc.id.as_str()) {
                     return Err(Error::Duplicate(format!("a function with id \"{}\" is already registered", desc.id)));
                 }
+                if s.toolkit(&desc.id).is_some() {
+                    return Err(Error::Duplicate(format!("\"{}\" is the name of a toolkit", desc.id)));
+                }
+                if let Some(t) = &desc.toolkit {
+                    if s.toolkit(t).is_none() {
+                        return Err(Error::descriptor(
+                            format!("{}.toolkit", desc.id),
+                            format!("unknown toolkit \"{t}\" (define it with af_define_toolkit first)"),
+                        ));
+                    }
+                }
                 if !has_handler && desc.kind == crate::descriptor::FunctionKind::Function {
                     return Err(Error::descriptor(
                         format!("{}.kind", desc.id),
@@ -505,6 +522,77 @@ impl Dispatcher {
         );
     }
 
+    /// Defines a toolkit: `{"name", "description"?, "functionResult"?, "systemPrompt"?}`.
+    /// With a description it collapses in agent views. `texts` answers the texts
+    /// dynamically (falling back to the static ones).
+    pub fn define_toolkit(
+        &self,
+        json: &str,
+        texts: Option<Arc<dyn crate::view::ToolkitTexts>>,
+    ) -> Result<()> {
+        let doc = parse_json(json, "toolkit")?;
+        self.update(
+            |s| {
+                let tk = crate::view::parse_toolkit(&doc, texts)?;
+                if s.toolkit(&tk.name).is_some() {
+                    return Err(Error::Duplicate(format!("a toolkit named \"{}\" is already defined", tk.name)));
+                }
+                if s.index.contains_key(tk.name.as_str()) {
+                    return Err(Error::Duplicate(format!("\"{}\" is already the id of a function", tk.name)));
+                }
+                if let Some(props) = &s.metadata_properties {
+                    for text in [&tk.description, &tk.function_result, &tk.system_prompt].into_iter().flatten() {
+                        for p in crate::condition::placeholders(text) {
+                            if !props.iter().any(|x| x == p) {
+                                return Err(Error::descriptor(
+                                    tk.name.clone(),
+                                    format!("placeholder {{metadata.{p}}} names no property of the metadata schema (known: {})", props.join(", ")),
+                                ));
+                            }
+                        }
+                    }
+                }
+                Ok(tk)
+            },
+            |s, tk| s.toolkits.push(Arc::new(tk)),
+            true,
+        )
+    }
+
+    /// Declares the metadata schema: a JSON Schema object with `properties`, or an array
+    /// of property names. Conditions and placeholders registered later are checked
+    /// against it.
+    pub fn set_metadata_schema(&self, json: &str) -> Result<()> {
+        let doc = parse_json(json, "metadata schema")?;
+        let props: Vec<String> = match &doc {
+            Value::Array(a) => a
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| Error::descriptor("metadata", "expected property names"))
+                })
+                .collect::<Result<_>>()?,
+            Value::Object(o) => match o.get("properties") {
+                Some(Value::Object(p)) => p.keys().cloned().collect(),
+                _ => {
+                    return Err(Error::descriptor(
+                        "metadata",
+                        "expected a JSON Schema object with \"properties\"",
+                    ))
+                }
+            },
+            _ => {
+                return Err(Error::descriptor(
+                    "metadata",
+                    "expected a JSON Schema object or an array of property names",
+                ))
+            }
+        };
+        self.set_metadata_properties(Some(props));
+        Ok(())
+    }
+
     pub fn set_log_sink(&self, sink: Option<LogSink>) {
         *self.inner.shared.log.write() = sink;
     }
@@ -608,6 +696,10 @@ impl Dispatcher {
         o.insert("functions".into(), Value::Array(functions));
         o.insert("types".into(), s.types.to_json());
         o.insert("entities".into(), Value::Array(entities));
+        o.insert(
+            "toolkits".into(),
+            Value::Array(s.toolkits.iter().map(|t| t.to_json()).collect()),
+        );
         Value::Object(o)
     }
 
@@ -623,6 +715,43 @@ impl Dispatcher {
         let s = self.snapshot();
         let e = s.find(id).ok_or_else(|| Error::NotFound(id.into()))?;
         Ok(schema::result_schema(&s.types, &e.desc))
+    }
+
+    /// Exports every enabled function as a tool list (`mcp`, `openai`, `openai-chat`,
+    /// `anthropic`, `gemini`), or the registry as Android's AppFunctions schema XML
+    /// (`android-xml`, disabled functions included with `enabledByDefault` false).
+    pub fn export(
+        &self,
+        format: crate::export::Format,
+    ) -> std::result::Result<String, crate::export::ExportError> {
+        if format == crate::export::Format::AndroidXml {
+            return crate::export::android_xml(&self.registry_value());
+        }
+        let s = self.snapshot();
+        let rendered: Vec<(Value, Option<Value>, &FunctionDescriptor)> = s
+            .entries()
+            .filter(|e| e.is_enabled())
+            .map(|e| {
+                (
+                    schema::parameters_schema(&s.types, &e.desc),
+                    schema::result_schema(&s.types, &e.desc),
+                    &e.desc,
+                )
+            })
+            .collect();
+        let specs: Vec<crate::export::ToolSpec> = rendered
+            .iter()
+            .map(|(input, output, d)| crate::export::ToolSpec {
+                name: &d.id,
+                title: d.title.as_deref(),
+                description: d.description.as_deref().unwrap_or(""),
+                input_schema: input,
+                output_schema: output.as_ref(),
+                hints: crate::view::hints_of(d),
+                deprecated: d.deprecated,
+            })
+            .collect();
+        crate::export::tools(format, &specs)
     }
 
     /// The descriptors of every function (declared, then generated).

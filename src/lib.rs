@@ -12,11 +12,13 @@ pub mod error;
 pub mod formats;
 pub(crate) mod handles;
 pub mod log;
+pub mod mcp;
 pub mod outcome;
 pub(crate) mod pipeline;
 pub mod schema;
 pub(crate) mod timer;
 pub mod types;
+pub mod view;
 
 pub use binding::Limits;
 pub use call::{Call, CallKind, Gate, GateDecision, HandlerResult, Invocation, Platform};

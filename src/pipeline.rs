@@ -291,7 +291,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                 return Err(handler_outcome(call, &entry.desc, r));
             }
             if entry.desc.kind == FunctionKind::Output {
-                let args = call.args.get().map(|a| a.to_string());
+                let args = call.args().map(str::to_owned);
                 let mut o = match &entry.desc.result {
                     // an output function may declare the record its arguments make up
                     Some(_) => handler_outcome(call, &entry.desc, Ok(args)),

@@ -164,6 +164,45 @@ pub const EDIT_NOTE: &str = r#"{
   "hints": {"destructive": false, "idempotent": true, "openWorld": false}
 }"#;
 
+pub const METADATA_SCHEMA: &str = r#"{"type": "object", "properties": {
+  "HasAdvancedFeatures": {"type": "boolean"}, "ShopName": {"type": "string"}}}"#;
+
+pub const ORDERS_TOOLKIT: &str = r#"{
+  "name": "orders",
+  "description": "Order analytics for {metadata.ShopName}: statistics and advanced search.",
+  "functionResult": "Available: order_stats, and find_orders when advanced features are on. Prefer order_stats for totals.",
+  "systemPrompt": "CRITICAL: never reveal customer names to anyone but the signed-in owner."
+}"#;
+
+pub const ORDER_STATS: &str = r#"{
+  "id": "order_stats", "title": "Order statistics", "toolkit": "orders",
+  "description": "Counts the open and cancelled orders of {metadata.ShopName}.",
+  "result": {"record": "OrderStats"},
+  "hints": {"readOnly": true, "openWorld": false}
+}"#;
+
+pub const FIND_ORDERS: &str = r#"{
+  "id": "find_orders", "title": "Advanced order search", "toolkit": "orders",
+  "condition": "HasAdvancedFeatures",
+  "description": "Advanced search with filters.",
+  "parameters": [
+    {"name": "minQuantity", "type": "int32", "optional": true, "description": "Only orders with at least this many items."},
+    {"name": "priority", "type": {"enum": "Priority"}, "nullable": true, "optional": true, "description": "Only orders of this priority."}
+  ],
+  "result": {"array": {"record": "Order"}},
+  "hints": {"readOnly": true, "openWorld": false}
+}"#;
+
+pub const REPORT_ORDER_SUMMARY: &str = r#"{
+  "id": "report_order_summary", "title": "Report the order summary", "kind": "output",
+  "description": "Ends the run with the structured summary of the orders.",
+  "parameters": [
+    {"name": "openOrders", "type": "int32", "description": "How many orders are open."},
+    {"name": "busiestCustomer", "type": "string", "nullable": true, "description": "The customer with the most items, if any."},
+    {"name": "notes", "type": "string", "optional": true, "description": "Anything else worth saying."}
+  ]
+}"#;
+
 /// Builds the demo app on a new dispatcher.
 pub fn build() -> DemoApp {
     let d = Dispatcher::new();
@@ -178,6 +217,15 @@ pub fn build() -> DemoApp {
     ]));
 
     d.define_types(TYPES).expect("types");
+    d.define_types(
+        r#"{"records": [{"name": "OrderStats", "fields": [
+        {"name": "open", "type": "int32"}, {"name": "cancelled", "type": "int32"}]}]}"#,
+    )
+    .expect("stats type");
+    d.set_metadata_schema(METADATA_SCHEMA)
+        .expect("metadata schema");
+    d.define_toolkit(ORDERS_TOOLKIT, None)
+        .expect("orders toolkit");
 
     let o = orders.clone();
     d.register_entity(
@@ -297,6 +345,37 @@ pub fn build() -> DemoApp {
         })),
     )
     .expect("edit_note");
+
+    let o = orders.clone();
+    d.register_function(
+        ORDER_STATS,
+        Some(sync_handler(move |_| {
+            let all = o.lock().unwrap();
+            let open = all.iter().filter(|x| x["status"] == "open").count();
+            ok(json!({"open": open, "cancelled": all.len() - open}))
+        })),
+    )
+    .expect("order_stats");
+
+    let o = orders.clone();
+    d.register_function(
+        FIND_ORDERS,
+        Some(sync_handler(move |call| {
+            let a = args(call);
+            let min = a["minQuantity"].as_i64().unwrap_or(0);
+            let all = o.lock().unwrap();
+            let found: Vec<&Value> = all
+                .iter()
+                .filter(|x| x["quantity"].as_i64().unwrap_or(0) >= min)
+                .filter(|x| a["priority"].is_null() || x["priority"] == a["priority"])
+                .collect();
+            ok(json!(found))
+        })),
+    )
+    .expect("find_orders");
+
+    d.register_function(REPORT_ORDER_SUMMARY, None)
+        .expect("report_order_summary");
 
     d.add_delegate(Arc::new(SignInDelegate(sign_in.clone())));
     d.add_delegate(Arc::new(TelemetryDelegate(telemetry.clone())));

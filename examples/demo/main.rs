@@ -131,10 +131,131 @@ fn tour() {
     }
 }
 
+fn serve_mcp() {
+    let app = app::build();
+    let config = appfunctions::mcp::McpConfig {
+        server_name: "appfunctions-demo".into(),
+        server_title: Some("appfunctions demo: orders and notes".into()),
+        instructions: Some(
+            "Tools of a small shop: orders (with an order entity) and notes.".into(),
+        ),
+        ..Default::default()
+    };
+    let session = appfunctions::mcp::Session::new(
+        &app.dispatcher,
+        config,
+        serde_json::json!({"ShopName": "the demo shop"}),
+    )
+    .expect("session");
+    eprintln!("appfunctions demo: serving MCP on stdio (signed out: cancel_order asks to sign in)");
+    if let Err(e) = appfunctions::mcp::stdio::serve_stdio(session) {
+        eprintln!("appfunctions demo: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn export(format: Option<&str>) {
+    let Some(name) = format else {
+        eprintln!("usage: demo export FORMAT   (mcp, openai, openai-chat, anthropic, gemini, android-xml)");
+        std::process::exit(2);
+    };
+    let format: appfunctions::export::Format = match name.parse() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    let app = app::build();
+    match app.dispatcher.export(format) {
+        Ok(text) => println!("{text}"),
+        Err(e) => {
+            eprintln!("export failed: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn agent() {
+    use appfunctions::export::Format;
+    use appfunctions::view::View;
+    let app = app::build();
+    let view = View::new(
+        &app.dispatcher,
+        serde_json::json!({"HasAdvancedFeatures": true, "ShopName": "Acme Shop"}),
+    )
+    .expect("view");
+    let names = |v: &View| -> Vec<String> {
+        let tools: Value = serde_json::from_str(&v.tools(Format::Mcp).unwrap()).unwrap();
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    println!("══ 1. The tools before expansion (the orders toolkit is one container)\n");
+    for n in names(&view) {
+        println!("  {n}");
+    }
+    let container: Value = serde_json::from_str(&view.tools(Format::Mcp).unwrap()).unwrap();
+    if let Some(c) = container
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "orders")
+    {
+        println!("\n  orders: {}", c["description"].as_str().unwrap_or(""));
+    }
+    println!("\n── calling order_stats while collapsed:");
+    println!("  {}", view.execute("order_stats", None).outcome.to_json());
+
+    println!("\n══ 2. The model calls the container `orders`\n");
+    let vo = view.execute("orders", None);
+    println!("  outcome: {}", vo.outcome.to_json());
+    println!("  expanded: {:?}", vo.expanded);
+
+    println!("\n══ 3. The tools after expansion\n");
+    for n in names(&view) {
+        println!("  {n}");
+    }
+
+    println!("\n══ 4. The instructions for the system prompt (every turn while expanded)\n");
+    println!("  {}", view.instructions());
+
+    println!("\n── the model uses the toolkit:");
+    println!(
+        "  order_stats -> {}",
+        view.execute("order_stats", None).outcome.to_json()
+    );
+    println!(
+        "  find_orders -> {}",
+        view.execute("find_orders", Some(r#"{"minQuantity":5}"#))
+            .outcome
+            .to_json()
+    );
+    view.set_metadata(serde_json::json!({"HasAdvancedFeatures": false, "ShopName": "Acme Shop"}))
+        .unwrap();
+    println!(
+        "  (advanced features switched off) find_orders -> {}",
+        view.execute("find_orders", Some("{}")).outcome.to_json()
+    );
+
+    println!("\n══ 5. A final structured output (output tool: no handler runs; the arguments are the result)\n");
+    let vo = view.execute(
+        "report_order_summary",
+        Some(r#"{"openOrders":2,"busiestCustomer":"globex"}"#),
+    );
+    println!("{}", pretty(&vo.outcome.to_json()));
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         None | Some("tour") => tour(),
+        Some("mcp") => serve_mcp(),
+        Some("export") => export(args.get(1).map(String::as_str)),
+        Some("agent") => agent(),
         Some(other) => {
             eprintln!("unknown command {other:?}; use: (nothing) | mcp | export FORMAT | agent");
             std::process::exit(2);

@@ -62,12 +62,30 @@ pub type af_handler_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, cal
 pub type af_log_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
 
-pub(crate) unsafe fn dispatcher<'a>(d: *const af_dispatcher) -> Result<&'a Dispatcher, af_status> {
+/// What an `af_dispatcher` points to: the dispatcher and the C layer's MCP state.
+pub(crate) struct FfiDispatcher {
+    pub d: Dispatcher,
+    /// The session `af_mcp_handle` uses, made on first use.
+    pub mcp: parking_lot::Mutex<Option<Arc<crate::mcp::Session>>>,
+    pub mcp_config: parking_lot::Mutex<crate::mcp::McpConfig>,
+    pub mcp_notify: parking_lot::Mutex<Option<crate::mcp::Notify>>,
+}
+
+impl std::ops::Deref for FfiDispatcher {
+    type Target = Dispatcher;
+    fn deref(&self) -> &Dispatcher {
+        &self.d
+    }
+}
+
+pub(crate) unsafe fn dispatcher<'a>(
+    d: *const af_dispatcher,
+) -> Result<&'a FfiDispatcher, af_status> {
     if d.is_null() {
         return Err(fail(AF_ERR_NULL, "the dispatcher is NULL"));
     }
     // SAFETY: d was made by af_dispatcher_new and not freed (the header's contract).
-    Ok(unsafe { &*(d as *const Dispatcher) })
+    Ok(unsafe { &*(d as *const FfiDispatcher) })
 }
 
 pub(crate) fn error_status(e: &Error) -> af_status {
@@ -144,7 +162,7 @@ pub unsafe extern "C" fn af_dispatcher_free(d: *mut af_dispatcher) {
     boundary((), || {
         if !d.is_null() {
             // SAFETY: made by af_dispatcher_new; the host frees it once.
-            drop(unsafe { Box::from_raw(d as *mut Dispatcher) });
+            drop(unsafe { Box::from_raw(d as *mut FfiDispatcher) });
         }
     })
 }

@@ -11,10 +11,12 @@
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
 
+mod agent;
 mod call;
 mod dispatcher;
 mod hooks;
 
+pub use agent::*;
 pub use call::*;
 pub use dispatcher::*;
 pub use hooks::*;

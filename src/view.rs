@@ -1,0 +1,490 @@
+//! Agent views (seed 004): what one conversation's model sees of a dispatcher.
+//!
+//! - Collapsible toolkits: a toolkit with a description shows as one container tool until
+//!   the model calls it; then its members appear, the call returns the toolkit's
+//!   `functionResult` text (once per expansion) and its `systemPrompt` joins the
+//!   instructions for every turn while it stays expanded.
+//! - Conditional functions: `condition` over the view's metadata.
+//! - Templated titles and descriptions: `{metadata.Name}`.
+//! - Output tools: calling one ends the run; the bound arguments are the result.
+
+use crate::call::{Invocation, Platform};
+use crate::descriptor::FunctionDescriptor;
+use crate::dispatcher::{Dispatcher, Entry, Snapshot};
+use crate::error::ErrorCode;
+use crate::export::{self, Format, Hints, ToolSpec};
+use crate::outcome::Outcome;
+use crate::schema;
+use parking_lot::Mutex;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// Which text of a toolkit a [`ToolkitTexts`] provider is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum ToolkitText {
+    /// Returned once when the container expands.
+    FunctionResult = 0,
+    /// Added to the system instructions every turn while expanded.
+    SystemPrompt = 1,
+}
+
+/// Dynamic toolkit texts (the seed's "Dynamic Instructions with Expressions"): asked
+/// when the text is needed, with the view's metadata. `None` falls back to the static
+/// text.
+pub trait ToolkitTexts: Send + Sync {
+    fn text(&self, toolkit: &str, which: ToolkitText, metadata: &Value) -> Option<String>;
+}
+
+/// A toolkit: a named container of functions.
+#[derive(Clone)]
+pub struct Toolkit {
+    pub name: String,
+    /// With a description, the toolkit collapses; without, its functions are always
+    /// visible.
+    pub description: Option<String>,
+    pub function_result: Option<String>,
+    pub system_prompt: Option<String>,
+    pub texts: Option<Arc<dyn ToolkitTexts>>,
+}
+
+impl Toolkit {
+    pub fn collapsible(&self) -> bool {
+        self.description.is_some()
+    }
+
+    fn text(&self, which: ToolkitText, metadata: &Value) -> Option<String> {
+        if let Some(t) = &self.texts {
+            if let Ok(Some(s)) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                t.text(&self.name, which, metadata)
+            })) {
+                return Some(s);
+            }
+        }
+        let s = match which {
+            ToolkitText::FunctionResult => &self.function_result,
+            ToolkitText::SystemPrompt => &self.system_prompt,
+        };
+        s.as_ref().map(|s| crate::condition::render(s, metadata))
+    }
+
+    pub(crate) fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "description": self.description,
+            "functionResult": self.function_result,
+            "systemPrompt": self.system_prompt,
+            "dynamic": self.texts.is_some(),
+        })
+    }
+}
+
+/// The default confirmation of a void function's success, as tools see it.
+pub const DEFAULT_CONFIRMATION: &str = "Done: the function completed successfully.";
+
+/// One conversation's view of a dispatcher. Thread-safe.
+pub struct View {
+    dispatcher: Dispatcher,
+    state: Mutex<ViewState>,
+    listeners: Mutex<Vec<Arc<dyn Fn() + Send + Sync>>>,
+}
+
+struct ViewState {
+    metadata: Value,
+    expanded: BTreeSet<String>,
+    confirmation: String,
+}
+
+/// What the view shows for one entry.
+enum Shown<'a> {
+    Function(&'a Arc<Entry>),
+    Container(&'a Toolkit),
+}
+
+impl View {
+    /// A view with the given metadata (an object; `null` is `{}`).
+    pub fn new(dispatcher: &Dispatcher, metadata: Value) -> Result<View, String> {
+        let metadata = check_metadata(metadata)?;
+        Ok(View {
+            dispatcher: dispatcher.clone(),
+            state: Mutex::new(ViewState {
+                metadata,
+                expanded: BTreeSet::new(),
+                confirmation: DEFAULT_CONFIRMATION.into(),
+            }),
+            listeners: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn dispatcher(&self) -> &Dispatcher {
+        &self.dispatcher
+    }
+
+    /// Replaces the metadata; visibility and descriptions follow at once.
+    pub fn set_metadata(&self, metadata: Value) -> Result<(), String> {
+        let metadata = check_metadata(metadata)?;
+        self.state.lock().metadata = metadata;
+        self.notify();
+        Ok(())
+    }
+
+    pub fn metadata(&self) -> Value {
+        self.state.lock().metadata.clone()
+    }
+
+    /// Collapses every toolkit again.
+    pub fn reset(&self) {
+        let changed = {
+            let mut s = self.state.lock();
+            let changed = !s.expanded.is_empty();
+            s.expanded.clear();
+            changed
+        };
+        if changed {
+            self.notify();
+        }
+    }
+
+    /// The text tools show for a void function's success.
+    pub fn set_confirmation(&self, text: &str) {
+        self.state.lock().confirmation = text.to_owned();
+    }
+
+    pub fn confirmation(&self) -> String {
+        self.state.lock().confirmation.clone()
+    }
+
+    /// Calls `f` when what the model sees may have changed (expansion, metadata).
+    pub fn subscribe(&self, f: Arc<dyn Fn() + Send + Sync>) {
+        self.listeners.lock().push(f);
+    }
+
+    fn notify(&self) {
+        let ls: Vec<_> = self.listeners.lock().clone();
+        for f in ls {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f()));
+        }
+    }
+
+    pub fn expanded(&self) -> Vec<String> {
+        self.state.lock().expanded.iter().cloned().collect()
+    }
+
+    fn shown<'s>(
+        snap: &'s Snapshot,
+        metadata: &Value,
+        expanded: &BTreeSet<String>,
+    ) -> Vec<Shown<'s>> {
+        let mut out = Vec::new();
+        let mut containers: BTreeSet<&str> = BTreeSet::new();
+        for e in snap.entries() {
+            if !e.is_enabled() {
+                continue;
+            }
+            if let Some(c) = &e.desc.condition {
+                if !c.eval(metadata) {
+                    continue;
+                }
+            }
+            match e.desc.toolkit.as_deref().and_then(|t| snap.toolkit(t)) {
+                Some(tk) if tk.collapsible() && !expanded.contains(&tk.name) => {
+                    if containers.insert(&tk.name) {
+                        out.push(Shown::Container(tk));
+                    }
+                }
+                _ => out.push(Shown::Function(e)),
+            }
+        }
+        out
+    }
+
+    /// What the model sees now, in an export format.
+    pub fn tools(&self, format: Format) -> Result<String, export::ExportError> {
+        let snap = self.dispatcher.snapshot();
+        let (metadata, expanded) = {
+            let s = self.state.lock();
+            (s.metadata.clone(), s.expanded.clone())
+        };
+        if format == Format::AndroidXml {
+            return Err(export::ExportError::Unsupported {
+                format: Format::AndroidXml,
+                subject: "a view".into(),
+                reason: "views render tool lists; export the registry instead".into(),
+            });
+        }
+        let rendered = render_all(&snap, &Self::shown(&snap, &metadata, &expanded), &metadata);
+        let specs: Vec<ToolSpec> = rendered.iter().map(RenderedTool::spec).collect();
+        export::tools(format, &specs)
+    }
+
+    /// The MCP tool objects the model sees now (for the MCP adapter).
+    pub fn mcp_tools(&self) -> Vec<Value> {
+        let snap = self.dispatcher.snapshot();
+        let (metadata, expanded) = {
+            let s = self.state.lock();
+            (s.metadata.clone(), s.expanded.clone())
+        };
+        render_all(&snap, &Self::shown(&snap, &metadata, &expanded), &metadata)
+            .iter()
+            .map(|r| export::mcp_tool(&r.spec()))
+            .collect()
+    }
+
+    /// The system prompts of the toolkits expanded now, for the host to add to the system
+    /// instructions every turn.
+    pub fn instructions(&self) -> String {
+        let snap = self.dispatcher.snapshot();
+        let (metadata, expanded) = {
+            let s = self.state.lock();
+            (s.metadata.clone(), s.expanded.clone())
+        };
+        expanded
+            .iter()
+            .filter_map(|name| snap.toolkit(name))
+            .filter_map(|tk| tk.text(ToolkitText::SystemPrompt, &metadata))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+
+    /// Runs what the model called: a container expands; a visible function runs through
+    /// the full pipeline (platform `other`); anything else is `FunctionNotFound` saying
+    /// how to make it visible.
+    pub fn execute(&self, name: &str, args: Option<&str>) -> ViewOutcome {
+        self.execute_with(name, args, &Invocation::new(name))
+    }
+
+    /// [`View::execute`] with an invocation's cancellation and timeout.
+    pub fn execute_with(&self, name: &str, args: Option<&str>, inv: &Invocation) -> ViewOutcome {
+        let snap = self.dispatcher.snapshot();
+        let metadata = self.state.lock().metadata.clone();
+        if let Some(tk) = snap.toolkit(name).filter(|t| t.collapsible()) {
+            let newly = self.state.lock().expanded.insert(tk.name.clone());
+            let members: Vec<&str> = snap
+                .entries()
+                .filter(|e| e.desc.toolkit.as_deref() == Some(name))
+                .filter(|e| {
+                    e.is_enabled() && e.desc.condition.as_ref().is_none_or(|c| c.eval(&metadata))
+                })
+                .map(|e| e.desc.id.as_str())
+                .collect();
+            let text = if newly {
+                tk.text(ToolkitText::FunctionResult, &metadata)
+                    .unwrap_or_else(|| {
+                        format!(
+                            "The {} tools are now available: {}.",
+                            tk.name,
+                            members.join(", ")
+                        )
+                    })
+            } else {
+                format!(
+                    "The {} tools are already available: {}.",
+                    tk.name,
+                    members.join(", ")
+                )
+            };
+            let instructions = if newly {
+                tk.text(ToolkitText::SystemPrompt, &metadata)
+            } else {
+                None
+            };
+            if newly {
+                self.notify();
+            }
+            return ViewOutcome {
+                outcome: Outcome::success(Some(serde_json::to_string(&text).unwrap_or_default())),
+                expanded: newly.then(|| tk.name.clone()),
+                instructions,
+                void_result: false,
+            };
+        }
+        let Some(entry) = snap.find(name) else {
+            return ViewOutcome::plain(Outcome::error(
+                ErrorCode::FunctionNotFound,
+                snap.not_found_message(name),
+            ));
+        };
+        if let Some(c) = &entry.desc.condition {
+            if !c.eval(&metadata) {
+                return ViewOutcome::plain(Outcome::error(
+                    ErrorCode::FunctionNotFound,
+                    format!(
+                        "{name} is not available in this conversation: it is shown only when \"{}\" holds for the app's metadata",
+                        entry.desc.condition_text.as_deref().unwrap_or("")
+                    ),
+                ));
+            }
+        }
+        if let Some(tk) = entry.desc.toolkit.as_deref().and_then(|t| snap.toolkit(t)) {
+            if tk.collapsible() && !self.state.lock().expanded.contains(&tk.name) {
+                return ViewOutcome::plain(Outcome::error(
+                    ErrorCode::FunctionNotFound,
+                    format!("{name} is in the collapsed toolkit \"{}\": call {} first to make its tools visible", tk.name, tk.name),
+                ));
+            }
+        }
+        let mut inv = inv.clone();
+        inv.function_id = name.to_owned();
+        inv.platform = Platform::Other;
+        let mut outcome = self.dispatcher.execute_outcome(&inv, args);
+        let void_result = outcome.is_success()
+            && entry.desc.result.is_none()
+            && entry.desc.kind != crate::descriptor::FunctionKind::Output;
+        if void_result && outcome.dialog.is_none() {
+            outcome.dialog = Some(self.confirmation());
+        }
+        ViewOutcome {
+            outcome,
+            expanded: None,
+            instructions: None,
+            void_result,
+        }
+    }
+}
+
+/// What [`View::execute`] did.
+pub struct ViewOutcome {
+    pub outcome: Outcome,
+    /// The toolkit this call expanded.
+    pub expanded: Option<String>,
+    /// The expanded toolkit's system prompt (for the host's instructions).
+    pub instructions: Option<String>,
+    /// The function is void and succeeded (tools show the confirmation text).
+    pub void_result: bool,
+}
+
+impl ViewOutcome {
+    fn plain(outcome: Outcome) -> ViewOutcome {
+        ViewOutcome {
+            outcome,
+            expanded: None,
+            instructions: None,
+            void_result: false,
+        }
+    }
+}
+
+struct RenderedTool {
+    name: String,
+    title: Option<String>,
+    description: String,
+    input: Value,
+    output: Option<Value>,
+    hints: Hints,
+    deprecated: bool,
+}
+
+impl RenderedTool {
+    fn spec(&self) -> ToolSpec<'_> {
+        ToolSpec {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: &self.description,
+            input_schema: &self.input,
+            output_schema: self.output.as_ref(),
+            hints: self.hints,
+            deprecated: self.deprecated,
+        }
+    }
+}
+
+pub(crate) fn hints_of(d: &FunctionDescriptor) -> Hints {
+    Hints {
+        read_only: d.hints.read_only,
+        destructive: d.hints.destructive,
+        idempotent: d.hints.idempotent,
+        open_world: d.hints.open_world,
+    }
+}
+
+fn render_all(snap: &Snapshot, shown: &[Shown<'_>], metadata: &Value) -> Vec<RenderedTool> {
+    shown
+        .iter()
+        .map(|s| match s {
+            Shown::Function(e) => {
+                let d = &e.desc;
+                RenderedTool {
+                    name: d.id.clone(),
+                    title: d.title.as_deref().map(|t| crate::condition::render(t, metadata)),
+                    description: crate::condition::render(d.description.as_deref().unwrap_or(""), metadata),
+                    input: schema::parameters_schema(&snap.types, d),
+                    output: schema::result_schema(&snap.types, d),
+                    hints: hints_of(d),
+                    deprecated: d.deprecated,
+                }
+            }
+            Shown::Container(tk) => RenderedTool {
+                name: tk.name.clone(),
+                title: None,
+                description: crate::condition::render(tk.description.as_deref().unwrap_or(""), metadata),
+                input: json!({"$schema": schema::DRAFT_2020_12, "type": "object", "properties": {}, "additionalProperties": false}),
+                output: Some(json!({"$schema": schema::DRAFT_2020_12, "type": "string"})),
+                hints: Hints {
+                    read_only: Some(true),
+                    destructive: Some(false),
+                    idempotent: Some(true),
+                    open_world: Some(false),
+                },
+                deprecated: false,
+            },
+        })
+        .collect()
+}
+
+fn check_metadata(v: Value) -> Result<Value, String> {
+    match v {
+        Value::Null => Ok(json!({})),
+        Value::Object(_) => Ok(v),
+        other => Err(format!(
+            "metadata must be a JSON object of properties, got {}",
+            crate::types::describe_json(&other)
+        )),
+    }
+}
+
+/// Parses a toolkit definition `{"name", "description"?, "functionResult"?, "systemPrompt"?}`.
+pub fn parse_toolkit(
+    v: &Value,
+    texts: Option<Arc<dyn ToolkitTexts>>,
+) -> Result<Toolkit, crate::error::Error> {
+    use crate::error::Error;
+    use crate::types::{check_keys, opt_string};
+    let o = v
+        .as_object()
+        .ok_or_else(|| Error::descriptor("toolkit", "expected a JSON object"))?;
+    let name = o
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Error::descriptor("toolkit.name", "missing or not a string"))?
+        .to_owned();
+    if !crate::descriptor::is_function_id(&name) {
+        return Err(Error::descriptor(
+            format!("{}.name", crate::types::quote_short(&name)),
+            "a toolkit name is snake_case (it is the container tool's name)",
+        ));
+    }
+    check_keys(
+        o,
+        &name,
+        &["name", "description", "functionResult", "systemPrompt"],
+    )?;
+    let tk = Toolkit {
+        description: opt_string(o, "description", &name)?,
+        function_result: opt_string(o, "functionResult", &name)?,
+        system_prompt: opt_string(o, "systemPrompt", &name)?,
+        name,
+        texts,
+    };
+    for (k, t) in [
+        ("description", &tk.description),
+        ("functionResult", &tk.function_result),
+        ("systemPrompt", &tk.system_prompt),
+    ] {
+        if let Some(t) = t {
+            crate::condition::check_placeholders(t)
+                .map_err(|e| Error::descriptor(format!("{}.{k}", tk.name), e))?;
+        }
+    }
+    Ok(tk)
+}

@@ -1,0 +1,410 @@
+//! The MCP adapter through its Rust API: the handshake and the stateless revision,
+//! listing with cursors, calls, errors, cancellation, list_changed, and a barrage of
+//! malformed and hostile messages after which the server still answers correctly.
+
+#[path = "../examples/demo/app.rs"]
+mod app;
+
+use appfunctions::mcp::{McpConfig, Reply, Session};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+
+fn session(page_size: usize) -> (app::DemoApp, Arc<Session>, Arc<Mutex<Vec<String>>>) {
+    let a = app::build();
+    let s = Session::new(
+        &a.dispatcher,
+        McpConfig {
+            page_size,
+            ..Default::default()
+        },
+        json!({}),
+    )
+    .unwrap();
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let sink = sent.clone();
+    s.set_notify(Some(Arc::new(move |m: &str| {
+        sink.lock().unwrap().push(m.to_owned())
+    })));
+    (a, s, sent)
+}
+
+fn req(s: &Session, v: Value) -> Value {
+    serde_json::from_str(&s.handle(&v.to_string()).expect("a response")).unwrap()
+}
+
+fn init(s: &Session, version: &str) -> Value {
+    let r = req(
+        s,
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":version,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}),
+    );
+    assert!(s
+        .handle(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .is_none());
+    r
+}
+
+#[test]
+fn initialize_negotiates_the_revision() {
+    for (asked, got) in [
+        ("2024-11-05", "2024-11-05"),
+        ("2025-03-26", "2025-03-26"),
+        ("2025-06-18", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"),
+        ("2099-01-01", "2025-11-25"),
+    ] {
+        let (_a, s, _) = session(0);
+        let r = init(&s, asked);
+        assert_eq!(r["result"]["protocolVersion"], got);
+        assert_eq!(r["result"]["capabilities"]["tools"]["listChanged"], true);
+    }
+    let (_a, s, _) = session(0);
+    init(&s, "2024-11-05");
+    let tools = req(&s, json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}));
+    let t = &tools["result"]["tools"][0];
+    assert!(
+        t.get("outputSchema").is_none() && t.get("annotations").is_none(),
+        "2024-11-05 has neither: {t}"
+    );
+}
+
+#[test]
+fn the_stateless_revision_answers_discover_and_enveloped_requests() {
+    let (_a, s, _) = session(0);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}});
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":meta}}),
+    );
+    assert_eq!(r["result"]["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(r["result"]["resultType"], "complete");
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_order","arguments":{"customer":"a","quantity":1},"_meta":meta}}),
+    );
+    assert_eq!(r["result"]["isError"], false);
+    assert_eq!(r["result"]["structuredContent"]["customer"], "a");
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}),
+    );
+    assert_eq!(r["error"]["code"], -32022);
+    let bad = json!({"io.modelcontextprotocol/protocolVersion":"2030-01-01","io.modelcontextprotocol/clientCapabilities":{}});
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":bad}}),
+    );
+    assert_eq!(r["error"]["code"], -32022);
+    assert_eq!(r["error"]["data"]["supported"], json!(["2026-07-28"]));
+}
+
+#[test]
+fn discover_before_initialize_falls_back_cleanly() {
+    // the Python SDK's probe without an envelope would be method-not-found; with one it is answered
+    let (_a, s, _) = session(0);
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":1,"method":"server/discover"}),
+    );
+    assert_eq!(r["error"]["code"], -32601);
+    assert_eq!(
+        init(&s, "2025-11-25")["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+}
+
+#[test]
+fn tools_list_pages_with_opaque_cursors() {
+    let (_a, s, _) = session(3);
+    init(&s, "2025-11-25");
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut params = json!({});
+        if let Some(c) = &cursor {
+            params["cursor"] = json!(c);
+        }
+        let r = req(
+            &s,
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":params}),
+        );
+        for t in r["result"]["tools"].as_array().unwrap() {
+            names.push(t["name"].as_str().unwrap().to_owned());
+        }
+        match r["result"]["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(
+        names,
+        [
+            "create_order",
+            "cancel_order",
+            "list_notes",
+            "create_note",
+            "edit_note",
+            "orders",
+            "report_order_summary",
+            "search_order"
+        ]
+    );
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"garbage"}}),
+    );
+    assert_eq!(r["error"]["code"], -32602);
+}
+
+#[test]
+fn calls_succeed_fail_as_tool_errors_and_unknown_tools_are_protocol_errors() {
+    let (a, s, _) = session(0);
+    init(&s, "2025-11-25");
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_order","arguments":{"customer":"acme","quantity":2}}}),
+    );
+    let res = &r["result"];
+    assert_eq!(res["isError"], false);
+    assert_eq!(res["structuredContent"]["priority"], "Normal");
+    let text: Value = serde_json::from_str(res["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, res["structuredContent"]);
+    assert_eq!(res["content"][1]["text"], "Order o-3 created for acme.");
+
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_order","arguments":{"customer":"acme","quantity":"two"}}}),
+    );
+    assert_eq!(r["result"]["isError"], true);
+    assert!(r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("quantity: expected int32, got string \"two\""));
+
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order":"o-1"}}}),
+    );
+    assert_eq!(r["result"]["isError"], true);
+    assert!(r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Sign in to cancel orders."));
+    a.sign_in.set(true);
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order":"o-1"}}}),
+    );
+    assert_eq!(r["result"]["structuredContent"]["status"], "cancelled");
+
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"nope","arguments":{}}}),
+    );
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!("x"), json!(-32602))
+    );
+
+    // a nullable result is wrapped so structuredContent stays an object
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"list_notes"}}),
+    );
+    assert!(r["result"]["structuredContent"]["result"].is_array(), "{r}");
+}
+
+#[test]
+fn expanding_a_toolkit_sends_list_changed_and_returns_its_instructions() {
+    let (_a, s, sent) = session(0);
+    init(&s, "2025-11-25");
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"orders"}}),
+    );
+    let texts: Vec<&str> = r["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert!(texts[0].starts_with("Available: order_stats"));
+    assert!(texts[1].starts_with("CRITICAL"));
+    assert_eq!(
+        sent.lock().unwrap().as_slice(),
+        [r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#]
+    );
+    let tools = req(&s, json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"order_stats")
+            && !names.contains(&"orders")
+            && !names.contains(&"find_orders")
+    );
+    // a metadata change through the host API also notifies
+    s.view()
+        .set_metadata(json!({"HasAdvancedFeatures": true}))
+        .unwrap();
+    assert_eq!(sent.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn registry_changes_reach_the_transport() {
+    let (a, s, sent) = session(0);
+    init(&s, "2025-11-25");
+    a.dispatcher
+        .register_function(r#"{"id":"late","kind":"output"}"#, None)
+        .unwrap();
+    assert_eq!(sent.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn cancelled_calls_get_no_response() {
+    let a = app::build();
+    let (tx, rx) = std::sync::mpsc::channel::<Arc<appfunctions::Call>>();
+    let tx = Mutex::new(tx);
+    a.dispatcher
+        .register_function(
+            r#"{"id":"slow","result":"string"}"#,
+            Some(Arc::new(move |c: &Arc<appfunctions::Call>| {
+                tx.lock().unwrap().send(c.clone()).unwrap()
+            })),
+        )
+        .unwrap();
+    let s = Session::new(&a.dispatcher, McpConfig::default(), json!({})).unwrap();
+    init(&s, "2025-11-25");
+    let Reply::Call(call) = s.handle_message(
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#,
+    ) else {
+        panic!("a call")
+    };
+    let s2 = s.clone();
+    let worker = std::thread::spawn(move || s2.run_call(call));
+    let running = rx.recv().unwrap();
+    assert!(s
+        .handle(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#)
+        .is_none());
+    assert!(
+        worker.join().unwrap().is_none(),
+        "no response for a cancelled request"
+    );
+    assert!(
+        running.complete(Ok(Some("\"late\"".into()))).is_err(),
+        "the late completion is refused"
+    );
+}
+
+#[test]
+fn a_thousand_hostile_messages_get_errors_and_the_server_keeps_serving() {
+    let (_a, s, _) = session(0);
+    let mut messages: Vec<String> = vec![
+        String::new(),
+        "{".into(),
+        "}".into(),
+        "null".into(),
+        "42".into(),
+        "\"x\"".into(),
+        "[]".into(),
+        "[1,2]".into(),
+        "{}".into(),
+        r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":7}"#.into(),
+        r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into(), // before initialize
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_order"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":99999999999999999999999999,"method":"ping"}"#.into(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
+            "x".repeat(100_000)
+        ),
+        format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}}"#,
+            "{\"a\":".repeat(200) + "1" + &"}".repeat(200)
+        ),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":5}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#.into(),
+        "\u{0}\u{1}".into(),
+    ];
+    let methods = [
+        "ping",
+        "tools/list",
+        "tools/call",
+        "initialize",
+        "resources/list",
+        "prompts/get",
+        "nope",
+        "",
+        "notifications/cancelled",
+        "server/discover",
+    ];
+    let params = [
+        json!(null),
+        json!(1),
+        json!("s"),
+        json!([]),
+        json!({}),
+        json!({"name": 5}),
+        json!({"name": "create_order", "arguments": []}),
+        json!({"name": "create_order", "arguments": {"customer": {"x": [1, 2, {"y": null}]}, "quantity": 1e300}}),
+        json!({"name": "cancel_order", "arguments": {"order": "\u{fffd}"}}),
+        json!({"cursor": 12}),
+        json!({"requestId": {"a": 1}}),
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": 1}}),
+    ];
+    let ids = [
+        json!(1),
+        json!("a"),
+        json!(-1),
+        json!(i64::MAX),
+        json!(null),
+        json!(true),
+        json!(u64::MAX),
+    ];
+    let mut n = 0u64;
+    while messages.len() < 1200 {
+        n = n
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let m = methods[(n >> 33) as usize % methods.len()];
+        let p = &params[(n >> 40) as usize % params.len()];
+        let id = &ids[(n >> 50) as usize % ids.len()];
+        let mut v = json!({"jsonrpc": "2.0", "method": m, "params": p});
+        if (n >> 20) % 5 != 0 {
+            v["id"] = id.clone();
+        }
+        messages.push(v.to_string());
+    }
+    for m in &messages {
+        if let Some(r) = s.handle(m) {
+            let v: Value = serde_json::from_str(&r)
+                .unwrap_or_else(|e| panic!("not JSON ({e}) for {m:.80}: {r:.200}"));
+            assert_eq!(v["jsonrpc"], "2.0");
+            assert!(
+                v.get("result").is_some() ^ v.get("error").is_some(),
+                "{r:.200}"
+            );
+            if let Some(e) = v.get("error") {
+                assert!(e["code"].is_i64() && e["message"].is_string());
+            }
+        }
+    }
+    // still serving correct answers
+    let (_a2, s2, _) = session(0);
+    for m in &messages {
+        let _ = s2.handle(m);
+    }
+    for s in [&s, &s2] {
+        assert_eq!(
+            req(s, json!({"jsonrpc":"2.0","id":"p","method":"ping"}))["result"],
+            json!({})
+        );
+    }
+}
