@@ -105,6 +105,33 @@ pub fn bind_arguments(
     finish(ctx, res)
 }
 
+/// Binds a lookup's answer, an array of entities of type `entity`, and returns its
+/// normalised JSON with each element's id and bytes in it (one pass, no tree).
+#[allow(clippy::type_complexity)]
+pub fn bind_entity_list(
+    types: &TypeSet,
+    entity: usize,
+    json: &str,
+    limits: &Limits,
+) -> Result<(String, Vec<(String, Range<usize>)>), BindError> {
+    let ty = Type::Array(Box::new(Type::Entity(entity)));
+    let mut ctx = Ctx::new(types, Mode::Values, limits.max_depth, json.len());
+    ctx.collect = Some(Collect {
+        id_field: types.entities[entity].id_field.clone(),
+        current_id: None,
+        items: Vec::new(),
+    });
+    let mut de = serde_json::Deserializer::from_str(json);
+    let res = ValueSeed {
+        ctx: &mut ctx,
+        ty: &ty,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    let items = ctx.collect.take().map(|c| c.items).unwrap_or_default();
+    finish(ctx, res).map(|b| (b.json, items))
+}
+
 /// Binds one value of type `ty` (a result, a default, an entity) and returns its
 /// normalised JSON.
 pub fn bind_value(
@@ -207,6 +234,14 @@ struct Ctx<'t> {
     refs: Vec<EntityRef>,
     /// The path of each entity ref, innermost segment first (joined at the end).
     ref_paths: Vec<Vec<Seg>>,
+    /// For [`bind_entity_list`]: each top-level element's id and bytes.
+    collect: Option<Collect>,
+}
+
+struct Collect {
+    id_field: String,
+    current_id: Option<String>,
+    items: Vec<(String, Range<usize>)>,
 }
 
 impl<'t> Ctx<'t> {
@@ -220,6 +255,7 @@ impl<'t> Ctx<'t> {
             mode,
             refs: Vec::new(),
             ref_paths: Vec::new(),
+            collect: None,
         }
     }
 
@@ -261,6 +297,14 @@ impl<'t> Ctx<'t> {
         }
         Ok(())
     }
+}
+
+/// Writes a validated parameter or field name (letters, digits, `_`: nothing to escape).
+fn write_name(out: &mut String, name: &str) {
+    debug_assert!(name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    out.push('"');
+    out.push_str(name);
+    out.push('"');
 }
 
 /// Writes `s` as a JSON string.
@@ -355,7 +399,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
                 ctx.out.push(',');
             }
             first = false;
-            write_json_str(&mut ctx.out, &p.name);
+            write_name(&mut ctx.out, &p.name);
             ctx.out.push(':');
             let refs_before = ctx.refs.len();
             if let Err(e) = map.next_value_seed(ValueSeed {
@@ -380,7 +424,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
                     ctx.out.push(',');
                 }
                 first = false;
-                write_json_str(&mut ctx.out, &p.name);
+                write_name(&mut ctx.out, &p.name);
                 ctx.out.push(':');
                 ctx.out.push_str(default);
             } else if !p.optional {
@@ -661,11 +705,21 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 ctx.out.push(',');
             }
             let refs_before = ctx.refs.len();
+            let start = ctx.out.len();
             match seq.next_element_seed(ValueSeed {
                 ctx: &mut *ctx,
                 ty: item,
             }) {
-                Ok(Some(())) => name_refs(ctx, refs_before, || Seg::Index(i)),
+                Ok(Some(())) => {
+                    name_refs(ctx, refs_before, || Seg::Index(i));
+                    if ctx.depth == 1 {
+                        let end = ctx.out.len();
+                        if let Some(c) = &mut ctx.collect {
+                            let id = c.current_id.take().unwrap_or_default();
+                            c.items.push((id, start..end));
+                        }
+                    }
+                }
                 Ok(None) => {
                     if i > 0 {
                         ctx.out.pop();
@@ -713,9 +767,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 ctx.out.push(',');
             }
             first = false;
-            write_json_str(&mut ctx.out, &f.name);
+            write_name(&mut ctx.out, &f.name);
             ctx.out.push(':');
             let refs_before = ctx.refs.len();
+            let start = ctx.out.len();
             if let Err(e) = map.next_value_seed(ValueSeed {
                 ctx: &mut *ctx,
                 ty: &f.ty,
@@ -723,6 +778,13 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 return Err(ctx.wrap(e, Seg::Key(f.name.clone())));
             }
             name_refs(ctx, refs_before, || Seg::Key(f.name.clone()));
+            if ctx.depth == 2 {
+                if let Some(c) = &mut ctx.collect {
+                    if c.id_field == f.name {
+                        c.current_id = serde_json::from_str(&ctx.out[start..]).ok();
+                    }
+                }
+            }
         }
         for (f, seen) in fields.iter().zip(&seen) {
             if !*seen && !f.optional {

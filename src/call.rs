@@ -147,9 +147,8 @@ pub(crate) struct Wait {
     pub inline: bool,
 }
 
-pub(crate) type OutcomeSink = Box<dyn FnOnce(&Outcome, &str) + Send>;
+pub(crate) type OutcomeSink = Box<dyn FnOnce(Outcome, &str) + Send>;
 
-#[derive(Default)]
 pub(crate) struct Ctl {
     pub stage: crate::pipeline::Stage,
     pub wait: Option<Wait>,
@@ -162,6 +161,27 @@ pub(crate) struct Ctl {
     pub bound: Option<crate::binding::Bound>,
     pub resolve: Vec<crate::pipeline::Resolution>,
     pub began: bool,
+    /// The outcome sink reads the JSON (false for lookups serving a call).
+    pub sink_wants_json: bool,
+}
+
+impl Default for Ctl {
+    fn default() -> Self {
+        Ctl {
+            stage: Default::default(),
+            wait: None,
+            inline_result: None,
+            seq: 0,
+            finished: false,
+            outcome_json: None,
+            sink: None,
+            child: None,
+            bound: None,
+            resolve: Vec::new(),
+            began: false,
+            sink_wants_json: true,
+        }
+    }
 }
 
 /// One call's scope. Valid from scope begin to scope end; accessors used after that
@@ -172,12 +192,14 @@ pub struct Call {
     pub(crate) function_id: Arc<str>,
     pub(crate) platform: Platform,
     pub(crate) foreground: bool,
-    pub(crate) caller_package: Box<str>,
+    pub(crate) caller_package: std::borrow::Cow<'static, str>,
     pub(crate) kind: CallKind,
     pub(crate) entry: OnceLock<Arc<Entry>>,
-    pub(crate) args_in: Option<Box<str>>,
-    pub(crate) args: OnceLock<Box<str>>,
-    pub(crate) lookup_request: OnceLock<Box<str>>,
+    /// Arguments bound when the call was made (binding runs no host code, so it needs
+    /// no scope), published at the Bind stage.
+    pub(crate) pre_bound: Mutex<Option<Result<crate::binding::Bound, crate::binding::BindError>>>,
+    pub(crate) args: OnceLock<String>,
+    pub(crate) lookup_request: OnceLock<String>,
     pub(crate) entity: Option<usize>,
     items: Mutex<Vec<(Box<str>, Box<str>)>>,
     dialog: Mutex<Option<String>>,
@@ -200,7 +222,8 @@ impl Call {
         shared: Arc<Shared>,
         snap: Arc<Snapshot>,
         inv: &Invocation,
-        args_in: Option<&str>,
+        entry: Option<Arc<Entry>>,
+        pre_bound: Option<Result<crate::binding::Bound, crate::binding::BindError>>,
         kind: CallKind,
         entity: Option<usize>,
         parent: Option<Arc<Call>>,
@@ -208,13 +231,23 @@ impl Call {
         Call {
             shared,
             snap,
-            function_id: with_nul(&inv.function_id).into(),
+            function_id: match &entry {
+                Some(e) => e.id_nul.clone(),
+                None => with_nul(&inv.function_id).into(),
+            },
             platform: inv.platform,
             foreground: inv.is_foreground,
-            caller_package: with_nul(&inv.caller_package).into_boxed_str(),
+            caller_package: if inv.caller_package.is_empty() {
+                std::borrow::Cow::Borrowed("\0")
+            } else {
+                std::borrow::Cow::Owned(with_nul(&inv.caller_package))
+            },
             kind,
-            entry: OnceLock::new(),
-            args_in: args_in.map(Into::into),
+            entry: match entry {
+                Some(e) => OnceLock::from(e),
+                None => OnceLock::new(),
+            },
+            pre_bound: Mutex::new(pre_bound),
             args: OnceLock::new(),
             lookup_request: OnceLock::new(),
             entity,
@@ -232,6 +265,36 @@ impl Call {
             timeout: inv.timeout,
             started: Instant::now(),
         }
+    }
+
+    /// A lookup serving `parent`: resolves ids of `entity` through `search`.
+    pub(crate) fn new_lookup(
+        parent: &Arc<Call>,
+        search: Arc<Entry>,
+        entity: usize,
+        request: String,
+    ) -> Call {
+        let inv = Invocation {
+            function_id: String::new(),
+            platform: parent.platform,
+            is_foreground: parent.foreground,
+            caller_package: String::new(),
+            cancel: None,
+            timeout: None,
+        };
+        let mut c = Call::new(
+            parent.shared.clone(),
+            parent.snap.clone(),
+            &inv,
+            Some(search),
+            None,
+            CallKind::EntityLookup,
+            Some(entity),
+            Some(parent.clone()),
+        );
+        c.caller_package = parent.caller_package.clone();
+        let _ = c.lookup_request.set(request);
+        c
     }
 
     /// The function's id (for a lookup, the generated `search_{entity}` id).
@@ -279,10 +342,10 @@ impl Call {
         if self.kind == CallKind::EntityLookup {
             return None;
         }
-        self.args.get().map(|s| &**s)
+        self.args.get().map(String::as_str)
     }
     pub fn lookup_request_nul(&self) -> Option<&str> {
-        self.lookup_request.get().map(|s| &**s)
+        self.lookup_request.get().map(String::as_str)
     }
 
     /// The function's descriptor, once found.
@@ -388,24 +451,26 @@ impl Call {
         {
             return;
         }
+        // the pending wait is abandoned before the host hears of the cancellation, so an
+        // answer it gives in reaction is late, and the outcome is Cancelled / TimedOut
+        let (resume, child, finished) = {
+            let mut ctl = self.ctl.lock();
+            let child = ctl.child.clone();
+            let resume = !ctl.finished && matches!(&ctl.wait, Some(w) if !w.inline);
+            if resume {
+                ctl.wait = None;
+            }
+            (resume, child, ctl.finished)
+        };
         let cbs = std::mem::take(&mut *self.cancel_callbacks.lock());
         for cb in cbs {
             if std::panic::catch_unwind(std::panic::AssertUnwindSafe(cb)).is_err() {
                 self.log(LogLevel::Error, "a cancel callback panicked");
             }
         }
-        let (resume, child) = {
-            let mut ctl = self.ctl.lock();
-            if ctl.finished {
-                return;
-            }
-            let child = ctl.child.clone();
-            let resume = matches!(&ctl.wait, Some(w) if !w.inline);
-            if resume {
-                ctl.wait = None;
-            }
-            (resume, child)
-        };
+        if finished {
+            return;
+        }
         if let Some(c) = child {
             c.cancel(code);
         }
@@ -476,6 +541,13 @@ impl Call {
             Op::Lookup => "lookup result",
         };
         let mut ctl = self.ctl.lock();
+        if self.cancel_code().is_some() {
+            // cancelled or timed out: whatever answers now is late
+            drop(ctl);
+            return Err(CompleteError::AlreadyCompleted(
+                self.function_id().to_string(),
+            ));
+        }
         let matches = match &ctl.wait {
             Some(w) => {
                 w.op == op && seq.is_none_or(|s| handles::seq_bits(w.seq) == handles::seq_bits(s))

@@ -88,11 +88,26 @@ pub trait PermissionHook: Send + Sync {
 /// A registered function (declared, or generated for an entity).
 pub struct Entry {
     pub desc: FunctionDescriptor,
+    /// The id followed by a NUL, shared by every call of this function.
+    pub(crate) id_nul: Arc<str>,
     pub(crate) handler: Option<Arc<dyn Handler>>,
     enabled: AtomicBool,
 }
 
 impl Entry {
+    fn new(
+        desc: FunctionDescriptor,
+        handler: Option<Arc<dyn Handler>>,
+        enabled: AtomicBool,
+    ) -> Entry {
+        Entry {
+            id_nul: Arc::from(crate::call::with_nul(&desc.id).as_str()),
+            desc,
+            handler,
+            enabled,
+        }
+    }
+
     pub fn is_enabled(&self) -> bool {
         self.enabled.load(Ordering::Acquire)
     }
@@ -379,7 +394,7 @@ impl Dispatcher {
             |s, desc| {
                 let id: Arc<str> = Arc::from(desc.id.as_str());
                 let enabled = AtomicBool::new(desc.enabled);
-                s.functions.push(Arc::new(Entry { desc, handler, enabled }));
+                s.functions.push(Arc::new(Entry::new(desc, handler, enabled)));
                 s.index.insert(id, Slot::Declared(s.functions.len() - 1));
             },
             true,
@@ -407,11 +422,11 @@ impl Dispatcher {
             },
             |s, (t, desc)| {
                 s.types = Arc::new(t);
-                s.generated.push(Arc::new(Entry {
+                s.generated.push(Arc::new(Entry::new(
                     desc,
-                    handler: Some(lookup),
-                    enabled: AtomicBool::new(true),
-                }));
+                    Some(lookup),
+                    AtomicBool::new(true),
+                )));
                 let i = s.generated.len() - 1;
                 s.index.insert(
                     Arc::from(s.generated[i].desc.id.as_str()),
@@ -491,11 +506,11 @@ impl Dispatcher {
                 let old = &s.functions[i];
                 let mut desc = old.desc.clone();
                 desc.callers = policy;
-                s.functions[i] = Arc::new(Entry {
+                s.functions[i] = Arc::new(Entry::new(
                     desc,
-                    handler: old.handler.clone(),
-                    enabled: AtomicBool::new(old.is_enabled()),
-                });
+                    old.handler.clone(),
+                    AtomicBool::new(old.is_enabled()),
+                ));
             },
             false,
         )
@@ -605,18 +620,20 @@ impl Dispatcher {
             Some(i) => (CallKind::EntityLookup, Some(i)),
             None => (CallKind::Function, None),
         };
+        // binding runs no host code, so it happens here, on the caller's borrowed text
+        let bound = entry.as_ref().map(|e| {
+            crate::binding::bind_arguments(&snap.types, &e.desc.parameters, args, &snap.limits)
+        });
         let call = Arc::new(Call::new(
             self.inner.shared.clone(),
             snap,
             inv,
-            args,
+            entry,
+            bound,
             kind,
             entity,
             None,
         ));
-        if let Some(e) = entry {
-            let _ = call.entry.set(e);
-        }
         call.ctl.lock().sink = sink;
         if let Some(t) = &inv.cancel {
             match t.0.subscribe(&call) {
@@ -668,7 +685,8 @@ impl Dispatcher {
         args: Option<&str>,
         on_outcome: impl FnOnce(&Outcome, &str) + Send + 'static,
     ) {
-        let call = self.start(inv, args, Some(Box::new(on_outcome)));
+        let sink: OutcomeSink = Box::new(move |o: Outcome, json: &str| on_outcome(&o, json));
+        let call = self.start(inv, args, Some(sink));
         if let Some(t) = inv.timeout {
             crate::timer::schedule(call.started + t, Arc::downgrade(&call));
         }

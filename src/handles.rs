@@ -44,6 +44,10 @@ enum Entry {
 
 struct Slot {
     state: Mutex<(usize, Entry)>,
+    /// The tombstone of the slot's previous occupant and its generation, kept when the
+    /// slot is reused, so a late completion through its handle is still recognised
+    /// (and logged) as "ended" rather than "unknown".
+    prev: Mutex<Option<(usize, Tombstone)>>,
 }
 
 struct Table {
@@ -107,6 +111,7 @@ pub(crate) fn insert(call: Arc<Call>) -> Option<usize> {
                     (0..CHUNK)
                         .map(|_| Slot {
                             state: Mutex::new((0, Entry::Free)),
+                            prev: Mutex::new(None),
                         })
                         .collect()
                 });
@@ -115,16 +120,19 @@ pub(crate) fn insert(call: Arc<Call>) -> Option<usize> {
         }
     };
     let s = slot(index)?;
-    let (handle, old) = {
+    let handle = {
         let mut st = s.state.lock();
+        let old_generation = st.0;
         st.0 = (st.0 + 1) & GEN_MASK;
         if st.0 == 0 {
             st.0 = 1;
         }
-        let old = std::mem::replace(&mut st.1, Entry::Live(call));
-        ((st.0 << (SLOT_BITS + SEQ_BITS)) | (index << SEQ_BITS), old)
+        // a free slot holds no live call, so nothing of the host's is dropped here
+        if let Entry::Ended(t) = std::mem::replace(&mut st.1, Entry::Live(call)) {
+            *s.prev.lock() = Some((old_generation, t));
+        }
+        (st.0 << (SLOT_BITS + SEQ_BITS)) | (index << SEQ_BITS)
     };
-    drop(old);
     Some(handle)
 }
 
@@ -150,6 +158,19 @@ pub(crate) fn get(handle: usize) -> Lookup {
     };
     let st = s.state.lock();
     if st.0 != generation {
+        // the slot was reused: a handle of an earlier generation names a call that ended
+        if let Some((g, t)) = &*s.prev.lock() {
+            if *g == generation {
+                return Lookup::Ended(t.clone());
+            }
+        }
+        let age = st.0.wrapping_sub(generation) & GEN_MASK;
+        if generation != 0 && age != 0 && age < (GEN_MASK >> 1) {
+            return Lookup::Ended(Tombstone {
+                function_id: Arc::from("an earlier call\0"),
+                shared: std::sync::Weak::new(),
+            });
+        }
         return Lookup::Unknown;
     }
     match &st.1 {

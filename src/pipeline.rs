@@ -7,7 +7,7 @@
 //! code runs.
 
 use crate::binding::{bind_arguments, bind_value, Mode};
-use crate::call::{Call, CallKind, Completion, Gate, GateDecision, Invocation, Op, Platform};
+use crate::call::{Call, CallKind, Completion, Gate, GateDecision, Op, Platform};
 use crate::descriptor::FunctionKind;
 use crate::error::ErrorCode;
 use crate::log::LogLevel;
@@ -144,13 +144,13 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                     format!("{} is disabled", call.function_id()),
                 ));
             }
-            if let Some(why) = snap.callers.refuses(&call.caller_package) {
+            if let Some(why) = snap.callers.refuses(call.caller_package()) {
                 return Err(Outcome::error(
                     ErrorCode::Denied,
                     format!("{why} to call functions of this app"),
                 ));
             }
-            if let Some(why) = entry.desc.callers.refuses(&call.caller_package) {
+            if let Some(why) = entry.desc.callers.refuses(call.caller_package()) {
                 return Err(Outcome::error(
                     ErrorCode::Denied,
                     format!("{why} to call {}", call.function_id()),
@@ -161,12 +161,11 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
         }
         Stage::Bind => {
             let entry = call.entry.get().expect("found");
-            let bound = bind_arguments(
-                &snap.types,
-                &entry.desc.parameters,
-                call.args_in.as_deref(),
-                &snap.limits,
-            )
+            let pre = call.pre_bound.lock().take();
+            let bound = match pre {
+                Some(b) => b,
+                None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
+            }
             .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
             if bound.entity_refs.is_empty() {
                 publish_args(call, bound.json);
@@ -288,6 +287,14 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
         Stage::Handler => {
             let entry = call.entry.get().expect("found").clone();
             if let Some(Completion::Handler(r)) = input {
+                if call.parent.is_some() {
+                    // a lookup resolving ids: the call it serves checks the answer
+                    // (bind_entity_list), once
+                    return Err(match r {
+                        Ok(text) => Outcome::success(text),
+                        Err((code, msg)) => Outcome::error(code, msg),
+                    });
+                }
                 return Err(handler_outcome(call, &entry.desc, r));
             }
             if entry.desc.kind == FunctionKind::Output {
@@ -319,12 +326,12 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
     }
 }
 
-fn publish_args(call: &Call, json: String) {
-    let json = crate::call::with_nul(&json);
+fn publish_args(call: &Call, mut json: String) {
+    json.push('\0');
     if call.kind == CallKind::EntityLookup {
-        let _ = call.lookup_request.set(json.into());
+        let _ = call.lookup_request.set(json);
     } else {
-        let _ = call.args.set(json.into());
+        let _ = call.args.set(json);
     }
 }
 
@@ -333,11 +340,7 @@ fn publish_args(call: &Call, json: String) {
 fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult {
     let snap = &call.snap;
     if let Some(Completion::Lookup(outcome)) = input {
-        let (entity, ids) = {
-            let ctl = call.ctl.lock();
-            let g = &ctl.resolve[i];
-            (g.entity, g.ids.clone())
-        };
+        let entity = call.ctl.lock().resolve[i].entity;
         let def = &snap.types.entities[entity];
         if !outcome.is_success() {
             let mut o = outcome;
@@ -350,27 +353,52 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
             }
             return Err(o);
         }
-        let list: Vec<Value> =
-            serde_json::from_str(outcome.result.as_deref().unwrap_or("[]")).unwrap_or_default();
-        let mut found = Vec::new();
-        for e in list {
-            if let Some(id) = e.get(&def.id_field).and_then(Value::as_str) {
-                if ids.iter().any(|x| x == id)
-                    && !found.iter().any(|(x, _): &(String, String)| x == id)
-                {
-                    found.push((id.to_owned(), e.to_string()));
-                }
+        let text = outcome.result.as_deref().unwrap_or("null");
+        let (json, items) =
+            crate::binding::bind_entity_list(&snap.types, entity, text, &snap.result_limits())
+                .map_err(|e| {
+                    let at = if e.path.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at {}", e.path)
+                    };
+                    Outcome::error(
+                        ErrorCode::HandlerFailed,
+                        format!(
+                            "the lookup of {} returned what is not an array of {} entities{at}: {}",
+                            def.name, def.name, e.reason
+                        ),
+                    )
+                })?;
+        let mut ctl = call.ctl.lock();
+        let g = &mut ctl.resolve[i];
+        for (id, range) in items {
+            if g.ids.contains(&id) && !g.found.iter().any(|(x, _)| *x == id) {
+                g.found.push((id, json[range].to_owned()));
             }
         }
-        call.ctl.lock().resolve[i].found = found;
+        drop(ctl);
         set_stage(call, Stage::Resolve(i + 1));
         return go();
     }
     let group = {
         let ctl = call.ctl.lock();
-        ctl.resolve.get(i).map(|g| (g.entity, g.ids.clone()))
+        ctl.resolve.get(i).map(|g| {
+            // {"ids":[...]} followed by a NUL, for the lookup to read
+            let mut request =
+                String::with_capacity(16 + g.ids.iter().map(|i| i.len() + 3).sum::<usize>());
+            request.push_str("{\"ids\":[");
+            for (n, id) in g.ids.iter().enumerate() {
+                if n > 0 {
+                    request.push(',');
+                }
+                crate::binding::write_json_str(&mut request, id);
+            }
+            request.push_str("]}\0");
+            (g.entity, request)
+        })
     };
-    let Some((entity, ids)) = group else {
+    let Some((entity, request)) = group else {
         return substitute(call);
     };
     let Some(search) = snap.search_entry(entity) else {
@@ -379,35 +407,18 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
             "the entity has no lookup",
         ));
     };
-    let request = serde_json::json!({ "ids": ids }).to_string();
-    let inv = Invocation {
-        function_id: search.desc.id.clone(),
-        platform: call.platform,
-        is_foreground: call.foreground,
-        caller_package: call.caller_package.to_string(),
-        cancel: None,
-        timeout: None,
-    };
-    let child = Arc::new(Call::new(
-        call.shared.clone(),
-        call.snap.clone(),
-        &inv,
-        None,
-        CallKind::EntityLookup,
-        Some(entity),
-        Some(call.clone()),
-    ));
-    let _ = child.entry.set(search);
-    let _ = child
-        .lookup_request
-        .set(crate::call::with_nul(&request).into());
+    let child = Arc::new(Call::new_lookup(call, search, entity, request));
     call.ctl.lock().child = Some(child.clone());
     let parent = call.clone();
     waited(call.await_host(Op::Lookup, move |seq| {
-        child.ctl.lock().sink = Some(Box::new(move |o: &Outcome, _json: &str| {
-            parent.ctl.lock().child = None;
-            let _ = parent.answer(Some(seq), Op::Lookup, Completion::Lookup(o.clone()));
-        }));
+        {
+            let mut ctl = child.ctl.lock();
+            ctl.sink_wants_json = false;
+            ctl.sink = Some(Box::new(move |o: Outcome, _json: &str| {
+                parent.ctl.lock().child = None;
+                let _ = parent.answer(Some(seq), Op::Lookup, Completion::Lookup(o));
+            }));
+        }
         drive(&child, None);
     }))
 }
@@ -557,7 +568,16 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
         outcome.dialog = call.dialog();
     }
     // followed by a NUL in memory, so the C layer can lend it without copying
-    let json_nul = crate::call::with_nul(&outcome.to_json());
+    // (made only when someone reads it)
+    let wants_json =
+        call.ctl.lock().sink_wants_json || call.snap.delegates.iter().any(|d| d.has_on_invoked());
+    let json_nul = if wants_json {
+        let mut j = outcome.to_json();
+        j.push('\0');
+        j
+    } else {
+        String::from("\0")
+    };
     let json = crate::call::strip_nul(&json_nul);
     for d in call.snap.delegates.iter() {
         if d.has_on_invoked() {
@@ -588,7 +608,7 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     let sink = call.ctl.lock().sink.take();
     match sink {
         Some(s) => {
-            if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(&outcome, json))) {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome, json))) {
                 call.log(
                     LogLevel::Error,
                     &format!("the outcome callback failed: {}", panic_text(&*p)),

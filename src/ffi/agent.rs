@@ -449,10 +449,15 @@ pub unsafe extern "C" fn af_mcp_handle(
         let Ok(d) = (unsafe { dispatcher(d) }) else {
             return std::ptr::null_mut();
         };
-        let Ok(msg) = (unsafe { str_arg(message_json, "message_json") }) else {
-            return out_string(
-                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not valid UTF-8"}}"#,
-            );
+        let msg = match unsafe { str_arg(message_json, "message_json") } {
+            Ok(m) => m,
+            // the header: NULL (with af_last_error) for a NULL argument
+            Err(AF_ERR_NULL) => return std::ptr::null_mut(),
+            Err(_) => {
+                return out_string(
+                    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not valid UTF-8"}}"#,
+                )
+            }
         };
         let Ok(s) = default_session(d) else {
             return std::ptr::null_mut();
@@ -548,10 +553,15 @@ pub unsafe extern "C" fn af_mcp_session_handle(
         let Ok(s) = (unsafe { session(s) }) else {
             return std::ptr::null_mut();
         };
-        let Ok(msg) = (unsafe { str_arg(message_json, "message_json") }) else {
-            return out_string(
-                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not valid UTF-8"}}"#,
-            );
+        let msg = match unsafe { str_arg(message_json, "message_json") } {
+            Ok(m) => m,
+            // the header: NULL (with af_last_error) for a NULL argument
+            Err(AF_ERR_NULL) => return std::ptr::null_mut(),
+            Err(_) => {
+                return out_string(
+                    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not valid UTF-8"}}"#,
+                )
+            }
         };
         match s.handle(msg) {
             Some(r) => out_string(&r),

@@ -331,9 +331,10 @@ pub unsafe extern "C" fn af_call_fail(
             Err(s) => return s,
         };
         // SAFETY: checked by the helper.
-        let msg = match unsafe { opt_str_arg(message, "message") } {
-            Ok(Some(m)) => m.to_owned(),
-            Ok(None) | Err(_) => "the handler failed".to_owned(),
+        let (msg, bad_msg) = match unsafe { opt_str_arg(message, "message") } {
+            Ok(Some(m)) => (m.to_owned(), AF_OK),
+            Ok(None) => ("the handler failed".to_owned(), AF_OK),
+            Err(s) => ("the handler failed".to_owned(), s),
         };
         let (code, bad) = match ErrorCode::from_i32(code) {
             Some(k) => (k, false),
@@ -343,6 +344,12 @@ pub unsafe extern "C" fn af_call_fail(
             AF_OK if bad => fail(
                 AF_ERR_INVALID,
                 "code is not an AF_CODE_* value; the call failed with HandlerFailed",
+            ),
+            // like af_gate_deny: the call still fails (with a generic message) and the
+            // status says why the message was not used
+            AF_OK if bad_msg != AF_OK => fail(
+                bad_msg,
+                "message is not valid UTF-8; the call failed with a generic message",
             ),
             s => s,
         }

@@ -150,7 +150,13 @@ pub(crate) fn c_handler(
 #[no_mangle]
 pub extern "C" fn af_dispatcher_new() -> *mut af_dispatcher {
     boundary(std::ptr::null_mut(), || {
-        Box::into_raw(Box::new(Dispatcher::new())) as *mut af_dispatcher
+        // must be the type `dispatcher()` and `af_dispatcher_free` cast back to
+        Box::into_raw(Box::new(FfiDispatcher {
+            d: Dispatcher::new(),
+            mcp: parking_lot::Mutex::new(None),
+            mcp_config: parking_lot::Mutex::new(crate::mcp::McpConfig::default()),
+            mcp_notify: parking_lot::Mutex::new(None),
+        })) as *mut af_dispatcher
     })
 }
 

@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+// The Swift binding of appfunctions: a C module over include/appfunctions.h and the
+// `AppFunctions` library on top of it.
+//
+// By default the C module is a system library linking `libappfunctions` from the host's
+// library path (ci/lanes/swift.sh passes -L/-rpath to target/release). For Apple
+// platforms, set APPFUNCTIONS_XCFRAMEWORK to the path of the XCFramework built by
+// scripts/build-xcframework.sh (or APPFUNCTIONS_XCFRAMEWORK_URL + _CHECKSUM for a
+// released zip) and the same module comes from a binaryTarget instead (README.md,
+// "Packaging").
+import PackageDescription
+
+let environment = Context.environment
+let cModule: Target
+if let path = environment["APPFUNCTIONS_XCFRAMEWORK"], !path.isEmpty {
+    cModule = .binaryTarget(name: "CAppFunctions", path: path)
+} else if let url = environment["APPFUNCTIONS_XCFRAMEWORK_URL"], !url.isEmpty,
+          let checksum = environment["APPFUNCTIONS_XCFRAMEWORK_CHECKSUM"] {
+    cModule = .binaryTarget(name: "CAppFunctions", url: url, checksum: checksum)
+} else {
+    cModule = .systemLibrary(name: "CAppFunctions", path: "Sources/CAppFunctions")
+}
+
+let package = Package(
+    name: "AppFunctions",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "AppFunctions", targets: ["AppFunctions"]),
+    ],
+    targets: [
+        cModule,
+        .target(name: "AppFunctions", dependencies: ["CAppFunctions"]),
+        .testTarget(name: "AppFunctionsTests", dependencies: ["AppFunctions"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

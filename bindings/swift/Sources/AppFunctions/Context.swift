@@ -1,0 +1,124 @@
+import CAppFunctions
+import Foundation
+
+/// One call's scope, as handlers, lookups, delegates and hooks see it. It is a value that
+/// may be kept and sent anywhere; once its call has ended, writes are ignored and reads
+/// answer nil.
+public struct AppFunctionContext: Sendable {
+    let call: CallHandle
+    /// The function's id (for entity lookups, `search_{entity}`'s or the function's whose
+    /// argument is being resolved).
+    public let functionId: String
+    public let platform: AppFunctionPlatform
+    /// Apple: the app is in the foreground for this run.
+    public let isForeground: Bool
+    /// Android: the calling agent's package ("" in-process or from the shell).
+    public let callerPackage: String
+    /// True when this is an entity lookup (no arguments).
+    public let isEntityLookup: Bool
+
+    init(_ call: CallHandle) {
+        self.call = call
+        functionId = af_call_function_id(call.raw).map { String(cString: $0) } ?? ""
+        platform = AppFunctionPlatform(rawValue: af_call_platform(call.raw)) ?? .other
+        isForeground = af_call_is_foreground(call.raw) != 0
+        callerPackage = af_call_caller_package(call.raw).map { String(cString: $0) } ?? ""
+        isEntityLookup = af_call_kind(call.raw) == AF_CALL_ENTITY_LOOKUP
+    }
+
+    /// The bound, normalised arguments JSON (nil for entity lookups or after the call ended).
+    public var argumentsJSON: String? {
+        af_call_args(call.raw).map { String(cString: $0) }
+    }
+
+    /// True once the call has been cancelled or has timed out (or has ended).
+    public var isCancelled: Bool { af_call_is_cancelled(call.raw) != 0 }
+
+    /// State shared by the delegates and the handler of this call.
+    public var items: AppFunctionItems { AppFunctionItems(call: call) }
+
+    /// Sets the text the assistant says (the outcome's `dialog`); the last one wins.
+    public func say(_ text: String) {
+        _ = af_call_say(call.raw, text)
+    }
+
+    /// The host scope made by the dispatcher's `setScopeHooks(begin:end:)` for this call
+    /// (entity lookups see the scope of the call they serve).
+    public var hostScope: (any Sendable)? {
+        let key = UInt(userData: af_call_host_data(call.raw))
+        return key == 0 ? nil : hostScopes.get(key)
+    }
+
+    /// The host scope as a given type.
+    public func hostScope<T>(as type: T.Type) -> T? { hostScope as? T }
+}
+
+/// Items: JSON values keyed by name, shared by every delegate and the handler of one call.
+public struct AppFunctionItems: Sendable {
+    let call: CallHandle
+
+    /// Stores `value` (encoded as JSON; dates ISO 8601).
+    public func set<T: Encodable>(_ key: String, _ value: T) throws {
+        try setJSON(key, AppJSON.encode(value))
+    }
+
+    /// Stores JSON text.
+    public func setJSON(_ key: String, _ json: String) throws {
+        let st = af_call_item_set(call.raw, key, json)
+        if st != AF_OK { throw AppFunctionError(.internalError, "items[\(key)]: \(lastError())") }
+    }
+
+    /// The item decoded as `T`, or nil when there is none (or it does not decode).
+    public func get<T: Decodable>(_ key: String, as type: T.Type = T.self) -> T? {
+        guard let json = json(key) else { return nil }
+        return try? AppJSON.decode(type, from: json)
+    }
+
+    /// The item's JSON text, or nil.
+    public func json(_ key: String) -> String? {
+        takeString(af_call_item_get(call.raw, key))
+    }
+
+    public subscript<T: Decodable>(_ key: String, as type: T.Type) -> T? { self.get(key, as: type) }
+}
+
+/// Host scopes by key (the C library holds the key as the call's host data).
+let hostScopes = HandleTable<any Sendable>()
+
+/// What a delegate answers before the handler runs.
+public enum AppFunctionGate: Sendable, Equatable {
+    /// Let the call go on.
+    case allow
+    /// Refuse it: the outcome is `Denied` with this message.
+    case deny(String)
+    /// Ask for the app: on apple, not in the foreground, the outcome is `openApp` with this
+    /// message as its dialog; in the foreground the gate passes; elsewhere it is `Denied`.
+    case openApp(String)
+}
+
+/// What cuts across every function: sign-in checks, feature flags, telemetry. Both methods
+/// have default implementations; implement only what you need.
+///
+/// A delegate is held by the dispatcher until the dispatcher is released: don't let it hold
+/// the dispatcher strongly (that would be a cycle).
+public protocol AppFunctionDelegate: Sendable {
+    /// Runs after the arguments are bound, before the handler (entity lookups too).
+    /// Delegates run in the order added; the first that does not allow decides.
+    func onInvoking(_ context: AppFunctionContext) async -> AppFunctionGate
+    /// Sees every outcome, refusals included (synchronously, while the call is still open).
+    func onInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome)
+}
+
+extension AppFunctionDelegate {
+    public func onInvoking(_ context: AppFunctionContext) async -> AppFunctionGate { .allow }
+    public func onInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome) {}
+}
+
+/// An entity lookup: by ids (resolving a parameter) or by a search (`search_{entity}`).
+public enum AppFunctionEntityRequest: Sendable, Equatable {
+    /// Return the entities with these ids; skip unknown ids (an unknown id becomes
+    /// `EntityNotFound` in the core).
+    case ids([String])
+    /// Return the entities matching `query`, at most `limit` when given.
+    case query(String, limit: Int?)
+}

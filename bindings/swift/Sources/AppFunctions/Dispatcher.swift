@@ -1,0 +1,295 @@
+import CAppFunctions
+import Foundation
+
+/// The registry of functions, entities and delegates, and the entry point of every call.
+///
+/// Thread-safe (the core dispatcher is), so it is `Sendable`. What it registers (handlers,
+/// lookups, delegates, hooks) is released when the dispatcher is released and no call uses
+/// it any more. Handlers and delegates must not hold the dispatcher strongly: capture it
+/// `weak` or `unowned` when a handler calls back into it, or the two keep each other alive.
+public final class AppFunctionDispatcher: @unchecked Sendable {
+    /// `af_dispatcher *`: immutable for the object's lifetime, thread-safe by contract.
+    let raw: OpaquePointer
+    /// Names of enums and records already defined in the core (each is defined once).
+    private let definedTypes = Locked<Set<String>>([])
+
+    public init() {
+        _ = AppFunctionsLibrary.checkedABI
+        raw = af_dispatcher_new()
+    }
+
+    deinit {
+        af_dispatcher_free(raw)
+    }
+
+    // MARK: Registering
+
+    /// Registers a function whose handler takes `Args` (decoded from the bound arguments,
+    /// keyed by parameter name) and returns `Result` (encoded as the declared result type).
+    /// Named enums and records the descriptor uses are defined on the way. A thrown
+    /// `AppFunctionError` ends the call with its code; any other error is `HandlerFailed`.
+    public func register<Args: Decodable, Result: AppFunctionValue & Encodable>(
+        _ descriptor: AppFunctionDescriptor,
+        handler: @escaping @Sendable (AppFunctionContext, Args) async throws -> Result
+    ) throws {
+        let id = descriptor.id
+        try register(descriptor, result: Result.self, symbol: nil) { context, json in
+            let args = try decodeArguments(Args.self, json, function: id)
+            return try AppJSON.encode(try await handler(context, args))
+        }
+    }
+
+    /// Registers a function without a result (`void`).
+    public func register<Args: Decodable>(
+        _ descriptor: AppFunctionDescriptor,
+        handler: @escaping @Sendable (AppFunctionContext, Args) async throws -> Void
+    ) throws {
+        let id = descriptor.id
+        try register(descriptor, result: nil, symbol: nil) { context, json in
+            try await handler(context, try decodeArguments(Args.self, json, function: id))
+            return nil
+        }
+    }
+
+    /// Registers a function from descriptor JSON (docs/descriptors.md) with a handler that
+    /// receives the bound arguments JSON and returns the result JSON (nil for void). Named
+    /// types it refers to must be defined first (`defineTypes(json:)`).
+    public func register(
+        descriptorJSON: String,
+        handler: @escaping @Sendable (AppFunctionContext, String) async throws -> String?
+    ) throws {
+        try registerRaw(descriptorJSON, HandlerBox(handler))
+    }
+
+    /// Defines named enums and records: `{"enums": [...], "records": [...]}`.
+    public func defineTypes(json: String) throws {
+        try check(af_define_types(raw, json), "defineTypes")
+    }
+
+    private func register(
+        _ descriptor: AppFunctionDescriptor,
+        result: (any AppFunctionValue.Type)?,
+        symbol: String?,
+        run: @escaping JSONHandler
+    ) throws {
+        var collector = AppFunctionTypeCollector()
+        descriptor.collectNamedTypes(result: result, into: &collector)
+        try define(collector)
+        let json = descriptor.json(result: result?.appFunctionType ?? .void, symbol: symbol)
+        try registerRaw(json, HandlerBox(run))
+    }
+
+    private func registerRaw(_ descriptorJSON: String, _ box: HandlerBox) throws {
+        // The core owns the retained box from here on, also when registration fails.
+        let st = af_register_function(raw, descriptorJSON, handlerTrampoline, box.retainedPointer(), releaseUserData)
+        try check(st, "register")
+    }
+
+    /// Registers an entity and its generated `search_{entityName}` function. `lookup` answers
+    /// both id lookups (resolving a parameter of this entity type) and searches; it goes
+    /// through the delegates like any call.
+    public func registerEntity<E: AppFunctionEntity>(
+        _ type: E.Type,
+        lookup: @escaping @Sendable (AppFunctionContext, AppFunctionEntityRequest) async throws -> [E]
+    ) throws {
+        var collector = AppFunctionTypeCollector()
+        for f in E.fields { collector.visit(f.valueType) }
+        try define(collector)
+        let box = HandlerBox { context, json in
+            let request = try parseEntityRequest(json)
+            return try AppJSON.encode(try await lookup(context, request))
+        }
+        let st = af_register_entity(raw, E.entityDescriptorJSON.text, handlerTrampoline, box.retainedPointer(), releaseUserData)
+        try check(st, "registerEntity(\(E.entityName))")
+        _ = definedTypes.withLock { $0.insert(E.entityName) }
+    }
+
+    /// Defines the collected enums and records the core does not know yet, in one call.
+    private func define(_ c: AppFunctionTypeCollector) throws {
+        try definedTypes.withLock { defined in
+            let enums = c.enums.filter { !defined.contains($0.name) }
+            let records = c.records.filter { !defined.contains($0.name) }
+            if enums.isEmpty && records.isEmpty { return }
+            let doc = JSONValue.object([
+                ("enums", .array(enums.map(\.json))), ("records", .array(records.map(\.json))),
+            ]).text
+            try check(af_define_types(raw, doc), "defineTypes")
+            for e in enums { defined.insert(e.name) }
+            for r in records { defined.insert(r.name) }
+        }
+    }
+
+    /// Removes a declared function; calls in flight finish with it.
+    public func unregister(_ functionId: String) throws {
+        try check(af_unregister_function(raw, functionId), "unregister(\(functionId))")
+    }
+
+    /// Enables or disables a function at run time (a disabled one answers `Disabled`).
+    public func setEnabled(_ functionId: String, _ enabled: Bool) throws {
+        try check(af_set_function_enabled(raw, functionId, enabled ? 1 : 0), "setEnabled(\(functionId))")
+    }
+
+    // MARK: Delegates and hooks
+
+    /// Adds a delegate; delegates run in the order added.
+    public func addDelegate(_ delegate: some AppFunctionDelegate) throws {
+        var vtable = af_delegate(
+            on_invoking: onInvokingTrampoline,
+            on_invoked: onInvokedTrampoline,
+            free_user_data: releaseUserData)
+        try check(af_add_delegate(raw, &vtable, DelegateBox(delegate).retainedPointer()), "addDelegate")
+    }
+
+    /// Asks the user to approve each `requiresPermission` function (like App Intents'
+    /// `requestConfirmation`). nil removes it: such functions then answer `PermissionDenied`.
+    public func setPermissionHandler(_ approve: (@Sendable (AppFunctionContext) async -> Bool)?) throws {
+        if let approve {
+            try check(af_set_permission_hook(raw, permissionTrampoline, PermissionBox(approve).retainedPointer(),
+                                             releaseUserData), "setPermissionHandler")
+        } else {
+            try check(af_set_permission_hook(raw, nil, nil, nil), "setPermissionHandler")
+        }
+    }
+
+    /// Opens a host scope for every call (a DI container, a database session): `begin` runs
+    /// first in each call and its value is `context.hostScope` for the delegates, the
+    /// handler and the lookups of that call; `end` runs exactly once after the last
+    /// `onInvoked`, on every path.
+    public func setScopeHooks(
+        begin: @escaping @Sendable (AppFunctionContext) -> (any Sendable)?,
+        end: (@Sendable (AppFunctionContext, (any Sendable)?) -> Void)? = nil
+    ) throws {
+        let box = ScopeBox(begin: begin, end: end)
+        try check(af_set_scope_hooks(raw, scopeBeginTrampoline, scopeEndTrampoline, box.retainedPointer(),
+                                     releaseUserData), "setScopeHooks")
+    }
+
+    /// Receives the core's warnings (a second completion, a failing `onInvoked`...).
+    public func setLogHandler(_ log: (@Sendable (AppFunctionLogLevel, String) -> Void)?) throws {
+        if let log {
+            try check(af_set_log_callback(raw, logTrampoline, LogBox(log).retainedPointer(), releaseUserData),
+                      "setLogHandler")
+        } else {
+            try check(af_set_log_callback(raw, nil, nil, nil), "setLogHandler")
+        }
+    }
+
+    /// Which calling packages may call any function (`""` names in-process callers).
+    public func setCallerPolicy(allow: [String] = [], deny: [String] = []) throws {
+        let doc = JSONValue.object([
+            ("allow", .array(allow.map { .string($0) })), ("deny", .array(deny.map { .string($0) })),
+        ]).text
+        try check(af_set_caller_policy(raw, doc), "setCallerPolicy")
+    }
+
+    // MARK: Executing
+
+    /// Runs a call: a new scope, binding, delegates, the handler and the outcome. Never
+    /// throws: every failure (an unknown function, bad arguments, a refusal, a throwing
+    /// handler, cancellation of the calling task) comes back as an outcome.
+    ///
+    /// `arguments` is a JSON object keyed by the parameters' camelCase names; enums by
+    /// member name, entities by id, dates as ISO 8601 strings.
+    public func execute(_ invocation: AppFunctionInvocation, arguments: String = "{}") async -> AppFunctionOutcome {
+        let token = CancelToken()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<AppFunctionOutcome, Never>) in
+                let box = Unmanaged.passRetained(OutcomeBox(continuation)).toOpaque()
+                let st: af_status = invocation.functionId.withCString { id in
+                    withOptionalCString(invocation.callerPackage) { caller in
+                        var inv = af_invocation(
+                            function_id: id,
+                            platform: invocation.platform.rawValue,
+                            is_foreground: invocation.isForeground ? 1 : 0,
+                            caller_package: caller,
+                            cancel_token: token.raw,
+                            timeout_ms: invocation.timeoutMilliseconds)
+                        return af_execute_async(raw, &inv, arguments, outcomeTrampoline, box)
+                    }
+                }
+                if st != AF_OK {
+                    // Not started: the callback will not run, so the box comes back here.
+                    Unmanaged<OutcomeBox>.fromOpaque(box).release()
+                    continuation.resume(returning: AppFunctionOutcome(
+                        failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError()))
+                }
+            }
+        } onCancel: {
+            token.cancel()
+        }
+    }
+
+    /// Runs a call with arguments encoded from a value (its Codable keys are the parameter
+    /// names; dates become ISO 8601 strings).
+    public func execute<Arguments: Encodable>(
+        _ invocation: AppFunctionInvocation, encoding arguments: Arguments
+    ) async -> AppFunctionOutcome {
+        let json: String
+        do {
+            json = try AppJSON.encode(arguments)
+        } catch {
+            return AppFunctionOutcome(failure: .invalidArgument, "the arguments could not be encoded: \(error)")
+        }
+        return await execute(invocation, arguments: json)
+    }
+
+    /// Runs `functionId` in-process (platform `.other`).
+    public func execute(_ functionId: String, arguments: String = "{}") async -> AppFunctionOutcome {
+        await execute(AppFunctionInvocation(functionId), arguments: arguments)
+    }
+
+    // MARK: Reading the registry
+
+    /// The declared functions, then the generated `search_{entity}` ones.
+    public var registry: AppFunctionRegistry {
+        AppFunctionRegistry(dispatcher: self, json: takeString(af_registry_json(raw)) ?? "{}")
+    }
+
+    /// The JSON Schema (draft 2020-12) of a function's parameters.
+    public func parametersJSONSchema(_ functionId: String) throws -> String {
+        guard let s = takeString(af_parameters_schema(raw, functionId)) else {
+            throw AppFunctionError(.functionNotFound, lastError())
+        }
+        return s
+    }
+
+    /// The JSON Schema (draft 2020-12) of a function's result (`null` for void).
+    public func resultJSONSchema(_ functionId: String) throws -> String {
+        guard let s = takeString(af_result_schema(raw, functionId)) else {
+            throw AppFunctionError(.functionNotFound, lastError())
+        }
+        return s
+    }
+
+    private func check(_ status: af_status, _ what: String) throws {
+        guard status == AF_OK else {
+            let code: AppFunctionErrorCode = status == AF_ERR_NOT_FOUND ? .functionNotFound
+                : status == AF_ERR_LIMIT ? .limitExceeded
+                : status == AF_ERR_INTERNAL ? .internalError : .invalidArgument
+            throw AppFunctionError(code, "\(what): \(lastError())")
+        }
+    }
+}
+
+private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let s else { return body(nil) }
+    return s.withCString { body($0) }
+}
+
+func decodeArguments<Args: Decodable>(_ type: Args.Type, _ json: String, function: String) throws -> Args {
+    do {
+        return try AppJSON.decode(type, from: json)
+    } catch {
+        throw AppFunctionError(.handlerFailed,
+            "\(function): the bound arguments do not decode into \(Args.self) (does the descriptor match the type?): \(error)")
+    }
+}
+
+func parseEntityRequest(_ json: String) throws -> AppFunctionEntityRequest {
+    let o = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+    if let ids = o?["ids"] as? [String] { return .ids(ids) }
+    if let q = o?["query"] as? String {
+        return .query(q, limit: (o?["limit"] as? NSNumber)?.intValue)
+    }
+    throw AppFunctionError(.internalError, "unexpected entity lookup request: \(json)")
+}

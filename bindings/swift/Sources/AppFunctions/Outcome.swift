@@ -1,0 +1,171 @@
+import CAppFunctions
+import Foundation
+
+/// The closed list of error codes, mirrored from the core (`AF_CODE_*`).
+public enum AppFunctionErrorCode: String, Sendable, CaseIterable, Codable {
+    case functionNotFound = "FunctionNotFound"
+    case disabled = "Disabled"
+    case invalidArgument = "InvalidArgument"
+    case entityNotFound = "EntityNotFound"
+    case denied = "Denied"
+    case permissionDenied = "PermissionDenied"
+    case cancelled = "Cancelled"
+    case timedOut = "TimedOut"
+    /// The handler reported an error or threw.
+    case handlerFailed = "HandlerFailed"
+    case limitExceeded = "LimitExceeded"
+    case notSupported = "NotSupported"
+    case internalError = "InternalError"
+
+    /// The `AF_CODE_*` value.
+    public var cValue: Int32 {
+        switch self {
+        case .functionNotFound: return AF_CODE_FUNCTION_NOT_FOUND
+        case .disabled: return AF_CODE_DISABLED
+        case .invalidArgument: return AF_CODE_INVALID_ARGUMENT
+        case .entityNotFound: return AF_CODE_ENTITY_NOT_FOUND
+        case .denied: return AF_CODE_DENIED
+        case .permissionDenied: return AF_CODE_PERMISSION_DENIED
+        case .cancelled: return AF_CODE_CANCELLED
+        case .timedOut: return AF_CODE_TIMED_OUT
+        case .handlerFailed: return AF_CODE_HANDLER_FAILED
+        case .limitExceeded: return AF_CODE_LIMIT_EXCEEDED
+        case .notSupported: return AF_CODE_NOT_SUPPORTED
+        case .internalError: return AF_CODE_INTERNAL_ERROR
+        }
+    }
+}
+
+/// Throw this from a handler or entity lookup to end the call with a specific code
+/// (any other error becomes `HandlerFailed` with the error's description).
+public struct AppFunctionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: AppFunctionErrorCode
+    public var message: String
+
+    public init(_ code: AppFunctionErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// How a call ended.
+public enum AppFunctionStatus: String, Sendable, Codable {
+    case success
+    case error
+    /// Apple: continue in the app (an `openApp` gate or an `opensApp` function, not in the
+    /// foreground). Rerun the call with `isForeground: true` once the app is open.
+    case openApp
+}
+
+/// A call's outcome. `execute` never throws: every failure is an outcome.
+public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
+    public let status: AppFunctionStatus
+    /// The result as the JSON text the core wrote (`nil` when the outcome has none).
+    public let resultJSON: String?
+    /// Text for the assistant to say (`context.say(_:)`, or the gate's message for openApp).
+    public let dialog: String?
+    public let errorCode: AppFunctionErrorCode?
+    public let message: String?
+    /// The whole outcome JSON: `{"status", "result", "dialog", "errorCode", "message"}`.
+    public let json: String
+
+    public var isSuccess: Bool { status == .success }
+
+    /// Decodes the result (dates as ISO 8601); throws when there is none or it does not fit.
+    public func result<T: Decodable>(as type: T.Type = T.self) throws -> T {
+        guard let resultJSON else {
+            throw AppFunctionError(errorCode ?? .internalError, message ?? "the outcome has no result")
+        }
+        return try AppJSON.decode(type, from: resultJSON)
+    }
+
+    public var description: String {
+        switch status {
+        case .success: return "success \(resultJSON ?? "null")" + (dialog.map { " dialog: \($0)" } ?? "")
+        case .openApp: return "openApp: \(dialog ?? message ?? "")"
+        case .error: return "error \(errorCode?.rawValue ?? "?"): \(message ?? "")"
+        }
+    }
+
+    init(json: String) {
+        self.json = json
+        guard let m = RawJSON.topLevelMembers(of: json),
+              let s = RawJSON.string(m["status"]), let status = AppFunctionStatus(rawValue: s)
+        else {
+            self.status = .error
+            self.resultJSON = nil
+            self.dialog = nil
+            self.errorCode = .internalError
+            self.message = "the outcome JSON could not be read: \(json.prefix(200))"
+            return
+        }
+        self.status = status
+        if let r = m["result"], r != Array("null".utf8) {
+            resultJSON = String(decoding: r, as: UTF8.self)
+        } else {
+            resultJSON = nil
+        }
+        dialog = RawJSON.string(m["dialog"])
+        errorCode = RawJSON.string(m["errorCode"]).flatMap(AppFunctionErrorCode.init(rawValue:))
+        message = RawJSON.string(m["message"])
+    }
+
+    init(failure code: AppFunctionErrorCode, _ message: String) {
+        status = .error
+        resultJSON = nil
+        dialog = nil
+        errorCode = code
+        self.message = message
+        json = JSONValue.object([
+            ("status", .string("error")), ("result", .null), ("dialog", .null),
+            ("errorCode", .string(code.rawValue)), ("message", .string(message)),
+        ]).text
+    }
+}
+
+/// Where a call comes from.
+public enum AppFunctionPlatform: Int32, Sendable, Codable {
+    /// An in-process call: a test, an in-app assistant, MCP.
+    case other = 0
+    /// Siri, Shortcuts, Spotlight (App Intents).
+    case apple = 1
+    /// Android AppFunctions callers such as Gemini.
+    case android = 2
+}
+
+/// A request to run a function. Defaults: `.other`, not in the foreground, no timeout —
+/// so an `openApp` gate refuses the call the way Android does.
+public struct AppFunctionInvocation: Sendable {
+    public var functionId: String
+    public var platform: AppFunctionPlatform
+    /// Apple: the app is in the foreground for this run (the rerun after `openApp`).
+    public var isForeground: Bool
+    /// Android: the calling package.
+    public var callerPackage: String?
+    /// Ends the call `TimedOut` after this long (milliseconds precision).
+    public var timeout: Duration?
+
+    public init(
+        _ functionId: String,
+        platform: AppFunctionPlatform = .other,
+        isForeground: Bool = false,
+        callerPackage: String? = nil,
+        timeout: Duration? = nil
+    ) {
+        self.functionId = functionId
+        self.platform = platform
+        self.isForeground = isForeground
+        self.callerPackage = callerPackage
+        self.timeout = timeout
+    }
+
+    var timeoutMilliseconds: UInt32 {
+        guard let timeout else { return 0 }
+        let (s, atto) = timeout.components
+        if s < 0 || (s == 0 && atto <= 0) { return 1 }
+        let ms = Double(s) * 1000 + Double(atto) / 1e15
+        return ms >= Double(UInt32.max) ? UInt32.max : max(1, UInt32(ms.rounded(.up)))
+    }
+}

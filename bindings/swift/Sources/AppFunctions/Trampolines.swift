@@ -1,0 +1,226 @@
+import CAppFunctions
+import Foundation
+
+// The C callbacks. Each is a `@convention(c)` closure stored in a global: it recovers its
+// box from `user_data`, copies what it needs while the call lends it, and never throws or
+// traps across C (a handler's error becomes `af_call_fail`).
+
+/// A handler or entity lookup: takes the call's input JSON, returns the result JSON.
+typealias JSONHandler = @Sendable (AppFunctionContext, String) async throws -> String?
+
+final class HandlerBox: UserDataBox, @unchecked Sendable {
+    let run: JSONHandler
+    init(_ run: @escaping JSONHandler) { self.run = run }
+}
+
+final class DelegateBox: UserDataBox, @unchecked Sendable {
+    let delegate: any AppFunctionDelegate
+    init(_ delegate: any AppFunctionDelegate) { self.delegate = delegate }
+}
+
+final class PermissionBox: UserDataBox, @unchecked Sendable {
+    let approve: @Sendable (AppFunctionContext) async -> Bool
+    init(_ approve: @escaping @Sendable (AppFunctionContext) async -> Bool) { self.approve = approve }
+}
+
+final class ScopeBox: UserDataBox, @unchecked Sendable {
+    let begin: @Sendable (AppFunctionContext) -> (any Sendable)?
+    let end: (@Sendable (AppFunctionContext, (any Sendable)?) -> Void)?
+    init(begin: @escaping @Sendable (AppFunctionContext) -> (any Sendable)?,
+         end: (@Sendable (AppFunctionContext, (any Sendable)?) -> Void)?) {
+        self.begin = begin
+        self.end = end
+    }
+}
+
+final class LogBox: UserDataBox, @unchecked Sendable {
+    let log: @Sendable (AppFunctionLogLevel, String) -> Void
+    init(_ log: @escaping @Sendable (AppFunctionLogLevel, String) -> Void) { self.log = log }
+}
+
+/// Holds the task running a handler, so a cancellation from the core reaches it.
+final class RunningTask: @unchecked Sendable {
+    private let state = Locked<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+
+    func set(_ task: Task<Void, Never>) {
+        let cancelNow = state.withLock { s -> Bool in
+            s.task = task
+            return s.cancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// True once the core cancelled the call (it then ends the call itself, with
+    /// `Cancelled` or `TimedOut`).
+    var cancelledByCore: Bool { state.withLock { $0.cancelled } }
+
+    func cancel() {
+        let task = state.withLock { s -> Task<Void, Never>? in
+            s.cancelled = true
+            return s.task
+        }
+        task?.cancel()
+    }
+}
+
+/// Running handler tasks by key; the key is the `af_call_on_cancel` user data.
+let runningTasks = HandleTable<RunningTask>()
+
+let cancelTrampoline: af_cancel_fn = { userData in
+    runningTasks.get(UInt(userData: userData))?.cancel()
+}
+
+/// Starts a handler or lookup on a new task and completes the call from it.
+func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle) {
+    let context = AppFunctionContext(call)
+    let inputPointer = context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
+    let input = inputPointer.map { String(cString: $0) } ?? "{}"
+    let running = RunningTask()
+    let key = runningTasks.insert(running)
+    let task = Task {
+        defer { runningTasks.remove(key) }
+        do {
+            let result = try await run(context, input)
+            if !running.cancelledByCore { complete(call, result) }
+        } catch {
+            // After the core cancelled the call (token or timeout) it ends the call itself;
+            // completing it here would race with that and could report the wrong code.
+            if !running.cancelledByCore { fail(call, error) }
+        }
+    }
+    running.set(task)
+    _ = af_call_on_cancel(call.raw, cancelTrampoline, key.asUserData)
+}
+
+func complete(_ call: CallHandle, _ json: String?) {
+    // A late completion (the call was cancelled or timed out) is refused and logged by
+    // the core; nothing to do here.
+    if let json {
+        _ = af_call_return(call.raw, json)
+    } else {
+        _ = af_call_return(call.raw, nil)
+    }
+}
+
+func fail(_ call: CallHandle, _ error: any Error) {
+    let code: AppFunctionErrorCode
+    let message: String
+    switch error {
+    case let e as AppFunctionError:
+        code = e.code
+        message = e.message
+    case is CancellationError:
+        code = .cancelled
+        message = "the handler was cancelled"
+    default:
+        code = .handlerFailed
+        message = String(describing: error)
+    }
+    _ = af_call_fail(call.raw, code.cValue, message)
+}
+
+let handlerTrampoline: af_handler_fn = { userData, call in
+    guard let call else { return }
+    guard let b = box(userData, as: HandlerBox.self) else {
+        _ = af_call_fail(call, AF_CODE_INTERNAL_ERROR, "AppFunctions: the handler's user data is not a HandlerBox")
+        return
+    }
+    startHandler(b.run, CallHandle(raw: call))
+}
+
+func answer(_ gate: GateHandle, _ g: AppFunctionGate) {
+    switch g {
+    case .allow: _ = af_gate_allow(gate.raw)
+    case .deny(let m): _ = af_gate_deny(gate.raw, m)
+    case .openApp(let m): _ = af_gate_open_app(gate.raw, m)
+    }
+}
+
+let onInvokingTrampoline: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, OpaquePointer?) -> Void = {
+    userData, call, gate in
+    guard let gate else { return }
+    let g = GateHandle(raw: gate)
+    guard let call, let b = box(userData, as: DelegateBox.self) else {
+        _ = af_gate_allow(gate)
+        return
+    }
+    let context = AppFunctionContext(CallHandle(raw: call))
+    let delegate = b.delegate
+    Task { answer(g, await delegate.onInvoking(context)) }
+}
+
+let onInvokedTrampoline: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?) -> Void = {
+    userData, call, outcomeJSON in
+    guard let call, let outcomeJSON, let b = box(userData, as: DelegateBox.self) else { return }
+    b.delegate.onInvoked(AppFunctionContext(CallHandle(raw: call)),
+                         outcome: AppFunctionOutcome(json: String(cString: outcomeJSON)))
+}
+
+let permissionTrampoline: af_permission_fn = { userData, call, gate in
+    guard let gate else { return }
+    let g = GateHandle(raw: gate)
+    guard let call, let b = box(userData, as: PermissionBox.self) else {
+        _ = af_gate_deny(gate, "no permission handler")
+        return
+    }
+    let context = AppFunctionContext(CallHandle(raw: call))
+    let approve = b.approve
+    Task {
+        if await approve(context) {
+            _ = af_gate_allow(g.raw)
+        } else {
+            _ = af_gate_deny(g.raw, "The user did not approve \(context.functionId).")
+        }
+    }
+}
+
+let scopeBeginTrampoline: af_scope_fn = { userData, call in
+    guard let call, let b = box(userData, as: ScopeBox.self) else { return }
+    if let scope = b.begin(AppFunctionContext(CallHandle(raw: call))) {
+        let key = hostScopes.insert(scope)
+        _ = af_call_set_host_data(call, key.asUserData)
+    }
+}
+
+let scopeEndTrampoline: af_scope_fn = { userData, call in
+    guard let call else { return }
+    let key = UInt(userData: af_call_host_data(call))
+    let scope = key == 0 ? nil : hostScopes.remove(key)
+    _ = af_call_set_host_data(call, nil)
+    guard let b = box(userData, as: ScopeBox.self) else { return }
+    b.end?(AppFunctionContext(CallHandle(raw: call)), scope)
+}
+
+let logTrampoline: af_log_fn = { userData, level, message in
+    guard let message, let b = box(userData, as: LogBox.self) else { return }
+    b.log(AppFunctionLogLevel(rawValue: level) ?? .error, String(cString: message))
+}
+
+/// Receives the outcome of `af_execute_async` and resumes the waiting task.
+final class OutcomeBox: @unchecked Sendable {
+    let continuation: CheckedContinuation<AppFunctionOutcome, Never>
+    init(_ c: CheckedContinuation<AppFunctionOutcome, Never>) { continuation = c }
+}
+
+let outcomeTrampoline: af_outcome_fn = { userData, json in
+    guard let userData else { return }
+    let b = Unmanaged<OutcomeBox>.fromOpaque(userData).takeRetainedValue()
+    let outcome = json.map { AppFunctionOutcome(json: String(cString: $0)) }
+        ?? AppFunctionOutcome(failure: .internalError, "the core returned no outcome")
+    b.continuation.resume(returning: outcome)
+}
+
+/// Owns a core cancellation token; freed when the last reference (the execute call or its
+/// cancellation handler) goes.
+final class CancelToken: @unchecked Sendable {
+    let raw: OpaquePointer
+    init() { raw = af_cancel_token_new() }
+    func cancel() { _ = af_cancel_token_cancel(raw) }
+    deinit { af_cancel_token_free(raw) }
+}
+
+/// The core's log levels.
+public enum AppFunctionLogLevel: Int32, Sendable, Comparable {
+    case debug = 0, info = 1, warn = 2, error = 3
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
