@@ -25,6 +25,17 @@ unsafe extern "C" fn fail_entity(_: *mut c_void, call: *mut af_call) {
     unsafe { af_call_return(call, c"\"ok\"".as_ptr()) };
 }
 
+unsafe extern "C" fn deny(_: *mut c_void, _call: *mut af_call, gate: *mut af_gate) {
+    unsafe { af_gate_deny(gate, c"Sign in first.".as_ptr()) };
+}
+
+/// Completes on a worker thread (the host's own), as async handlers do.
+struct Worker(std::sync::mpsc::Sender<usize>);
+unsafe extern "C" fn handler_async(ud: *mut c_void, call: *mut af_call) {
+    let w = unsafe { &*(ud as *const Worker) };
+    w.0.send(call as usize).unwrap();
+}
+
 pub fn setup(delegates: usize) -> *mut af_dispatcher {
     unsafe {
         let d = af_dispatcher_new();
@@ -106,6 +117,56 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    let refused = setup(0);
+    unsafe {
+        let v = af_delegate {
+            on_invoking: Some(deny),
+            on_invoked: None,
+            free_user_data: None,
+        };
+        af_add_delegate(refused, &v, ptr::null_mut());
+    }
+    g.bench_function("refused", |b| {
+        b.iter(|| unsafe {
+            let out = af_execute(refused, &inv, ARGS.as_ptr());
+            af_string_free(black_box(out));
+        })
+    });
+
+    // completed asynchronously from another thread
+    let asyncd = unsafe { af_dispatcher_new() };
+    let (tx, rx) = std::sync::mpsc::channel::<usize>();
+    let worker = std::thread::spawn(move || {
+        while let Ok(call) = rx.recv() {
+            unsafe { af_call_return(call as *mut af_call, c"\"ok\"".as_ptr()) };
+        }
+    });
+    let w = Box::into_raw(Box::new(Worker(tx)));
+    unsafe {
+        af_define_types(
+            asyncd,
+            c"{\"enums\":[{\"name\":\"Priority\",\"members\":[\"Low\",\"Normal\",\"High\"]}]}"
+                .as_ptr(),
+        );
+        let desc = c"{\"id\":\"create_order\",\"parameters\":[{\"name\":\"customer\",\"type\":\"string\"},{\"name\":\"quantity\",\"type\":\"int32\"},{\"name\":\"priority\",\"type\":{\"enum\":\"Priority\"}}],\"result\":\"string\"}";
+        assert_eq!(
+            af_register_function(
+                asyncd,
+                desc.as_ptr(),
+                Some(handler_async),
+                w as *mut c_void,
+                None
+            ),
+            AF_OK
+        );
+    }
+    g.bench_function("async_completion", |b| {
+        b.iter(|| unsafe {
+            let out = af_execute(asyncd, &inv, ARGS.as_ptr());
+            af_string_free(black_box(out));
+        })
+    });
+
     let bad = c"{\"customer\":\"acme\",\"quantity\":\"two\",\"priority\":\"Normal\"}";
     g.bench_function("invalid_argument", |b| {
         b.iter(|| unsafe {
@@ -117,7 +178,11 @@ fn benches(c: &mut Criterion) {
     unsafe {
         af_dispatcher_free(plain);
         af_dispatcher_free(two);
+        af_dispatcher_free(refused);
+        af_dispatcher_free(asyncd);
+        drop(Box::from_raw(w));
     }
+    worker.join().unwrap();
 }
 
 criterion_group!(execute, benches);

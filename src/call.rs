@@ -163,6 +163,9 @@ pub(crate) struct Ctl {
     pub began: bool,
     /// The outcome sink reads the JSON (false for lookups serving a call).
     pub sink_wants_json: bool,
+    /// A synchronous waiter wants the outcome itself, not its JSON.
+    pub keep_outcome: bool,
+    pub outcome: Option<Outcome>,
 }
 
 impl Default for Ctl {
@@ -180,6 +183,8 @@ impl Default for Ctl {
             resolve: Vec::new(),
             began: false,
             sink_wants_json: true,
+            keep_outcome: false,
+            outcome: None,
         }
     }
 }
@@ -594,15 +599,28 @@ impl Call {
 
     /// Blocks until the outcome is delivered, or `deadline` passes (then `None`).
     pub(crate) fn wait_outcome(&self, deadline: Option<Instant>) -> Option<String> {
+        self.wait_for(deadline, |c| c.outcome_json.take())
+    }
+
+    /// Like `wait_outcome`, for a call made with `keep_outcome`.
+    pub(crate) fn wait_outcome_struct(&self, deadline: Option<Instant>) -> Option<Outcome> {
+        self.wait_for(deadline, |c| c.outcome.take())
+    }
+
+    fn wait_for<T>(
+        &self,
+        deadline: Option<Instant>,
+        take: impl Fn(&mut Ctl) -> Option<T>,
+    ) -> Option<T> {
         let mut ctl = self.ctl.lock();
         loop {
-            if let Some(o) = ctl.outcome_json.take() {
+            if let Some(o) = take(&mut ctl) {
                 return Some(o);
             }
             match deadline {
                 Some(d) => {
                     if self.done.wait_until(&mut ctl, d).timed_out() {
-                        return ctl.outcome_json.take();
+                        return take(&mut ctl);
                     }
                 }
                 None => self.done.wait(&mut ctl),

@@ -90,11 +90,39 @@ pub struct Entry {
     pub desc: FunctionDescriptor,
     /// The id followed by a NUL, shared by every call of this function.
     pub(crate) id_nul: Arc<str>,
+    /// The parameters and result schemas, made on first use (named types only grow, so
+    /// they never change).
+    schemas: std::sync::OnceLock<Arc<(Value, Option<Value>)>>,
+    /// MCP wraps the result as `{"result": ...}` (its schema's root is not an object).
+    mcp_wraps: std::sync::OnceLock<bool>,
     pub(crate) handler: Option<Arc<dyn Handler>>,
     enabled: AtomicBool,
 }
 
 impl Entry {
+    /// Whether MCP wraps this function's structured result (`None`: no output schema).
+    pub(crate) fn mcp_wraps(&self, types: &TypeSet) -> Option<bool> {
+        let schemas = self.schemas(types);
+        let schema = schemas.1.as_ref()?;
+        Some(
+            *self
+                .mcp_wraps
+                .get_or_init(|| crate::export::mcp_wraps_result(schema)),
+        )
+    }
+
+    /// The entry's (parameters, result) JSON Schemas.
+    pub(crate) fn schemas(&self, types: &TypeSet) -> Arc<(Value, Option<Value>)> {
+        self.schemas
+            .get_or_init(|| {
+                Arc::new((
+                    schema::parameters_schema(types, &self.desc),
+                    schema::result_schema(types, &self.desc),
+                ))
+            })
+            .clone()
+    }
+
     fn new(
         desc: FunctionDescriptor,
         handler: Option<Arc<dyn Handler>>,
@@ -102,6 +130,8 @@ impl Entry {
     ) -> Entry {
         Entry {
             id_nul: Arc::from(crate::call::with_nul(&desc.id).as_str()),
+            schemas: std::sync::OnceLock::new(),
+            mcp_wraps: std::sync::OnceLock::new(),
             desc,
             handler,
             enabled,
@@ -669,11 +699,25 @@ impl Dispatcher {
         }
     }
 
-    /// Like [`Dispatcher::execute`], parsed.
+    /// Like [`Dispatcher::execute`], as an [`Outcome`] (no JSON made unless a delegate
+    /// reads it).
     pub fn execute_outcome(&self, inv: &Invocation, args: Option<&str>) -> Outcome {
-        let json = self.execute(inv, args);
-        Outcome::from_json(&json)
-            .unwrap_or_else(|e| Outcome::error(crate::error::ErrorCode::InternalError, e))
+        let call = self.start(inv, args, None);
+        call.ctl.lock().keep_outcome = true;
+        crate::pipeline::drive(&call, None);
+        let deadline = inv.timeout.map(|t| call.started + t);
+        match call.wait_outcome_struct(deadline) {
+            Some(o) => o,
+            None => {
+                call.cancel(crate::error::ErrorCode::TimedOut);
+                call.wait_outcome_struct(None).unwrap_or_else(|| {
+                    Outcome::error(
+                        crate::error::ErrorCode::InternalError,
+                        "the call ended without an outcome",
+                    )
+                })
+            }
+        }
     }
 
     /// Starts a call and returns at once; `on_outcome` receives the outcome exactly once,
@@ -725,14 +769,14 @@ impl Dispatcher {
     pub fn parameters_schema(&self, id: &str) -> Result<Value> {
         let s = self.snapshot();
         let e = s.find(id).ok_or_else(|| Error::NotFound(id.into()))?;
-        Ok(schema::parameters_schema(&s.types, &e.desc))
+        Ok(e.schemas(&s.types).0.clone())
     }
 
     /// The JSON Schema (2020-12) of a function's result; `None` for void.
     pub fn result_schema(&self, id: &str) -> Result<Option<Value>> {
         let s = self.snapshot();
         let e = s.find(id).ok_or_else(|| Error::NotFound(id.into()))?;
-        Ok(schema::result_schema(&s.types, &e.desc))
+        Ok(e.schemas(&s.types).1.clone())
     }
 
     /// Exports every enabled function as a tool list (`mcp`, `openai`, `openai-chat`,
@@ -746,25 +790,19 @@ impl Dispatcher {
             return crate::export::android_xml(&self.registry_value());
         }
         let s = self.snapshot();
-        let rendered: Vec<(Value, Option<Value>, &FunctionDescriptor)> = s
+        let rendered: Vec<(Arc<(Value, Option<Value>)>, &FunctionDescriptor)> = s
             .entries()
             .filter(|e| e.is_enabled())
-            .map(|e| {
-                (
-                    schema::parameters_schema(&s.types, &e.desc),
-                    schema::result_schema(&s.types, &e.desc),
-                    &e.desc,
-                )
-            })
+            .map(|e| (e.schemas(&s.types), &e.desc))
             .collect();
         let specs: Vec<crate::export::ToolSpec> = rendered
             .iter()
-            .map(|(input, output, d)| crate::export::ToolSpec {
+            .map(|(sch, d)| crate::export::ToolSpec {
                 name: &d.id,
                 title: d.title.as_deref(),
                 description: d.description.as_deref().unwrap_or(""),
-                input_schema: input,
-                output_schema: output.as_ref(),
+                input_schema: &sch.0,
+                output_schema: sch.1.as_ref(),
                 hints: crate::view::hints_of(d),
                 deprecated: d.deprecated,
             })
@@ -779,8 +817,8 @@ impl Dispatcher {
             .map(|e| FunctionInfo {
                 desc: e.desc.clone(),
                 enabled: e.is_enabled(),
-                parameters_schema: schema::parameters_schema(&s.types, &e.desc),
-                result_schema: schema::result_schema(&s.types, &e.desc),
+                parameters_schema: e.schemas(&s.types).0.clone(),
+                result_schema: e.schemas(&s.types).1.clone(),
             })
             .collect()
     }

@@ -569,8 +569,10 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     }
     // followed by a NUL in memory, so the C layer can lend it without copying
     // (made only when someone reads it)
-    let wants_json =
-        call.ctl.lock().sink_wants_json || call.snap.delegates.iter().any(|d| d.has_on_invoked());
+    let wants_json = {
+        let c = call.ctl.lock();
+        c.sink_wants_json && !(c.sink.is_none() && c.keep_outcome)
+    } || call.snap.delegates.iter().any(|d| d.has_on_invoked());
     let json_nul = if wants_json {
         let mut j = outcome.to_json();
         j.push('\0');
@@ -617,7 +619,11 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
         }
         None => {
             let mut ctl = call.ctl.lock();
-            ctl.outcome_json = Some(json_nul);
+            if ctl.keep_outcome {
+                ctl.outcome = Some(outcome);
+            } else {
+                ctl.outcome_json = Some(json_nul);
+            }
             call.done.notify_all();
         }
     }

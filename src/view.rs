@@ -369,8 +369,8 @@ struct RenderedTool {
     name: String,
     title: Option<String>,
     description: String,
-    input: Value,
-    output: Option<Value>,
+    /// (parameters, result) schemas, shared with the registry entry.
+    schemas: Arc<(Value, Option<Value>)>,
     hints: Hints,
     deprecated: bool,
 }
@@ -381,8 +381,8 @@ impl RenderedTool {
             name: &self.name,
             title: self.title.as_deref(),
             description: &self.description,
-            input_schema: &self.input,
-            output_schema: self.output.as_ref(),
+            input_schema: &self.schemas.0,
+            output_schema: self.schemas.1.as_ref(),
             hints: self.hints,
             deprecated: self.deprecated,
         }
@@ -406,10 +406,15 @@ fn render_all(snap: &Snapshot, shown: &[Shown<'_>], metadata: &Value) -> Vec<Ren
                 let d = &e.desc;
                 RenderedTool {
                     name: d.id.clone(),
-                    title: d.title.as_deref().map(|t| crate::condition::render(t, metadata)),
-                    description: crate::condition::render(d.description.as_deref().unwrap_or(""), metadata),
-                    input: schema::parameters_schema(&snap.types, d),
-                    output: schema::result_schema(&snap.types, d),
+                    title: d
+                        .title
+                        .as_deref()
+                        .map(|t| crate::condition::render(t, metadata)),
+                    description: crate::condition::render(
+                        d.description.as_deref().unwrap_or(""),
+                        metadata,
+                    ),
+                    schemas: e.schemas(&snap.types),
                     hints: hints_of(d),
                     deprecated: d.deprecated,
                 }
@@ -417,9 +422,11 @@ fn render_all(snap: &Snapshot, shown: &[Shown<'_>], metadata: &Value) -> Vec<Ren
             Shown::Container(tk) => RenderedTool {
                 name: tk.name.clone(),
                 title: None,
-                description: crate::condition::render(tk.description.as_deref().unwrap_or(""), metadata),
-                input: json!({"$schema": schema::DRAFT_2020_12, "type": "object", "properties": {}, "additionalProperties": false}),
-                output: Some(json!({"$schema": schema::DRAFT_2020_12, "type": "string"})),
+                description: crate::condition::render(
+                    tk.description.as_deref().unwrap_or(""),
+                    metadata,
+                ),
+                schemas: container_schemas(),
                 hints: Hints {
                     read_only: Some(true),
                     destructive: Some(false),
@@ -430,6 +437,18 @@ fn render_all(snap: &Snapshot, shown: &[Shown<'_>], metadata: &Value) -> Vec<Ren
             },
         })
         .collect()
+}
+
+/// A container tool's schemas: no parameters, a text result.
+fn container_schemas() -> Arc<(Value, Option<Value>)> {
+    static S: std::sync::OnceLock<Arc<(Value, Option<Value>)>> = std::sync::OnceLock::new();
+    S.get_or_init(|| {
+        Arc::new((
+            json!({"$schema": schema::DRAFT_2020_12, "type": "object", "properties": {}, "additionalProperties": false}),
+            Some(json!({"$schema": schema::DRAFT_2020_12, "type": "string"})),
+        ))
+    })
+    .clone()
 }
 
 fn check_metadata(v: Value) -> Result<Value, String> {

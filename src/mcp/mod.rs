@@ -18,10 +18,10 @@ pub mod stdio;
 use crate::call::Invocation;
 use crate::cancel::CancelToken;
 use crate::dispatcher::Dispatcher;
-use crate::export;
+
 use crate::view::View;
 use parking_lot::Mutex;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -221,6 +221,9 @@ impl Session {
                 None,
             ));
         }
+        if let Some(r) = self.fast_tools_call(message) {
+            return r;
+        }
         let v: Value = match serde_json::from_str(message) {
             Ok(v) => v,
             Err(e) => {
@@ -236,6 +239,57 @@ impl Session {
             Value::Array(items) => self.batch(items),
             other => self.one(other),
         }
+    }
+
+    /// The hot path: a plain `tools/call` of an initialized handshake session, parsed
+    /// without building a tree (the arguments stay raw text for the binder). Anything
+    /// unusual returns `None` and takes the general path.
+    fn fast_tools_call(&self, message: &str) -> Option<Reply> {
+        use serde_json::value::RawValue;
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            name: &'a str,
+            #[serde(borrow, default)]
+            arguments: Option<&'a RawValue>,
+            #[serde(rename = "_meta", borrow, default)]
+            meta: Option<&'a RawValue>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Call<'a> {
+            jsonrpc: &'a str,
+            #[serde(borrow)]
+            id: &'a RawValue,
+            method: &'a str,
+            #[serde(borrow)]
+            params: Params<'a>,
+        }
+        let c: Call<'_> = serde_json::from_str(message).ok()?;
+        if c.jsonrpc != "2.0" || c.method != "tools/call" || c.params.meta.is_some() {
+            return None;
+        }
+        let version = {
+            let st = self.state.lock();
+            if st.era != Era::Handshake {
+                return None;
+            }
+            st.version
+        };
+        let id_text = c.id.get();
+        let integer =
+            id_text.bytes().all(|b| b.is_ascii_digit() || b == b'-') && !id_text.is_empty();
+        if !(id_text.starts_with('"') || integer) {
+            return None;
+        }
+        let id: Value = serde_json::from_str(id_text).ok()?;
+        if matches!(&id, Value::Number(n) if !(n.is_i64() || n.is_u64())) {
+            return None;
+        }
+        let args = match c.params.arguments.map(RawValue::get) {
+            None | Some("null") => None,
+            Some(a) if a.starts_with('{') => Some(a.to_owned()),
+            Some(_) => return None,
+        };
+        Some(self.start_call(id, c.params.name, args, false, version))
     }
 
     fn batch(&self, items: Vec<Value>) -> Reply {
@@ -622,6 +676,19 @@ impl Session {
                 ))
             }
         };
+        self.start_call(id, name, args, modern, version)
+    }
+
+    /// The common part of a tools/call: the tool must exist, the id must not be in
+    /// flight.
+    fn start_call(
+        &self,
+        id: Value,
+        name: &str,
+        args: Option<String>,
+        modern: bool,
+        version: &'static str,
+    ) -> Reply {
         let snap = self.dispatcher.snapshot();
         if snap.find(name).is_none() && snap.toolkit(name).is_none() {
             return Reply::Now(error_response(
@@ -670,47 +737,44 @@ impl Session {
             return None;
         }
         let o = &vo.outcome;
-        let mut content: Vec<Value> = Vec::new();
-        let mut result = Map::new();
-        if o.is_success() {
-            let snap = self.dispatcher.snapshot();
-            let output_schema = snap
-                .find(&c.name)
-                .and_then(|e| crate::schema::result_schema(&snap.types, &e.desc));
-            let value: Value = o
-                .result
-                .as_deref()
-                .and_then(|r| serde_json::from_str(r).ok())
-                .unwrap_or(Value::Null);
+        // written straight around the result JSON, as the outcome is: no tree
+        let mut texts: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(3);
+        let mut structured: Option<(bool, &str)> = None;
+        let ok = o.is_success();
+        if ok {
+            let raw = o.result.as_deref().unwrap_or("null");
             if vo.void_result {
-                content.push(json!({"type": "text", "text": self.view.confirmation()}));
-            } else if let Value::String(s) = &value {
-                content.push(json!({"type": "text", "text": s}));
+                texts.push(self.view.confirmation().into());
+            } else if raw.starts_with('"') {
+                texts.push(
+                    serde_json::from_str::<String>(raw)
+                        .map(Into::into)
+                        .unwrap_or_else(|_| raw.into()),
+                );
             } else {
-                content.push(json!({"type": "text", "text": value.to_string()}));
+                texts.push(raw.into());
             }
             if let Some(d) = &o.dialog {
-                if !vo.void_result || d != &self.view.confirmation() {
-                    content.push(json!({"type": "text", "text": d}));
+                if !vo.void_result || *d != self.view.confirmation() {
+                    texts.push(d.as_str().into());
                 }
             }
             if let Some(i) = &vo.instructions {
-                content.push(json!({"type": "text", "text": i}));
+                texts.push(i.as_str().into());
             }
             if at_least(c.version, "2025-06-18") {
-                if let Some(schema) = output_schema {
-                    let structured = if export::mcp_wraps_result(&schema) {
-                        json!({"result": value})
-                    } else {
-                        value
-                    };
-                    result.insert("structuredContent".into(), structured);
-                } else if vo.expanded.is_some() || snap.toolkit(&c.name).is_some() {
+                let snap = self.dispatcher.snapshot();
+                match snap.find(&c.name) {
+                    Some(e) => {
+                        if let Some(wrap) = e.mcp_wraps(&snap.types) {
+                            structured = Some((wrap, raw));
+                        }
+                    }
                     // a container's output schema is a string: wrapped
-                    result.insert("structuredContent".into(), json!({"result": value}));
+                    None if snap.toolkit(&c.name).is_some() => structured = Some((true, raw)),
+                    None => {}
                 }
             }
-            result.insert("isError".into(), json!(false));
         } else {
             let code = o.error_code.map(|c| c.as_str()).unwrap_or("openApp");
             let msg = o.message.as_deref().unwrap_or("");
@@ -723,18 +787,49 @@ impl Session {
                 }
                 _ => "",
             };
-            content.push(json!({"type": "text", "text": format!("{code}: {msg}{hint}")}));
+            texts.push(format!("{code}: {msg}{hint}").into());
             if let Some(d) = &o.dialog {
-                content.push(json!({"type": "text", "text": d}));
+                texts.push(d.as_str().into());
             }
-            result.insert("isError".into(), json!(true));
         }
-        result.insert("content".into(), Value::Array(content));
-        let mut result = Value::Object(result);
+        let mut out =
+            String::with_capacity(128 + texts.iter().map(|t| t.len() + 32).sum::<usize>() * 2);
+        out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+        out.push_str(&c.id.to_string());
+        out.push_str(",\"result\":{\"content\":[");
+        for (i, t) in texts.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"type\":\"text\",\"text\":");
+            crate::binding::write_json_str(&mut out, t);
+            out.push('}');
+        }
+        out.push(']');
+        if let Some((wrap, raw)) = structured {
+            out.push_str(",\"structuredContent\":");
+            if wrap {
+                out.push_str("{\"result\":");
+                out.push_str(raw);
+                out.push('}');
+            } else {
+                out.push_str(raw);
+            }
+        }
+        out.push_str(if ok {
+            ",\"isError\":false"
+        } else {
+            ",\"isError\":true"
+        });
         if c.modern {
-            result = self.modern_result(result);
+            out.push_str(",\"resultType\":\"complete\",\"_meta\":{\"");
+            out.push_str(META_SERVER);
+            out.push_str("\":");
+            out.push_str(&self.server_info().to_string());
+            out.push('}');
         }
-        Some(result_response(&c.id, result))
+        out.push_str("}}");
+        Some(out)
     }
 }
 

@@ -1,0 +1,193 @@
+//! The measurements criterion does not fit: throughput on 1 and 2 threads, allocations
+//! per call (a counting allocator), RSS over millions of calls, and an MCP tools/call
+//! round trip in-process. Prints one JSON object (ci/bench.sh merges it into
+//! target/bench/summary.json).
+//!
+//! `cargo bench --bench suite -- [--rss-calls N] [--seconds S]`
+
+#[path = "../examples/demo/app.rs"]
+mod app;
+
+use appfunctions::ffi::*;
+use serde_json::json;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator, counting calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+unsafe extern "C" fn handler(_: *mut c_void, call: *mut af_call) {
+    unsafe { af_call_return(call, c"\"ok\"".as_ptr()) };
+}
+
+struct D(*mut af_dispatcher);
+// SAFETY: a dispatcher is thread-safe (the header's contract).
+unsafe impl Send for D {}
+unsafe impl Sync for D {}
+
+fn dispatcher() -> D {
+    unsafe {
+        let d = af_dispatcher_new();
+        af_define_types(
+            d,
+            c"{\"enums\":[{\"name\":\"Priority\",\"members\":[\"Low\",\"Normal\",\"High\"]}]}"
+                .as_ptr(),
+        );
+        let desc = c"{\"id\":\"create_order\",\"parameters\":[{\"name\":\"customer\",\"type\":\"string\"},{\"name\":\"quantity\",\"type\":\"int32\"},{\"name\":\"priority\",\"type\":{\"enum\":\"Priority\"}}],\"result\":\"string\"}";
+        assert_eq!(
+            af_register_function(d, desc.as_ptr(), Some(handler), ptr::null_mut(), None),
+            AF_OK
+        );
+        D(d)
+    }
+}
+
+fn inv() -> af_invocation {
+    af_invocation {
+        function_id: c"create_order".as_ptr(),
+        platform: AF_PLATFORM_OTHER,
+        is_foreground: 0,
+        caller_package: ptr::null(),
+        cancel_token: ptr::null(),
+        timeout_ms: 0,
+    }
+}
+
+const ARGS: &std::ffi::CStr = c"{\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Normal\"}";
+
+fn call(d: &D, inv: &af_invocation) {
+    unsafe {
+        let out = af_execute(d.0, inv, ARGS.as_ptr());
+        af_string_free(out);
+    }
+}
+
+/// Calls per second on `threads` threads for `dur`.
+fn throughput(d: &D, threads: usize, dur: Duration) -> f64 {
+    let start = Instant::now();
+    let total: u64 = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let inv = inv();
+                    let mut n = 0u64;
+                    while start.elapsed() < dur {
+                        for _ in 0..1000 {
+                            call(d, &inv);
+                        }
+                        n += 1000;
+                    }
+                    n
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    total as f64 / start.elapsed().as_secs_f64()
+}
+
+fn rss_kib() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    pages * 4
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let get = |name: &str, default: u64| -> u64 {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let rss_calls = get("--rss-calls", 10_000_000);
+    let seconds = get("--seconds", 3);
+
+    let d = dispatcher();
+    let inv = inv();
+    for _ in 0..20_000 {
+        call(&d, &inv);
+    }
+
+    // allocations per call
+    let n = 100_000u64;
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for _ in 0..n {
+        call(&d, &inv);
+    }
+    let allocs_per_call = (ALLOCS.load(Ordering::Relaxed) - before) as f64 / n as f64;
+
+    // throughput on 1 and 2 threads
+    let t1 = throughput(&d, 1, Duration::from_secs(seconds));
+    let t2 = throughput(&d, 2, Duration::from_secs(seconds));
+
+    // RSS over many calls: sampled every tenth, growth after the first tenth (warm-up)
+    let step = (rss_calls / 10).max(1);
+    let mut samples = vec![(0u64, rss_kib())];
+    for i in 1..=10 {
+        for _ in 0..step {
+            call(&d, &inv);
+        }
+        samples.push((i * step, rss_kib()));
+    }
+    let warm = samples[1].1 as f64;
+    let last = samples[10].1 as f64;
+    let growth_per_million = (last - warm) / ((9 * step) as f64 / 1e6);
+
+    // MCP tools/call round trip in-process
+    let a = app::build();
+    let s = appfunctions::mcp::Session::new(&a.dispatcher, Default::default(), json!({})).unwrap();
+    s.handle(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}"#);
+    s.handle(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let msg = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_order","arguments":{"customer":"acme","quantity":2,"priority":"High"}}}"#;
+    for _ in 0..2000 {
+        s.handle(msg);
+    }
+    let m = 20_000;
+    let t = Instant::now();
+    for _ in 0..m {
+        std::hint::black_box(s.handle(msg));
+    }
+    let mcp_us = t.elapsed().as_secs_f64() * 1e6 / m as f64;
+
+    unsafe { af_dispatcher_free(d.0) };
+    println!(
+        "{}",
+        json!({
+            "allocs_per_call": allocs_per_call,
+            "throughput_1thread_calls_per_s": t1,
+            "throughput_2threads_calls_per_s": t2,
+            "threads2_scaling": t2 / t1,
+            "rss_calls": rss_calls,
+            "rss_samples_kib": samples.iter().map(|(c, k)| json!([c, k])).collect::<Vec<_>>(),
+            "rss_growth_kib_per_million": growth_per_million,
+            "mcp_inprocess_us": mcp_us,
+        })
+    );
+}
