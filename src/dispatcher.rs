@@ -92,7 +92,7 @@ pub struct Entry {
     pub(crate) id_nul: Arc<str>,
     /// The parameters and result schemas, made on first use (named types only grow, so
     /// they never change).
-    schemas: std::sync::OnceLock<Arc<(Value, Option<Value>)>>,
+    schemas: std::sync::OnceLock<Arc<Schemas>>,
     /// MCP wraps the result as `{"result": ...}` (its schema's root is not an object).
     mcp_wraps: std::sync::OnceLock<bool>,
     pub(crate) handler: Option<Arc<dyn Handler>>,
@@ -112,7 +112,7 @@ impl Entry {
     }
 
     /// The entry's (parameters, result) JSON Schemas.
-    pub(crate) fn schemas(&self, types: &TypeSet) -> Arc<(Value, Option<Value>)> {
+    pub(crate) fn schemas(&self, types: &TypeSet) -> Arc<Schemas> {
         self.schemas
             .get_or_init(|| {
                 Arc::new((
@@ -235,6 +235,9 @@ impl Snapshot {
         }
     }
 }
+
+/// A function's (parameters, result) JSON Schemas.
+pub type Schemas = (Value, Option<Value>);
 
 /// Called after every change of the registry.
 pub type ChangeListener = Arc<dyn Fn() + Send + Sync>;
@@ -790,7 +793,7 @@ impl Dispatcher {
             return crate::export::android_xml(&self.registry_value());
         }
         let s = self.snapshot();
-        let rendered: Vec<(Arc<(Value, Option<Value>)>, &FunctionDescriptor)> = s
+        let rendered: Vec<(Arc<Schemas>, &FunctionDescriptor)> = s
             .entries()
             .filter(|e| e.is_enabled())
             .map(|e| (e.schemas(&s.types), &e.desc))

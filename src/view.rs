@@ -370,7 +370,7 @@ struct RenderedTool {
     title: Option<String>,
     description: String,
     /// (parameters, result) schemas, shared with the registry entry.
-    schemas: Arc<(Value, Option<Value>)>,
+    schemas: Arc<crate::dispatcher::Schemas>,
     hints: Hints,
     deprecated: bool,
 }
@@ -440,8 +440,8 @@ fn render_all(snap: &Snapshot, shown: &[Shown<'_>], metadata: &Value) -> Vec<Ren
 }
 
 /// A container tool's schemas: no parameters, a text result.
-fn container_schemas() -> Arc<(Value, Option<Value>)> {
-    static S: std::sync::OnceLock<Arc<(Value, Option<Value>)>> = std::sync::OnceLock::new();
+fn container_schemas() -> Arc<crate::dispatcher::Schemas> {
+    static S: std::sync::OnceLock<Arc<crate::dispatcher::Schemas>> = std::sync::OnceLock::new();
     S.get_or_init(|| {
         Arc::new((
             json!({"$schema": schema::DRAFT_2020_12, "type": "object", "properties": {}, "additionalProperties": false}),
