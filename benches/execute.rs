@@ -134,7 +134,7 @@ fn benches(c: &mut Criterion) {
     });
 
     // completed asynchronously from another thread
-    let asyncd = unsafe { af_dispatcher_new() };
+    let asyncd = af_dispatcher_new();
     let (tx, rx) = std::sync::mpsc::channel::<usize>();
     let worker = std::thread::spawn(move || {
         while let Ok(call) = rx.recv() {
