@@ -50,6 +50,9 @@ trap 'rm -rf "$LOGDIR"' EXIT
 echo "== mcp lane: Python SDK client"
 "$VENV_PY" ci/mcp/client_check.py --mode both -- "${SERVER[@]}" | tee "$LOGDIR/py.txt"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
+echo "== mcp lane: agent views over MCP (Python SDK client: collapse, expansion, list_changed)"
+"$VENV_PY" ci/mcp/list_changed_check.py -- "${SERVER[@]}" | tee "$LOGDIR/views.txt"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
 echo "== mcp lane: TypeScript SDK client"
 node ci/mcp/client_check.mjs -- "${SERVER[@]}" | tee "$LOGDIR/node.txt"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The benchmark suite. Writes target/bench/summary.json (figures under stable names,
+# units in the names), docs/performance.md (tables, targets met or missed) and
+# docs/performance.png (per-call cost against registry size and thread count).
+#
+#   ci/bench.sh                 everything (about 10 minutes on 2 cores)
+#   ci/bench.sh --quick         shorter criterion runs and 1M calls for RSS
+#   ci/bench.sh --bindings      also the Kotlin and Swift round trips (their lanes must run)
+#
+# Benchmarks are measured, never timed tests: run on a quiet machine and compare ratios
+# taken in the same run.
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+QUICK=0; BINDINGS=0
+for a in "$@"; do
+  case "$a" in
+    --quick) QUICK=1 ;;
+    --bindings) BINDINGS=1 ;;
+    *) echo "usage: ci/bench.sh [--quick] [--bindings]" >&2; exit 2 ;;
+  esac
+done
+OUT="$REPO/target/bench"; mkdir -p "$OUT"
+if [[ $QUICK == 1 ]]; then CRIT=(--warm-up-time 1 --measurement-time 2); RSS_CALLS=1000000; SECONDS_T=2
+else CRIT=(--warm-up-time 2 --measurement-time 5); RSS_CALLS=10000000; SECONDS_T=4; fi
+
+echo "== criterion: execute"
+cargo bench -q --bench execute -- "${CRIT[@]}" 2>&1 | grep -E "^execute|time:" || true
+echo "== criterion: registry scale"
+cargo bench -q --bench registry -- "${CRIT[@]}" 2>&1 | grep -E "^registry|time:" || true
+echo "== suite: threads, allocations, RSS over $RSS_CALLS calls, MCP in-process"
+cargo bench -q --bench suite -- --rss-calls "$RSS_CALLS" --seconds "$SECONDS_T" 2>/dev/null | tail -1 > "$OUT/suite.json"
+cat "$OUT/suite.json"
+
+echo "== MCP over stdio (ours), and the official Python SDK server beside it"
+cargo build -q --release --example demo
+MCP_JSON="{}"
+if bash ci/mcp/setup.sh >/dev/null 2>&1; then
+  PY="$REPO/ci/.cache/mcp-venv/bin/python"
+  OURS=$("$PY" ci/mcp/bench_stdio.py -- "$REPO/target/release/examples/demo" mcp 2>/dev/null | tail -1 || echo '{}')
+  PEER=$("$PY" ci/mcp/bench_fastmcp.py 2>/dev/null | tail -1 || echo '{}')
+  PEER_STDIO=$("$PY" ci/mcp/bench_stdio.py -- "$PY" ci/mcp/fastmcp_demo.py 2>/dev/null | tail -1 || echo '{}')
+  MCP_JSON=$(printf '{"ours_stdio": %s, "fastmcp": %s, "fastmcp_stdio_raw": %s}' "${OURS:-{\}}" "${PEER:-{\}}" "${PEER_STDIO:-{\}}")
+else
+  echo "!!! the MCP peer benchmark cannot run: ci/mcp/setup.sh failed (PyPI/npm unreachable?)" >&2
+fi
+echo "$MCP_JSON" > "$OUT/mcp.json"
+cat "$OUT/mcp.json"
+
+BIND_JSON="{}"
+if [[ $BINDINGS == 1 ]]; then
+  echo "== bindings' round trips"
+  K=$(cd bindings/kotlin && mvn -q -B -Pbench verify 2>/dev/null | grep -Eo '"kotlin_[a-z_]+": *[0-9.]+' | head -1 || true)
+  S=$(SWIFT_TEST_ARGS="-c release --filter BenchTests" bash ci/lanes/swift.sh 2>/dev/null | grep -Eo '"swift_[a-z_]+": *[0-9.]+' | head -1 || true)
+  BIND_JSON="{${K}${K:+${S:+,}}${S}}"
+fi
+echo "$BIND_JSON" > "$OUT/bindings.json"
+
+echo "== report"
+VENV="$REPO/ci/.cache/bench-venv"
+if [[ ! -x "$VENV/bin/python" ]] || ! "$VENV/bin/python" -c "import matplotlib" 2>/dev/null; then
+  python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "matplotlib==3.11.2" \
+    || echo "!!! matplotlib could not be installed: the chart is not regenerated" >&2
+fi
+PYREPORT="$VENV/bin/python"; [[ -x "$PYREPORT" ]] || PYREPORT=python3
+"$PYREPORT" ci/bench/report.py "$REPO"

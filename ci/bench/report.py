@@ -1,0 +1,189 @@
+"""Collects the benchmark figures into target/bench/summary.json, writes
+docs/performance.md (tables, each target met or missed) and docs/performance.png."""
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+REPO = sys.argv[1]
+CRIT = os.path.join(REPO, "target", "criterion")
+OUT = os.path.join(REPO, "target", "bench")
+
+
+def crit_ns(*path):
+    f = os.path.join(CRIT, *path, "new", "estimates.json")
+    try:
+        with open(f) as fh:
+            return json.load(fh)["mean"]["point_estimate"]
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def load(name):
+    try:
+        with open(os.path.join(OUT, name)) as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return {}
+
+
+suite, mcp, bindings = load("suite.json"), load("mcp.json"), load("bindings.json")
+s = {}
+s["execute_floor_ns"] = crit_ns("execute", "floor_serde_json")
+s["execute_plain_ns"] = crit_ns("execute", "plain")
+s["execute_two_delegates_ns"] = crit_ns("execute", "two_delegates")
+s["execute_two_delegates_entity_ns"] = crit_ns("execute", "two_delegates_entity")
+s["execute_async_completion_ns"] = crit_ns("execute", "async_completion")
+s["execute_refused_ns"] = crit_ns("execute", "refused")
+s["execute_invalid_argument_ns"] = crit_ns("execute", "invalid_argument")
+if s["execute_plain_ns"] and s["execute_floor_ns"]:
+    s["execute_floor_ratio"] = s["execute_plain_ns"] / s["execute_floor_ns"]
+formats = ["mcp", "openai", "openai-chat", "anthropic", "gemini", "android-xml"]
+for n, label in [(10, "10"), (1000, "1k"), (10000, "10k")]:
+    reg = crit_ns("registry", "register", str(n))
+    s[f"register_{label}_ms"] = reg / 1e6 if reg else None
+    s[f"execute_lookup_{label}_ns"] = crit_ns("registry", "execute_lookup", str(n))
+    rj = crit_ns("registry", "registry_json", str(n))
+    s[f"registry_json_{label}_ms"] = rj / 1e6 if rj else None
+    for f in formats:
+        v = crit_ns("registry", f"export_{f}", str(n))
+        s[f"export_{f.replace('-', '_')}_{label}_ms"] = v / 1e6 if v else None
+s["export_10k_ms"] = max((v for k, v in s.items() if k.startswith("export_") and k.endswith("_10k_ms") and v), default=None)
+v = crit_ns("registry", "view_tools_mcp_1000_in_50_toolkits")
+s["view_tools_1k_50_toolkits_ms"] = v / 1e6 if v else None
+for k in ["allocs_per_call", "throughput_1thread_calls_per_s", "throughput_2threads_calls_per_s", "threads2_scaling",
+          "rss_growth_kib_per_million", "rss_calls", "mcp_inprocess_us"]:
+    s[k] = suite.get(k)
+s["mcp_stdio_us"] = (mcp.get("ours_stdio") or {}).get("stdio_median_us")
+fm = mcp.get("fastmcp") or {}
+s["fastmcp_inprocess_us"] = fm.get("fastmcp_inprocess_us")
+s["fastmcp_stdio_us"] = (mcp.get("fastmcp_stdio_raw") or {}).get("stdio_median_us") or fm.get("fastmcp_stdio_us")
+if s["mcp_inprocess_us"] and s["fastmcp_inprocess_us"]:
+    s["mcp_inprocess_vs_fastmcp_x"] = s["fastmcp_inprocess_us"] / s["mcp_inprocess_us"]
+if s["mcp_stdio_us"] and s["fastmcp_stdio_us"]:
+    s["mcp_stdio_vs_fastmcp_x"] = s["fastmcp_stdio_us"] / s["mcp_stdio_us"]
+s.update(bindings)
+try:
+    load_avg = os.getloadavg()[0]
+except OSError:
+    load_avg = None
+meta = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": platform.machine(),
+        "cpus": os.cpu_count(), "load_average_1m_at_report": load_avg,
+        "commit": subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()}
+with open(os.path.join(OUT, "summary.json"), "w") as fh:
+    json.dump({"meta": meta, "figures": s}, fh, indent=2)
+
+
+def fmt(v, unit=""):
+    if v is None:
+        return "not measured"
+    if isinstance(v, float):
+        v = f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
+    return f"{v}{unit}"
+
+
+targets = [
+    ("plain call", "execute_plain_ns", lambda v: v <= 1000, "≤ 1,000 ns"),
+    ("plain call vs floor", "execute_floor_ratio", lambda v: v <= 2.5, "≤ 2.5×"),
+    ("two delegates", "execute_two_delegates_ns", lambda v: v <= 1500, "≤ 1,500 ns"),
+    ("two delegates + entity parameter", "execute_two_delegates_entity_ns", lambda v: v <= 1500, "≤ 1,500 ns"),
+    ("10,000-function export (slowest format)", "export_10k_ms", lambda v: v < 50, "< 50 ms"),
+    ("view of 1,000 functions in 50 toolkits", "view_tools_1k_50_toolkits_ms", lambda v: v < 2, "< 2 ms"),
+    ("2-thread scaling", "threads2_scaling", lambda v: v >= 1.7, "≥ 1.7×"),
+    ("RSS growth", "rss_growth_kib_per_million", lambda v: v <= 64, "flat (≤ 64 KiB per million calls)"),
+    ("MCP tools/call in-process", "mcp_inprocess_us", lambda v: v <= 3, "≤ 3 µs"),
+    ("MCP in-process vs the Python SDK server", "mcp_inprocess_vs_fastmcp_x", lambda v: v >= 20, "≥ 20×"),
+]
+rows = []
+for name, key, ok, target in targets:
+    v = s.get(key)
+    verdict = "not measured" if v is None else ("met" if ok(v) else "**missed**")
+    rows.append(f"| {name} | {fmt(v)} | {target} | {verdict} |")
+
+lines = [
+    "# Performance",
+    "",
+    "Generated by `ci/bench.sh` (criterion underneath) — do not edit by hand. Figures are",
+    "means on the machine below; ratios compare figures taken in the same run. The",
+    "machine is shared: the 1-minute load average at report time is recorded, and a",
+    "busy machine inflates absolute figures (ratios hold better).",
+    "",
+    f"Run: {meta['when']}, commit {meta['commit']}, {meta['cpus']} CPUs ({meta['machine']}), "
+    f"load average {fmt(load_avg)}. Raw figures: `target/bench/summary.json`.",
+    "",
+    "## Targets",
+    "",
+    "| what | measured | target | |",
+    "|---|---|---|---|",
+    *rows,
+    "",
+    "## af_execute through the C ABI (called from Rust)",
+    "",
+    "| form | ns per call |",
+    "|---|---|",
+]
+for label, key in [("serde_json floor: parse the arguments, serialise the outcome", "execute_floor_ns"),
+                   ("plain: trivial synchronous handler, three arguments", "execute_plain_ns"),
+                   ("two allowing delegates", "execute_two_delegates_ns"),
+                   ("two delegates and one entity parameter", "execute_two_delegates_entity_ns"),
+                   ("completed asynchronously from another thread", "execute_async_completion_ns"),
+                   ("refused by a delegate", "execute_refused_ns"),
+                   ("invalid argument", "execute_invalid_argument_ns")]:
+    lines.append(f"| {label} | {fmt(s.get(key))} |")
+lines += ["", f"Allocations per plain call (counting allocator): {fmt(s.get('allocs_per_call'))}.", "",
+          "## Registry scale", "", "| functions | register all (ms) | execute one (ns) | registry JSON (ms) | "
+          + " | ".join(f"export {f} (ms)" for f in formats) + " |", "|---|---|---|---|" + "---|" * len(formats)]
+for label, n in [("10", "10"), ("1k", "1,000"), ("10k", "10,000")]:
+    lines.append(f"| {n} | {fmt(s.get(f'register_{label}_ms'))} | {fmt(s.get(f'execute_lookup_{label}_ns'))} | "
+                 f"{fmt(s.get(f'registry_json_{label}_ms'))} | "
+                 + " | ".join(fmt(s.get(f"export_{f.replace('-', '_')}_{label}_ms")) for f in formats) + " |")
+lines += ["", "## Threads and memory", "",
+          f"Throughput: {fmt(s.get('throughput_1thread_calls_per_s'))} calls/s on 1 thread, "
+          f"{fmt(s.get('throughput_2threads_calls_per_s'))} on 2 (scaling {fmt(s.get('threads2_scaling'))}×).", "",
+          f"RSS over {fmt(s.get('rss_calls'))} calls: growth after warm-up {fmt(s.get('rss_growth_kib_per_million'))} KiB per million calls "
+          f"(samples: {suite.get('rss_samples_kib')}).", "",
+          "## MCP", "", "| path | µs per tools/call |", "|---|---|",
+          f"| ours, in-process (`Session::handle`, demo app) | {fmt(s.get('mcp_inprocess_us'))} |",
+          f"| ours, over stdio (raw JSON-RPC client, demo binary) | {fmt(s.get('mcp_stdio_us'))} |",
+          f"| official Python SDK server (MCPServer, formerly FastMCP), in-process | {fmt(s.get('fastmcp_inprocess_us'))} |",
+          f"| official Python SDK server, over stdio (same raw client) | {fmt(s.get('fastmcp_stdio_us'))} |",
+          "", f"Ratios: in-process {fmt(s.get('mcp_inprocess_vs_fastmcp_x'))}×, over stdio {fmt(s.get('mcp_stdio_vs_fastmcp_x'))}× faster than the peer.", ""]
+if bindings:
+    lines += ["## Bindings", "", "| binding | figure |", "|---|---|"] + [f"| {k} | {fmt(v)} |" for k, v in bindings.items()] + [""]
+lines += ["## Chart", "", "![per-call cost against registry size and thread count](performance.png)", ""]
+with open(os.path.join(REPO, "docs", "performance.md"), "w") as fh:
+    fh.write("\n".join(lines))
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    xs = [10, 1000, 10000]
+    ys = [s.get(f"execute_lookup_{l}_ns") for l in ["10", "1k", "10k"]]
+    if all(ys):
+        a.plot(xs, ys, marker="o")
+    a.set_xscale("log")
+    a.set_xlabel("functions registered")
+    a.set_ylabel("ns per execute")
+    a.set_title("Per-call cost against registry size")
+    a.set_ylim(bottom=0)
+    t1, t2 = s.get("throughput_1thread_calls_per_s"), s.get("throughput_2threads_calls_per_s")
+    if t1 and t2:
+        b.plot([1, 2], [1e9 / t1, 2e9 / t2], marker="o", label="ns per call per thread")
+        b.plot([1, 2], [1e9 / t1, 1e9 / t1], linestyle="--", label="perfect scaling")
+        b.legend()
+    b.set_xticks([1, 2])
+    b.set_xlabel("threads")
+    b.set_ylabel("ns per call (each thread)")
+    b.set_title("Per-call cost against thread count")
+    b.set_ylim(bottom=0)
+    fig.tight_layout()
+    fig.savefig(os.path.join(REPO, "docs", "performance.png"), dpi=100)
+    print("wrote docs/performance.png")
+except ImportError:
+    print("!!! matplotlib missing: docs/performance.png not regenerated", file=sys.stderr)
+print("wrote target/bench/summary.json and docs/performance.md")
+print(json.dumps(s, indent=1))
