@@ -302,8 +302,8 @@ char *af_view_execute(struct af_view *v, const char *name, const char *args_json
 // when none). NULL only for a NULL view.
 char *af_view_instructions(struct af_view *v);
 
-// Replaces the view's metadata (a JSON object, borrowed); visibility and descriptions
-// follow at once.
+// Replaces the view's metadata (a JSON object, borrowed; NULL is `{}`); visibility and
+// descriptions follow at once.
 af_status af_view_set_metadata(struct af_view *v, const char *metadata_json);
 
 // Collapses every toolkit of the view again.
@@ -345,8 +345,8 @@ char *af_mcp_session_handle(struct af_mcp_session *s, const char *message_json);
 // Sets where a session sends notifications; NULL `cb` removes it.
 af_status af_mcp_session_set_notify(struct af_mcp_session *s, af_mcp_notify_fn cb, void *user_data, af_free_fn free_user_data);
 
-// Replaces the metadata of a session's view (borrowed JSON object); the client gets
-// `notifications/tools/list_changed`.
+// Replaces the metadata of a session's view (borrowed JSON object; NULL is `{}`); the
+// client gets `notifications/tools/list_changed`.
 af_status af_mcp_session_set_metadata(struct af_mcp_session *s, const char *metadata_json);
 
 // Frees a session (calls in flight finish). Calling with NULL is fine.
@@ -362,6 +362,10 @@ const char *af_call_args(struct af_call *call);
 // For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}` (borrowed; the
 // `limit` key is absent when the caller gave none). NULL otherwise.
 const char *af_call_lookup_request(struct af_call *call);
+
+// The called function's normalised descriptor (owned JSON, as in `af_registry_json`;
+// the seed's `context.Function`), or NULL for an unknown function or a dead handle.
+char *af_call_descriptor(struct af_call *call);
 
 // `AF_CALL_FUNCTION` or `AF_CALL_ENTITY_LOOKUP`; -1 for a dead handle.
 int32_t af_call_kind(struct af_call *call);
@@ -413,7 +417,8 @@ af_status af_call_return(struct af_call *call, const char *result_json);
 
 // Completes the handler (or lookup) with an error: `code` is an `AF_CODE_*` value
 // (others become `HandlerFailed`, returning `AF_ERR_INVALID`), `message` borrowed (NULL
-// is a generic message).
+// is a generic message; invalid UTF-8 fails the call with a generic message and returns
+// `AF_ERR_UTF8`).
 af_status af_call_fail(struct af_call *call, int32_t code, const char *message);
 
 // Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL.

@@ -353,6 +353,12 @@ impl Call {
         self.lookup_request.get().map(String::as_str)
     }
 
+    /// The function's normalised descriptor JSON (as listed by the registry).
+    pub fn descriptor_json(&self) -> Option<String> {
+        let e = self.entry.get()?;
+        Some(e.desc.to_json(&self.snap.types, e.is_enabled()).to_string())
+    }
+
     /// The function's descriptor, once found.
     pub fn descriptor(&self) -> Option<&crate::descriptor::FunctionDescriptor> {
         self.entry.get().map(|e| &e.desc)

@@ -50,7 +50,9 @@ pub fn check_date_time(s: &str) -> Result<(), &'static str> {
     if b.len() < 20 {
         return Err("too short");
     }
-    check_date(&s[..10])?;
+    // get, not [..10]: byte 10 may fall inside a multi-byte character
+    // (tests/fuzz_regressions.rs)
+    check_date(s.get(..10).ok_or("not in the form YYYY-MM-DD")?)?;
     if b[10] != b'T' && b[10] != b't' {
         return Err("the date and the time must be separated by T");
     }

@@ -313,8 +313,8 @@ pub unsafe extern "C" fn af_view_instructions(v: *mut af_view) -> *mut c_char {
     })
 }
 
-/// Replaces the view's metadata (a JSON object, borrowed); visibility and descriptions
-/// follow at once.
+/// Replaces the view's metadata (a JSON object, borrowed; NULL is `{}`); visibility and
+/// descriptions follow at once.
 #[no_mangle]
 pub unsafe extern "C" fn af_view_set_metadata(
     v: *mut af_view,
@@ -586,8 +586,8 @@ pub unsafe extern "C" fn af_mcp_session_set_notify(
     })
 }
 
-/// Replaces the metadata of a session's view (borrowed JSON object); the client gets
-/// `notifications/tools/list_changed`.
+/// Replaces the metadata of a session's view (borrowed JSON object; NULL is `{}`); the
+/// client gets `notifications/tools/list_changed`.
 #[no_mangle]
 pub unsafe extern "C" fn af_mcp_session_set_metadata(
     s: *mut af_mcp_session,

@@ -78,6 +78,21 @@ pub extern "C" fn af_call_lookup_request(call: *mut af_call) -> *const c_char {
     })
 }
 
+/// The called function's normalised descriptor (owned JSON, as in `af_registry_json`;
+/// the seed's `context.Function`), or NULL for an unknown function or a dead handle.
+#[no_mangle]
+pub extern "C" fn af_call_descriptor(call: *mut af_call) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || {
+        let Ok(c) = live(call) else {
+            return std::ptr::null_mut();
+        };
+        match c.descriptor_json() {
+            Some(j) => out_string(&j),
+            None => std::ptr::null_mut(),
+        }
+    })
+}
+
 /// `AF_CALL_FUNCTION` or `AF_CALL_ENTITY_LOOKUP`; -1 for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_kind(call: *mut af_call) -> i32 {
@@ -318,7 +333,8 @@ pub unsafe extern "C" fn af_call_return(
 
 /// Completes the handler (or lookup) with an error: `code` is an `AF_CODE_*` value
 /// (others become `HandlerFailed`, returning `AF_ERR_INVALID`), `message` borrowed (NULL
-/// is a generic message).
+/// is a generic message; invalid UTF-8 fails the call with a generic message and returns
+/// `AF_ERR_UTF8`).
 #[no_mangle]
 pub unsafe extern "C" fn af_call_fail(
     call: *mut af_call,

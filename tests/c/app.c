@@ -134,7 +134,7 @@ app *app_new(void) {
 }
 
 void app_close(app *a) {
-    af_dispatcher_free(a->d);
+    af_dispatcher_free(a->d); /* NULL when the test freed it already */
     /* free_user_data runs when the last call using a registration ends, which may be on
      * another thread a moment after that call's outcome was delivered: wait a little. */
     for (int i = 0; i < 2000 && atomic_load(&a->frees) < atomic_load(&a->regs); i++) sleep_us(1000);

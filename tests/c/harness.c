@@ -73,7 +73,11 @@ static bool selected(const char *name, int argc, char **argv) {
     return false;
 }
 
+const char *harness_self = "af_harness";
+
 int main(int argc, char **argv) {
+    harness_self = argv[0];
+    if (argc == 2 && strcmp(argv[1], "--mcp-serve-stdio") == 0) return mcp_serve_stdio_main();
     setvbuf(stdout, NULL, _IOLBF, 0);
     signal(SIGALRM, on_alarm);
     unsigned watchdog = (unsigned)env_long("AF_TEST_TIMEOUT", 300);

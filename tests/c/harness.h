@@ -29,6 +29,11 @@ void test_register(const char *name, test_fn fn);
     }                                                                                   \
     static void name(void)
 
+/* `af_harness --mcp-serve-stdio` runs this instead of the tests (test_agent.c). */
+int mcp_serve_stdio_main(void);
+/* argv[0] of the harness (to run itself in a fresh process). */
+extern const char *harness_self;
+
 /* ---- checks (callable from any thread; a failing check does not stop the test) ------ */
 
 void check_failed(const char *file, int line, const char *fmt, ...)

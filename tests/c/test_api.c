@@ -552,6 +552,7 @@ static void accessors_body(af_call *call) {
     CHECK(af_call_args(NULL) == NULL);
     CHECK(af_call_lookup_request(NULL) == NULL);
     CHECK_EQ_INT(af_call_kind(NULL), -1);
+    CHECK(af_call_descriptor(NULL) == NULL);
     CHECK(af_call_entity(NULL) == NULL);
     CHECK_EQ_INT(af_call_platform(NULL), -1);
     CHECK_EQ_INT(af_call_is_foreground(NULL), 0);
@@ -639,6 +640,7 @@ TEST(api__af_call_accessors_null_live_and_dead) {
     CHECK(af_call_args(dead_call) == NULL);
     CHECK(af_call_lookup_request(dead_call) == NULL);
     CHECK_EQ_INT(af_call_kind(dead_call), -1);
+    CHECK(af_call_descriptor(dead_call) == NULL);
     CHECK(af_call_entity(dead_call) == NULL);
     CHECK_EQ_INT(af_call_platform(dead_call), -1);
     CHECK_EQ_INT(af_call_is_foreground(dead_call), 0);

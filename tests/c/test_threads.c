@@ -128,6 +128,7 @@ TEST(threads__asynchronous_completion_from_another_thread) {
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "from another thread");
     outcome_free(o);
+    deferred_wait(c->answers[0]); /* the outcome is delivered inside af_call_return */
     CHECK_EQ_INT(c->answers[0]->status, AF_OK);
     /* af_execute_async returns at once; the outcome arrives on the completing thread */
     outcome_slot s = {0};
@@ -153,8 +154,10 @@ TEST(threads__asynchronous_completion_from_another_thread) {
 
 /* ---- re-entrancy ------------------------------------------------------------------------- */
 
+static atomic_int nested_count;
 static void nested_handler(void *ud, af_call *call) {
     reg *r = ud;
+    int nth = atomic_fetch_add(&nested_count, 1) + 1;
     atomic_fetch_add(&r->a->handler_runs, 1);
     /* a handler calls af_execute on the same dispatcher (no library lock is held) */
     char *inner = run_on(r->a->d, "create_order", af_call_platform(call), 0,
@@ -165,8 +168,8 @@ static void nested_handler(void *ud, af_call *call) {
     outcome_free(inner);
     /* and registers a function from inside the handler */
     char desc[96];
-    snprintf(desc, sizeof desc, "{\"id\":\"made_in_handler_%ld\",\"result\":{\"array\":{\"record\":\"Note\"}}}",
-             atomic_load(&r->a->handler_runs));
+    snprintf(desc, sizeof desc, "{\"id\":\"made_in_handler_%d\",\"result\":{\"array\":{\"record\":\"Note\"}}}",
+             nth);
     CHECK_STATUS(af_register_function(r->a->d, desc, h_list_notes, app_reg(r->a, NULL), app_reg_free), AF_OK);
     char out[64];
     snprintf(out, sizeof out, "\"%s\"", id);
@@ -412,3 +415,295 @@ TEST(pipeline__permission_hook_none_is_permission_denied_and_it_may_answer_later
 
 /* ---- caller policy ------------------------------------------------------------------------------ */
 
+TEST(pipeline__caller_policy_dispatcher_wide_and_per_function_is_denied_with_no_handler_run) {
+    app *a = app_new();
+    app_install_scope_hooks(a);
+    probe *pr = probe_add(a, "p", GATE_ALLOW, NULL);
+    const char *args = "{\"customer\":\"acme\",\"quantity\":1}";
+    CHECK_STATUS(af_set_caller_policy(a->d, "{\"allow\":[\"com.google.android.apps.gemini\",\"com.example.agent\",\"\"],\"deny\":[\"com.evil\"]}"), AF_OK);
+    struct {
+        const char *caller;
+        bool allowed;
+    } cases[] = {{"com.evil", false}, {"com.unknown", false}, {"com.google.android.apps.gemini", true}, {NULL, true}};
+    for (int i = 0; i < 4; i++) {
+        af_invocation inv = inv_of("create_order", AF_PLATFORM_ANDROID, 0, cases[i].caller);
+        char *o = af_execute(a->d, &inv, args);
+        if (cases[i].allowed) {
+            CHECK_SUCCESS(o);
+        } else {
+            CHECK_CODE(o, "Denied");
+            CHECK_HAS(o, cases[i].caller);
+        }
+        outcome_free(o);
+    }
+    CHECK_EQ_INT(atomic_load(&a->handler_runs), 2);
+    CHECK_EQ_INT(atomic_load(&pr->invoking), 2); /* refused before the delegates */
+    CHECK_EQ_INT(atomic_load(&pr->invoked), 4);  /* which still see the refusal */
+    /* per function: replaces the descriptor's "callers" */
+    CHECK_STATUS(af_set_function_caller_policy(a->d, "create_order", "{\"deny\":[\"com.google.android.apps.gemini\"]}"), AF_OK);
+    af_invocation inv = inv_of("create_order", AF_PLATFORM_ANDROID, 0, "com.google.android.apps.gemini");
+    char *o = af_execute(a->d, &inv, args);
+    CHECK_CODE(o, "Denied");
+    CHECK_HAS(o, "create_order");
+    outcome_free(o);
+    inv.function_id = "list_notes"; /* other functions still allowed */
+    o = af_execute(a->d, &inv, NULL);
+    CHECK_SUCCESS(o);
+    outcome_free(o);
+    inv = inv_of("create_order", AF_PLATFORM_ANDROID, 0, "com.example.agent");
+    o = af_execute(a->d, &inv, args);
+    CHECK_SUCCESS(o);
+    outcome_free(o);
+    /* a descriptor's own "callers" */
+    CHECK_STATUS(af_register_function(a->d, "{\"id\":\"gemini_only\",\"callers\":{\"allow\":[\"com.google.android.apps.gemini\"]}}",
+                                      wipe_handler, app_reg(a, NULL), app_reg_free), AF_OK);
+    inv = inv_of("gemini_only", AF_PLATFORM_ANDROID, 0, "com.example.agent");
+    o = af_execute(a->d, &inv, NULL);
+    CHECK_CODE(o, "Denied");
+    outcome_free(o);
+    CHECK_EQ_INT(atomic_load(&a->handler_runs), 4);
+    app_close(a);
+}
+
+/* ---- cancellation ------------------------------------------------------------------------------ */
+
+TEST(pipeline__cancellation_before_the_handler_starts_the_handler_never_runs) {
+    app *a = app_new();
+    app_install_scope_hooks(a);
+    probe *pr = probe_add(a, "p", GATE_ALLOW, NULL);
+    af_cancel_token *t = af_cancel_token_new();
+    CHECK_STATUS(af_cancel_token_cancel(t), AF_OK);
+    af_invocation inv = inv_of("create_order", AF_PLATFORM_OTHER, 0, NULL);
+    inv.cancel_token = t;
+    char *o = af_execute(a->d, &inv, "{\"customer\":\"acme\",\"quantity\":1}");
+    CHECK_CODE(o, "Cancelled");
+    outcome_free(o);
+    outcome_slot s = {0};
+    CHECK_STATUS(af_execute_async(a->d, &inv, "{\"customer\":\"acme\",\"quantity\":1}", on_outcome_slot, &s), AF_OK);
+    CHECK_EQ_INT(atomic_load(&s.calls), 1);
+    CHECK_CODE(s.json, "Cancelled");
+    CHECK_EQ_INT(atomic_load(&a->handler_runs), 0);
+    CHECK_EQ_INT(atomic_load(&pr->invoking), 0);
+    CHECK_EQ_INT(atomic_load(&pr->invoked), 2);
+    CHECK_EQ_INT(atomic_load(&a->ends), 2); /* the scope began and ended */
+    af_cancel_token_free(t);
+    app_close(a);
+}
+
+static void cancel_task(void *arg) { af_cancel_token_cancel(arg); }
+
+TEST(pipeline__cancellation_while_a_gate_is_pending_the_handler_never_runs_late_answer_refused) {
+    app *a = app_new();
+    app_install_scope_hooks(a);
+    probe *pr = probe_add(a, "p", GATE_NONE, NULL); /* never answers by itself */
+    af_cancel_token *t = af_cancel_token_new();
+    pool *pl = pool_start(1);
+    pool_post(pl, cancel_task, t, 5000);
+    af_invocation inv = inv_of("list_notes", AF_PLATFORM_OTHER, 0, NULL);
+    inv.cancel_token = t;
+    char *o = af_execute(a->d, &inv, NULL);
+    CHECK_CODE(o, "Cancelled");
+    outcome_free(o);
+    pool_stop(pl);
+    CHECK_STATUS(af_gate_allow(pr->pending), AF_ERR_ALREADY_COMPLETED);
+    CHECK_EQ_INT(atomic_load(&a->handler_runs), 0);
+    CHECK_EQ_INT(atomic_load(&pr->invoked), 1);
+    af_cancel_token_free(t);
+    app_close(a);
+}
+
+typedef struct running {
+    reg r;
+    atomic_int cancel_callbacks;
+    atomic_int saw_cancelled;
+    af_call *call;
+    atomic_int started;
+} running;
+
+static void on_cancel_cb(void *ud) {
+    running *rn = ud;
+    atomic_fetch_add(&rn->cancel_callbacks, 1);
+    if (af_call_is_cancelled(rn->call)) atomic_fetch_add(&rn->saw_cancelled, 1);
+}
+
+static void running_handler(void *ud, af_call *call) {
+    running *rn = ud;
+    rn->call = call;
+    CHECK_EQ_INT(af_call_is_cancelled(call), 0);
+    CHECK_STATUS(af_call_on_cancel(call, on_cancel_cb, rn), AF_OK);
+    atomic_store(&rn->started, 1); /* and returns without completing: it runs "in the background" */
+}
+
+static void running_free(void *ud) {
+    running *rn = ud;
+    atomic_fetch_add(&rn->r.a->frees, 1);
+    free(rn);
+}
+
+static running *reg_running(app *a, const char *id) {
+    running *rn = calloc(1, sizeof *rn);
+    rn->r.a = a;
+    atomic_fetch_add(&a->regs, 1);
+    char desc[64];
+    snprintf(desc, sizeof desc, "{\"id\":\"%s\",\"result\":\"int32\"}", id);
+    CHECK_STATUS(af_register_function(a->d, desc, running_handler, rn, running_free), AF_OK);
+    return rn;
+}
+
+TEST(pipeline__cancelling_a_running_async_handler_cancelled_exactly_once_late_completion_refused) {
+    app *a = app_new();
+    app_install_scope_hooks(a);
+    log_sink ls;
+    log_sink_init(&ls);
+    CHECK_STATUS(af_set_log_callback(a->d, log_cb, &ls, NULL), AF_OK);
+    probe *pr = probe_add(a, "p", GATE_ALLOW, NULL);
+    running *rn = reg_running(a, "long_job");
+    af_cancel_token *t = af_cancel_token_new();
+    af_invocation inv = inv_of("long_job", AF_PLATFORM_OTHER, 0, NULL);
+    inv.cancel_token = t;
+    outcome_slot s = {0};
+    CHECK_STATUS(af_execute_async(a->d, &inv, NULL, on_outcome_slot, &s), AF_OK);
+    CHECK_EQ_INT(atomic_load(&rn->started), 1);
+    CHECK_EQ_INT(atomic_load(&s.calls), 0);
+    /* cancel from another thread: the outcome is delivered there */
+    pool *pl = pool_start(1);
+    pool_post(pl, cancel_task, t, 1000);
+    pool_stop(pl);
+    CHECK_EQ_INT(atomic_load(&s.calls), 1);
+    CHECK_CODE(s.json, "Cancelled");
+    CHECK_EQ_INT(atomic_load(&rn->cancel_callbacks), 1);
+    CHECK_EQ_INT(atomic_load(&rn->saw_cancelled), 1); /* af_call_is_cancelled inside on_cancel */
+    CHECK_EQ_INT(atomic_load(&pr->invoked), 1);
+    CHECK_EQ_INT(atomic_load(&a->ends), 1);
+    /* the handler finishes its work later: refused, logged, nothing delivered twice */
+    long warnings = atomic_load(&ls.warnings);
+    CHECK_STATUS(af_call_return(rn->call, "42"), AF_ERR_ALREADY_COMPLETED);
+    CHECK_EQ_INT(atomic_load(&ls.warnings), warnings + 1);
+    char last[512];
+    log_sink_last(&ls, last, sizeof last);
+    CHECK_HAS(last, "long_job");
+    CHECK_EQ_INT(af_call_is_cancelled(rn->call), 1);
+    CHECK_STATUS(af_cancel_token_cancel(t), AF_OK); /* again: nothing happens */
+    CHECK_EQ_INT(atomic_load(&s.calls), 1);
+    CHECK_EQ_INT(atomic_load(&rn->cancel_callbacks), 1);
+    af_cancel_token_free(t);
+    app_close(a);
+}
+
+TEST(pipeline__cancelling_a_running_handler_of_a_blocking_af_execute) {
+    app *a = app_new();
+    app_install_scope_hooks(a);
+    running *rn = reg_running(a, "long_job");
+    af_cancel_token *t = af_cancel_token_new();
+    af_invocation inv = inv_of("long_job", AF_PLATFORM_APPLE, 1, NULL);
+    inv.cancel_token = t;
+    pool *pl = pool_start(1);
+    pool_post(pl, cancel_task, t, 3000);
+    char *o = af_execute(a->d, &inv, NULL);
+    pool_stop(pl);
+    CHECK_CODE(o, "Cancelled");
+    outcome_free(o);
+    CHECK_EQ_INT(atomic_load(&rn->cancel_callbacks), 1);
+    CHECK_STATUS(af_call_fail(rn->call, AF_CODE_HANDLER_FAILED, "late"), AF_ERR_ALREADY_COMPLETED);
+    af_cancel_token_free(t);
+    app_close(a);
+}
+
+TEST(pipeline__timeouts_end_the_call_timed_out) {
+    app *a = app_new();
+    app_install_scope_hooks(a);
+    log_sink ls;
+    log_sink_init(&ls);
+    CHECK_STATUS(af_set_log_callback(a->d, log_cb, &ls, NULL), AF_OK);
+    running *rn = reg_running(a, "slow_job");
+    af_invocation inv = inv_of("slow_job", AF_PLATFORM_ANDROID, 0, NULL);
+    inv.timeout_ms = 20;
+    uint64_t t0 = now_us();
+    char *o = af_execute(a->d, &inv, NULL);
+    CHECK(now_us() - t0 >= 20000);
+    CHECK_CODE(o, "TimedOut");
+    CHECK_HAS(o, "20 ms");
+    outcome_free(o);
+    CHECK_EQ_INT(atomic_load(&rn->cancel_callbacks), 1);
+    CHECK_STATUS(af_call_return(rn->call, "1"), AF_ERR_ALREADY_COMPLETED);
+    /* asynchronous: the library's timer thread ends it (a longer timeout, so that even
+       under valgrind the handler has started before it elapses) */
+    inv.timeout_ms = 500;
+    outcome_slot s = {0};
+    CHECK_STATUS(af_execute_async(a->d, &inv, NULL, on_outcome_slot, &s), AF_OK);
+    while (atomic_load(&s.calls) == 0) sleep_us(1000);
+    CHECK_CODE(s.json, "TimedOut");
+    CHECK(!pthread_equal(s.thread, pthread_self()));
+    CHECK_EQ_INT(atomic_load(&rn->cancel_callbacks), 2);
+    CHECK_STATUS(af_call_return(rn->call, "1"), AF_ERR_ALREADY_COMPLETED);
+    CHECK(atomic_load(&ls.warnings) >= 2);
+    /* a call that finishes in time is not affected */
+    inv.function_id = "list_notes";
+    inv.timeout_ms = 5000;
+    o = af_execute(a->d, &inv, NULL);
+    CHECK_SUCCESS(o);
+    outcome_free(o);
+    sleep_us(2000);
+    CHECK_EQ_INT(atomic_load(&s.calls), 1);
+    app_close(a);
+}
+
+/* ---- scope end on every path -------------------------------------------------------------------- */
+
+TEST(pipeline__scope_end_runs_exactly_once_on_every_path) {
+    app *a = app_new();
+    app_install_scope_hooks(a);
+    probe *pr = probe_add(a, "gate", GATE_DENY, "No.");
+    pr->only_for = "create_note";
+    running *rn = reg_running(a, "slow_job");
+    (void)rn;
+    CHECK_STATUS(af_register_function(a->d, "{\"id\":\"wipe_notes\",\"requiresPermission\":true}", wipe_handler, app_reg(a, NULL), app_reg_free), AF_OK);
+    CHECK_STATUS(af_register_function(a->d, "{\"id\":\"boom\"}", wipe_handler, app_reg(a, NULL), app_reg_free), AF_OK);
+    CHECK_STATUS(af_set_function_enabled(a->d, "boom", 0), AF_OK);
+    CHECK_STATUS(af_set_function_caller_policy(a->d, "edit_note", "{\"deny\":[\"com.evil\"]}"), AF_OK);
+    af_cancel_token *cancelled = af_cancel_token_new();
+    af_cancel_token_cancel(cancelled);
+    struct {
+        const char *fn, *args, *caller;
+        const af_cancel_token *token;
+        uint32_t timeout;
+        const char *expect;
+    } paths[] = {
+        {"nope", NULL, NULL, NULL, 0, "FunctionNotFound"},
+        {"boom", NULL, NULL, NULL, 0, "Disabled"},
+        {"edit_note", "{\"noteId\":\"1\",\"title\":null,\"content\":\"x\"}", "com.evil", NULL, 0, "Denied"},
+        {"create_order", "{}", NULL, NULL, 0, "InvalidArgument"},
+        {"cancel_order", "{\"order\":\"o-77\"}", NULL, NULL, 0, "EntityNotFound"},
+        {"create_note", "{\"title\":\"a\",\"content\":\"b\"}", NULL, NULL, 0, "Denied"},
+        {"wipe_notes", NULL, NULL, NULL, 0, "PermissionDenied"},
+        {"list_notes", NULL, NULL, cancelled, 0, "Cancelled"},
+        {"slow_job", NULL, NULL, NULL, 10, "TimedOut"},
+        {"list_notes", NULL, NULL, NULL, 0, "\"status\":\"success\""},
+    };
+    int n = (int)(sizeof paths / sizeof paths[0]);
+    for (int i = 0; i < n; i++) {
+        for (int async = 0; async < 2; async++) {
+            long b0 = atomic_load(&a->begins), e0 = atomic_load(&a->ends);
+            af_invocation inv = inv_of(paths[i].fn, AF_PLATFORM_ANDROID, 0, paths[i].caller);
+            inv.cancel_token = paths[i].token;
+            inv.timeout_ms = paths[i].timeout;
+            const char *o;
+            char *owned = NULL;
+            outcome_slot s = {0};
+            if (async) {
+                CHECK_STATUS(af_execute_async(a->d, &inv, paths[i].args, on_outcome_slot, &s), AF_OK);
+                while (atomic_load(&s.calls) == 0) sleep_us(500);
+                o = s.json;
+            } else {
+                o = owned = af_execute(a->d, &inv, paths[i].args);
+            }
+            CHECK_HAS(o, paths[i].expect);
+            CHECK_MSG(atomic_load(&a->begins) == b0 + 1 && atomic_load(&a->ends) == e0 + 1,
+                      "%s (%s): %ld begins, %ld ends", paths[i].expect, async ? "async" : "sync",
+                      atomic_load(&a->begins) - b0, atomic_load(&a->ends) - e0);
+            outcome_free(owned);
+        }
+    }
+    af_cancel_token_free(cancelled);
+    app_close(a);
+}
