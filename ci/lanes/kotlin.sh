@@ -60,9 +60,10 @@ LIBDIR="$REPO/target/release"
 [[ -f "$LIBDIR/libappfunctions.so" ]] || say "warning: $LIBDIR/libappfunctions.so not found after cargo build"
 
 # --- tests -----------------------------------------------------------------------
-say "mvn -B test (in $BINDING, jna.library.path=$LIBDIR)"
+say "mvn -B clean test (in $BINDING, jna.library.path=$LIBDIR)"
+# clean: Kotlin leaves the classes of deleted test files in target/, and surefire would run them.
 # shellcheck disable=SC2086
-if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} test "-Djna.library.path=$LIBDIR"); then
+if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} clean test "-Djna.library.path=$LIBDIR"); then
   say "FAILED: mvn test"
   exit 1
 fi

@@ -1,49 +1,73 @@
-// PLACEHOLDER benchmark: a warmed-up loop in a fresh JVM. Replace the body with calls into
-// the appfunctions C ABI once it exists. Run:  mvn -Pbench verify [-Dbench.args="N"]
-// It compares JNA direct mapping against interface mapping on trivial libc calls.
+// One execute round trip from Kotlin with a trivial handler, as a warmed-up loop in a fresh JVM.
+// Run:  mvn -Pbench verify [-Dbench.args="N"]   (N calls per round, default 200000; best of 5 rounds)
 package dev.appfunctions.bench
 
-import com.sun.jna.Library
+import dev.appfunctions.AppFunction
+import dev.appfunctions.AppFunctionDispatcher
+import dev.appfunctions.AppFunctionInvocation
+import dev.appfunctions.AppFunctionType
+import dev.appfunctions.AppFunctionsLibrary
 import com.sun.jna.Native
+import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.JsonPrimitive
 
-object DirectLibC {
-    init {
-        Native.register("c")
-    }
+class Trivial {
+    @AppFunction
+    fun ping(): Int = 1
 
-    external fun getpid(): Int
-    external fun abs(x: Int): Int
-}
-
-interface InterfaceLibC : Library {
-    fun getpid(): Int
-    fun abs(x: Int): Int
+    @AppFunction
+    fun add(a: Int, b: Int): Int = a + b
 }
 
 private inline fun measure(label: String, iterations: Int, rounds: Int = 5, body: (Int) -> Int) {
     var sink = 0
-    // Warm up (JIT), then time several rounds and report the best.
-    repeat(iterations) { sink += body(it) }
+    repeat(iterations) { sink += body(it) } // warm up (JIT)
     var best = Long.MAX_VALUE
     repeat(rounds) {
         val t0 = System.nanoTime()
         repeat(iterations) { sink += body(it) }
         best = minOf(best, System.nanoTime() - t0)
     }
-    val nsPerCall = best.toDouble() / iterations
-    println("bench %-22s %10.1f ns/call  (%d calls x %d rounds, best round; sink=%d)"
-        .format(label, nsPerCall, iterations, rounds, sink and 1))
+    println("bench %-44s %9.0f ns/call  (%d calls x %d rounds, best round; sink=%d)"
+        .format(label, best.toDouble() / iterations, iterations, rounds, sink and 1))
 }
 
 fun main(args: Array<String>) {
-    val n = args.firstOrNull()?.toIntOrNull() ?: 2_000_000
-    val iface = Native.load("c", InterfaceLibC::class.java)
-    println("java ${System.getProperty("java.version")}, jna ${Native.VERSION}, " +
-        "jna.library.path=${System.getProperty("jna.library.path")}")
-    // abs(): pure user space, so the numbers are the JNA call overhead itself.
-    measure("direct abs", n) { DirectLibC.abs(-it) }
-    measure("interface abs", n) { iface.abs(-it) }
-    // getpid(): a real system call on current glibc (no pid cache), for scale.
-    measure("direct getpid", n) { DirectLibC.getpid() }
-    measure("interface getpid", n) { iface.getpid() }
+    val n = args.firstOrNull()?.toIntOrNull() ?: 200_000
+    println("java ${System.getProperty("java.version")}, jna ${Native.VERSION}, libappfunctions ${AppFunctionsLibrary.version}, " +
+        "cpus ${Runtime.getRuntime().availableProcessors()}")
+    AppFunctionDispatcher().use { d ->
+        d.function("dsl_ping") {
+            result(AppFunctionType.Int32)
+            blockingHandler { _, _ -> ONE }
+        }
+        d.function("dsl_ping_suspend") {
+            result(AppFunctionType.Int32)
+            handler { _, _ -> ONE }
+        }
+        d.register(Trivial())
+        val dslPing = AppFunctionInvocation("dsl_ping")
+        val dslSuspend = AppFunctionInvocation("dsl_ping_suspend")
+        val ping = AppFunctionInvocation("ping")
+        val add = AppFunctionInvocation("add")
+        measure("executeBlockingJson, DSL blockingHandler", n) { d.executeBlockingJson(dslPing, "{}").length }
+        measure("executeBlocking (parsed outcome), DSL", n) { d.executeBlocking(dslPing, "{}").json.length }
+        measure("executeBlocking, DSL suspend handler", n) { d.executeBlocking(dslSuspend, "{}").json.length }
+        measure("executeBlocking, @AppFunction ping()", n) { d.executeBlocking(ping, "{}").json.length }
+        measure("executeBlocking, @AppFunction add(a, b)", n) { d.executeBlocking(add, """{"a":1,"b":2}""").json.length }
+        runBlocking {
+            var sink = 0
+            repeat(n) { sink += d.execute(dslPing, "{}").json.length }
+            var best = Long.MAX_VALUE
+            repeat(5) {
+                val t0 = System.nanoTime()
+                repeat(n) { sink += d.execute(dslPing, "{}").json.length }
+                best = minOf(best, System.nanoTime() - t0)
+            }
+            println("bench %-44s %9.0f ns/call  (%d calls x 5 rounds, best round; sink=%d)"
+                .format("suspend execute (runBlocking), DSL", best.toDouble() / n, n, sink and 1))
+        }
+    }
 }
+
+private val ONE = JsonPrimitive(1)

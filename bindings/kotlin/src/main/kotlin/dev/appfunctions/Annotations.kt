@@ -1,0 +1,80 @@
+package dev.appfunctions
+
+/**
+ * Offers a method to assistants. The id defaults to the method name in snake_case
+ * (`createOrder` -> `create_order`). The description comes from [description] or from a
+ * [Description] annotation on the method; KDoc is not visible at run time (see the README:
+ * a KSP processor will read it at build time, as Jetpack's `isDescribedByKDoc` does).
+ *
+ * The first parameter may be an [AppFunctionContext]. Other parameters are bound by name from
+ * the camelCase arguments object; nullable ones are optional, ones with Kotlin default values
+ * are optional and get their default. The method may be `suspend`; it returns Unit, a
+ * primitive, a `java.time` value, an enum, an [AppFunctionSerializable] or [AppFunctionEntity]
+ * class, or a List/Set of those (nullable allowed).
+ */
+@Target(AnnotationTarget.FUNCTION)
+@Retention(AnnotationRetention.RUNTIME)
+@MustBeDocumented
+annotation class AppFunction(
+    val id: String = "",
+    val title: String = "",
+    val description: String = "",
+    /** Apple, not in the foreground: bring the app forward before the handler runs. */
+    val opensApp: Boolean = false,
+    /** The dispatcher's permission hook must approve each call. */
+    val requiresPermission: Boolean = false,
+    val enabled: Boolean = true,
+    val toolkit: String = "",
+    val condition: String = "",
+    val deprecated: Boolean = false,
+    /** Jetpack compatibility: descriptions come from KDoc. Needs the (planned) KSP processor; ignored by reflection. */
+    val isDescribedByKDoc: Boolean = false,
+)
+
+/** A record type (a data class) usable as a parameter or result; its fields are its constructor's properties. */
+@Target(AnnotationTarget.CLASS)
+@Retention(AnnotationRetention.RUNTIME)
+@MustBeDocumented
+annotation class AppFunctionSerializable(
+    /** The record's name in descriptors (default: the class's simple name). */
+    val name: String = "",
+    val description: String = "",
+    val isDescribedByKDoc: Boolean = false,
+)
+
+/**
+ * An app entity (a data class): a parameter of this type is the entity's id, resolved through
+ * the [AppFunctionEntityProvider] registered for it; as a result it is the full entity.
+ * Registering the provider generates `search_{name}`.
+ */
+@Target(AnnotationTarget.CLASS)
+@Retention(AnnotationRetention.RUNTIME)
+@MustBeDocumented
+annotation class AppFunctionEntity(
+    val name: String,
+    val idField: String = "id",
+    val title: String = "",
+    val description: String = "",
+)
+
+/** A description shown to assistants and models: on functions, parameters, records, fields, enums and enum members. */
+@Target(
+    AnnotationTarget.FUNCTION,
+    AnnotationTarget.VALUE_PARAMETER,
+    AnnotationTarget.PROPERTY,
+    AnnotationTarget.CLASS,
+    AnnotationTarget.FIELD,
+)
+@Retention(AnnotationRetention.RUNTIME)
+@MustBeDocumented
+annotation class Description(val value: String)
+
+/**
+ * The JSON value of a parameter's default, published in the descriptor and its schema
+ * (e.g. `@DefaultValue("\"Normal\"")`). Kotlin default values are applied without it, but
+ * reflection cannot read them, so without it the schema shows no default.
+ */
+@Target(AnnotationTarget.VALUE_PARAMETER)
+@Retention(AnnotationRetention.RUNTIME)
+@MustBeDocumented
+annotation class DefaultValue(val json: String)

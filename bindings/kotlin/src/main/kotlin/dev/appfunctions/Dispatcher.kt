@@ -1,0 +1,437 @@
+package dev.appfunctions
+
+import com.sun.jna.CallbackReference
+import com.sun.jna.Memory
+import com.sun.jna.Native
+import com.sun.jna.Pointer
+import dev.appfunctions.internal.AfNative
+import dev.appfunctions.internal.CallBody
+import dev.appfunctions.internal.DelegateData
+import dev.appfunctions.internal.DispatcherState
+import dev.appfunctions.internal.EntityBody
+import dev.appfunctions.internal.Handles
+import dev.appfunctions.internal.InvocationLayout
+import dev.appfunctions.internal.LogData
+import dev.appfunctions.internal.NativeDispatcher
+import dev.appfunctions.internal.PendingExecute
+import dev.appfunctions.internal.PermissionData
+import dev.appfunctions.internal.ScopeHooksData
+import dev.appfunctions.internal.Shape
+import dev.appfunctions.internal.Shapes
+import dev.appfunctions.internal.Trampolines
+import dev.appfunctions.internal.UserData
+import dev.appfunctions.internal.cstr
+import dev.appfunctions.internal.lastError
+import dev.appfunctions.internal.readFunctions
+import dev.appfunctions.internal.takeUtf8
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.suspendCancellableCoroutine
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.buildJsonArray
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
+import java.lang.ref.Cleaner
+import java.lang.ref.Reference
+import kotlin.coroutines.Continuation
+import kotlin.coroutines.CoroutineContext
+import kotlin.reflect.KClass
+import kotlin.reflect.full.createType
+import kotlin.reflect.full.findAnnotation
+
+/** A registration refused by the core (a malformed descriptor, a duplicate id, ...); [message] names the path and the reason. */
+class AppFunctionRegistrationException(message: String) : IllegalArgumentException(message)
+
+/**
+ * The registry of functions, entities and delegates, and the entry point of every call: from
+ * Gemini (through your `AppFunctionService`), Siri, MCP, or your own code and tests.
+ *
+ * Thread-safe. Close it when done: `close()` releases the native dispatcher and, once no call
+ * uses them any more, every handler, provider and delegate it holds.
+ *
+ * @param logger receives the core's warnings and the binding's (a failing `onInvoked`, a late completion).
+ * @param coroutineContext where suspend handlers, providers and delegates resume after they suspend
+ *   (they start on the thread that drives the call). Default: [Dispatchers.Default].
+ */
+class AppFunctionDispatcher(
+    private val logger: AppFunctionLogger = AppFunctionLogger.JavaUtilLogging,
+    coroutineContext: CoroutineContext = Dispatchers.Default,
+) : AutoCloseable {
+    init {
+        AppFunctionsLibrary.ensureLoaded()
+    }
+
+    private val native = NativeDispatcher()
+    internal val state = DispatcherState(logger, CoroutineScope(SupervisorJob() + coroutineContext))
+    private val cleanable = CLEANER.register(this, native)
+
+    /** Named types already defined in the core, by name -> the Kotlin class (or DSL marker) that defined them. */
+    private val definedTypes = HashMap<String, Any>()
+    private val entities = HashMap<String, KClass<*>>()
+
+    init {
+        withNative { d ->
+            AfNative.af_set_log_callback(d, Trampolines.Log, LogData(state).handOver(), Trampolines.Free)
+        }
+    }
+
+    /** The number of native user data objects (handlers, providers, delegates, hooks) handed to the core, and released by it. */
+    val userDataHandedOver: Int get() = state.handedOver.get()
+    val userDataReleased: Int get() = state.released.get()
+
+    val isClosed: Boolean get() = native.closed
+
+    private inline fun <T> withNative(block: (Pointer) -> T): T {
+        check(native.enter()) { "the AppFunctionDispatcher is closed" }
+        try {
+            return block(native.ptr)
+        } finally {
+            native.exit()
+            Reference.reachabilityFence(this)
+        }
+    }
+
+    private fun check(status: Int, what: String) {
+        if (status != AfNative.AF_OK) throw AppFunctionRegistrationException("$what: ${lastError()}")
+    }
+
+    // --- registration: annotations -------------------------------------------------------
+
+    /**
+     * Registers every `@AppFunction` method of [instance] (read by reflection). Enum, record and
+     * entity types are defined on first use; entity types need their provider registered first
+     * ([registerEntity]). Functions are registered in the alphabetical order of their method names (the run time
+     * cannot see source order; register in several calls, or use the DSL, to choose it).
+     * All or nothing: when the core refuses one function, none stays registered.
+     * Returns the ids registered.
+     */
+    fun register(instance: Any): List<String> = synchronized(this) {
+        val functions = readFunctions(state, instance)
+        val enums = LinkedHashMap<String, Shape.Enum>()
+        val records = LinkedHashMap<String, Shape.Record>()
+        val ents = LinkedHashMap<String, Shape.Record>()
+        for (f in functions) {
+            for (p in f.paramShapes()) Shapes.collectNamed(p, enums, records, ents)
+            Shapes.collectNamed(f.result, enums, records, ents)
+        }
+        for ((name, e) in ents) {
+            check(entities[name] == e.cls) {
+                "${functions.first().id}: entity '$name' (${e.cls.qualifiedName}) is used before its provider is registered: call registerEntity(${e.cls.simpleName}::class, provider) first"
+            }
+        }
+        defineTypes(enums, records)
+        // all or nothing: a refused function unregisters the ones this call registered
+        val done = ArrayList<String>()
+        try {
+            for (f in functions) {
+                registerBody(f.descriptor, f)
+                done += f.id
+            }
+        } catch (e: Throwable) {
+            done.forEach { id -> withNative { AfNative.af_unregister_function(it, id.cstr()) } }
+            throw e
+        }
+        done
+    }
+
+    private fun defineTypes(enums: Map<String, Shape.Enum>, records: Map<String, Shape.Record>) {
+        val newEnums = enums.values.filter { claim(it.name, it.cls) }
+        val newRecords = records.values.filter { claim(it.name, it.cls) }
+        if (newEnums.isEmpty() && newRecords.isEmpty()) return
+        val json = buildJsonObject {
+            put("enums", buildJsonArray { newEnums.forEach { add(it.definition()) } })
+            put("records", buildJsonArray { newRecords.forEach { add(it.definition()) } })
+        }
+        val s = withNative { AfNative.af_define_types(it, json.toString().cstr()) }
+        if (s != AfNative.AF_OK) {
+            val msg = lastError()
+            (newEnums.map { it.name } + newRecords.map { it.name }).forEach { definedTypes.remove(it) }
+            throw AppFunctionRegistrationException("defining types: $msg")
+        }
+    }
+
+    /** True when [name] is new (and now claimed by [owner]); false when [owner] already defined it. */
+    private fun claim(name: String, owner: Any): Boolean {
+        val prev = definedTypes[name]
+        if (prev == null) {
+            definedTypes[name] = owner
+            return true
+        }
+        require(prev == owner) { "type name '$name' is defined twice: by $prev and by $owner" }
+        return false
+    }
+
+    private fun registerBody(descriptor: JsonObject, body: CallBody) {
+        val s = withNative { AfNative.af_register_function(it, descriptor.toString().cstr(), Trampolines.Handler, body.handOver(), Trampolines.Free) }
+        check(s, "registering ${descriptor["id"]}")
+    }
+
+    /**
+     * Registers an entity type (an `@AppFunctionEntity` data class) with its provider, and the
+     * generated `search_{name}` function.
+     */
+    fun <T : Any> registerEntity(type: KClass<T>, provider: AppFunctionEntityProvider<T>): Unit = synchronized(this) {
+        val ann = type.findAnnotation<AppFunctionEntity>()
+            ?: throw IllegalArgumentException("${type.qualifiedName} is not annotated with @AppFunctionEntity")
+        val shape = Shapes.of(type.createType(), "entity ${ann.name}") as Shape.Record
+        val enums = LinkedHashMap<String, Shape.Enum>()
+        val records = LinkedHashMap<String, Shape.Record>()
+        val ents = LinkedHashMap<String, Shape.Record>()
+        for (f in shape.fields) Shapes.collectNamed(f.shape, enums, records, ents)
+        defineTypes(enums, records)
+        @Suppress("UNCHECKED_CAST")
+        val body = EntityBody(state, shape, provider as AppFunctionEntityProvider<Any>)
+        val s = withNative { AfNative.af_register_entity(it, shape.entityDescriptor().toString().cstr(), Trampolines.Handler, body.handOver(), Trampolines.Free) }
+        check(s, "registering entity ${ann.name}")
+        entities[ann.name] = type
+        definedTypes[ann.name] = type
+    }
+
+    inline fun <reified T : Any> registerEntity(provider: AppFunctionEntityProvider<T>) = registerEntity(T::class, provider)
+
+    // --- registration: builder DSL (no reflection) --------------------------------------
+
+    /** Defines named enums and records for DSL-declared functions. */
+    fun types(block: TypesBuilder.() -> Unit): Unit = synchronized(this) {
+        val b = TypesBuilder().apply(block)
+        val names = b.names()
+        names.forEach { require(definedTypes[it] == null) { "type name '$it' is already defined" } }
+        val s = withNative { AfNative.af_define_types(it, b.build().toString().cstr()) }
+        check(s, "defining types")
+        names.forEach { definedTypes[it] = "DSL" }
+    }
+
+    /** Declares a function without reflection: `function("create_order") { parameter(...); handler { ctx, args -> ... } }`. */
+    fun function(id: String, block: FunctionBuilder.() -> Unit): Unit = synchronized(this) {
+        val b = FunctionBuilder(id).apply(block)
+        val body = b.body(state)
+        if (body == null) {
+            val s = withNative { AfNative.af_register_function(it, b.descriptor().toString().cstr(), null, null, null) }
+            check(s, "registering $id")
+        } else {
+            registerBody(b.descriptor(), body)
+        }
+    }
+
+    /** Declares an entity and its lookups without reflection (generates `search_{name}`). */
+    fun entity(name: String, block: EntityBuilder.() -> Unit): Unit = synchronized(this) {
+        val b = EntityBuilder(name).apply(block)
+        val body = b.body(state)
+        val s = withNative { AfNative.af_register_entity(it, b.descriptor().toString().cstr(), Trampolines.Handler, body.handOver(), Trampolines.Free) }
+        check(s, "registering entity $name")
+        definedTypes[name] = "DSL"
+    }
+
+    /**
+     * Defines a toolkit (before the functions naming it in `@AppFunction(toolkit = ...)`):
+     * `{"name", "description"?, "functionResult"?, "systemPrompt"?}`. With a description it
+     * collapses in agent views into one container tool. (Dynamic texts are not bound yet.)
+     */
+    fun defineToolkit(json: String) = check(withNative { AfNative.af_define_toolkit(it, json.cstr(), null, null, null) }, "defining a toolkit")
+
+    /** Declares the metadata schema that `condition`s and `{metadata.X}` placeholders refer to. */
+    fun setMetadataSchema(json: String) = check(withNative { AfNative.af_set_metadata_schema(it, json.cstr()) }, "setting the metadata schema")
+
+    // --- delegates and hooks -----------------------------------------------------------
+
+    /** Adds a delegate; delegates run in the order added. */
+    fun addDelegate(delegate: AppFunctionDelegate) {
+        val cls = delegate.javaClass
+        val overridesInvoking = !cls.getMethod("onInvoking", AppFunctionContext::class.java, Continuation::class.java).declaringClass.isInterface
+        val overridesInvoked = !cls.getMethod("onInvoked", AppFunctionContext::class.java, AppFunctionOutcome::class.java).declaringClass.isInterface
+        val vtable = Memory(3L * Native.POINTER_SIZE)
+        vtable.setPointer(0, if (overridesInvoking) CallbackReference.getFunctionPointer(Trampolines.OnInvoking) else null)
+        vtable.setPointer(Native.POINTER_SIZE.toLong(), if (overridesInvoked) CallbackReference.getFunctionPointer(Trampolines.OnInvoked) else null)
+        vtable.setPointer(2L * Native.POINTER_SIZE, CallbackReference.getFunctionPointer(Trampolines.Free))
+        val data = DelegateData(state, delegate, cls.simpleName.ifEmpty { cls.name })
+        val s = withNative { AfNative.af_add_delegate(it, vtable, data.handOver()) }
+        check(s, "adding delegate")
+    }
+
+    /**
+     * Opens a host scope (a DI scope) for every call: [begin] runs first in every call and its
+     * value is [AppFunctionContext.scope]; [end] runs exactly once when the call ends.
+     */
+    fun setScopeHooks(begin: (AppFunctionContext) -> Any?, end: (AppFunctionContext, Any?) -> Unit = { _, s -> (s as? AutoCloseable)?.close() }) {
+        val data = ScopeHooksData(state, begin, end)
+        val s = withNative { AfNative.af_set_scope_hooks(it, Trampolines.ScopeBegin, Trampolines.ScopeEnd, data.handOver(), Trampolines.Free) }
+        check(s, "setting scope hooks")
+    }
+
+    /** Asks the user to approve each `requiresPermission` function; false refuses with `PermissionDenied`. */
+    fun setPermissionHook(hook: suspend (AppFunctionContext) -> Boolean) {
+        val data = PermissionData(state, hook)
+        val s = withNative { AfNative.af_set_permission_hook(it, Trampolines.Permission, data.handOver(), Trampolines.Free) }
+        check(s, "setting the permission hook")
+    }
+
+    fun setEnabled(functionId: String, enabled: Boolean) =
+        check(withNative { AfNative.af_set_function_enabled(it, functionId.cstr(), if (enabled) 1 else 0) }, "enabling $functionId")
+
+    fun unregister(functionId: String) = check(withNative { AfNative.af_unregister_function(it, functionId.cstr()) }, "unregistering $functionId")
+
+    /** Which calling packages may call any function ("" names in-process callers). */
+    fun setCallerPolicy(allow: List<String> = emptyList(), deny: List<String> = emptyList()) {
+        val json = buildJsonObject {
+            put("allow", buildJsonArray { allow.forEach { add(kotlinx.serialization.json.JsonPrimitive(it)) } })
+            put("deny", buildJsonArray { deny.forEach { add(kotlinx.serialization.json.JsonPrimitive(it)) } })
+        }
+        check(withNative { AfNative.af_set_caller_policy(it, json.toString().cstr()) }, "setting the caller policy")
+    }
+
+    // --- executing -----------------------------------------------------------------------
+
+    /**
+     * Runs a call: binding, delegates, the handler, the outcome. Never throws: every failure is
+     * an outcome. Cancelling the calling coroutine cancels the core call (its suspended handler
+     * is cancelled too) and this function then throws the coroutine's `CancellationException`.
+     */
+    suspend fun execute(invocation: AppFunctionInvocation, argumentsJson: String = "{}"): AppFunctionOutcome {
+        if (!native.enter()) return closedOutcome()
+        var pending: PendingExecute? = null
+        try {
+            return suspendCancellableCoroutine { cont ->
+                val token = AfNative.af_cancel_token_new()
+                val p = PendingExecute(cont, token)
+                pending = p
+                val key = Handles.put(p)
+                // af_execute_async copies the invocation before any host code runs: a per-thread block is safe
+                val inv = InvocationLayout.threadBlock()
+                fillInvocation(inv, invocation, token)
+                val s = AfNative.af_execute_async(native.ptr, inv, argumentsJson.cstr(), Trampolines.Outcome, Handles.pointer(key))
+                if (s != AfNative.AF_OK) {
+                    if (Handles.remove(key) != null) {
+                        p.release()
+                        cont.resumeWith(Result.success(AppFunctionOutcome.error(AppFunctionErrorCode.InvalidArgument, lastError())))
+                    }
+                } else {
+                    cont.invokeOnCancellation { AfNative.af_cancel_token_cancel(token) }
+                }
+            }
+        } finally {
+            pending?.release()
+            native.exit()
+            Reference.reachabilityFence(this)
+        }
+    }
+
+    /** The blocking variant of [execute] (from a plain thread; not from a coroutine's thread that a handler needs). */
+    @JvmOverloads
+    fun executeBlocking(invocation: AppFunctionInvocation, argumentsJson: String = "{}", cancel: AppFunctionCancellationToken? = null): AppFunctionOutcome =
+        AppFunctionOutcome.parse(executeBlockingJson(invocation, argumentsJson, cancel))
+
+    /** [executeBlocking] returning the outcome JSON as the core wrote it (no parsing). */
+    @JvmOverloads
+    fun executeBlockingJson(invocation: AppFunctionInvocation, argumentsJson: String = "{}", cancel: AppFunctionCancellationToken? = null): String {
+        if (!native.enter()) return closedOutcome().json
+        try {
+            val inv = InvocationLayout.threadBlock()
+            val tokenPtr = cancel?.acquire()
+            try {
+                fillInvocation(inv, invocation, tokenPtr)
+                return AfNative.af_execute(native.ptr, inv, argumentsJson.cstr()).takeUtf8()!!
+            } finally {
+                if (tokenPtr != null) cancel.releaseUse()
+            }
+        } finally {
+            native.exit()
+            Reference.reachabilityFence(this)
+        }
+    }
+
+    private fun fillInvocation(m: Pointer, inv: AppFunctionInvocation, token: Pointer?) {
+        val timeout = inv.timeout?.inWholeMilliseconds?.coerceIn(0, UInt.MAX_VALUE.toLong()) ?: 0
+        InvocationLayout.fill(
+            m,
+            native.cString(inv.functionId),
+            inv.platform.code,
+            inv.isForeground,
+            inv.callerPackage?.let { native.cString(it) },
+            token,
+            timeout.toInt(),
+        )
+    }
+
+    private fun closedOutcome() = AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "the AppFunctionDispatcher is closed")
+
+    // --- descriptors and schemas -----------------------------------------------------------
+
+    /** Every function (declared, then the generated `search_{entity}`), a fresh snapshot on each read. */
+    val registry: AppFunctionRegistry get() = AppFunctionRegistry.parse(this, registryJson())
+
+    /** The registry as JSON (docs/descriptors.md). */
+    fun registryJson(): String = withNative { AfNative.af_registry_json(it).takeUtf8()!! }
+
+    /** The JSON Schema (draft 2020-12) of a function's parameters. */
+    fun parametersJsonSchema(functionId: String): String =
+        withNative { AfNative.af_parameters_schema(it, functionId.cstr()).takeUtf8() } ?: throw NoSuchElementException(lastError())
+
+    /** The JSON Schema (draft 2020-12) of a function's result (`null` for void). */
+    fun resultJsonSchema(functionId: String): String =
+        withNative { AfNative.af_result_schema(it, functionId.cstr()).takeUtf8() } ?: throw NoSuchElementException(lastError())
+
+    /**
+     * Exports the registry: `"mcp"`, `"openai"`, `"openai-chat"`, `"anthropic"`, `"gemini"` give a
+     * JSON tool list of every enabled function; `"android-xml"` gives Android's AppFunctions schema XML.
+     */
+    fun export(format: String): String =
+        withNative { AfNative.af_export(it, format.cstr()).takeUtf8() } ?: throw IllegalArgumentException(lastError())
+
+    // --- MCP ---------------------------------------------------------------------------------
+
+    /**
+     * Handles one MCP JSON-RPC message on the dispatcher's own session and returns the response,
+     * or null for a notification. Malformed messages get JSON-RPC errors. A `tools/call` blocks
+     * until its outcome (call it from a thread of an I/O pool, one message per call, to keep
+     * reading while calls run).
+     */
+    fun mcpHandle(message: String): String? = withNative { AfNative.af_mcp_handle(it, message.cstr()).takeUtf8() }
+
+    /** Configures the MCP server: `{"serverName", "serverVersion", "serverTitle", "instructions", "pageSize", "maxMessageBytes"}`, any subset. */
+    fun mcpConfigure(configJson: String) = check(withNative { AfNative.af_mcp_configure(it, configJson.cstr()) }, "configuring MCP")
+
+    /** Frees the native dispatcher; each handler/provider/delegate is released once no call uses it. Idempotent. */
+    override fun close() {
+        cleanable.clean()
+    }
+
+    private companion object {
+        val CLEANER: Cleaner = Cleaner.create()
+    }
+}
+
+/** A cancellation token for [AppFunctionDispatcher.executeBlocking]: cancel it and every call carrying it ends `Cancelled`. */
+class AppFunctionCancellationToken : AutoCloseable {
+    private val ptr: Pointer = AfNative.af_cancel_token_new()!!
+    private var uses = 0
+    private var closed = false
+
+    internal fun acquire(): Pointer = synchronized(this) {
+        check(!closed) { "the token is closed" }
+        uses++
+        ptr
+    }
+
+    internal fun releaseUse() = synchronized(this) {
+        uses--
+        if (closed && uses == 0) AfNative.af_cancel_token_free(ptr)
+    }
+
+    /** Cancels every call carrying the token; calls waiting for the host end now, on this thread. */
+    fun cancel() {
+        synchronized(this) {
+            if (!closed) AfNative.af_cancel_token_cancel(ptr)
+        }
+    }
+
+    val isCancelled: Boolean get() = synchronized(this) { !closed && AfNative.af_cancel_token_is_cancelled(ptr).toInt() != 0 }
+
+    override fun close() {
+        synchronized(this) {
+            if (closed) return
+            closed = true
+            if (uses == 0) AfNative.af_cancel_token_free(ptr)
+        }
+    }
+}

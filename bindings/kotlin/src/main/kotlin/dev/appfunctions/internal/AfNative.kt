@@ -1,0 +1,140 @@
+// The raw C ABI (include/appfunctions.h), JNA direct mapping. Names are the C names.
+// Strings in are NUL-terminated UTF-8 ByteArrays (never `String`: JNA would encode those
+// with the locale's charset); strings out are `Pointer`s read as UTF-8 (owned ones are then
+// freed with af_string_free). Opaque handles and user data are `Pointer`s.
+@file:Suppress("FunctionName", "LocalVariableName")
+
+package dev.appfunctions.internal
+
+import com.sun.jna.Callback
+import com.sun.jna.Native
+import com.sun.jna.Pointer
+
+/** void (*)(void *user_data, af_call *call): af_handler_fn, af_scope_fn */
+internal interface CallFn : Callback {
+    fun invoke(userData: Pointer?, call: Pointer?)
+}
+
+/** void (*)(void *user_data, af_call *call, af_gate *gate): on_invoking, af_permission_fn */
+internal interface GateFn : Callback {
+    fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?)
+}
+
+/** void (*)(void *user_data, af_call *call, const char *outcome_json): on_invoked */
+internal interface InvokedFn : Callback {
+    fun invoke(userData: Pointer?, call: Pointer?, outcomeJson: Pointer?)
+}
+
+/** void (*)(void *user_data): af_free_fn, af_cancel_fn */
+internal interface UserDataFn : Callback {
+    fun invoke(userData: Pointer?)
+}
+
+/** void (*)(void *user_data, const char *outcome_json): af_outcome_fn */
+internal interface OutcomeFn : Callback {
+    fun invoke(userData: Pointer?, outcomeJson: Pointer?)
+}
+
+/** void (*)(void *user_data, int32_t level, const char *message): af_log_fn */
+internal interface LogFn : Callback {
+    fun invoke(userData: Pointer?, level: Int, message: Pointer?)
+}
+
+internal object AfNative {
+    const val LIBRARY = "appfunctions"
+
+    init {
+        Native.register(AfNative::class.java, LIBRARY)
+    }
+
+    external fun af_last_error(): Pointer?
+    external fun af_string_free(s: Pointer?)
+    external fun af_version(): Pointer?
+    external fun af_abi_version(): Int
+
+    // the call context
+    external fun af_call_function_id(call: Pointer?): Pointer?
+    external fun af_call_args(call: Pointer?): Pointer?
+    external fun af_call_lookup_request(call: Pointer?): Pointer?
+    external fun af_call_descriptor(call: Pointer?): Pointer?
+    external fun af_call_kind(call: Pointer?): Int
+    external fun af_call_entity(call: Pointer?): Pointer?
+    external fun af_call_platform(call: Pointer?): Int
+    external fun af_call_is_foreground(call: Pointer?): Byte
+    external fun af_call_caller_package(call: Pointer?): Pointer?
+    external fun af_call_is_cancelled(call: Pointer?): Byte
+    external fun af_call_on_cancel(call: Pointer?, cb: UserDataFn?, userData: Pointer?): Int
+    external fun af_call_item_set(call: Pointer?, key: ByteArray?, json: ByteArray?): Int
+    external fun af_call_item_get(call: Pointer?, key: ByteArray?): Pointer?
+    external fun af_call_say(call: Pointer?, text: ByteArray?): Int
+    external fun af_call_set_host_data(call: Pointer?, data: Pointer?): Int
+    external fun af_call_host_data(call: Pointer?): Pointer?
+    external fun af_call_return(call: Pointer?, resultJson: ByteArray?): Int
+    external fun af_call_fail(call: Pointer?, code: Int, message: ByteArray?): Int
+
+    // the dispatcher
+    external fun af_dispatcher_new(): Pointer?
+    external fun af_dispatcher_free(d: Pointer?)
+    external fun af_define_types(d: Pointer?, json: ByteArray?): Int
+    external fun af_register_function(d: Pointer?, descriptor: ByteArray?, handler: CallFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_register_entity(d: Pointer?, descriptor: ByteArray?, lookup: CallFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_unregister_function(d: Pointer?, functionId: ByteArray?): Int
+    external fun af_set_function_enabled(d: Pointer?, functionId: ByteArray?, enabled: Byte): Int
+    external fun af_set_limits(d: Pointer?, maxInputBytes: Long, maxDepth: Int): Int
+    external fun af_set_caller_policy(d: Pointer?, policy: ByteArray?): Int
+    external fun af_set_function_caller_policy(d: Pointer?, functionId: ByteArray?, policy: ByteArray?): Int
+    external fun af_set_log_callback(d: Pointer?, cb: LogFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_execute(d: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
+    external fun af_execute_async(d: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: OutcomeFn?, userData: Pointer?): Int
+    external fun af_registry_json(d: Pointer?): Pointer?
+    external fun af_parameters_schema(d: Pointer?, functionId: ByteArray?): Pointer?
+    external fun af_result_schema(d: Pointer?, functionId: ByteArray?): Pointer?
+
+    // agent views (only what registration needs)
+    external fun af_define_toolkit(d: Pointer?, json: ByteArray?, texts: Pointer?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_set_metadata_schema(d: Pointer?, json: ByteArray?): Int
+
+    // exports and MCP
+    external fun af_export(d: Pointer?, format: ByteArray?): Pointer?
+    external fun af_mcp_configure(d: Pointer?, config: ByteArray?): Int
+    external fun af_mcp_handle(d: Pointer?, message: ByteArray?): Pointer?
+
+    // cancellation
+    external fun af_cancel_token_new(): Pointer?
+    external fun af_cancel_token_cancel(t: Pointer?): Int
+    external fun af_cancel_token_is_cancelled(t: Pointer?): Byte
+    external fun af_cancel_token_free(t: Pointer?)
+
+    // delegates, gates, hooks
+    external fun af_add_delegate(d: Pointer?, vtable: Pointer?, userData: Pointer?): Int
+    external fun af_gate_allow(gate: Pointer?): Int
+    external fun af_gate_deny(gate: Pointer?, message: ByteArray?): Int
+    external fun af_gate_open_app(gate: Pointer?, message: ByteArray?): Int
+    external fun af_set_scope_hooks(d: Pointer?, begin: CallFn?, end: CallFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_set_permission_hook(d: Pointer?, hook: GateFn?, userData: Pointer?, free: UserDataFn?): Int
+
+    const val AF_OK = 0
+    const val AF_ERR_ALREADY_COMPLETED = 6
+    const val AF_CALL_ENTITY_LOOKUP = 1
+}
+
+/** UTF-8 bytes with the trailing NUL the C side expects. */
+internal fun String.cstr(): ByteArray {
+    val bytes = toByteArray(Charsets.UTF_8)
+    return bytes.copyOf(bytes.size + 1)
+}
+
+/** A borrowed C string as a Kotlin String (UTF-8), or null. */
+internal fun Pointer?.utf8(): String? = this?.getString(0, "UTF-8")
+
+/** An owned C string: read (UTF-8), then freed with af_string_free. */
+internal fun Pointer?.takeUtf8(): String? {
+    if (this == null) return null
+    try {
+        return getString(0, "UTF-8")
+    } finally {
+        AfNative.af_string_free(this)
+    }
+}
+
+internal fun lastError(): String = AfNative.af_last_error().utf8().orEmpty()

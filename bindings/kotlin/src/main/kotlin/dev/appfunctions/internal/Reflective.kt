@@ -1,0 +1,192 @@
+// @AppFunction methods -> descriptors and call bodies, by kotlin-reflect (once, at registration).
+package dev.appfunctions.internal
+
+import dev.appfunctions.AppFunction
+import dev.appfunctions.AppFunctionContext
+import dev.appfunctions.AppFunctionEntityProvider
+import dev.appfunctions.AppFunctionErrorCode
+import dev.appfunctions.AppFunctionException
+import dev.appfunctions.DefaultValue
+import dev.appfunctions.Description
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.buildJsonArray
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.put
+import java.lang.reflect.Method
+import kotlin.reflect.KFunction
+import kotlin.reflect.KParameter
+import kotlin.reflect.full.callSuspendBy
+import kotlin.reflect.full.findAnnotation
+import kotlin.reflect.full.memberFunctions
+import kotlin.reflect.jvm.isAccessible
+import kotlin.reflect.jvm.javaMethod
+
+internal fun snakeCase(name: String): String = buildString {
+    for ((i, c) in name.withIndex()) {
+        if (c.isUpperCase()) {
+            if (i > 0 && name[i - 1] != '_') append('_')
+            append(c.lowercaseChar())
+        } else {
+            append(c)
+        }
+    }
+}
+
+internal class ReflectiveParam(val p: KParameter, val name: String, val shape: Shape)
+
+/** A declared function read from an @AppFunction method. */
+internal class ReflectiveFunction(
+    state: DispatcherState,
+    private val instance: Any,
+    private val fn: KFunction<*>,
+    val id: String,
+    private val params: List<ReflectiveParam>,
+    private val contextParam: KParameter?,
+    val result: Shape,
+    val descriptor: JsonObject,
+) : CallBody(state) {
+    override val isSuspend: Boolean = fn.isSuspend
+    fun paramShapes(): List<Shape> = params.map { it.shape }
+    private val method: Method? = fn.javaMethod?.takeIf { !fn.isSuspend }?.also { it.isAccessible = true }
+    private val instanceParam = fn.parameters.first { it.kind == KParameter.Kind.INSTANCE }
+
+    /** Arguments in the method's order (context first when declared), or null when a default must be applied (callBy). */
+    private fun bind(ctx: AppFunctionContext): Pair<Array<Any?>?, Map<KParameter, Any?>> {
+        val json = ctx.argumentsJson
+        val obj = if (json == null || params.isEmpty()) JsonObject(emptyMap()) else AppJsonParse(json)
+        val positional = arrayOfNulls<Any?>(params.size + (if (contextParam != null) 1 else 0))
+        var i = 0
+        if (contextParam != null) positional[i++] = ctx
+        var allPresent = true
+        val byParam = HashMap<KParameter, Any?>()
+        byParam[instanceParam] = instance
+        if (contextParam != null) byParam[contextParam] = ctx
+        for (rp in params) {
+            val v = obj[rp.name]
+            if (v == null) {
+                if (rp.p.isOptional) {
+                    allPresent = false; i++; continue
+                }
+                positional[i++] = null
+                byParam[rp.p] = null
+                continue
+            }
+            val value = try {
+                rp.shape.decode(v)
+            } catch (e: Exception) {
+                throw AppFunctionException(AppFunctionErrorCode.InvalidArgument, "${rp.name}: ${e.message}")
+            }
+            positional[i++] = value
+            byParam[rp.p] = value
+        }
+        return (if (allPresent) positional else null) to byParam
+    }
+
+    override fun runSync(ctx: AppFunctionContext): String? {
+        val (positional, byParam) = bind(ctx)
+        val value = if (positional != null && method != null) method.invoke(instance, *positional) else fn.callBy(byParam)
+        return encode(value)
+    }
+
+    override suspend fun runSuspend(ctx: AppFunctionContext): String? {
+        if (!isSuspend) return runSync(ctx)
+        val (_, byParam) = bind(ctx)
+        return encode(fn.callSuspendBy(byParam))
+    }
+
+    private fun encode(value: Any?): String? = if (result === Shape.Unit_) null else result.encode(value).toString()
+}
+
+internal fun AppJsonParse(json: String): JsonObject = dev.appfunctions.AppJson.parseToJsonElement(json).jsonObject
+
+/** Reads every @AppFunction method of [instance], in the alphabetical order of the method names. */
+internal fun readFunctions(state: DispatcherState, instance: Any): List<ReflectiveFunction> {
+    val cls = instance::class
+    val found = cls.memberFunctions.mapNotNull { f -> f.findAnnotation<AppFunction>()?.let { f to it } }
+    require(found.isNotEmpty()) { "${cls.qualifiedName} has no @AppFunction methods" }
+    // Source order is not visible at run time (kotlin-reflect sorts by name, the JVM does not
+    // promise any order), so the order is the methods' names: deterministic everywhere.
+    return found.sortedBy { it.first.name }.map { (fn, ann) -> readFunction(state, instance, fn, ann) }
+}
+
+private fun readFunction(state: DispatcherState, instance: Any, fn: KFunction<*>, ann: AppFunction): ReflectiveFunction {
+    fn.isAccessible = true
+    val id = ann.id.ifEmpty { snakeCase(fn.name) }
+    val values = fn.parameters.filter { it.kind == KParameter.Kind.VALUE }
+    var contextParam: KParameter? = null
+    val params = ArrayList<ReflectiveParam>()
+    for ((i, p) in values.withIndex()) {
+        if (p.type.classifier == AppFunctionContext::class) {
+            require(i == 0) { "$id: the AppFunctionContext must be the first parameter" }
+            contextParam = p
+            continue
+        }
+        val name = p.name ?: throw IllegalArgumentException("$id: parameter $i has no name")
+        params += ReflectiveParam(p, name, Shapes.of(p.type, "$id.parameters.$name"))
+    }
+    val result = Shapes.of(fn.returnType, "$id.result")
+    val descriptor = buildJsonObject {
+        put("id", id)
+        if (ann.title.isNotEmpty()) put("title", ann.title)
+        (ann.description.ifEmpty { null } ?: fn.findAnnotation<Description>()?.value)?.let { put("description", it) }
+        put("symbol", "${instance::class.simpleName}.${fn.name}")
+        put(
+            "parameters",
+            buildJsonArray {
+                for (rp in params) add(
+                    buildJsonObject {
+                        put("name", rp.name)
+                        put("type", rp.shape.descriptorType)
+                        rp.p.findAnnotation<Description>()?.let { put("description", it.value) }
+                        if (rp.p.isOptional || rp.p.type.isMarkedNullable) put("optional", true)
+                        rp.p.findAnnotation<DefaultValue>()?.let { put("default", AppJsonParseAny(it.json, "$id.parameters.${rp.name} @DefaultValue")) }
+                    },
+                )
+            },
+        )
+        put("result", result.descriptorType)
+        if (ann.opensApp) put("opensApp", true)
+        if (ann.requiresPermission) put("requiresPermission", true)
+        if (!ann.enabled) put("enabled", false)
+        if (ann.deprecated) put("deprecated", true)
+        if (ann.toolkit.isNotEmpty()) put("toolkit", ann.toolkit)
+        if (ann.condition.isNotEmpty()) put("condition", ann.condition)
+    }
+    return ReflectiveFunction(state, instance, fn, id, params, contextParam, result, descriptor)
+}
+
+private fun AppJsonParseAny(json: String, where: String): JsonElement = try {
+    dev.appfunctions.AppJson.parseToJsonElement(json)
+} catch (e: Exception) {
+    throw IllegalArgumentException("$where is not JSON: $json (${e.message})")
+}
+
+/** The lookup behind an entity and its `search_{entity}`. */
+internal class EntityBody(
+    state: DispatcherState,
+    private val shape: Shape.Record,
+    private val provider: AppFunctionEntityProvider<Any>,
+) : CallBody(state) {
+    override val isSuspend = true
+
+    override suspend fun runSuspend(ctx: AppFunctionContext): String? {
+        val req = AppJsonParse(dev.appfunctions.internal.AfNative.af_call_lookup_request(ctx.call).utf8() ?: "{}")
+        val found = when (val ids = req["ids"]) {
+            null -> provider.search(
+                ctx,
+                req["query"]?.jsonPrimitive?.content.orEmpty(),
+                req["limit"]?.jsonPrimitive?.int,
+            )
+            else -> provider.lookup(ctx, ids.jsonArray.map { it.jsonPrimitive.content })
+        }
+        return JsonArray(found.map { shape.encode(it) }).toString()
+    }
+}
+

@@ -1,0 +1,276 @@
+// The runtime behind the static trampolines: what each `user_data` key points at, and how a
+// call body (sync or suspend) completes its af_call.
+package dev.appfunctions.internal
+
+import com.sun.jna.CallbackProxy
+import com.sun.jna.Pointer
+import dev.appfunctions.AppFunctionContext
+import dev.appfunctions.AppFunctionDelegate
+import dev.appfunctions.AppFunctionErrorCode
+import dev.appfunctions.AppFunctionException
+import dev.appfunctions.AppFunctionGate
+import dev.appfunctions.AppFunctionLogger
+import dev.appfunctions.AppFunctionOutcome
+import dev.appfunctions.ScopeBox
+import kotlinx.coroutines.CancellableContinuation
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.launch
+import java.lang.reflect.InvocationTargetException
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.coroutines.cancellation.CancellationException
+import kotlin.coroutines.resume
+
+/** Per-dispatcher state shared by its registrations (never references the public dispatcher, so a Cleaner can run). */
+internal class DispatcherState(val logger: AppFunctionLogger, val scope: CoroutineScope) {
+    /** user_data handed to the core / released by the core's free_user_data. */
+    val handedOver = AtomicInteger()
+    val released = AtomicInteger()
+
+    fun log(level: Int, message: String) {
+        try {
+            logger.log(level, message)
+        } catch (_: Throwable) {
+        }
+    }
+}
+
+/** Something handed to C as user_data with a free_user_data: counted when handed over and when released. */
+internal abstract class UserData(val state: DispatcherState) {
+    /** Puts this into [Handles] and returns the key as the C pointer. */
+    fun handOver(): Pointer {
+        state.handedOver.incrementAndGet()
+        return Handles.pointer(Handles.put(this))
+    }
+}
+
+/** A call body: a handler or an entity lookup. Sync bodies run inline; suspend ones in a coroutine started undispatched. */
+internal abstract class CallBody(state: DispatcherState) : UserData(state) {
+    abstract val isSuspend: Boolean
+
+    /** Returns the result JSON (null is JSON null). */
+    open fun runSync(ctx: AppFunctionContext): String? = throw UnsupportedOperationException()
+    open suspend fun runSuspend(ctx: AppFunctionContext): String? = runSync(ctx)
+
+    fun run(call: Pointer) {
+        val ctx = AppFunctionContext(call)
+        if (!isSuspend) {
+            val r = try {
+                runSync(ctx)
+            } catch (t: Throwable) {
+                fail(call, t)
+                return
+            }
+            complete(call, r)
+            return
+        }
+        val job = state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
+            val r = try {
+                runSuspend(ctx)
+            } catch (t: Throwable) {
+                fail(call, t)
+                return@launch
+            }
+            complete(call, r)
+        }
+        if (!job.isCompleted) {
+            // It suspended: let the core's cancellation (a cancelled token, a timeout) cancel it.
+            val key = Handles.put(job)
+            job.invokeOnCompletion { Handles.remove(key) }
+            AfNative.af_call_on_cancel(call, Trampolines.CancelJob, Handles.pointer(key))
+        }
+    }
+
+    private fun complete(call: Pointer, resultJson: String?) {
+        val s = AfNative.af_call_return(call, resultJson?.cstr())
+        if (s != AfNative.AF_OK && s != AfNative.AF_ERR_ALREADY_COMPLETED) {
+            state.log(2, "af_call_return: ${lastError()}")
+        }
+    }
+
+    private fun fail(call: Pointer, thrown: Throwable) {
+        var t = thrown
+        while (t is InvocationTargetException && t.targetException != null) t = t.targetException
+        if (t is CancellationException && AfNative.af_call_is_cancelled(call).toInt() != 0) return // the core ended it
+        val code = when (t) {
+            is AppFunctionException -> t.errorCode
+            is CancellationException -> AppFunctionErrorCode.Cancelled
+            else -> AppFunctionErrorCode.HandlerFailed
+        }
+        AfNative.af_call_fail(call, code.code, (t.message ?: t.javaClass.name).cstr())
+    }
+}
+
+internal class DelegateData(state: DispatcherState, val delegate: AppFunctionDelegate, val name: String) : UserData(state)
+
+internal class PermissionData(state: DispatcherState, val hook: suspend (AppFunctionContext) -> Boolean) : UserData(state)
+
+internal class ScopeHooksData(
+    state: DispatcherState,
+    val begin: (AppFunctionContext) -> Any?,
+    val end: (AppFunctionContext, Any?) -> Unit,
+) : UserData(state)
+
+internal class LogData(state: DispatcherState) : UserData(state)
+
+/** One pending suspend execute: the continuation and the cancel token (freed when both sides let go). */
+internal class PendingExecute(val cont: CancellableContinuation<AppFunctionOutcome>, val token: Pointer?) {
+    private val refs = AtomicInteger(2)
+    fun release() {
+        if (refs.decrementAndGet() == 0 && token != null) AfNative.af_cancel_token_free(token)
+    }
+}
+
+/** One trampoline per callback type, created once and strongly held for the life of the process. */
+internal object Trampolines {
+    /**
+     * The handler trampoline. A [CallbackProxy] (JNA calls `callback(args)` directly, no
+     * reflective Method.invoke): the hot path of every call.
+     */
+    val Handler: CallFn = object : CallFn, CallbackProxy {
+        override fun invoke(userData: Pointer?, call: Pointer?) {
+            try {
+                val body = Handles[userData] as? CallBody
+                if (body == null) {
+                    AfNative.af_call_fail(call, AppFunctionErrorCode.InternalError.code, "the Kotlin handler is gone".cstr())
+                    return
+                }
+                body.run(call!!)
+            } catch (t: Throwable) {
+                AfNative.af_call_fail(call, AppFunctionErrorCode.InternalError.code, "Kotlin binding: $t".cstr())
+            }
+        }
+
+        override fun callback(args: Array<out Any?>): Any? {
+            invoke(args[0] as Pointer?, args[1] as Pointer?)
+            return null
+        }
+
+        override fun getParameterTypes(): Array<Class<*>> = TWO_POINTERS
+        override fun getReturnType(): Class<*> = Void.TYPE
+    }
+
+    private val TWO_POINTERS: Array<Class<*>> = arrayOf(Pointer::class.java, Pointer::class.java)
+
+    val Free = object : UserDataFn {
+        override fun invoke(userData: Pointer?) {
+            val d = Handles.remove(userData) as? UserData ?: return
+            d.state.released.incrementAndGet()
+        }
+    }
+
+    val CancelJob = object : UserDataFn {
+        override fun invoke(userData: Pointer?) {
+            (Handles[userData] as? Job)?.cancel(CancellationException("the call was cancelled or timed out"))
+        }
+    }
+
+    val Outcome = object : OutcomeFn {
+        override fun invoke(userData: Pointer?, outcomeJson: Pointer?) {
+            val p = Handles.remove(userData) as? PendingExecute ?: return
+            try {
+                val outcome = try {
+                    AppFunctionOutcome.parse(outcomeJson.utf8()!!)
+                } catch (t: Throwable) {
+                    AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "unreadable outcome: $t")
+                }
+                p.cont.resume(outcome)
+            } finally {
+                p.release()
+            }
+        }
+    }
+
+    val OnInvoking = object : GateFn {
+        override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) {
+            val d = Handles[userData] as? DelegateData
+            if (d == null) {
+                AfNative.af_gate_allow(gate)
+                return
+            }
+            val ctx = AppFunctionContext(call!!)
+            d.state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
+                val answer = try {
+                    d.delegate.onInvoking(ctx)
+                } catch (t: Throwable) {
+                    if (t is CancellationException && ctx.isCancelled) return@launch
+                    d.state.log(3, "delegate ${d.name}.onInvoking failed: $t")
+                    AppFunctionGate.Deny(t.message ?: t.javaClass.name)
+                }
+                answerGate(gate, answer)
+            }
+        }
+    }
+
+    fun answerGate(gate: Pointer?, answer: AppFunctionGate) {
+        when (answer) {
+            AppFunctionGate.Allow -> AfNative.af_gate_allow(gate)
+            is AppFunctionGate.Deny -> AfNative.af_gate_deny(gate, answer.message.cstr())
+            is AppFunctionGate.OpenApp -> AfNative.af_gate_open_app(gate, answer.message.cstr())
+        }
+    }
+
+    val OnInvoked = object : InvokedFn {
+        override fun invoke(userData: Pointer?, call: Pointer?, outcomeJson: Pointer?) {
+            val d = Handles[userData] as? DelegateData ?: return
+            try {
+                d.delegate.onInvoked(AppFunctionContext(call!!), AppFunctionOutcome.parse(outcomeJson.utf8()!!))
+            } catch (t: Throwable) {
+                d.state.log(2, "delegate ${d.name}.onInvoked failed (ignored): $t")
+            }
+        }
+    }
+
+    val Permission = object : GateFn {
+        override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) {
+            val d = Handles[userData] as? PermissionData
+            if (d == null) {
+                AfNative.af_gate_deny(gate, "no permission hook".cstr())
+                return
+            }
+            val ctx = AppFunctionContext(call!!)
+            d.state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
+                val ok = try {
+                    d.hook(ctx)
+                } catch (t: Throwable) {
+                    if (t is CancellationException && ctx.isCancelled) return@launch
+                    d.state.log(3, "permission hook failed: $t")
+                    false
+                }
+                if (ok) AfNative.af_gate_allow(gate) else AfNative.af_gate_deny(gate, "The user did not approve this action.".cstr())
+            }
+        }
+    }
+
+    val ScopeBegin = object : CallFn {
+        override fun invoke(userData: Pointer?, call: Pointer?) {
+            val d = Handles[userData] as? ScopeHooksData ?: return
+            try {
+                val scope = d.begin(AppFunctionContext(call!!))
+                AfNative.af_call_set_host_data(call, Handles.pointer(Handles.put(ScopeBox(scope))))
+            } catch (t: Throwable) {
+                d.state.log(3, "scope begin failed: $t")
+            }
+        }
+    }
+
+    val ScopeEnd = object : CallFn {
+        override fun invoke(userData: Pointer?, call: Pointer?) {
+            val d = Handles[userData] as? ScopeHooksData ?: return
+            val box = Handles.remove(AfNative.af_call_host_data(call)) as? ScopeBox ?: return
+            try {
+                d.end(AppFunctionContext(call!!), box.scope)
+            } catch (t: Throwable) {
+                d.state.log(3, "scope end failed: $t")
+            }
+        }
+    }
+
+    val Log = object : LogFn {
+        override fun invoke(userData: Pointer?, level: Int, message: Pointer?) {
+            val d = Handles[userData] as? LogData ?: return
+            d.state.log(level, message.utf8().orEmpty())
+        }
+    }
+}

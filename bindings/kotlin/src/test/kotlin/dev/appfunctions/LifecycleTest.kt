@@ -1,0 +1,145 @@
+package dev.appfunctions
+
+import dev.appfunctions.internal.DispatcherState
+import dev.appfunctions.internal.Handles
+import dev.appfunctions.scenario.NoteFunctions
+import dev.appfunctions.scenario.NoteRepository
+import dev.appfunctions.scenario.Order
+import dev.appfunctions.scenario.OrderFunctions
+import dev.appfunctions.scenario.OrderProvider
+import dev.appfunctions.scenario.OrderStore
+import dev.appfunctions.scenario.SignInDelegate
+import dev.appfunctions.scenario.TelemetryDelegate
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.async
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+import org.junit.jupiter.api.Test
+import java.lang.ref.WeakReference
+import java.util.concurrent.atomic.AtomicBoolean
+import kotlin.test.assertEquals
+import kotlin.test.assertFailsWith
+import kotlin.test.assertNotNull
+import kotlin.test.assertNull
+import kotlin.test.assertTrue
+import kotlin.time.Duration.Companion.seconds
+
+class LifecycleTest {
+    private fun fullApp(): Triple<AppFunctionDispatcher, OrderFunctions, OrderStore> {
+        val store = OrderStore()
+        val functions = OrderFunctions(store)
+        val d = AppFunctionDispatcher()
+        d.registerEntity(Order::class, OrderProvider(store))
+        d.register(functions)
+        d.register(NoteFunctions(NoteRepository()))
+        d.addDelegate(SignInDelegate(AtomicBoolean(true)))
+        d.addDelegate(TelemetryDelegate())
+        return Triple(d, functions, store)
+    }
+
+    private fun gc() {
+        repeat(3) {
+            System.gc()
+            @Suppress("DEPRECATION")
+            System.runFinalization()
+            ByteArray(8 shl 20) // pressure
+            Thread.sleep(20)
+        }
+    }
+
+    @Test
+    fun `user data is released when the dispatcher closes, counted`() {
+        val handlesBefore = Handles.size
+        val (d, _, _) = fullApp()
+        // 1 log sink + 1 entity provider + 6 order functions + 3 note functions + 2 delegates
+        assertEquals(13, d.userDataHandedOver)
+        assertEquals(0, d.userDataReleased)
+        assertEquals(handlesBefore + 13, Handles.size)
+        assertTrue(d.executeBlocking(AppFunctionInvocation("create_order"), """{"customer":"a","quantity":1}""").isSuccess)
+        d.close()
+        assertEquals(13, d.userDataReleased)
+        assertEquals(handlesBefore, Handles.size)
+        d.close() // idempotent
+        assertEquals(13, d.userDataReleased)
+    }
+
+    @Test
+    fun `a call in flight keeps its handler until it ends, then everything is released`() = runBlocking {
+        val (d, functions, _) = fullApp()
+        val started = functions.slowStarted.getOrPut("f1") { CompletableDeferred() }
+        val outcome = async(Dispatchers.Default) { d.execute(AppFunctionInvocation("slow_report"), """{"tag":"f1","millis":300}""") }
+        withTimeout(5.seconds) { started.await() }
+        d.close()
+        assertTrue(d.userDataReleased < d.userDataHandedOver, "slow_report's handler is still in use")
+        assertEquals("report f1", outcome.await().result.toString().trim('"'))
+        withTimeout(5.seconds) { while (d.userDataReleased < d.userDataHandedOver) kotlinx.coroutines.delay(5) }
+        assertEquals(d.userDataHandedOver, d.userDataReleased)
+    }
+
+    private fun registerAndDropReferences(d: AppFunctionDispatcher): WeakReference<Any> {
+        val store = OrderStore()
+        val functions = OrderFunctions(store)
+        d.registerEntity(Order::class, OrderProvider(store))
+        d.register(functions)
+        d.addDelegate(TelemetryDelegate())
+        return WeakReference(functions)
+    }
+
+    @Test
+    fun `registrations survive System gc between registration and calls, and are collectable after close`() {
+        val d = AppFunctionDispatcher()
+        val weak = registerAndDropReferences(d)
+        gc()
+        assertNotNull(weak.get(), "the dispatcher keeps the registered instance reachable")
+        repeat(1000) { i ->
+            val o = d.executeBlocking(AppFunctionInvocation("create_order"), """{"customer":"c$i","quantity":1}""")
+            assertTrue(o.isSuccess, o.json)
+            if (i % 250 == 0) gc()
+        }
+        val id = d.executeBlocking(AppFunctionInvocation("search_order"), """{"query":"c999"}""")
+        assertTrue(id.isSuccess, id.json)
+        d.close()
+        gc()
+        assertNull(weak.get(), "after close nothing holds the instance")
+    }
+
+    private fun forgottenDispatcher(): DispatcherState {
+        val d = AppFunctionDispatcher()
+        d.register(NoteFunctions(NoteRepository()))
+        return d.state
+    }
+
+    @Test
+    fun `a dispatcher that is never closed is freed by its Cleaner`() {
+        val state = forgottenDispatcher()
+        assertEquals(4, state.handedOver.get())
+        val deadline = System.nanoTime() + 10_000_000_000
+        while (state.released.get() < 4 && System.nanoTime() < deadline) gc()
+        assertEquals(4, state.released.get())
+    }
+
+    @Test
+    fun `after close, execute answers an error outcome and registration throws`() {
+        val d = AppFunctionDispatcher()
+        d.close()
+        assertTrue(d.isClosed)
+        val o = d.executeBlocking(AppFunctionInvocation("x"))
+        assertEquals(AppFunctionErrorCode.InternalError, o.errorCode)
+        assertEquals("the AppFunctionDispatcher is closed", o.message)
+        assertEquals(AppFunctionErrorCode.InternalError, runBlocking { d.execute(AppFunctionInvocation("x")) }.errorCode)
+        assertFailsWith<IllegalStateException> { d.register(NoteFunctions(NoteRepository())) }
+    }
+
+    @Test
+    fun `the library is checked at load`() {
+        assertTrue(AppFunctionsLibrary.version.matches(Regex("""\d+\.\d+\.\d+.*""")), AppFunctionsLibrary.version)
+        val e = assertFailsWith<AppFunctionsLibraryException> { AppFunctionsLibrary.checkAbi(2) }
+        assertEquals(
+            "libappfunctions has C ABI version 2 but this Kotlin binding was written for version 1: " +
+                "use the native library and the binding of the same release",
+            e.message,
+        )
+        AppFunctionsLibrary.checkAbi(1)
+    }
+}
