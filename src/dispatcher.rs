@@ -95,6 +95,10 @@ pub struct Entry {
     schemas: std::sync::OnceLock<Arc<Schemas>>,
     /// MCP wraps the result as `{"result": ...}` (its schema's root is not an object).
     mcp_wraps: std::sync::OnceLock<bool>,
+    /// The registry JSON of this entry, disabled and enabled (entries never change).
+    json_cache: [std::sync::OnceLock<String>; 2],
+    /// This entry's tool object in each JSON export format (by `Format` index).
+    export_cache: [std::sync::OnceLock<String>; 6],
     pub(crate) handler: Option<Arc<dyn Handler>>,
     enabled: AtomicBool,
 }
@@ -109,6 +113,47 @@ impl Entry {
                 .mcp_wraps
                 .get_or_init(|| crate::export::mcp_wraps_result(schema)),
         )
+    }
+
+    /// The entry's registry JSON (made once per enabled state).
+    pub(crate) fn json(&self, types: &TypeSet) -> &str {
+        let enabled = self.is_enabled();
+        self.json_cache[usize::from(enabled)].get_or_init(|| {
+            serde_json::to_string(&self.desc.to_json(types, enabled)).unwrap_or_default()
+        })
+    }
+
+    /// The entry's tool object in a JSON export format (made once).
+    fn export_fragment(
+        &self,
+        types: &TypeSet,
+        format: crate::export::Format,
+    ) -> std::result::Result<&str, crate::export::ExportError> {
+        use crate::export::Format;
+        let slot = &self.export_cache[Format::ALL.iter().position(|f| *f == format).unwrap_or(0)];
+        if let Some(s) = slot.get() {
+            return Ok(s);
+        }
+        let sch = self.schemas(types);
+        let d = &self.desc;
+        let spec = crate::export::ToolSpec {
+            name: &d.id,
+            title: d.title.as_deref(),
+            description: d.description.as_deref().unwrap_or(""),
+            input_schema: &sch.0,
+            output_schema: sch.1.as_ref(),
+            hints: crate::view::hints_of(d),
+            deprecated: d.deprecated,
+        };
+        let v = crate::export::tools_value(format, std::slice::from_ref(&spec))?;
+        // the array of one tool (gemini: one tool holding one declaration)
+        let one = match format {
+            Format::Gemini => v.pointer("/0/functionDeclarations/0").cloned(),
+            _ => v.get(0).cloned(),
+        }
+        .unwrap_or(Value::Null);
+        let text = serde_json::to_string(&one).unwrap_or_default();
+        Ok(slot.get_or_init(|| text))
     }
 
     /// The entry's (parameters, result) JSON Schemas.
@@ -132,6 +177,8 @@ impl Entry {
             id_nul: Arc::from(crate::call::with_nul(&desc.id).as_str()),
             schemas: std::sync::OnceLock::new(),
             mcp_wraps: std::sync::OnceLock::new(),
+            json_cache: Default::default(),
+            export_cache: Default::default(),
             desc,
             handler,
             enabled,
@@ -742,7 +789,30 @@ impl Dispatcher {
 
     /// The registry: declared functions, then generated ones; types; entities.
     pub fn registry_json(&self) -> String {
-        self.registry_value().to_string()
+        let s = self.snapshot();
+        let mut out = String::with_capacity(256 * (s.functions.len() + s.generated.len()) + 1024);
+        out.push_str("{\"functions\":[");
+        for (i, e) in s.entries().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(e.json(&s.types));
+        }
+        out.push_str("],\"types\":");
+        out.push_str(&serde_json::to_string(&s.types.to_json()).unwrap_or_default());
+        out.push_str(",\"entities\":");
+        let entities: Vec<Value> = s
+            .types
+            .entities
+            .iter()
+            .map(|e| s.types.entity_json(e))
+            .collect();
+        out.push_str(&serde_json::to_string(&entities).unwrap_or_default());
+        out.push_str(",\"toolkits\":");
+        let toolkits: Vec<Value> = s.toolkits.iter().map(|t| t.to_json()).collect();
+        out.push_str(&serde_json::to_string(&toolkits).unwrap_or_default());
+        out.push('}');
+        out
     }
 
     pub fn registry_value(&self) -> Value {
@@ -793,24 +863,26 @@ impl Dispatcher {
             return crate::export::android_xml(&self.registry_value());
         }
         let s = self.snapshot();
-        let rendered: Vec<(Arc<Schemas>, &FunctionDescriptor)> = s
-            .entries()
-            .filter(|e| e.is_enabled())
-            .map(|e| (e.schemas(&s.types), &e.desc))
-            .collect();
-        let specs: Vec<crate::export::ToolSpec> = rendered
-            .iter()
-            .map(|(sch, d)| crate::export::ToolSpec {
-                name: &d.id,
-                title: d.title.as_deref(),
-                description: d.description.as_deref().unwrap_or(""),
-                input_schema: &sch.0,
-                output_schema: sch.1.as_ref(),
-                hints: crate::view::hints_of(d),
-                deprecated: d.deprecated,
-            })
-            .collect();
-        crate::export::tools(format, &specs)
+        // each entry renders (and keeps) its own tool object; an export joins them
+        let mut out = String::from(if format == crate::export::Format::Gemini {
+            "[{\"functionDeclarations\":["
+        } else {
+            "["
+        });
+        let mut first = true;
+        for e in s.entries().filter(|e| e.is_enabled()) {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(e.export_fragment(&s.types, format)?);
+        }
+        out.push_str(if format == crate::export::Format::Gemini {
+            "]}]"
+        } else {
+            "]"
+        });
+        Ok(out)
     }
 
     /// The descriptors of every function (declared, then generated).

@@ -54,7 +54,7 @@
 //! `isRequired` false). The XSD asset itself and the manifest `<property>` that points at it
 //! come from the androidx library, not from this exporter.
 
-use super::xml::{escape_text, parse, Element};
+use super::xml::{escape_text_into, parse, Element};
 use super::ExportError;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -179,20 +179,41 @@ impl X {
         X::Node(name, children)
     }
     fn write(&self, depth: usize, out: &mut String) {
-        let pad = "    ".repeat(depth);
+        // written straight into `out`: a 10,000-function schema is megabytes of this
+        fn pad(out: &mut String, depth: usize) {
+            for _ in 0..depth {
+                out.push_str("    ");
+            }
+        }
         match self {
             X::Leaf(name, text) => {
-                out.push_str(&format!("{pad}<{name}>{}</{name}>\n", escape_text(text)));
+                pad(out, depth);
+                out.push('<');
+                out.push_str(name);
+                out.push('>');
+                escape_text_into(text, out);
+                out.push_str("</");
+                out.push_str(name);
+                out.push_str(">\n");
             }
             X::Node(name, children) if children.is_empty() => {
-                out.push_str(&format!("{pad}<{name}/>\n"))
+                pad(out, depth);
+                out.push('<');
+                out.push_str(name);
+                out.push_str("/>\n");
             }
             X::Node(name, children) => {
-                out.push_str(&format!("{pad}<{name}>\n"));
+                pad(out, depth);
+                out.push('<');
+                out.push_str(name);
+                out.push_str(">\n");
                 for c in children {
                     c.write(depth + 1, out);
                 }
-                out.push_str(&format!("{pad}</{name}>\n"));
+                pad(out, depth);
+                out.push_str("</");
+                out.push_str(name);
+                out.push_str(">\n");
             }
         }
     }

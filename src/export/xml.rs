@@ -10,8 +10,21 @@ pub(crate) fn is_xml_char(c: char) -> bool {
 /// Escapes text content. Characters XML 1.0 cannot carry at all (control characters other
 /// than tab, newline and carriage return; U+FFFE; U+FFFF) become U+FFFD. A carriage return is
 /// written as `&#13;` so that it survives end-of-line normalisation.
+#[cfg(test)]
 pub(crate) fn escape_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    escape_text_into(s, &mut out);
+    out
+}
+
+/// [`escape_text`] into an existing string.
+pub(crate) fn escape_text_into(s: &str, out: &mut String) {
+    if s.chars()
+        .all(|c| !matches!(c, '&' | '<' | '>' | '\r') && is_xml_char(c))
+    {
+        out.push_str(s);
+        return;
+    }
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -22,7 +35,6 @@ pub(crate) fn escape_text(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// An element of a parsed document: name, child elements in order, concatenated text.
