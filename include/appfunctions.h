@@ -163,7 +163,9 @@ typedef void (*af_handler_fn)(void *user_data, struct af_call *call);
 // is borrowed for the callback. Called from any thread.
 typedef void (*af_log_fn)(void *user_data, int32_t level, const char *message);
 
-// A request to run a function (`af_execute`, `af_execute_async`). Borrowed for the call.
+// A request to run a function (`af_execute`, `af_execute_async`). Borrowed for the call:
+// both functions copy what they need before any host code runs, so the host may reuse
+// or free it as soon as they return (or, for `af_execute`, inside its own callbacks).
 typedef struct af_invocation {
   // The function's id. Required.
   const char *function_id;
@@ -352,7 +354,8 @@ af_status af_mcp_session_set_metadata(struct af_mcp_session *s, const char *meta
 // Frees a session (calls in flight finish). Calling with NULL is fine.
 void af_mcp_session_free(struct af_mcp_session *s);
 
-// The function's id (borrowed). NULL for a dead handle.
+// The function's id (borrowed): for an entity lookup, the generated `search_{entity}`.
+// NULL for a dead handle.
 const char *af_call_function_id(struct af_call *call);
 
 // The bound, normalised arguments (borrowed JSON object; entity ids replaced by the

@@ -192,14 +192,15 @@ impl Default for Ctl {
 /// One call's scope. Valid from scope begin to scope end; accessors used after that
 /// answer as if empty.
 pub struct Call {
-    pub(crate) shared: Arc<Shared>,
     pub(crate) snap: Arc<Snapshot>,
-    pub(crate) function_id: Arc<str>,
+    /// The id as called, for a function that is not registered (else the entry's).
+    function_id: Option<Arc<str>>,
     pub(crate) platform: Platform,
     pub(crate) foreground: bool,
     pub(crate) caller_package: std::borrow::Cow<'static, str>,
     pub(crate) kind: CallKind,
-    pub(crate) entry: OnceLock<Arc<Entry>>,
+    /// The function's place in `snap` (no reference count is touched per call).
+    entry_slot: Option<crate::dispatcher::Slot>,
     /// Arguments bound when the call was made (binding runs no host code, so it needs
     /// no scope), published at the Bind stage.
     pub(crate) pre_bound: Mutex<Option<Result<crate::binding::Bound, crate::binding::BindError>>>,
@@ -224,21 +225,19 @@ pub struct Call {
 impl Call {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
-        shared: Arc<Shared>,
         snap: Arc<Snapshot>,
         inv: &Invocation,
-        entry: Option<Arc<Entry>>,
+        entry: Option<crate::dispatcher::Slot>,
         pre_bound: Option<Result<crate::binding::Bound, crate::binding::BindError>>,
         kind: CallKind,
         entity: Option<usize>,
         parent: Option<Arc<Call>>,
     ) -> Call {
         Call {
-            shared,
             snap,
-            function_id: match &entry {
-                Some(e) => e.id_nul.clone(),
-                None => with_nul(&inv.function_id).into(),
+            function_id: match entry {
+                Some(_) => None,
+                None => Some(with_nul(&inv.function_id).into()),
             },
             platform: inv.platform,
             foreground: inv.is_foreground,
@@ -248,10 +247,7 @@ impl Call {
                 std::borrow::Cow::Owned(with_nul(&inv.caller_package))
             },
             kind,
-            entry: match entry {
-                Some(e) => OnceLock::from(e),
-                None => OnceLock::new(),
-            },
+            entry_slot: entry,
             pre_bound: Mutex::new(pre_bound),
             args: OnceLock::new(),
             lookup_request: OnceLock::new(),
@@ -275,7 +271,7 @@ impl Call {
     /// A lookup serving `parent`: resolves ids of `entity` through `search`.
     pub(crate) fn new_lookup(
         parent: &Arc<Call>,
-        search: Arc<Entry>,
+        search: crate::dispatcher::Slot,
         entity: usize,
         request: String,
     ) -> Call {
@@ -288,7 +284,6 @@ impl Call {
             timeout: None,
         };
         let mut c = Call::new(
-            parent.shared.clone(),
             parent.snap.clone(),
             &inv,
             Some(search),
@@ -304,7 +299,16 @@ impl Call {
 
     /// The function's id (for a lookup, the generated `search_{entity}` id).
     pub fn function_id(&self) -> &str {
-        strip_nul(&self.function_id)
+        strip_nul(self.function_id_nul())
+    }
+
+    /// The function's registry entry (borrowed from the call's snapshot).
+    pub(crate) fn entry(&self) -> Option<&Arc<Entry>> {
+        self.entry_slot.map(|s| self.snap.entry_at(s))
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.snap.shared
     }
     pub fn platform(&self) -> Platform {
         self.platform
@@ -338,7 +342,11 @@ impl Call {
     }
     /// NUL-terminated views for the C layer (each valid as long as the call lives).
     pub fn function_id_nul(&self) -> &str {
-        &self.function_id
+        match (&self.function_id, self.entry()) {
+            (Some(id), _) => id,
+            (None, Some(e)) => &e.id_nul,
+            (None, None) => "\0",
+        }
     }
     pub fn caller_package_nul(&self) -> &str {
         &self.caller_package
@@ -355,13 +363,13 @@ impl Call {
 
     /// The function's normalised descriptor JSON (as listed by the registry).
     pub fn descriptor_json(&self) -> Option<String> {
-        let e = self.entry.get()?;
+        let e = self.entry()?;
         Some(e.desc.to_json(&self.snap.types, e.is_enabled()).to_string())
     }
 
     /// The function's descriptor, once found.
     pub fn descriptor(&self) -> Option<&crate::descriptor::FunctionDescriptor> {
-        self.entry.get().map(|e| &e.desc)
+        self.entry().map(|e| &e.desc)
     }
 
     /// Sets an item (JSON text, checked) shared by the delegates and the handler.
@@ -441,15 +449,19 @@ impl Call {
             handles::release(
                 *h,
                 handles::Tombstone {
-                    function_id: self.function_id.clone(),
-                    shared: Arc::downgrade(&self.shared),
+                    function_id: match (&self.function_id, self.entry()) {
+                        (Some(id), _) => id.clone(),
+                        (None, Some(e)) => e.id_nul.clone(),
+                        (None, None) => Arc::from("\0"),
+                    },
+                    shared: Arc::downgrade(self.shared()),
                 },
             );
         }
     }
 
     pub(crate) fn log(&self, level: LogLevel, msg: &str) {
-        self.shared.log(level, msg);
+        self.shared().log(level, msg);
     }
 
     /// Cancels the call (`Cancelled` or `TimedOut`): the handler is not started if it has

@@ -190,8 +190,9 @@ impl Entry {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Slot {
+/// Where an entry sits in its snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
     Declared(usize),
     Generated(usize),
 }
@@ -212,11 +213,14 @@ pub(crate) struct Snapshot {
     pub metadata_properties: Option<Arc<[String]>>,
     pub toolkits: Vec<Arc<crate::view::Toolkit>>,
     pub version: u64,
+    /// The dispatcher's log sink and listeners (the same for every snapshot).
+    pub shared: Arc<Shared>,
 }
 
 impl Snapshot {
-    fn empty() -> Snapshot {
+    fn empty(shared: Arc<Shared>) -> Snapshot {
         Snapshot {
+            shared,
             types: Arc::new(TypeSet::default()),
             functions: Vec::new(),
             generated: Vec::new(),
@@ -232,6 +236,19 @@ impl Snapshot {
         }
     }
 
+    /// Where the function `id` sits.
+    pub(crate) fn slot_of(&self, id: &str) -> Option<Slot> {
+        self.index.get(id).copied()
+    }
+
+    /// The entry at a slot of this snapshot.
+    pub(crate) fn entry_at(&self, slot: Slot) -> &Arc<Entry> {
+        match slot {
+            Slot::Declared(i) => &self.functions[i],
+            Slot::Generated(i) => &self.generated[i],
+        }
+    }
+
     pub fn find(&self, id: &str) -> Option<Arc<Entry>> {
         match self.index.get(id)? {
             Slot::Declared(i) => self.functions.get(*i).cloned(),
@@ -243,8 +260,9 @@ impl Snapshot {
         self.toolkits.iter().find(|t| t.name == name).map(|t| &**t)
     }
 
-    pub fn search_entry(&self, entity: usize) -> Option<Arc<Entry>> {
-        self.generated.get(entity).cloned()
+    /// Where the `search_{entity}` of an entity sits.
+    pub(crate) fn search_slot(&self, entity: usize) -> Option<Slot> {
+        (entity < self.generated.len()).then_some(Slot::Generated(entity))
     }
 
     /// Declared functions in registration order, then the generated ones.
@@ -333,14 +351,15 @@ fn parse_json(text: &str, what: &str) -> Result<Value> {
 
 impl Dispatcher {
     pub fn new() -> Dispatcher {
+        let shared = Arc::new(Shared {
+            log: RwLock::new(None),
+            listeners: Mutex::new(Vec::new()),
+            next_listener: AtomicU64::new(1),
+        });
         Dispatcher {
             inner: Arc::new(Inner {
-                snap: RwLock::new(Arc::new(Snapshot::empty())),
-                shared: Arc::new(Shared {
-                    log: RwLock::new(None),
-                    listeners: Mutex::new(Vec::new()),
-                    next_listener: AtomicU64::new(1),
-                }),
+                snap: RwLock::new(Arc::new(Snapshot::empty(shared.clone()))),
+                shared,
                 writer: Mutex::new(()),
             }),
         }
@@ -695,25 +714,17 @@ impl Dispatcher {
     /// Starts a call; `sink` receives the outcome (else it is kept for `wait_outcome`).
     fn start(&self, inv: &Invocation, args: Option<&str>, sink: Option<OutcomeSink>) -> Arc<Call> {
         let snap = self.snapshot();
-        let entry = snap.find(&inv.function_id);
-        let (kind, entity) = match entry.as_ref().and_then(|e| e.desc.generated_for) {
+        let slot = snap.slot_of(&inv.function_id);
+        let entry = slot.map(|sl| snap.entry_at(sl));
+        let (kind, entity) = match entry.and_then(|e| e.desc.generated_for) {
             Some(i) => (CallKind::EntityLookup, Some(i)),
             None => (CallKind::Function, None),
         };
         // binding runs no host code, so it happens here, on the caller's borrowed text
-        let bound = entry.as_ref().map(|e| {
+        let bound = entry.map(|e| {
             crate::binding::bind_arguments(&snap.types, &e.desc.parameters, args, &snap.limits)
         });
-        let call = Arc::new(Call::new(
-            self.inner.shared.clone(),
-            snap,
-            inv,
-            entry,
-            bound,
-            kind,
-            entity,
-            None,
-        ));
+        let call = Arc::new(Call::new(snap, inv, slot, bound, kind, entity, None));
         call.ctl.lock().sink = sink;
         if let Some(t) = &inv.cancel {
             match t.0.subscribe(&call) {

@@ -132,7 +132,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
         }
         Stage::Find => {
             // execute looked the function up when it made the call
-            let Some(entry) = call.entry.get() else {
+            let Some(entry) = call.entry() else {
                 return Err(Outcome::error(
                     ErrorCode::FunctionNotFound,
                     snap.not_found_message(call.function_id()),
@@ -160,7 +160,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
             go()
         }
         Stage::Bind => {
-            let entry = call.entry.get().expect("found");
+            let entry = call.entry().expect("found");
             let pre = call.pre_bound.lock().take();
             let bound = match pre {
                 Some(b) => b,
@@ -237,7 +237,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
             }
         }
         Stage::OpensApp => {
-            let desc = &call.entry.get().expect("found").desc;
+            let desc = &call.entry().expect("found").desc;
             if desc.opens_app && call.platform == Platform::Apple && !call.foreground {
                 let name = desc.title.as_deref().unwrap_or(&desc.id);
                 return Err(Outcome::open_app(format!("Continue in the app to {name}.")));
@@ -246,7 +246,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
             go()
         }
         Stage::Permission => {
-            let desc = &call.entry.get().expect("found").desc;
+            let desc = &call.entry().expect("found").desc;
             if let Some(Completion::Gate(d)) = input {
                 return match d {
                     GateDecision::Allow => {
@@ -285,7 +285,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
             }))
         }
         Stage::Handler => {
-            let entry = call.entry.get().expect("found").clone();
+            let entry = call.entry().expect("found");
             if let Some(Completion::Handler(r)) = input {
                 if call.parent.is_some() {
                     // a lookup resolving ids: the call it serves checks the answer
@@ -307,7 +307,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                 o.is_final = o.is_success();
                 return Err(o);
             }
-            let Some(handler) = entry.handler.clone() else {
+            let Some(handler) = entry.handler.as_deref() else {
                 return Err(Outcome::error(
                     ErrorCode::NotSupported,
                     format!("{} has no handler", entry.desc.id),
@@ -401,7 +401,7 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
     let Some((entity, request)) = group else {
         return substitute(call);
     };
-    let Some(search) = snap.search_entry(entity) else {
+    let Some(search) = snap.search_slot(entity) else {
         return Err(Outcome::error(
             ErrorCode::InternalError,
             "the entity has no lookup",

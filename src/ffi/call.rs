@@ -49,7 +49,8 @@ fn lend(call: &Arc<Call>, s: Option<&str>) -> *const c_char {
     }
 }
 
-/// The function's id (borrowed). NULL for a dead handle.
+/// The function's id (borrowed): for an entity lookup, the generated `search_{entity}`.
+/// NULL for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
     boundary(std::ptr::null(), || match live(call) {

@@ -22,7 +22,9 @@ pub struct af_cancel_token {
     _private: [u8; 0],
 }
 
-/// A request to run a function (`af_execute`, `af_execute_async`). Borrowed for the call.
+/// A request to run a function (`af_execute`, `af_execute_async`). Borrowed for the call:
+/// both functions copy what they need before any host code runs, so the host may reuse
+/// or free it as soon as they return (or, for `af_execute`, inside its own callbacks).
 #[repr(C)]
 pub struct af_invocation {
     /// The function's id. Required.
