@@ -401,6 +401,11 @@ af_status af_call_item_set(struct af_call *call, const char *key, const char *js
 // An item's JSON (owned: free it), or NULL when there is none (or on error).
 char *af_call_item_get(struct af_call *call, const char *key);
 
+// Writes `message` (borrowed) to the dispatcher's log sink (`af_set_log_callback`) at
+// `level` (0 debug, 1 info, 2 warn, 3 error), prefixed with the function id. Bindings
+// report errors raised in `on_invoked` this way, so they reach the core's log.
+af_status af_call_log(struct af_call *call, int32_t level, const char *message);
+
 // Sets the dialog text (borrowed) returned in the outcome's `dialog`; the last one wins.
 af_status af_call_say(struct af_call *call, const char *text);
 

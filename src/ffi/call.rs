@@ -222,6 +222,38 @@ pub unsafe extern "C" fn af_call_item_get(call: *mut af_call, key: *const c_char
     })
 }
 
+/// Writes `message` (borrowed) to the dispatcher's log sink (`af_set_log_callback`) at
+/// `level` (0 debug, 1 info, 2 warn, 3 error), prefixed with the function id. Bindings
+/// report errors raised in `on_invoked` this way, so they reach the core's log.
+#[no_mangle]
+pub unsafe extern "C" fn af_call_log(
+    call: *mut af_call,
+    level: i32,
+    message: *const c_char,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let c = match live(call) {
+            Ok(c) => c,
+            Err(s) => return s,
+        };
+        let level = match level {
+            0 => crate::log::LogLevel::Debug,
+            1 => crate::log::LogLevel::Info,
+            2 => crate::log::LogLevel::Warn,
+            3 => crate::log::LogLevel::Error,
+            other => return fail(AF_ERR_INVALID, &format!("level {other} is not 0 to 3")),
+        };
+        // SAFETY: checked by the helper.
+        match unsafe { str_arg(message, "message") } {
+            Ok(m) => {
+                c.log(level, &format!("{}: {m}", c.function_id()));
+                AF_OK
+            }
+            Err(s) => s,
+        }
+    })
+}
+
 /// Sets the dialog text (borrowed) returned in the outcome's `dialog`; the last one wins.
 #[no_mangle]
 pub unsafe extern "C" fn af_call_say(call: *mut af_call, text: *const c_char) -> af_status {

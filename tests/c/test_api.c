@@ -256,6 +256,32 @@ TEST(api__af_set_log_callback) {
     app_close(a);
 }
 
+static void logging_handler(void *user_data, af_call *call) {
+    (void)user_data;
+    CHECK_STATUS(af_call_log(call, 2, "from the host"), AF_OK);
+    CHECK_STATUS(af_call_log(call, 9, "bad level"), AF_ERR_INVALID);
+    CHECK_STATUS(af_call_log(call, 2, NULL), AF_ERR_NULL);
+    CHECK_STATUS(af_call_log(call, 2, BAD_UTF8), AF_ERR_UTF8);
+    CHECK_STATUS(af_call_return(call, NULL), AF_OK);
+}
+
+TEST(api__af_call_log_reaches_the_log_sink) {
+    app *a = app_new();
+    log_sink s;
+    log_sink_init(&s);
+    CHECK_STATUS(af_set_log_callback(a->d, log_cb, &s, NULL), AF_OK);
+    CHECK_STATUS(af_register_function(a->d, "{\"id\":\"noisy\"}", logging_handler, NULL, NULL), AF_OK);
+    char *o = run(a->d, "noisy", NULL);
+    CHECK_SUCCESS(o);
+    outcome_free(o);
+    CHECK_EQ_INT(atomic_load(&s.warnings), 1);
+    char last[512];
+    log_sink_last(&s, last, sizeof last);
+    CHECK_HAS(last, "noisy: from the host");
+    CHECK_STATUS(af_call_log(NULL, 2, "x"), AF_ERR_NULL);
+    app_close(a);
+}
+
 static void check_error_outcome(char *o, const char *code, const char *mentions) {
     CHECK(o != NULL);
     CHECK_HAS(o, "\"status\":\"error\"");

@@ -42,6 +42,12 @@ public struct AppFunctionContext: Sendable {
         _ = af_call_say(call.raw, text)
     }
 
+    /// Writes to the dispatcher's log (the log handler), prefixed with the function id.
+    /// Level: 0 debug, 1 info, 2 warn, 3 error.
+    public func log(_ message: String, level: Int32 = 2) {
+        _ = af_call_log(call.raw, level, message)
+    }
+
     /// The host scope made by the dispatcher's `setScopeHooks(begin:end:)` for this call
     /// (entity lookups see the scope of the call they serve).
     public var hostScope: (any Sendable)? {

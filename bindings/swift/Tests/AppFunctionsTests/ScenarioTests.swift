@@ -215,6 +215,20 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(outcome.message, "the warehouse is on fire")
     }
 
+    func testContextLogReachesTheDispatchersLogHandler() async throws {
+        let seen = Flag()
+        try dispatcher.setLogHandler { level, message in
+            if message == "noisy_report: from the host" && level == .warn { seen.set() }
+        }
+        try dispatcher.register(AppFunctionDescriptor("noisy_report")) { (ctx, _: NoArguments) -> String in
+            ctx.log("from the host")
+            return "ok"
+        }
+        let outcome = await dispatcher.execute("noisy_report")
+        XCTAssertEqual(outcome.status, .success, outcome.json)
+        try await seen.wait()
+    }
+
     func testTaskCancellationReachesTheCoreAndTheHandler() async throws {
         let started = Flag(), handlerSawCancellation = Flag()
         try dispatcher.register(AppFunctionDescriptor("slow_report")) { (_, _: NoArguments) -> String in

@@ -67,6 +67,7 @@ internal object AfNative {
     external fun af_call_item_set(call: Pointer?, key: ByteArray?, json: ByteArray?): Int
     external fun af_call_item_get(call: Pointer?, key: ByteArray?): Pointer?
     external fun af_call_say(call: Pointer?, text: ByteArray?): Int
+    external fun af_call_log(call: Pointer?, level: Int, message: ByteArray?): Int
     external fun af_call_set_host_data(call: Pointer?, data: Pointer?): Int
     external fun af_call_host_data(call: Pointer?): Pointer?
     external fun af_call_return(call: Pointer?, resultJson: ByteArray?): Int

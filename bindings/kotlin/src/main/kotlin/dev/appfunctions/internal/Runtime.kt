@@ -217,7 +217,9 @@ internal object Trampolines {
             try {
                 d.delegate.onInvoked(AppFunctionContext(call!!), AppFunctionOutcome.parse(outcomeJson.utf8()!!))
             } catch (t: Throwable) {
-                d.state.log(2, "delegate ${d.name}.onInvoked failed (ignored): $t")
+                // to the core's log (which the dispatcher forwards to its logger)
+                val msg = "delegate ${d.name}.onInvoked failed (ignored): $t"
+                if (AfNative.af_call_log(call, 2, msg.cstr()) != 0) d.state.log(2, msg)
             }
         }
     }
