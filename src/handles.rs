@@ -42,6 +42,9 @@ enum Entry {
     Ended(Tombstone),
 }
 
+/// Aligned so that the slots of calls running on different threads never share a cache
+/// line.
+#[repr(align(128))]
 struct Slot {
     state: Mutex<(usize, Entry)>,
     /// The tombstone of the slot's previous occupant and its generation, kept when the
@@ -50,10 +53,22 @@ struct Slot {
     prev: Mutex<Option<(usize, Tombstone)>>,
 }
 
+/// One shard per cache line pair, so threads working on their own shards do not share
+/// a line.
+#[repr(align(128))]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 struct Table {
     chunks: Vec<OnceLock<Box<[Slot]>>>,
     fresh: AtomicUsize,
-    free: [Mutex<Vec<usize>>; SHARDS],
+    free: [Padded<Mutex<Vec<usize>>>; SHARDS],
 }
 
 fn table() -> &'static Table {
@@ -62,7 +77,7 @@ fn table() -> &'static Table {
         chunks: (0..MAX_CHUNKS).map(|_| OnceLock::new()).collect(),
         // slot 0 is never used, so no handle is 0 (NULL)
         fresh: AtomicUsize::new(1),
-        free: std::array::from_fn(|_| Mutex::new(Vec::new())),
+        free: std::array::from_fn(|_| Padded(Mutex::new(Vec::new()))),
     })
 }
 
