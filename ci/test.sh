@@ -10,7 +10,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export REPO
 cd "$REPO"
 
-ALL_LANES=(rust header c schema mcp kotlin swift)
+ALL_LANES=(rust header c schema mcp kotlin swift fuzz miri soak)
 if [[ $# -gt 0 ]]; then LANES=("$@"); else LANES=("${ALL_LANES[@]}"); fi
 
 declare -a PASSED=() FAILED=() UNAVAILABLE=()

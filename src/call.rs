@@ -147,6 +147,7 @@ pub(crate) struct Wait {
     pub inline: bool,
 }
 
+/// Receives the outcome and its JSON followed by a NUL (`'\0'`-terminated).
 pub(crate) type OutcomeSink = Box<dyn FnOnce(Outcome, &str) + Send>;
 
 pub(crate) struct Ctl {

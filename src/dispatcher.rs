@@ -68,6 +68,12 @@ pub trait Delegate: Send + Sync {
         true
     }
     /// False when `on_invoked` is the default.
+    /// `on_invoked` with the outcome JSON followed by its NUL (`json_nul` ends with
+    /// `'\0'`), for hosts that lend it to C. By default it calls `on_invoked`.
+    #[doc(hidden)]
+    fn on_invoked_nul(&self, call: &Arc<Call>, outcome: &Outcome, json_nul: &str) {
+        self.on_invoked(call, outcome, crate::call::strip_nul(json_nul));
+    }
     fn has_on_invoked(&self) -> bool {
         true
     }
@@ -782,15 +788,36 @@ impl Dispatcher {
     }
 
     /// Starts a call and returns at once; `on_outcome` receives the outcome exactly once,
-    /// on the thread that finishes the call. The JSON it gets is followed by a NUL byte in
-    /// memory (the C layer lends it without copying).
+    /// on the thread that finishes the call.
     pub fn execute_async(
         &self,
         inv: &Invocation,
         args: Option<&str>,
         on_outcome: impl FnOnce(&Outcome, &str) + Send + 'static,
     ) {
-        let sink: OutcomeSink = Box::new(move |o: Outcome, json: &str| on_outcome(&o, json));
+        let sink: OutcomeSink = Box::new(move |o: Outcome, json_nul: &str| {
+            on_outcome(&o, crate::call::strip_nul(json_nul))
+        });
+        self.execute_async_sink(inv, args, sink);
+    }
+
+    /// [`Dispatcher::execute_async`] whose callback gets the outcome JSON followed by its
+    /// NUL (for the C layer, which lends it without copying).
+    #[doc(hidden)]
+    pub fn execute_async_nul(
+        &self,
+        inv: &Invocation,
+        args: Option<&str>,
+        on_outcome: impl FnOnce(&str) + Send + 'static,
+    ) {
+        self.execute_async_sink(
+            inv,
+            args,
+            Box::new(move |_o: Outcome, json_nul: &str| on_outcome(json_nul)),
+        );
+    }
+
+    fn execute_async_sink(&self, inv: &Invocation, args: Option<&str>, sink: OutcomeSink) {
         let call = self.start(inv, args, Some(sink));
         if let Some(t) = inv.timeout {
             crate::timer::schedule(call.started + t, Arc::downgrade(&call));

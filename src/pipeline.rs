@@ -580,10 +580,11 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     } else {
         String::from("\0")
     };
-    let json = crate::call::strip_nul(&json_nul);
     for d in call.snap.delegates.iter() {
         if d.has_on_invoked() {
-            if let Err(p) = catch_unwind(AssertUnwindSafe(|| d.on_invoked(call, &outcome, json))) {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+                d.on_invoked_nul(call, &outcome, &json_nul)
+            })) {
                 call.log(
                     LogLevel::Warn,
                     &format!(
@@ -610,7 +611,7 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     let sink = call.ctl.lock().sink.take();
     match sink {
         Some(s) => {
-            if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome, json))) {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome, &json_nul))) {
                 call.log(
                     LogLevel::Error,
                     &format!("the outcome callback failed: {}", panic_text(&*p)),

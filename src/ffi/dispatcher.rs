@@ -472,11 +472,11 @@ pub unsafe extern "C" fn af_execute_async(
         let inv = try_status!(unsafe { invocation(inv) });
         let args = try_status!(unsafe { opt_str_arg(args_json, "args_json") });
         let data = SendPtr(user_data);
-        d.execute_async(&inv, args, move |_, json| {
+        d.execute_async_nul(&inv, args, move |json_nul| {
             let data = data;
-            // the core guarantees a NUL after the JSON
-            // SAFETY: json is followed by a NUL byte (Dispatcher::execute_async's contract).
-            unsafe { cb(data.0, json.as_ptr() as *const c_char) }
+            debug_assert!(json_nul.ends_with('\0'));
+            // SAFETY: json_nul is NUL-terminated and borrowed for the callback.
+            unsafe { cb(data.0, json_nul.as_ptr() as *const c_char) }
         });
         AF_OK
     })

@@ -70,16 +70,20 @@ impl Delegate for CDelegate {
         // SAFETY: the host's callback with its own data and live handles.
         unsafe { f(self.data.ptr, ch as *mut af_call, gh as *mut af_gate) }
     }
-    fn on_invoked(&self, call: &Arc<Call>, _outcome: &Outcome, outcome_json: &str) {
+    fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
+        self.on_invoked_nul(call, outcome, &crate::call::with_nul(outcome_json));
+    }
+    fn on_invoked_nul(&self, call: &Arc<Call>, _outcome: &Outcome, json_nul: &str) {
         let (Some(f), Some(ch)) = (self.on_invoked, call.handle()) else {
             return;
         };
-        // SAFETY: outcome_json is followed by a NUL (the pipeline's contract).
+        debug_assert!(json_nul.ends_with('\0'));
+        // SAFETY: json_nul is NUL-terminated and borrowed for the callback.
         unsafe {
             f(
                 self.data.ptr,
                 ch as *mut af_call,
-                outcome_json.as_ptr() as *const c_char,
+                json_nul.as_ptr() as *const c_char,
             )
         }
     }

@@ -1,0 +1,716 @@
+//! Soak and fault injection (ci/soak.sh): normal traffic through the C ABI, mixed with
+//! injected faults, for a given number of seconds, checking invariants as it goes.
+//!
+//! `cargo run --release --example soak -- [seconds]` (default 20)
+//!
+//! Faults: handlers that panic (Rust API), that never complete (ended by timeouts,
+//! synchronous and asynchronous, then completed late), that complete twice; dispatchers
+//! freed while their calls are in flight; registration, unregistration and
+//! enable/disable churn during calls; `af_execute` re-entered from a delegate; hostile
+//! descriptors and arguments (malformed, wrong types, too deep, too large, invalid
+//! UTF-8) mixed into the traffic.
+//!
+//! Invariants: every call gets exactly one outcome, of the expected kind; every scope
+//! begin has exactly one end; every `user_data` handed to the library is freed exactly
+//! once (refused registrations included); RSS stays flat after warm-up (sampled from
+//! /proc/self/statm). The last line is `soak: N passed, M failed` (invariant checks).
+
+use appfunctions::ffi::*;
+use appfunctions::{sync_handler, Dispatcher, ErrorCode, Invocation};
+use std::collections::{HashMap, HashSet};
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+// ---------------------------------------------------------------- bookkeeping
+
+static PASSED: AtomicU64 = AtomicU64::new(0);
+static FAILED: AtomicU64 = AtomicU64::new(0);
+static CALLS: AtomicU64 = AtomicU64::new(0);
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Counters of injected faults, by name.
+fn faults() -> &'static Mutex<HashMap<&'static str, u64>> {
+    static F: OnceLock<Mutex<HashMap<&'static str, u64>>> = OnceLock::new();
+    F.get_or_init(Default::default)
+}
+
+fn fault(name: &'static str) {
+    *faults().lock().unwrap().entry(name).or_default() += 1;
+}
+
+fn failures() -> &'static Mutex<Vec<String>> {
+    static F: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+    F.get_or_init(Default::default)
+}
+
+fn check(ok: bool, what: impl FnOnce() -> String) {
+    if ok {
+        PASSED.fetch_add(1, Ordering::Relaxed);
+    } else {
+        FAILED.fetch_add(1, Ordering::Relaxed);
+        let mut f = failures().lock().unwrap();
+        if f.len() < 20 {
+            f.push(what());
+        }
+    }
+}
+
+fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// user_data handed to the library and not freed yet (a token, never dereferenced).
+fn live_user_data() -> &'static Mutex<HashSet<u64>> {
+    static S: OnceLock<Mutex<HashSet<u64>>> = OnceLock::new();
+    S.get_or_init(Default::default)
+}
+
+fn user_data() -> *mut c_void {
+    let id = next_id();
+    live_user_data().lock().unwrap().insert(id);
+    id as usize as *mut c_void
+}
+
+unsafe extern "C" fn free_user_data(p: *mut c_void) {
+    let id = p as usize as u64;
+    let was_live = live_user_data().lock().unwrap().remove(&id);
+    check(was_live, || {
+        format!("user_data {id} freed twice or never handed over")
+    });
+}
+
+/// Async calls waiting for their outcome (ticket → expected kind).
+fn pending() -> &'static Mutex<HashMap<u64, &'static str>> {
+    static P: OnceLock<Mutex<HashMap<u64, &'static str>>> = OnceLock::new();
+    P.get_or_init(Default::default)
+}
+
+unsafe extern "C" fn on_outcome(p: *mut c_void, json: *const c_char) {
+    let id = p as usize as u64;
+    let text = unsafe { CStr::from_ptr(json) }
+        .to_string_lossy()
+        .into_owned();
+    let expected = pending().lock().unwrap().remove(&id);
+    match expected {
+        None => check(false, || {
+            format!("a second or unknown outcome for ticket {id}: {text}")
+        }),
+        Some(want) => check(text.contains(want), || {
+            format!("ticket {id}: wanted {want}, got {text}")
+        }),
+    }
+}
+
+/// Scopes open now (host data token → nothing); begin inserts, end removes.
+fn open_scopes() -> &'static Mutex<HashSet<u64>> {
+    static S: OnceLock<Mutex<HashSet<u64>>> = OnceLock::new();
+    S.get_or_init(Default::default)
+}
+
+unsafe extern "C" fn scope_begin(_: *mut c_void, call: *mut af_call) {
+    let token = next_id();
+    open_scopes().lock().unwrap().insert(token);
+    af_call_set_host_data(call, token as usize as *mut c_void);
+}
+
+unsafe extern "C" fn scope_end(_: *mut c_void, call: *mut af_call) {
+    let token = af_call_host_data(call) as usize as u64;
+    let was_open = open_scopes().lock().unwrap().remove(&token);
+    check(was_open, || {
+        format!("scope end without a begin (token {token})")
+    });
+}
+
+/// Call handles parked by `later` handlers, completed by the completer thread.
+fn parked() -> &'static Mutex<Vec<usize>> {
+    static P: OnceLock<Mutex<Vec<usize>>> = OnceLock::new();
+    P.get_or_init(Default::default)
+}
+
+thread_local! {
+    /// The handle a `never` handler saw, for a late completion after the timeout.
+    static NEVER: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+// ---------------------------------------------------------------- handlers
+
+unsafe extern "C" fn h_echo(_: *mut c_void, call: *mut af_call) {
+    let st = af_call_return(call, af_call_args(call));
+    check(st == AF_OK, || format!("echo completion: {st}"));
+}
+
+unsafe extern "C" fn h_twice(_: *mut c_void, call: *mut af_call) {
+    let a = af_call_return(call, c"1".as_ptr());
+    let b = af_call_return(call, c"2".as_ptr());
+    let c = af_call_fail(call, AF_CODE_HANDLER_FAILED, c"third".as_ptr());
+    fault("complete twice");
+    check(
+        a == AF_OK && b == AF_ERR_ALREADY_COMPLETED && c == AF_ERR_ALREADY_COMPLETED,
+        || format!("completing twice gave {a}, {b}, {c}"),
+    );
+}
+
+unsafe extern "C" fn h_later(_: *mut c_void, call: *mut af_call) {
+    parked().lock().unwrap().push(call as usize);
+}
+
+unsafe extern "C" fn h_never(_: *mut c_void, call: *mut af_call) {
+    NEVER.with(|n| n.set(call as usize));
+}
+
+unsafe extern "C" fn on_invoking(_: *mut c_void, call: *mut af_call, gate: *mut af_gate) {
+    let id = CStr::from_ptr(af_call_function_id(call));
+    if id.to_bytes() == b"reenter" {
+        // a delegate that calls back into the dispatcher it is serving
+        let d = DISPATCHER.load(Ordering::Acquire) as *mut af_dispatcher;
+        let out = take(af_execute(d, &inv(c"echo", 0), cr#"{"x": 3}"#.as_ptr()));
+        fault("af_execute re-entered from a delegate");
+        check(out.contains(r#""result":{"x":3}"#), || {
+            format!("re-entered call: {out}")
+        });
+    }
+    af_gate_allow(gate);
+}
+
+static DISPATCHER: AtomicU64 = AtomicU64::new(0);
+
+fn take(s: *mut c_char) -> String {
+    if s.is_null() {
+        check(false, || "a NULL outcome".into());
+        return String::new();
+    }
+    let t = unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned();
+    unsafe { af_string_free(s) };
+    t
+}
+
+fn inv(id: &CStr, timeout_ms: u32) -> af_invocation {
+    af_invocation {
+        function_id: id.as_ptr(),
+        platform: AF_PLATFORM_OTHER,
+        is_foreground: 0,
+        caller_package: std::ptr::null(),
+        cancel_token: std::ptr::null(),
+        timeout_ms,
+    }
+}
+
+fn reg(d: *mut af_dispatcher, desc: &str, h: af_handler_fn) -> af_status {
+    let c = CString::new(desc).unwrap();
+    unsafe { af_register_function(d, c.as_ptr(), h, user_data(), Some(free_user_data)) }
+}
+
+const TYPES: &CStr = cr#"{"records": [{"name": "X", "fields": [{"name": "x", "type": "int32"}]}]}"#;
+const ECHO: &str =
+    r#"{"id": "echo", "parameters": [{"name": "x", "type": "int32"}], "result": {"record": "X"}}"#;
+
+/// A dispatcher with the soak's functions, scope hooks, a delegate and a log sink.
+fn make_dispatcher() -> *mut af_dispatcher {
+    let d = af_dispatcher_new();
+    unsafe {
+        let ok = af_define_types(d, TYPES.as_ptr()) == AF_OK
+            && reg(d, ECHO, Some(h_echo)) == AF_OK
+            && reg(d, r#"{"id": "twice", "result": "int32"}"#, Some(h_twice)) == AF_OK
+            && reg(
+                d,
+                r#"{"id": "later", "result": {"record": "X"}}"#,
+                Some(h_later),
+            ) == AF_OK
+            && reg(d, r#"{"id": "never", "result": "string"}"#, Some(h_never)) == AF_OK
+            && reg(
+                d,
+                r#"{"id": "reenter", "result": {"record": "X"}, "parameters": [{"name": "x", "type": "int32"}]}"#,
+                Some(h_echo),
+            ) == AF_OK
+            && af_set_scope_hooks(
+                d,
+                Some(scope_begin),
+                Some(scope_end),
+                user_data(),
+                Some(free_user_data),
+            ) == AF_OK;
+        let vt = af_delegate {
+            on_invoking: Some(on_invoking),
+            on_invoked: None,
+            free_user_data: Some(free_user_data),
+        };
+        let ok = ok && af_add_delegate(d, &vt, user_data()) == AF_OK;
+        check(ok, || {
+            format!(
+                "setting up a dispatcher: {}",
+                CStr::from_ptr(af_last_error()).to_string_lossy()
+            )
+        });
+    }
+    d
+}
+
+// ---------------------------------------------------------------- traffic
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn outcome_code(out: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(out).ok()?;
+    Some(match v["errorCode"].as_str() {
+        Some(c) => c.to_owned(),
+        None => v["status"].as_str()?.to_owned(),
+    })
+}
+
+fn hostile_args(r: &mut Rng) -> Vec<u8> {
+    match r.below(10) {
+        0 => br#"{"x": "one"}"#.to_vec(),
+        1 => br#"{"x": 2147483648}"#.to_vec(),
+        2 => br#"{"y": 1}"#.to_vec(),
+        3 => format!("{}{}", "[".repeat(200), "]".repeat(200)).into_bytes(),
+        4 => br#"{"x": 1, "x": 2}"#.to_vec(),
+        5 => br#"{"x": 1e400}"#.to_vec(),
+        6 => br#"{"x": 1"#.to_vec(),
+        7 => vec![b'{', b'"', 0xff, 0xfe, b'"', b':', b'1', b'}'],
+        8 => {
+            // over the 1 MiB limit, rarely (it is large)
+            if r.below(50) == 0 {
+                format!(r#"{{"x": "{}"}}"#, "a".repeat((1 << 20) + 1)).into_bytes()
+            } else {
+                b"null".to_vec()
+            }
+        }
+        _ => (0..r.below(40))
+            .map(|_| (r.next() % 255 + 1) as u8)
+            .collect(),
+    }
+}
+
+fn hostile_descriptor(r: &mut Rng, id: &str) -> Vec<u8> {
+    let good = format!(
+        r#"{{"id": "{id}", "parameters": [{{"name": "x", "type": {{"array": {{"record": "X"}}}}, "optional": true}}], "result": "string"}}"#
+    );
+    let mut b = good.into_bytes();
+    match r.below(6) {
+        0 => b.truncate(r.below(b.len() as u64) as usize),
+        1 => {
+            let i = r.below(b.len() as u64) as usize;
+            b[i] = (r.next() % 255 + 1) as u8;
+        }
+        2 => {
+            b = format!(
+                r#"{{"id": "{id}", "parameters": {}{}}}"#,
+                "[".repeat(300),
+                "]".repeat(300)
+            )
+            .into_bytes()
+        }
+        3 => b = format!(r#"{{"id": "{id}", "result": {{"record": "Nope"}}}}"#).into_bytes(),
+        4 => b = format!(r#"{{"id": "{id}", "wat": 1}}"#).into_bytes(),
+        _ => b.insert(5, 0xc3),
+    }
+    b
+}
+
+fn wait_pending(tickets: &mut Vec<u64>) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        {
+            let p = pending().lock().unwrap();
+            tickets.retain(|t| p.contains_key(t));
+        }
+        if tickets.is_empty() || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let missing = tickets.len();
+    check(missing == 0, || {
+        format!("{missing} asynchronous calls got no outcome in 10 s")
+    });
+    tickets.clear();
+}
+
+fn start_async(
+    d: *mut af_dispatcher,
+    id: &CStr,
+    timeout_ms: u32,
+    args: &CStr,
+    want: &'static str,
+    tickets: &mut Vec<u64>,
+) {
+    let t = next_id();
+    pending().lock().unwrap().insert(t, want);
+    tickets.push(t);
+    let st = unsafe {
+        af_execute_async(
+            d,
+            &inv(id, timeout_ms),
+            args.as_ptr(),
+            Some(on_outcome),
+            t as usize as *mut c_void,
+        )
+    };
+    if st != AF_OK {
+        pending().lock().unwrap().remove(&t);
+        check(false, || format!("af_execute_async: {st}"));
+    }
+    CALLS.fetch_add(1, Ordering::Relaxed);
+}
+
+fn worker(seed: u64, rust: Dispatcher) {
+    let mut r = Rng(seed);
+    let mut tickets = Vec::new();
+    let mut n = 0u64;
+    while !STOP.load(Ordering::Relaxed) {
+        n += 1;
+        let d = DISPATCHER.load(Ordering::Acquire) as *mut af_dispatcher;
+        match r.below(100) {
+            // normal traffic
+            0..=59 => {
+                let x = (r.next() as i32) >> 1;
+                let a = CString::new(format!(r#"{{"x": {x}}}"#)).unwrap();
+                let out = take(unsafe { af_execute(d, &inv(c"echo", 0), a.as_ptr()) });
+                check(out.contains(&format!(r#""result":{{"x":{x}}}"#)), || {
+                    format!("echo {x}: {out}")
+                });
+                CALLS.fetch_add(1, Ordering::Relaxed);
+            }
+            60..=64 => start_async(
+                d,
+                c"later",
+                0,
+                cr#"{}"#,
+                "\"result\":{\"x\":7}",
+                &mut tickets,
+            ),
+            65..=69 => {
+                let out = take(unsafe { af_execute(d, &inv(c"twice", 0), std::ptr::null()) });
+                check(out.contains(r#""result":1"#), || format!("twice: {out}"));
+                CALLS.fetch_add(1, Ordering::Relaxed);
+            }
+            70 => {
+                // never completes: a synchronous timeout, then a late completion
+                NEVER.with(|c| c.set(0));
+                let out = take(unsafe { af_execute(d, &inv(c"never", 1), std::ptr::null()) });
+                fault("handler never completes (sync timeout)");
+                check(outcome_code(&out).as_deref() == Some("TimedOut"), || {
+                    format!("never: {out}")
+                });
+                let h = NEVER.with(|c| c.get());
+                if h != 0 {
+                    let st = unsafe { af_call_return(h as *mut af_call, c"\"late\"".as_ptr()) };
+                    fault("late completion of an ended call");
+                    check(
+                        st == AF_ERR_ALREADY_COMPLETED || st == AF_ERR_INVALID_HANDLE,
+                        || format!("late completion: {st}"),
+                    );
+                }
+                CALLS.fetch_add(1, Ordering::Relaxed);
+            }
+            71..=73 => {
+                fault("handler never completes (async timeout)");
+                start_async(d, c"never", 1, cr#"{}"#, "TimedOut", &mut tickets);
+            }
+            74..=76 => {
+                let out =
+                    take(unsafe { af_execute(d, &inv(c"reenter", 0), cr#"{"x": 4}"#.as_ptr()) });
+                check(out.contains(r#""result":{"x":4}"#), || {
+                    format!("reenter: {out}")
+                });
+                CALLS.fetch_add(2, Ordering::Relaxed);
+            }
+            77..=84 => {
+                let a = hostile_args(&mut r);
+                let valid_json = serde_json::from_slice::<serde_json::Value>(&a).is_ok();
+                let a = CString::new(a).unwrap();
+                let out = take(unsafe { af_execute(d, &inv(c"echo", 0), a.as_ptr()) });
+                fault("hostile arguments");
+                let code = outcome_code(&out);
+                check(
+                    code.as_deref() == Some("InvalidArgument")
+                        || (valid_json && code.as_deref() == Some("success")),
+                    || format!("hostile arguments gave {out}"),
+                );
+                CALLS.fetch_add(1, Ordering::Relaxed);
+            }
+            85..=87 => {
+                let id = format!("hostile_{}", next_id());
+                let desc = CString::new(hostile_descriptor(&mut r, &id)).unwrap();
+                let st = unsafe {
+                    af_register_function(
+                        d,
+                        desc.as_ptr(),
+                        Some(h_echo),
+                        user_data(),
+                        Some(free_user_data),
+                    )
+                };
+                fault("hostile descriptor");
+                if st == AF_OK {
+                    // the mutation left it valid (perhaps with another id): remove it again
+                    let id = serde_json::from_slice::<serde_json::Value>(desc.as_bytes())
+                        .ok()
+                        .and_then(|v| v["id"].as_str().map(str::to_owned))
+                        .unwrap_or(id);
+                    let cid = CString::new(id).unwrap();
+                    check(
+                        unsafe { af_unregister_function(d, cid.as_ptr()) } == AF_OK,
+                        || "unregistering a hostile descriptor".into(),
+                    );
+                } else {
+                    let msg = unsafe { CStr::from_ptr(af_last_error()) }
+                        .to_string_lossy()
+                        .into_owned();
+                    check(!msg.is_empty(), || {
+                        format!("refused descriptor without a message ({st})")
+                    });
+                }
+            }
+            88..=91 => {
+                // churn: the function may be there, gone, or disabled
+                let k = r.below(4);
+                let id = CString::new(format!("churn_{k}")).unwrap();
+                let out = take(unsafe { af_execute(d, &inv(&id, 0), cr#"{"x": 1}"#.as_ptr()) });
+                let code = outcome_code(&out);
+                check(
+                    matches!(
+                        code.as_deref(),
+                        Some("success" | "FunctionNotFound" | "Disabled")
+                    ),
+                    || format!("churn call: {out}"),
+                );
+                CALLS.fetch_add(1, Ordering::Relaxed);
+            }
+            92..=95 => {
+                // a Rust host's handler that panics
+                let o = rust.execute_outcome(&Invocation::new("boom"), Some(r#"{"n": 1}"#));
+                fault("handler panics (Rust API)");
+                check(
+                    o.error_code == Some(ErrorCode::HandlerFailed)
+                        && o.message
+                            .as_deref()
+                            .unwrap_or("")
+                            .contains("soak: injected panic"),
+                    || format!("panicking handler: {o:?}"),
+                );
+                CALLS.fetch_add(1, Ordering::Relaxed);
+            }
+            _ => {
+                // a dispatcher of its own, freed while its calls are in flight
+                let d2 = make_dispatcher();
+                for _ in 0..4 {
+                    start_async(
+                        d2,
+                        c"later",
+                        0,
+                        cr#"{}"#,
+                        "\"result\":{\"x\":7}",
+                        &mut tickets,
+                    );
+                }
+                unsafe { af_dispatcher_free(d2) };
+                fault("dispatcher freed with calls in flight");
+            }
+        }
+        if n % 512 == 0 {
+            wait_pending(&mut tickets);
+        }
+    }
+    wait_pending(&mut tickets);
+}
+
+fn completer() {
+    while !STOP.load(Ordering::Relaxed) || !parked().lock().unwrap().is_empty() {
+        let batch: Vec<usize> = std::mem::take(&mut *parked().lock().unwrap());
+        if batch.is_empty() {
+            std::thread::sleep(Duration::from_micros(200));
+            continue;
+        }
+        for h in batch {
+            let st = unsafe { af_call_return(h as *mut af_call, cr#"{"x": 7}"#.as_ptr()) };
+            check(st == AF_OK, || format!("completing a parked call: {st}"));
+        }
+    }
+}
+
+fn churner() {
+    let mut r = Rng(0x5eed_c0de);
+    while !STOP.load(Ordering::Relaxed) {
+        let d = DISPATCHER.load(Ordering::Acquire) as *mut af_dispatcher;
+        let k = r.below(4);
+        let id = format!("churn_{k}");
+        let cid = CString::new(id.clone()).unwrap();
+        let desc = format!(
+            r#"{{"id": "{id}", "parameters": [{{"name": "x", "type": "int32"}}], "result": {{"record": "X"}}}}"#
+        );
+        match r.below(3) {
+            0 => {
+                let st = reg(d, &desc, Some(h_echo));
+                check(st == AF_OK || st == AF_ERR_DUPLICATE, || {
+                    format!("churn register: {st}")
+                });
+            }
+            1 => {
+                let st = unsafe { af_unregister_function(d, cid.as_ptr()) };
+                check(st == AF_OK || st == AF_ERR_NOT_FOUND, || {
+                    format!("churn unregister: {st}")
+                });
+            }
+            _ => {
+                let st = unsafe { af_set_function_enabled(d, cid.as_ptr(), (r.below(2)) as u8) };
+                check(st == AF_OK || st == AF_ERR_NOT_FOUND, || {
+                    format!("churn enable: {st}")
+                });
+            }
+        }
+        fault("registration churn");
+        std::thread::sleep(Duration::from_micros(50));
+    }
+}
+
+fn rss_kib() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = s
+        .split_whitespace()
+        .nth(1)
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0);
+    pages * 4
+}
+
+fn median(v: &mut [u64]) -> u64 {
+    v.sort_unstable();
+    v.get(v.len() / 2).copied().unwrap_or(0)
+}
+
+fn main() {
+    let seconds: f64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20.0);
+    let threads: usize = std::env::var("SOAK_THREADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    // the injected panics are expected: keep them off stderr, show any other
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info.payload().downcast_ref::<&str>().copied().unwrap_or("");
+        if !msg.contains("soak: injected panic") {
+            default_hook(info);
+        }
+    }));
+
+    let rust = Dispatcher::new();
+    rust.register_function(
+        r#"{"id": "boom", "parameters": [{"name": "n", "type": "int32"}]}"#,
+        Some(sync_handler(|_| panic!("soak: injected panic"))),
+    )
+    .expect("boom");
+
+    let d = make_dispatcher();
+    DISPATCHER.store(d as usize as u64, Ordering::Release);
+
+    let start = Instant::now();
+    let warmup = Duration::from_secs_f64((seconds * 0.25).max(1.0));
+    let mut samples: Vec<(f64, u64, u64)> = Vec::new(); // (seconds, calls, rss KiB)
+    let mut handles = Vec::new();
+    for i in 0..threads {
+        let rust = rust.clone();
+        handles.push(std::thread::spawn(move || {
+            worker(0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1), rust)
+        }));
+    }
+    let comp = std::thread::spawn(completer);
+    let churn = std::thread::spawn(churner);
+    let rss_start = rss_kib();
+    while start.elapsed().as_secs_f64() < seconds {
+        std::thread::sleep(Duration::from_millis(250));
+        samples.push((
+            start.elapsed().as_secs_f64(),
+            CALLS.load(Ordering::Relaxed),
+            rss_kib(),
+        ));
+    }
+    STOP.store(true, Ordering::SeqCst);
+    for h in handles {
+        h.join().expect("worker");
+    }
+    churn.join().expect("churner");
+    comp.join().expect("completer");
+    let elapsed = start.elapsed().as_secs_f64();
+
+    // quiescence: free everything, then every user_data must have been freed
+    unsafe { af_dispatcher_free(d) };
+    drop(rust);
+    let live = live_user_data().lock().unwrap().len();
+    check(live == 0, || format!("{live} user_data never freed"));
+    let open = open_scopes().lock().unwrap().len();
+    check(open == 0, || format!("{open} scopes began and never ended"));
+    let left = pending().lock().unwrap().len();
+    check(left == 0, || format!("{left} calls without an outcome"));
+
+    // memory: medians of the first and last thirds of the samples after warm-up
+    let after: Vec<&(f64, u64, u64)> = samples
+        .iter()
+        .filter(|s| s.0 >= warmup.as_secs_f64())
+        .collect();
+    let third = (after.len() / 3).max(1);
+    let (growth_kib, per_million, calls_measured) = if after.len() >= 3 {
+        let mut first: Vec<u64> = after[..third].iter().map(|s| s.2).collect();
+        let mut last: Vec<u64> = after[after.len() - third..].iter().map(|s| s.2).collect();
+        let g = median(&mut last) as i64 - median(&mut first) as i64;
+        let calls = after.last().unwrap().1 - after.first().unwrap().1;
+        let per_m = if calls > 0 {
+            g as f64 / (calls as f64 / 1e6)
+        } else {
+            0.0
+        };
+        (g, per_m, calls)
+    } else {
+        (0, 0.0, 0)
+    };
+    // noise: allocator arenas and the handle table's high-water mark move by a few MiB
+    let threshold_kib: i64 = std::env::var("SOAK_RSS_NOISE_KIB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(4096);
+    check(growth_kib <= threshold_kib, || {
+        format!("RSS grew {growth_kib} KiB after warm-up (threshold {threshold_kib} KiB)")
+    });
+
+    let calls = CALLS.load(Ordering::Relaxed);
+    let rss_end = samples.last().map_or(0, |s| s.2);
+    println!("soak: {elapsed:.1} s, {threads} traffic threads");
+    println!("soak: calls {calls} ({:.0}/s)", calls as f64 / elapsed);
+    let f = faults().lock().unwrap();
+    let mut names: Vec<_> = f.iter().collect();
+    names.sort();
+    let total: u64 = names.iter().map(|(_, n)| **n).sum();
+    println!("soak: faults injected {total}");
+    for (name, n) in names {
+        println!("soak:   {n:>9}  {name}");
+    }
+    println!(
+        "soak: RSS {rss_start} KiB at start, {rss_end} KiB at end; after warm-up ({:.1} s) {growth_kib:+} KiB over {calls_measured} calls = {per_million:+.1} KiB per million calls (threshold {threshold_kib} KiB)",
+        warmup.as_secs_f64()
+    );
+    for m in failures().lock().unwrap().iter() {
+        println!("soak: FAILED: {m}");
+    }
+    let passed = PASSED.load(Ordering::Relaxed);
+    let failed = FAILED.load(Ordering::Relaxed);
+    println!("soak: invariant checks {passed} passed, {failed} failed");
+    println!("soak: {passed} passed, {failed} failed");
+    std::process::exit(if failed == 0 { 0 } else { 1 });
+}

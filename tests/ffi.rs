@@ -1,0 +1,535 @@
+//! The C ABI called from Rust, as a host would: registration, execution, completion from
+//! another thread, gates, scope hooks, cancellation and timeouts, stale handles, strings.
+//! Small enough to run under miri (ci/lanes/miri.sh), which checks every `unsafe` path of
+//! src/ffi for undefined behaviour, use after free and leaks.
+
+use appfunctions::ffi::*;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Counts what a test hands to the library, so it can check every user_data was freed
+/// exactly once.
+#[derive(Default)]
+struct Counts {
+    freed: AtomicUsize,
+    handled: AtomicUsize,
+    begins: AtomicUsize,
+    ends: AtomicUsize,
+    invoked: AtomicUsize,
+    /// Call handles parked by "later" handlers, for another thread to complete.
+    parked: Mutex<Vec<usize>>,
+    outcomes: Mutex<Vec<String>>,
+}
+
+struct Data {
+    counts: Arc<Counts>,
+    mode: Mode,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Echo,
+    Twice,
+    Later,
+    Reenter(*mut af_dispatcher),
+}
+
+fn data(counts: &Arc<Counts>, mode: Mode) -> *mut c_void {
+    Box::into_raw(Box::new(Data {
+        counts: counts.clone(),
+        mode,
+    })) as *mut c_void
+}
+
+unsafe fn counts<'a>(p: *mut c_void) -> &'a Data {
+    unsafe { &*(p as *const Data) }
+}
+
+unsafe extern "C" fn free_data(p: *mut c_void) {
+    let d = unsafe { Box::from_raw(p as *mut Data) };
+    d.counts.freed.fetch_add(1, Ordering::SeqCst);
+}
+
+unsafe extern "C" fn handler(p: *mut c_void, call: *mut af_call) {
+    let d = unsafe { counts(p) };
+    d.counts.handled.fetch_add(1, Ordering::SeqCst);
+    match d.mode {
+        Mode::Echo => assert_eq!(unsafe { af_call_return(call, af_call_args(call)) }, AF_OK),
+        Mode::Twice => {
+            assert_eq!(unsafe { af_call_return(call, c"1".as_ptr()) }, AF_OK);
+            assert_eq!(
+                unsafe { af_call_return(call, c"2".as_ptr()) },
+                AF_ERR_ALREADY_COMPLETED
+            );
+            assert_eq!(
+                unsafe { af_call_fail(call, AF_CODE_HANDLER_FAILED, c"late".as_ptr()) },
+                AF_ERR_ALREADY_COMPLETED
+            );
+        }
+        Mode::Later => d.counts.parked.lock().unwrap().push(call as usize),
+        Mode::Reenter(disp) => {
+            let inv = invocation(c"echo");
+            let out = take(unsafe { af_execute(disp, &inv, cr#"{"x": 5}"#.as_ptr()) });
+            assert!(out.contains(r#""result":{"x":5}"#), "{out}");
+            let r = CString::new(out.replace('"', "'")).unwrap();
+            assert_eq!(unsafe { af_call_say(call, r.as_ptr()) }, AF_OK);
+            assert_eq!(
+                unsafe { af_call_return(call, c"{\"x\": 6}".as_ptr()) },
+                AF_OK
+            );
+        }
+    }
+}
+
+unsafe extern "C" fn on_outcome(p: *mut c_void, json: *const c_char) {
+    // the test keeps its Arc<Counts> alive; p is a borrowed pointer to it
+    let c = unsafe { &*(p as *const Counts) };
+    let s = unsafe { CStr::from_ptr(json) }.to_str().unwrap().to_owned();
+    c.outcomes.lock().unwrap().push(s);
+}
+
+fn invocation(id: &CStr) -> af_invocation {
+    af_invocation {
+        function_id: id.as_ptr(),
+        platform: AF_PLATFORM_OTHER,
+        is_foreground: 0,
+        caller_package: std::ptr::null(),
+        cancel_token: std::ptr::null(),
+        timeout_ms: 0,
+    }
+}
+
+fn take(s: *mut c_char) -> String {
+    assert!(!s.is_null(), "NULL: {}", last_error());
+    let t = unsafe { CStr::from_ptr(s) }.to_str().unwrap().to_owned();
+    unsafe { af_string_free(s) };
+    t
+}
+
+fn last_error() -> String {
+    unsafe { CStr::from_ptr(af_last_error()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+const ECHO: &CStr =
+    cr#"{"id": "echo", "parameters": [{"name": "x", "type": "int32"}], "result": {"record": "X"}}"#;
+const TYPES: &CStr = cr#"{"records": [{"name": "X", "fields": [{"name": "x", "type": "int32"}]}]}"#;
+
+fn register(d: *mut af_dispatcher, desc: &CStr, c: &Arc<Counts>, mode: Mode) -> af_status {
+    unsafe {
+        af_register_function(
+            d,
+            desc.as_ptr(),
+            Some(handler),
+            data(c, mode),
+            Some(free_data),
+        )
+    }
+}
+
+fn app(c: &Arc<Counts>) -> *mut af_dispatcher {
+    let d = af_dispatcher_new();
+    assert_eq!(unsafe { af_define_types(d, TYPES.as_ptr()) }, AF_OK);
+    assert_eq!(register(d, ECHO, c, Mode::Echo), AF_OK);
+    d
+}
+
+#[test]
+fn register_execute_free() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    let inv = invocation(c"echo");
+    let out = take(unsafe { af_execute(d, &inv, cr#"{"x": 1}"#.as_ptr()) });
+    assert_eq!(
+        out,
+        r#"{"status":"success","result":{"x":1},"dialog":null,"errorCode":null,"message":null}"#
+    );
+    let out = take(unsafe { af_execute(d, &inv, cr#"{"x": "one"}"#.as_ptr()) });
+    assert!(out.contains("InvalidArgument"), "{out}");
+    let reg = take(unsafe { af_registry_json(d) });
+    assert!(reg.contains(r#""id":"echo""#), "{reg}");
+    let schema = take(unsafe { af_parameters_schema(d, c"echo".as_ptr()) });
+    assert!(schema.contains("2020-12"), "{schema}");
+    let tools = take(unsafe { af_export(d, c"mcp".as_ptr()) });
+    assert!(tools.starts_with('['), "{tools}");
+    assert_eq!(c.freed.load(Ordering::SeqCst), 0);
+    unsafe { af_dispatcher_free(d) };
+    assert_eq!(c.freed.load(Ordering::SeqCst), 1);
+    assert_eq!(c.handled.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn refused_registrations_free_user_data_at_once() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        register(d, cr#"{"id": "Bad Id"}"#, &c, Mode::Echo),
+        AF_ERR_INVALID
+    );
+    assert!(last_error().contains("id"), "{}", last_error());
+    assert_eq!(register(d, ECHO, &c, Mode::Echo), AF_ERR_DUPLICATE);
+    let bad_utf8 = [b'{', 0xff, b'}', 0];
+    let st = unsafe {
+        af_register_function(
+            d,
+            bad_utf8.as_ptr() as *const c_char,
+            Some(handler),
+            data(&c, Mode::Echo),
+            Some(free_data),
+        )
+    };
+    assert_eq!(st, AF_ERR_UTF8);
+    let st = unsafe {
+        af_register_function(
+            std::ptr::null_mut(),
+            ECHO.as_ptr(),
+            Some(handler),
+            data(&c, Mode::Echo),
+            Some(free_data),
+        )
+    };
+    assert_eq!(st, AF_ERR_NULL);
+    assert_eq!(c.freed.load(Ordering::SeqCst), 4);
+    // unregistering releases it once no call uses it
+    assert_eq!(
+        unsafe { af_unregister_function(d, c"echo".as_ptr()) },
+        AF_OK
+    );
+    assert_eq!(c.freed.load(Ordering::SeqCst), 5);
+    assert_eq!(
+        unsafe { af_unregister_function(d, c"echo".as_ptr()) },
+        AF_ERR_NOT_FOUND
+    );
+    unsafe { af_dispatcher_free(d) };
+    assert_eq!(c.freed.load(Ordering::SeqCst), 5);
+}
+
+#[test]
+fn completion_from_another_thread_sync_and_async() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        register(
+            d,
+            cr#"{"id": "later", "result": "string"}"#,
+            &c,
+            Mode::Later
+        ),
+        AF_OK
+    );
+    let completer = {
+        let c = c.clone();
+        std::thread::spawn(move || {
+            let mut done = 0;
+            while done < 2 {
+                let parked: Vec<usize> = std::mem::take(&mut *c.parked.lock().unwrap());
+                for h in parked {
+                    let st = unsafe { af_call_return(h as *mut af_call, c"\"done\"".as_ptr()) };
+                    assert_eq!(st, AF_OK);
+                    done += 1;
+                }
+                std::thread::yield_now();
+            }
+        })
+    };
+    let inv = invocation(c"later");
+    let st = unsafe {
+        af_execute_async(
+            d,
+            &inv,
+            std::ptr::null(),
+            Some(on_outcome),
+            Arc::as_ptr(&c) as *mut c_void,
+        )
+    };
+    assert_eq!(st, AF_OK);
+    // blocks until the other thread completes it
+    let out = take(unsafe { af_execute(d, &inv, std::ptr::null()) });
+    assert!(out.contains(r#""result":"done""#), "{out}");
+    completer.join().unwrap();
+    let outcomes = c.outcomes.lock().unwrap().clone();
+    assert_eq!(outcomes.len(), 1, "{outcomes:?}");
+    assert!(outcomes[0].contains(r#""result":"done""#));
+    unsafe { af_dispatcher_free(d) };
+    assert_eq!(c.freed.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn a_second_completion_is_refused() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        register(d, cr#"{"id": "twice", "result": "int32"}"#, &c, Mode::Twice),
+        AF_OK
+    );
+    let out = take(unsafe { af_execute(d, &invocation(c"twice"), std::ptr::null()) });
+    assert!(out.contains(r#""result":1"#), "{out}");
+    unsafe { af_dispatcher_free(d) };
+}
+
+unsafe extern "C" fn on_invoking(p: *mut c_void, call: *mut af_call, gate: *mut af_gate) {
+    let _ = p;
+    let id = unsafe { CStr::from_ptr(af_call_function_id(call)) };
+    let st = match id.to_bytes() {
+        b"echo" => unsafe { af_gate_allow(gate) },
+        b"later" => unsafe { af_gate_open_app(gate, c"Open the app.".as_ptr()) },
+        _ => unsafe { af_gate_deny(gate, c"not you".as_ptr()) },
+    };
+    assert_eq!(st, AF_OK);
+    // a gate answers once
+    assert_eq!(unsafe { af_gate_allow(gate) }, AF_ERR_ALREADY_COMPLETED);
+}
+
+unsafe extern "C" fn on_invoked(p: *mut c_void, _call: *mut af_call, outcome: *const c_char) {
+    let d = unsafe { counts(p) };
+    assert!(unsafe { CStr::from_ptr(outcome) }
+        .to_bytes()
+        .starts_with(b"{\"status\""));
+    d.counts.invoked.fetch_add(1, Ordering::SeqCst);
+}
+
+unsafe extern "C" fn scope_begin(p: *mut c_void, call: *mut af_call) {
+    let d = unsafe { counts(p) };
+    d.counts.begins.fetch_add(1, Ordering::SeqCst);
+    let scope = Box::into_raw(Box::new(42u32)) as *mut c_void;
+    assert_eq!(af_call_set_host_data(call, scope), AF_OK);
+}
+
+unsafe extern "C" fn scope_end(p: *mut c_void, call: *mut af_call) {
+    let d = unsafe { counts(p) };
+    d.counts.ends.fetch_add(1, Ordering::SeqCst);
+    let scope = af_call_host_data(call);
+    assert!(!scope.is_null());
+    assert_eq!(*unsafe { Box::from_raw(scope as *mut u32) }, 42);
+}
+
+#[test]
+fn gates_delegates_and_scopes() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        register(
+            d,
+            cr#"{"id": "later", "result": "string"}"#,
+            &c,
+            Mode::Later
+        ),
+        AF_OK
+    );
+    assert_eq!(register(d, cr#"{"id": "other"}"#, &c, Mode::Echo), AF_OK);
+    let vt = af_delegate {
+        on_invoking: Some(on_invoking),
+        on_invoked: Some(on_invoked),
+        free_user_data: Some(free_data),
+    };
+    assert_eq!(
+        unsafe { af_add_delegate(d, &vt, data(&c, Mode::Echo)) },
+        AF_OK
+    );
+    let st = unsafe {
+        af_set_scope_hooks(
+            d,
+            Some(scope_begin),
+            Some(scope_end),
+            data(&c, Mode::Echo),
+            Some(free_data),
+        )
+    };
+    assert_eq!(st, AF_OK);
+
+    let out = take(unsafe { af_execute(d, &invocation(c"echo"), cr#"{"x": 2}"#.as_ptr()) });
+    assert!(out.contains("success"), "{out}");
+    let out = take(unsafe { af_execute(d, &invocation(c"other"), std::ptr::null()) });
+    assert!(
+        out.contains(r#""errorCode":"Denied","message":"not you""#),
+        "{out}"
+    );
+    let mut apple = invocation(c"later");
+    apple.platform = AF_PLATFORM_APPLE;
+    let out = take(unsafe { af_execute(d, &apple, std::ptr::null()) });
+    assert!(out.contains(r#""status":"openApp""#), "{out}");
+    let out = take(unsafe { af_execute(d, &invocation(c"nope"), std::ptr::null()) });
+    assert!(out.contains("FunctionNotFound"), "{out}");
+    assert_eq!(c.handled.load(Ordering::SeqCst), 1);
+    assert_eq!(c.begins.load(Ordering::SeqCst), 4);
+    assert_eq!(c.ends.load(Ordering::SeqCst), 4);
+    assert_eq!(c.invoked.load(Ordering::SeqCst), 4);
+    unsafe { af_dispatcher_free(d) };
+    // three functions, the delegate and the scope hooks
+    assert_eq!(c.freed.load(Ordering::SeqCst), 5);
+}
+
+#[test]
+fn stale_and_bogus_handles_are_refused() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        register(
+            d,
+            cr#"{"id": "later", "result": "string"}"#,
+            &c,
+            Mode::Later
+        ),
+        AF_OK
+    );
+    let mut inv = invocation(c"later");
+    inv.timeout_ms = 1;
+    let out = take(unsafe { af_execute(d, &inv, std::ptr::null()) });
+    assert!(out.contains("TimedOut"), "{out}");
+    let h = c.parked.lock().unwrap().pop().unwrap() as *mut af_call;
+    // the call has ended: completions are refused, accessors answer NULL
+    let st = unsafe { af_call_return(h, c"\"late\"".as_ptr()) };
+    assert!(
+        st == AF_ERR_ALREADY_COMPLETED || st == AF_ERR_INVALID_HANDLE,
+        "{st}"
+    );
+    assert!(af_call_args(h).is_null());
+    assert!(af_call_function_id(h).is_null());
+    assert_eq!(af_call_is_cancelled(h), 1);
+    // handles that never were
+    for bogus in [0x10usize, 0xdead_beef, usize::MAX] {
+        let b = bogus as *mut af_call;
+        assert_eq!(
+            unsafe { af_call_return(b, std::ptr::null()) },
+            AF_ERR_INVALID_HANDLE
+        );
+        assert_eq!(
+            unsafe { af_gate_allow(bogus as *mut af_gate) },
+            AF_ERR_ALREADY_COMPLETED
+        );
+        assert!(af_call_host_data(b).is_null());
+    }
+    assert_eq!(
+        unsafe { af_call_return(std::ptr::null_mut(), std::ptr::null()) },
+        AF_ERR_NULL
+    );
+    assert_eq!(unsafe { af_gate_allow(std::ptr::null_mut()) }, AF_ERR_NULL);
+    unsafe { af_dispatcher_free(d) };
+    assert_eq!(c.freed.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn cancellation_and_a_dispatcher_freed_with_calls_in_flight() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        register(
+            d,
+            cr#"{"id": "later", "result": "string"}"#,
+            &c,
+            Mode::Later
+        ),
+        AF_OK
+    );
+    let token = af_cancel_token_new();
+    let mut inv = invocation(c"later");
+    inv.cancel_token = token;
+    let ctx = Arc::as_ptr(&c) as *mut c_void;
+    for _ in 0..2 {
+        assert_eq!(
+            unsafe { af_execute_async(d, &inv, std::ptr::null(), Some(on_outcome), ctx) },
+            AF_OK
+        );
+    }
+    inv.cancel_token = std::ptr::null();
+    assert_eq!(
+        unsafe { af_execute_async(d, &inv, std::ptr::null(), Some(on_outcome), ctx) },
+        AF_OK
+    );
+    // free the dispatcher with three calls in flight: they keep what they use
+    unsafe { af_dispatcher_free(d) };
+    assert_eq!(c.freed.load(Ordering::SeqCst), 0);
+    assert_eq!(unsafe { af_cancel_token_cancel(token) }, AF_OK);
+    assert_eq!(unsafe { af_cancel_token_is_cancelled(token) }, 1);
+    unsafe { af_cancel_token_free(token) };
+    {
+        let o = c.outcomes.lock().unwrap();
+        assert_eq!(o.len(), 2, "{o:?}");
+        assert!(o.iter().all(|x| x.contains("Cancelled")), "{o:?}");
+    }
+    // the last one completes from another thread after the free
+    let parked: Vec<usize> = std::mem::take(&mut *c.parked.lock().unwrap());
+    assert_eq!(parked.len(), 3);
+    let c2 = c.clone();
+    std::thread::spawn(move || {
+        let mut ok = 0;
+        for h in parked {
+            if unsafe { af_call_return(h as *mut af_call, c"\"x\"".as_ptr()) } == AF_OK {
+                ok += 1;
+            }
+        }
+        assert_eq!(ok, 1);
+        drop(c2);
+    })
+    .join()
+    .unwrap();
+    let o = c.outcomes.lock().unwrap().clone();
+    assert_eq!(o.len(), 3, "{o:?}");
+    assert!(o[2].contains(r#""result":"x""#), "{o:?}");
+    assert_eq!(c.freed.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn execute_reentered_from_a_handler() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        register(
+            d,
+            cr#"{"id": "outer", "result": {"record": "X"}}"#,
+            &c,
+            Mode::Reenter(d)
+        ),
+        AF_OK
+    );
+    let out = take(unsafe { af_execute(d, &invocation(c"outer"), std::ptr::null()) });
+    assert!(
+        out.contains(r#""result":{"x":6}"#) && out.contains("'x':5"),
+        "{out}"
+    );
+    unsafe { af_dispatcher_free(d) };
+    assert_eq!(c.freed.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn strings_and_errors() {
+    unsafe { af_string_free(std::ptr::null_mut()) };
+    assert!(!af_version().is_null());
+    assert_eq!(af_abi_version(), AF_ABI_VERSION);
+    assert_eq!(
+        unsafe { af_define_types(std::ptr::null_mut(), TYPES.as_ptr()) },
+        AF_ERR_NULL
+    );
+    assert!(last_error().contains("NULL"), "{}", last_error());
+    let d = af_dispatcher_new();
+    assert_eq!(
+        unsafe { af_define_types(d, c"{\"enums\": 5}".as_ptr()) },
+        AF_ERR_INVALID
+    );
+    assert!(!last_error().is_empty());
+    let bad = [b'{', b'"', 0xc3, b'"', b'}', 0];
+    let out = take(unsafe { af_execute(d, &invocation(c"x"), bad.as_ptr() as *const c_char) });
+    assert!(
+        out.contains("InvalidArgument") && out.contains("UTF-8"),
+        "{out}"
+    );
+    let out =
+        take(unsafe { af_execute(std::ptr::null_mut(), &invocation(c"x"), std::ptr::null()) });
+    assert!(out.contains("InvalidArgument"), "{out}");
+    let out = take(unsafe { af_execute(d, std::ptr::null(), std::ptr::null()) });
+    assert!(out.contains("InvalidArgument"), "{out}");
+    let mut inv = invocation(c"x");
+    inv.platform = 7;
+    let out = take(unsafe { af_execute(d, &inv, std::ptr::null()) });
+    assert!(out.contains("platform"), "{out}");
+    assert!(unsafe { af_export(d, c"nope".as_ptr()) }.is_null());
+    let resp =
+        take(unsafe { af_mcp_handle(d, cr#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.as_ptr()) });
+    assert!(resp.contains(r#""result":{}"#), "{resp}");
+    let resp = take(unsafe { af_mcp_handle(d, bad.as_ptr() as *const c_char) });
+    assert!(resp.contains("-32700"), "{resp}");
+    unsafe { af_dispatcher_free(d) };
+    unsafe { af_dispatcher_free(std::ptr::null_mut()) };
+}
