@@ -330,10 +330,30 @@ impl Shared {
 }
 
 struct Inner {
+    /// The registry as writers keep it.
     snap: RwLock<Arc<Snapshot>>,
+    /// `snap`'s version, read by calls without taking its lock.
+    version: AtomicU64,
+    /// Per-thread-group copies of `snap` that calls take: each copy has a reference count
+    /// and a lock of its own, so calls on different threads touch no shared cache line.
+    /// Made on first use after each change (writers empty them, releasing what they held).
+    copies: [CopyShard; SNAPSHOT_COPIES],
     shared: Arc<Shared>,
     /// Serialises writers (registration), so validation runs outside the snapshot lock.
     writer: Mutex<()>,
+}
+
+const SNAPSHOT_COPIES: usize = 4;
+
+/// One copy of the snapshot, on cache lines of its own.
+#[repr(align(128))]
+#[derive(Default)]
+struct CopyShard(RwLock<Option<Arc<Snapshot>>>);
+
+fn copy_index() -> usize {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    thread_local! { static INDEX: usize = NEXT.fetch_add(1, Ordering::Relaxed) as usize % SNAPSHOT_COPIES; }
+    INDEX.with(|i| *i)
 }
 
 /// The dispatcher. Thread-safe; cheap to clone (clones share one registry).
@@ -365,6 +385,8 @@ impl Dispatcher {
         Dispatcher {
             inner: Arc::new(Inner {
                 snap: RwLock::new(Arc::new(Snapshot::empty(shared.clone()))),
+                version: AtomicU64::new(0),
+                copies: Default::default(),
                 shared,
                 writer: Mutex::new(()),
             }),
@@ -372,7 +394,21 @@ impl Dispatcher {
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
-        self.inner.snap.read().clone()
+        let version = self.inner.version.load(Ordering::Acquire);
+        let shard = &self.inner.copies[copy_index()].0;
+        if let Some(s) = &*shard.read() {
+            if s.version == version {
+                return s.clone();
+            }
+        }
+        // first use after a change: copy the writers' snapshot (entries are shared)
+        let master = self.inner.snap.read().clone();
+        let copy = Arc::new((*master).clone());
+        let mut g = shard.write();
+        if g.as_ref().is_none_or(|s| s.version < copy.version) {
+            *g = Some(copy.clone());
+        }
+        copy
     }
 
     /// Applies a validated change to the registry. `check` runs against the current
@@ -385,7 +421,9 @@ impl Dispatcher {
     ) -> Result<()> {
         let _w = self.inner.writer.lock();
         let prepared = {
-            let cur = self.snapshot();
+            // the writers' snapshot itself (making a call's copy here would cost a clone of
+            // the registry per registration)
+            let cur = self.inner.snap.read().clone();
             check(&cur)?
         };
         {
@@ -394,6 +432,12 @@ impl Dispatcher {
             let s = Arc::make_mut(&mut *g);
             apply(s, prepared);
             s.version += 1;
+            self.inner.version.store(s.version, Ordering::Release);
+        }
+        // the copies are stale now; dropping them releases what only they held
+        for c in &self.inner.copies {
+            let old = c.0.write().take();
+            drop(old);
         }
         drop(_w);
         if notify {
