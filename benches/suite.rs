@@ -185,6 +185,27 @@ fn main() {
     }
     let mcp_us = t.elapsed().as_secs_f64() * 1e6 / m as f64;
 
+    // the adapter alone: the same tool with a trivial handler and no delegates
+    let t = appfunctions::Dispatcher::new();
+    t.define_types(app::TYPES).unwrap();
+    t.register_function(
+        app::CREATE_ORDER,
+        Some(appfunctions::sync_handler(|_| {
+            Ok(Some(r#"{"id":"o-1","customer":"acme","quantity":2,"priority":"High","status":"open"}"#.into()))
+        })),
+    )
+    .unwrap();
+    let ts = appfunctions::mcp::Session::new(&t, Default::default(), json!({})).unwrap();
+    ts.handle(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}"#);
+    for _ in 0..2000 {
+        ts.handle(msg);
+    }
+    let tm = Instant::now();
+    for _ in 0..m {
+        std::hint::black_box(ts.handle(msg));
+    }
+    let mcp_trivial_us = tm.elapsed().as_secs_f64() * 1e6 / m as f64;
+
     unsafe { af_dispatcher_free(d.0) };
     println!(
         "{}",
@@ -197,6 +218,7 @@ fn main() {
             "rss_samples_kib": samples.iter().map(|(c, k)| json!([c, k])).collect::<Vec<_>>(),
             "rss_growth_kib_per_million": growth_per_million,
             "mcp_inprocess_us": mcp_us,
+            "mcp_inprocess_trivial_handler_us": mcp_trivial_us,
         })
     );
 }
