@@ -13,30 +13,6 @@ mod app;
 use serde_json::json;
 use std::path::Path;
 
-const KITCHEN_SINK: &str = r#"{
-  "id": "kitchen_sink", "description": "Every type once.",
-  "parameters": [
-    {"name": "text", "type": "string"},
-    {"name": "flag", "type": "boolean"},
-    {"name": "small", "type": "int32"},
-    {"name": "big", "type": "int64"},
-    {"name": "ratio", "type": "double"},
-    {"name": "when", "type": "dateTime"},
-    {"name": "day", "type": "date"},
-    {"name": "key", "type": "uuid"},
-    {"name": "priority", "type": {"enum": "Priority"}},
-    {"name": "note", "type": {"record": "Note"}},
-    {"name": "notes", "type": {"array": {"record": "Note"}}, "optional": true},
-    {"name": "maybe", "type": {"nullable": {"enum": "Priority"}}, "optional": true},
-    {"name": "maybeText", "type": "string", "nullable": true, "optional": true, "default": null},
-    {"name": "order", "type": {"entity": "order"}, "optional": true},
-    {"name": "matrix", "type": {"array": {"array": "int32"}}, "optional": true, "default": [[1]]}
-  ],
-  "result": {"array": {"nullable": {"record": "Order"}}},
-  "opensApp": true, "requiresPermission": true, "toolkit": "orders", "deprecated": true,
-  "callers": {"allow": ["com.google.android.apps.gemini"], "deny": []}
-}"#;
-
 const SINK_ARGS: &str = r#"{"text": "hello", "flag": true, "small": 7, "big": 9007199254740993,
   "ratio": 0.5, "when": "2025-06-01T17:00:00+02:00", "day": "2025-06-01",
   "key": "123e4567-e89b-12d3-a456-426614174000", "priority": "High",
@@ -70,10 +46,20 @@ fn descriptors(dir: &Path) {
             app::REPORT_ORDER_SUMMARY,
             r#"{"openOrders": 1, "busiestCustomer": null}"#,
         ),
-        (KITCHEN_SINK, SINK_ARGS),
+        (app::KITCHEN_SINK, SINK_ARGS),
+        // the same with every flag set
+        (
+            &app::KITCHEN_SINK.replacen(
+                "\"result\"",
+                r#""opensApp": true, "requiresPermission": true, "toolkit": "orders", "deprecated": true,
+  "callers": {"allow": ["com.google.android.apps.gemini"], "deny": []}, "result""#,
+                1,
+            ),
+            SINK_ARGS,
+        ),
         // near misses for the format checks (a multi-byte character at byte 10)
         (
-            KITCHEN_SINK,
+            app::KITCHEN_SINK,
             &SINK_ARGS.replace("2025-06-01T17", "2025-06-0\u{e9}T17"),
         ),
         (

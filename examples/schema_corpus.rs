@@ -10,28 +10,6 @@ mod app;
 use appfunctions::{sync_handler, ErrorCode, Invocation};
 use serde_json::{json, Value};
 
-const SINK: &str = r#"{
-  "id": "kitchen_sink", "description": "Every type once.",
-  "parameters": [
-    {"name": "text", "type": "string"},
-    {"name": "flag", "type": "boolean"},
-    {"name": "small", "type": "int32"},
-    {"name": "big", "type": "int64"},
-    {"name": "ratio", "type": "double"},
-    {"name": "when", "type": "dateTime"},
-    {"name": "day", "type": "date"},
-    {"name": "key", "type": "uuid"},
-    {"name": "priority", "type": {"enum": "Priority"}},
-    {"name": "note", "type": {"record": "Note"}},
-    {"name": "notes", "type": {"array": {"record": "Note"}}, "optional": true},
-    {"name": "maybe", "type": {"nullable": {"enum": "Priority"}}, "optional": true},
-    {"name": "maybeText", "type": "string", "nullable": true, "optional": true, "default": null},
-    {"name": "order", "type": {"entity": "order"}, "optional": true},
-    {"name": "matrix", "type": {"array": {"array": "int32"}}, "optional": true, "default": [[1]]}
-  ],
-  "result": {"array": {"nullable": {"record": "Order"}}}
-}"#;
-
 fn base() -> Value {
     json!({
         "text": "hello", "flag": true, "small": 7, "big": 9007199254740993i64, "ratio": 0.5,
@@ -176,8 +154,11 @@ fn demo_cases() -> Vec<(&'static str, Value)> {
 fn main() {
     let app = app::build();
     let d = &app.dispatcher;
-    d.register_function(SINK, Some(sync_handler(|_| Ok(Some("[]".into())))))
-        .expect("kitchen_sink");
+    d.register_function(
+        app::KITCHEN_SINK,
+        Some(sync_handler(|_| Ok(Some("[]".into())))),
+    )
+    .expect("kitchen_sink");
     d.register_function(
         r#"{"id": "report", "kind": "output", "parameters": [{"name": "summary", "type": "string"}, {"name": "count", "type": "int32", "optional": true}]}"#,
         None,

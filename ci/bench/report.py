@@ -50,9 +50,9 @@ for n, label in [(10, "10"), (1000, "1k"), (10000, "10k")]:
     for f in formats:
         v = crit_ns("registry", f"export_{f}", str(n))
         s[f"export_{f.replace('-', '_')}_{label}_ms"] = v / 1e6 if v else None
-v = crit_ns("registry", "export_mcp_cold", "10000")
+v = crit_ns("registry", "export_mcp_cold_10000")
 s["export_mcp_cold_10k_ms"] = v / 1e6 if v else None
-s["export_10k_ms"] = max((v for k, v in s.items() if k.startswith("export_") and k.endswith("_10k_ms") and v), default=None)
+s["export_10k_ms"] = max((v for k, v in s.items() if k.startswith("export_") and k.endswith("_10k_ms") and "cold" not in k and v), default=None)
 v = crit_ns("registry", "view_tools_mcp_1000_in_50_toolkits")
 s["view_tools_1k_50_toolkits_ms"] = v / 1e6 if v else None
 for k in ["allocs_per_call", "throughput_1thread_calls_per_s", "throughput_2threads_calls_per_s", "threads2_scaling",
@@ -157,6 +157,31 @@ lines += ["", "## Threads and memory", "",
           "", f"Ratios: in-process {fmt(s.get('mcp_inprocess_vs_fastmcp_x'))}×, over stdio {fmt(s.get('mcp_stdio_vs_fastmcp_x'))}× faster than the peer.", ""]
 if bindings:
     lines += ["## Bindings", "", "| binding | figure |", "|---|---|"] + [f"| {k} | {fmt(v)} |" for k, v in bindings.items()] + [""]
+lines += [
+    "## Why the missed targets are missed",
+    "",
+    "- **Two delegates and an entity parameter.** An entity lookup is a call of its own "
+    "that goes through the delegates (seed 000: entity lookups expose app data, so a "
+    "sign-in gate must see them): the two delegates are asked twice, the lookup gets a "
+    "scope, a handle and an outcome, and its answer is checked and spliced into the "
+    "arguments. The plain path and the two-delegate path are each under their targets; "
+    "the lookup roughly doubles the work.",
+    "- **Exports of 10,000 functions.** Registry entries never change, so each renders "
+    "its registry JSON and its tool object in each JSON format once and keeps it: a "
+    "listing after that joins fragments (the JSON formats take about 0.3–1.2 ms at "
+    "10,000 functions, see the table). The first export after registration pays for "
+    "the schemas and the vendor transformations of every entry (about 23 µs each). "
+    "The Android XML schema is built as one document with shared data types and is "
+    "not cached per entry; it is what Android tooling indexes at build time, and "
+    "10,000 functions make a 16 MB document.",
+    "- **MCP in-process with the demo app.** The adapter itself costs well under the "
+    "target (the trivial-handler row); the demo's create_order works on JSON values and "
+    "its TelemetryDelegate formats and keeps a line per call.",
+    "- **Completed asynchronously from another thread** is dominated by the host's own "
+    "thread hand-off in the benchmark (a channel send and two thread wake-ups), not by "
+    "the pipeline.",
+    "",
+]
 lines += ["## Chart", "", "![per-call cost against registry size and thread count](performance.png)", ""]
 with open(os.path.join(REPO, "docs", "performance.md"), "w") as fh:
     fh.write("\n".join(lines))

@@ -388,3 +388,27 @@ pub fn build() -> DemoApp {
         notes,
     }
 }
+
+/// A function with every type once (the schema lane's corpus and the fuzz seeds use it;
+/// the demo itself does not register it).
+pub const KITCHEN_SINK: &str = r#"{
+  "id": "kitchen_sink", "description": "Every type once.",
+  "parameters": [
+    {"name": "text", "type": "string"},
+    {"name": "flag", "type": "boolean"},
+    {"name": "small", "type": "int32"},
+    {"name": "big", "type": "int64"},
+    {"name": "ratio", "type": "double"},
+    {"name": "when", "type": "dateTime"},
+    {"name": "day", "type": "date"},
+    {"name": "key", "type": "uuid"},
+    {"name": "priority", "type": {"enum": "Priority"}},
+    {"name": "note", "type": {"record": "Note"}},
+    {"name": "notes", "type": {"array": {"record": "Note"}}, "optional": true},
+    {"name": "maybe", "type": {"nullable": {"enum": "Priority"}}, "optional": true},
+    {"name": "maybeText", "type": "string", "nullable": true, "optional": true, "default": null},
+    {"name": "order", "type": {"entity": "order"}, "optional": true},
+    {"name": "matrix", "type": {"array": {"array": "int32"}}, "optional": true, "default": [[1]]}
+  ],
+  "result": {"array": {"nullable": {"record": "Order"}}}
+}"#;

@@ -402,6 +402,25 @@ pub unsafe extern "C" fn af_mcp_configure(
     })
 }
 
+/// One message on a session: NULL (with `af_last_error`) for a NULL message or when
+/// there is no response; invalid UTF-8 gets a JSON-RPC parse error.
+unsafe fn handle_on(s: &Session, message_json: *const c_char) -> *mut c_char {
+    // SAFETY: checked by the helper.
+    let msg = match unsafe { str_arg(message_json, "message_json") } {
+        Ok(m) => m,
+        Err(AF_ERR_NULL) => return std::ptr::null_mut(),
+        Err(_) => {
+            return out_string(
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not valid UTF-8"}}"#,
+            )
+        }
+    };
+    match s.handle(msg) {
+        Some(r) => out_string(&r),
+        None => std::ptr::null_mut(),
+    }
+}
+
 fn default_session(d: &FfiDispatcher) -> Result<Arc<Session>, af_status> {
     let mut slot = d.mcp.lock();
     if let Some(s) = &*slot {
@@ -449,23 +468,11 @@ pub unsafe extern "C" fn af_mcp_handle(
         let Ok(d) = (unsafe { dispatcher(d) }) else {
             return std::ptr::null_mut();
         };
-        let msg = match unsafe { str_arg(message_json, "message_json") } {
-            Ok(m) => m,
-            // the header: NULL (with af_last_error) for a NULL argument
-            Err(AF_ERR_NULL) => return std::ptr::null_mut(),
-            Err(_) => {
-                return out_string(
-                    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not valid UTF-8"}}"#,
-                )
-            }
-        };
         let Ok(s) = default_session(d) else {
             return std::ptr::null_mut();
         };
-        match s.handle(msg) {
-            Some(r) => out_string(&r),
-            None => std::ptr::null_mut(),
-        }
+        // SAFETY: a string borrowed for this call (checked by the helper).
+        unsafe { handle_on(&s, message_json) }
     })
 }
 
@@ -549,24 +556,12 @@ pub unsafe extern "C" fn af_mcp_session_handle(
     message_json: *const c_char,
 ) -> *mut c_char {
     boundary(std::ptr::null_mut(), || {
-        // SAFETY: checked by the helpers.
+        // SAFETY: checked by the helper.
         let Ok(s) = (unsafe { session(s) }) else {
             return std::ptr::null_mut();
         };
-        let msg = match unsafe { str_arg(message_json, "message_json") } {
-            Ok(m) => m,
-            // the header: NULL (with af_last_error) for a NULL argument
-            Err(AF_ERR_NULL) => return std::ptr::null_mut(),
-            Err(_) => {
-                return out_string(
-                    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not valid UTF-8"}}"#,
-                )
-            }
-        };
-        match s.handle(msg) {
-            Some(r) => out_string(&r),
-            None => std::ptr::null_mut(),
-        }
+        // SAFETY: a string borrowed for this call (checked by the helper).
+        unsafe { handle_on(s, message_json) }
     })
 }
 
