@@ -83,7 +83,11 @@ fn benches(c: &mut Criterion) {
     }
     // the first export after registration, when no entry has rendered its tool yet
     g.bench_function("export_mcp_cold/10000", |b| {
-        b.iter_batched(|| build(10_000, 0), |d| black_box(d.export(Format::Mcp).unwrap()), criterion::BatchSize::PerIteration)
+        b.iter_batched(
+            || build(10_000, 0),
+            |d| black_box(d.export(Format::Mcp).unwrap()),
+            criterion::BatchSize::PerIteration,
+        )
     });
     let d = build(1_000, 50);
     let v = View::new(&d, json!({})).unwrap();

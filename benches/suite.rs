@@ -191,7 +191,10 @@ fn main() {
     t.register_function(
         app::CREATE_ORDER,
         Some(appfunctions::sync_handler(|_| {
-            Ok(Some(r#"{"id":"o-1","customer":"acme","quantity":2,"priority":"High","status":"open"}"#.into()))
+            Ok(Some(
+                r#"{"id":"o-1","customer":"acme","quantity":2,"priority":"High","status":"open"}"#
+                    .into(),
+            ))
         })),
     )
     .unwrap();
