@@ -49,10 +49,17 @@ cat "$OUT/mcp.json"
 
 BIND_JSON="{}"
 if [[ $BINDINGS == 1 ]]; then
-  echo "== bindings' round trips"
-  K=$(cd bindings/kotlin && mvn -q -B -Pbench verify 2>/dev/null | grep -Eo '"kotlin_[a-z_]+": *[0-9.]+' | head -1 || true)
-  S=$(SWIFT_TEST_ARGS="-c release --filter BenchTests" bash ci/lanes/swift.sh 2>/dev/null | grep -Eo '"swift_[a-z_]+": *[0-9.]+' | head -1 || true)
-  BIND_JSON="{${K}${K:+${S:+,}}${S}}"
+  echo "== bindings' round trips (each binding's own warmed-up loop)"
+  K_NS=""; S_NS=""
+  if command -v mvn >/dev/null; then
+    K_NS=$( (cd bindings/kotlin && mvn -q -B -Pbench verify -Djna.library.path="$REPO/target/release" 2>&1) \
+      | awk '/^bench executeBlockingJson, DSL blockingHandler/ {for (i=1;i<=NF;i++) if ($(i+1)=="ns/call") print $i}' | head -1)
+  fi
+  SWIFT_OUT=$(SWIFT_TEST_ARGS="-c release --filter BenchTests" bash ci/lanes/swift.sh 2>&1 || true)
+  SWIFT_LOG=$(echo "$SWIFT_OUT" | grep -oE '/tmp/swift-lane[^ ;]*\.log' | head -1)
+  S_NS=$( { echo "$SWIFT_OUT"; [[ -n "$SWIFT_LOG" ]] && cat "$SWIFT_LOG"; } | grep -oE 'BENCH swift execute round trip: [0-9]+' | grep -oE '[0-9]+$' | head -1)
+  echo "kotlin: ${K_NS:-not measured} ns/call, swift: ${S_NS:-not measured} ns/call"
+  BIND_JSON=$(printf '{"kotlin_execute_blocking_ns": %s, "swift_execute_ns": %s}' "${K_NS:-null}" "${S_NS:-null}")
 fi
 echo "$BIND_JSON" > "$OUT/bindings.json"
 
