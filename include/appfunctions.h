@@ -496,8 +496,8 @@ char *af_execute(struct af_dispatcher *d, const struct af_invocation *inv, const
 af_status af_execute_async(struct af_dispatcher *d, const struct af_invocation *inv, const char *args_json, af_outcome_fn on_outcome, void *user_data);
 
 // The registry as JSON (owned): `{"functions": [...declared, then generated
-// search_{entity}...], "types": {...}, "entities": [...]}` (docs/descriptors.md). NULL
-// only for a NULL dispatcher.
+// search_{entity}...], "types": {...}, "entities": [...], "toolkits": [...]}`
+// (docs/descriptors.md). NULL only for a NULL dispatcher.
 char *af_registry_json(struct af_dispatcher *d);
 
 // The JSON Schema (draft 2020-12) of a function's parameters (owned), always an object

@@ -252,52 +252,24 @@ pub unsafe extern "C" fn af_view_execute(
     name: *const c_char,
     args_json: *const c_char,
 ) -> *mut c_char {
+    use super::dispatcher::{error_outcome, last_error_text};
     use crate::error::ErrorCode as C;
     let out = boundary(std::ptr::null_mut(), || {
         // SAFETY: checked by the helpers.
         let v = match unsafe { view(v) } {
             Ok(v) => v,
-            Err(_) => {
-                return out_string(
-                    &crate::outcome::Outcome::error(C::InvalidArgument, "the view is NULL")
-                        .to_json(),
-                )
-            }
+            Err(_) => return error_outcome(C::InvalidArgument, "the view is NULL"),
         };
-        let name = match unsafe { str_arg(name, "name") } {
-            Ok(n) => n,
-            Err(_) => {
-                return out_string(
-                    &crate::outcome::Outcome::error(
-                        C::InvalidArgument,
-                        super::dispatcher::last_error_text(),
-                    )
-                    .to_json(),
-                )
-            }
-        };
-        let args = match unsafe { opt_str_arg(args_json, "args_json") } {
-            Ok(a) => a,
-            Err(_) => {
-                return out_string(
-                    &crate::outcome::Outcome::error(
-                        C::InvalidArgument,
-                        super::dispatcher::last_error_text(),
-                    )
-                    .to_json(),
-                )
-            }
+        let (name, args) = match (unsafe { str_arg(name, "name") }, unsafe {
+            opt_str_arg(args_json, "args_json")
+        }) {
+            (Ok(n), Ok(a)) => (n, a),
+            _ => return error_outcome(C::InvalidArgument, &last_error_text()),
         };
         out_string(&v.execute(name, args).outcome.to_json())
     });
     if out.is_null() {
-        out_string(
-            &crate::outcome::Outcome::error(
-                C::InternalError,
-                "af_view_execute failed unexpectedly",
-            )
-            .to_json(),
-        )
+        error_outcome(C::InternalError, "af_view_execute failed unexpectedly")
     } else {
         out
     }

@@ -392,7 +392,7 @@ unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation, af_status>
     })
 }
 
-fn error_outcome(code: crate::error::ErrorCode, msg: &str) -> *mut c_char {
+pub(crate) fn error_outcome(code: crate::error::ErrorCode, msg: &str) -> *mut c_char {
     out_string(&crate::outcome::Outcome::error(code, msg).to_json())
 }
 
@@ -483,8 +483,8 @@ pub unsafe extern "C" fn af_execute_async(
 }
 
 /// The registry as JSON (owned): `{"functions": [...declared, then generated
-/// search_{entity}...], "types": {...}, "entities": [...]}` (docs/descriptors.md). NULL
-/// only for a NULL dispatcher.
+/// search_{entity}...], "types": {...}, "entities": [...], "toolkits": [...]}`
+/// (docs/descriptors.md). NULL only for a NULL dispatcher.
 #[no_mangle]
 pub unsafe extern "C" fn af_registry_json(d: *mut af_dispatcher) -> *mut c_char {
     boundary(std::ptr::null_mut(), || match unsafe { dispatcher(d) } {
