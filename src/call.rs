@@ -384,13 +384,8 @@ impl Call {
         }
         Ok(())
     }
-    /// Removes an item.
-    pub fn item_remove(&self, key: &str) -> bool {
-        let mut items = self.items.lock();
-        let before = items.len();
-        items.retain(|(k, _)| &**k != key);
-        items.len() != before
-    }
+
+    /// An item's JSON (a lookup inside a call sees the call's items).
     pub fn item_get(&self, key: &str) -> Option<String> {
         if let Some(v) = self.items.lock().iter().find(|(k, _)| &**k == key) {
             return Some(v.1.to_string());

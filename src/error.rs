@@ -132,3 +132,39 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_android_codes_follow_appfunction_exception() {
+        for c in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_name(c.as_str()), Some(c));
+            assert_eq!(ErrorCode::from_i32(c as i32), Some(c));
+        }
+        let android: Vec<(ErrorCode, i32)> = ErrorCode::ALL
+            .iter()
+            .map(|c| (*c, c.android_code()))
+            .collect();
+        assert_eq!(
+            android,
+            [
+                (ErrorCode::FunctionNotFound, 1003),
+                (ErrorCode::Disabled, 1002),
+                (ErrorCode::InvalidArgument, 1001),
+                (ErrorCode::EntityNotFound, 1500),
+                (ErrorCode::Denied, 1000),
+                (ErrorCode::PermissionDenied, 3500),
+                (ErrorCode::Cancelled, 2001),
+                (ErrorCode::TimedOut, 2001),
+                (ErrorCode::HandlerFailed, 3000),
+                (ErrorCode::LimitExceeded, 1501),
+                (ErrorCode::NotSupported, 3501),
+                (ErrorCode::InternalError, 2000),
+            ]
+        );
+        assert_eq!(ErrorCode::from_i32(0), None);
+        assert_eq!(ErrorCode::from_name("Nope"), None);
+    }
+}

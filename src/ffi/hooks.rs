@@ -151,24 +151,34 @@ pub unsafe extern "C" fn af_gate_allow(gate: *mut af_gate) -> af_status {
     })
 }
 
+/// Answers with a message-carrying decision. NULL or invalid UTF-8 still answers, with
+/// `fallback` as the message, and returns the error status.
+unsafe fn answer_with_message(
+    gate: *mut af_gate,
+    message: *const c_char,
+    fallback: &str,
+    decision: fn(String) -> GateDecision,
+) -> af_status {
+    // SAFETY: checked by the helper.
+    let (msg, bad) = match unsafe { str_arg(message, "message") } {
+        Ok(m) => (m.to_owned(), AF_OK),
+        Err(s) => (fallback.to_owned(), s),
+    };
+    // SAFETY: the handle is validated, never dereferenced.
+    match unsafe { answer(gate, decision(msg)) } {
+        AF_OK => bad,
+        r => r,
+    }
+}
+
 /// Refuses the call with `message` (borrowed): the outcome is `Denied` (for the
 /// permission hook, `PermissionDenied`). NULL or invalid UTF-8 still refuses, with a
 /// generic message, and returns the error status.
 #[no_mangle]
 pub unsafe extern "C" fn af_gate_deny(gate: *mut af_gate, message: *const c_char) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
-        // SAFETY: checked by the helper.
-        let (msg, bad) = match unsafe { str_arg(message, "message") } {
-            Ok(m) => (m.to_owned(), AF_OK),
-            Err(s) => ("the call was refused".to_owned(), s),
-        };
-        // SAFETY: the handle is validated, never dereferenced.
-        let r = unsafe { answer(gate, GateDecision::Deny(msg)) };
-        if r == AF_OK {
-            bad
-        } else {
-            r
-        }
+    // SAFETY: pointers checked by the helper.
+    boundary(AF_ERR_INTERNAL, || unsafe {
+        answer_with_message(gate, message, "the call was refused", GateDecision::Deny)
     })
 }
 
@@ -178,19 +188,9 @@ pub unsafe extern "C" fn af_gate_deny(gate: *mut af_gate, message: *const c_char
 /// the message.
 #[no_mangle]
 pub unsafe extern "C" fn af_gate_open_app(gate: *mut af_gate, message: *const c_char) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
-        // SAFETY: checked by the helper.
-        let (msg, bad) = match unsafe { str_arg(message, "message") } {
-            Ok(m) => (m.to_owned(), AF_OK),
-            Err(s) => ("Continue in the app.".to_owned(), s),
-        };
-        // SAFETY: the handle is validated, never dereferenced.
-        let r = unsafe { answer(gate, GateDecision::OpenApp(msg)) };
-        if r == AF_OK {
-            bad
-        } else {
-            r
-        }
+    // SAFETY: pointers checked by the helper.
+    boundary(AF_ERR_INTERNAL, || unsafe {
+        answer_with_message(gate, message, "Continue in the app.", GateDecision::OpenApp)
     })
 }
 
