@@ -11,7 +11,10 @@
 # taken in the same run.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export REPO
 cd "$REPO"
+source "$REPO/ci/env.sh"; af_cargo_setup
+mapfile -t MAVEN_OFFLINE < <(af_maven_args)
 QUICK=0; BINDINGS=0
 for a in "$@"; do
   case "$a" in
@@ -52,7 +55,7 @@ if [[ $BINDINGS == 1 ]]; then
   echo "== bindings' round trips (each binding's own warmed-up loop)"
   K_NS=""; S_NS=""
   if command -v mvn >/dev/null; then
-    K_NS=$( (cd bindings/kotlin && mvn -q -B -Pbench verify -Djna.library.path="$REPO/target/release" 2>&1) \
+    K_NS=$( (cd bindings/kotlin && mvn -q -B "${MAVEN_OFFLINE[@]}" -Pbench verify -Djna.library.path="$REPO/target/release" 2>&1) \
       | awk '/^bench executeBlockingJson, DSL blockingHandler/ {for (i=1;i<=NF;i++) if ($(i+1)=="ns/call") print $i}' | head -1)
   fi
   SWIFT_OUT=$(SWIFT_TEST_ARGS="-c release --filter BenchTests" bash ci/lanes/swift.sh 2>&1 || true)

@@ -26,18 +26,14 @@ ALL_TARGETS=(descriptors binding mcp roundtrip)
 if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 
 CARGO_FUZZ_VERSION=0.13.2
-TOOLS_ROOT="${AF_TOOLS_ROOT:-$HOME/.cache/appfunctions-tools}"
-CARGO_FUZZ="$TOOLS_ROOT/bin/cargo-fuzz"
-
 command -v cargo >/dev/null || { echo "!!! fuzz: cannot run: no cargo on PATH" >&2; exit 3; }
-if ! { [[ -x "$CARGO_FUZZ" ]] && "$CARGO_FUZZ" --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; }; then
-  echo "[fuzz] installing cargo-fuzz $CARGO_FUZZ_VERSION into $TOOLS_ROOT" >&2
-  if ! cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --root "$TOOLS_ROOT" >&2; then
-    echo "!!! fuzz: cannot run: cargo-fuzz $CARGO_FUZZ_VERSION could not be installed" >&2
-    exit 3
-  fi
+source "$REPO/ci/env.sh"
+af_cargo_setup || { echo "!!! fuzz: cannot run: crates cannot be resolved here" >&2; exit 3; }
+if ! af_prebuilt_tool cargo-fuzz "$CARGO_FUZZ_VERSION"; then
+  echo "!!! fuzz: cannot run: cargo-fuzz $CARGO_FUZZ_VERSION could not be installed" >&2
+  exit 3
 fi
-export PATH="$TOOLS_ROOT/bin:$PATH"
+export PATH="$AF_TOOLS_ROOT/bin:$PATH"
 
 TOOLCHAIN_ARGS=()
 if [[ -n "${AF_FUZZ_TOOLCHAIN:-}" ]]; then

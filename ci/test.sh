@@ -9,6 +9,9 @@ set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export REPO
 cd "$REPO"
+# where crates, wheels, Maven artifacts and tools come from (decided once, inherited by lanes)
+source "$REPO/ci/env.sh"
+af_cargo_setup || echo "!!! cargo cannot resolve crates here: the lanes that build Rust will fail" >&2
 
 ALL_LANES=(rust header c schema mcp kotlin swift fuzz miri soak)
 if [[ $# -gt 0 ]]; then LANES=("$@"); else LANES=("${ALL_LANES[@]}"); fi

@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the lanes use into a per-user cache and prints their bin
 # directory. Sourced by lanes: `source ci/tools.sh; need_cbindgen`.
-TOOLS_ROOT="${AF_TOOLS_ROOT:-$HOME/.cache/appfunctions-tools}"
+# shellcheck source=ci/env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+af_cargo_setup
 CBINDGEN_VERSION=0.29.2
 
 need_cbindgen() {
-  local bin="$TOOLS_ROOT/bin/cbindgen"
-  if [[ -x "$bin" ]] && "$bin" --version 2>/dev/null | grep -q "$CBINDGEN_VERSION"; then
-    CBINDGEN="$bin"; return 0
-  fi
-  echo "[tools] installing cbindgen $CBINDGEN_VERSION into $TOOLS_ROOT" >&2
-  cargo install cbindgen --version "$CBINDGEN_VERSION" --locked --root "$TOOLS_ROOT" >&2 || return 1
-  CBINDGEN="$bin"
+  af_prebuilt_tool cbindgen "$CBINDGEN_VERSION" || return 1
+  CBINDGEN="$AF_TOOLS_ROOT/bin/cbindgen"
 }
 
 regen_header() { # $1: output path

@@ -14,6 +14,7 @@
 set -euo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$REPO"
+source "$REPO/ci/env.sh"; af_cargo_setup || { echo "!!! c lane cannot run: crates cannot be resolved here" >&2; exit 3; }
 BUILD="${AF_C_BUILD:-$REPO/target/c}"
 cannot_run() { echo "!!! c lane cannot run: $*" >&2; exit 3; }
 

@@ -8,6 +8,7 @@ set -euo pipefail
 
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 BINDING="$REPO/bindings/kotlin"
+source "$REPO/ci/env.sh"
 
 say() { printf '[kotlin lane] %s\n' "$*"; }
 cannot_run() {
@@ -50,7 +51,12 @@ fi
 # Maven picks its JDK from JAVA_HOME (exported above).
 say "maven: $(mvn -v 2>/dev/null | head -1 | sed 's/\x1b\[[0-9;]*m//g')"
 
+# Maven Central, or the shared offline copy (-o)
+mapfile -t MAVEN_OFFLINE < <(af_maven_args)
+MVN_ARGS="${MVN_ARGS:-} ${MAVEN_OFFLINE[*]}"
+
 # --- native library ------------------------------------------------------------
+af_cargo_setup || cannot_run "crates cannot be resolved here"
 say "cargo build --release (in $REPO)"
 if ! (cd "$REPO" && cargo build --release); then
   say "FAILED: cargo build --release"

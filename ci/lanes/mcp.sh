@@ -10,6 +10,8 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
+REPO="$ROOT"; export REPO
+source "$REPO/ci/env.sh"; af_cargo_setup || { echo "!!! mcp lane cannot run: crates cannot be resolved here" >&2; exit 3; }
 
 cannot_run() {
   echo "################################################################" >&2

@@ -21,6 +21,7 @@
 set -uo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$REPO"
+source "$REPO/ci/env.sh"; af_cargo_setup || { echo "!!! miri lane cannot run: crates cannot be resolved here" >&2; exit 3; }
 TC="${AF_MIRI_TOOLCHAIN:-nightly}"
 
 cannot() { echo "!!! miri lane COULD NOT RUN: $*" >&2; exit 3; }

@@ -3,6 +3,7 @@
 set -euo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$REPO"
+source "$REPO/ci/env.sh"; af_cargo_setup || { echo "!!! rust lane cannot run: crates cannot be resolved here" >&2; exit 3; }
 command -v cargo >/dev/null || { echo "!!! rust lane cannot run: no cargo on PATH" >&2; exit 3; }
 echo "[rust] cargo fmt --check"
 cargo fmt --all -- --check || { echo "[rust] run 'cargo fmt'" >&2; exit 1; }

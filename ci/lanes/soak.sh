@@ -4,6 +4,7 @@
 set -uo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$REPO"
+source "$REPO/ci/env.sh"; af_cargo_setup || { echo "!!! soak lane cannot run: crates cannot be resolved here" >&2; exit 3; }
 command -v cargo >/dev/null || { echo "!!! soak lane cannot run: no cargo on PATH" >&2; exit 3; }
 [[ -r /proc/self/statm ]] || { echo "!!! soak lane cannot run: no /proc/self/statm to sample RSS" >&2; exit 3; }
 bash ci/soak.sh "${AF_SOAK_SECONDS:-20}"

@@ -155,6 +155,9 @@ if [[ "$build_native" == auto ]]; then
 fi
 if [[ "$build_native" == 1 ]]; then
   command -v cargo >/dev/null 2>&1 || unavailable "cargo is not on PATH, cannot build the native library"
+  # shellcheck source=ci/env.sh
+  REPO="$REPO_ROOT" source "$REPO_ROOT/ci/env.sh"
+  REPO="$REPO_ROOT" af_cargo_setup || unavailable "crates cannot be resolved here"
   log "building the native library: cargo build --release"
   if ! cargo build --release --manifest-path "$REPO_ROOT/Cargo.toml"; then
     log "cargo build --release failed"

@@ -30,6 +30,8 @@ if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)'; t
 fi
 
 mkdir -p "$CACHE"
+REPO="$ROOT"; source "$ROOT/ci/env.sh"
+mapfile -t PIP_ARGS < <(af_pip_args)
 hash_of() { cat "$@" | sha256sum | cut -c1-16; }
 
 # ---- Python ----
@@ -40,11 +42,11 @@ else
   echo "mcp setup: creating python venv at $VENV"
   rm -rf "$VENV"
   "$PY" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
+  [[ ${#PIP_ARGS[@]} -eq 0 ]] && { "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true; }
   if [[ -f "$HERE/requirements.lock" ]]; then
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt" -c "$HERE/requirements.lock"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PIP_ARGS[@]}" -r "$HERE/requirements.txt" -c "$HERE/requirements.lock"
   else
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PIP_ARGS[@]}" -r "$HERE/requirements.txt"
   fi
   echo "$py_stamp" > "$VENV/.stamp"
 fi
