@@ -1,14 +1,17 @@
-//! Prints every schema the core emits for the demo app and a kitchen-sink function,
-//! plus argument documents with the core's verdict on each, as one JSON document. The
-//! `schema` lane (ci/lanes/schema.sh) feeds it to an independent validator (Python
-//! `jsonschema`): every schema must pass the draft 2020-12 meta-schema check, and the
-//! validator and our binder must agree on every argument document.
+//! Prints every schema the core emits for the demo app, a kitchen-sink function and the
+//! corpus functions below, plus argument documents (and handler results) with the core's
+//! verdict on each, as one JSON document. The `schema` lane (ci/lanes/schema.sh) feeds it
+//! to an independent validator (Python `jsonschema`, ECMA-262 patterns through node): every
+//! schema must pass the draft 2020-12 meta-schema check, and the validator and our binder
+//! must agree on every document. Documents travel as the exact JSON text the binder saw, so
+//! numbers are judged as written (`-9223372036854775809`, `2.0`, `1e2`).
 
 #[path = "demo/app.rs"]
 mod app;
 
 use appfunctions::{sync_handler, ErrorCode, Invocation};
 use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
 
 fn base() -> Value {
     json!({
@@ -151,6 +154,99 @@ fn demo_cases() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// Argument texts for `numbers` (int32 `small`, int64 `big`, double `ratio`, all
+/// optional): both ends of every width, numbers past them that a float cannot tell from
+/// them, and integers written as `2.0` or `1e2`.
+fn number_cases() -> Vec<String> {
+    let mut out = Vec::new();
+    for (key, values) in [
+        (
+            "small",
+            &[
+                "-2147483648",
+                "2147483647",
+                "-2147483649",
+                "2147483648",
+                "2.0",
+                "1e2",
+                "-0",
+                "-0.0",
+                "1e-1",
+                "2147483647.0",
+                "2147483647.5",
+                "21474836.48e2",
+                "1e400",
+                "-1e400",
+            ][..],
+        ),
+        (
+            "big",
+            &[
+                "-9223372036854775808",
+                "9223372036854775807",
+                "-9223372036854775809",
+                "9223372036854775808",
+                "-9223372036854776000",
+                "9223372036854776000",
+                "-9223372036854775808.0",
+                "-9.223372036854775808e18",
+                "9.223372036854775808e18",
+                "9007199254740993",
+                "9007199254740993.0",
+                "18446744073709551616",
+                "-18446744073709551616",
+                "1e19",
+                "100e-2",
+                "0.5e1",
+                "1.5",
+            ][..],
+        ),
+        (
+            "ratio",
+            &["0", "-0", "1e-7", "2.5", "1E+2", "-1.5e300", "1e-400"][..],
+        ),
+    ] {
+        for v in values {
+            out.push(format!("{{\"{key}\": {v}}}"));
+        }
+    }
+    out
+}
+
+/// Result texts, each checked against the result schema of the function named.
+fn result_cases() -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for v in [
+        "-9223372036854775808",
+        "9223372036854775807",
+        "-9223372036854775809",
+        "9223372036854775808",
+        "-9223372036854776000",
+        "3.0",
+        "1e3",
+        "0.5",
+        "\"1\"",
+        "null",
+    ] {
+        out.push(("result_int64", v.to_string()));
+    }
+    for v in [
+        "-2147483648",
+        "2147483647",
+        "-2147483649",
+        "2147483648",
+        "7e0",
+    ] {
+        out.push(("result_int32", v.to_string()));
+    }
+    out
+}
+
+const NUMBERS: &str = r#"{"id": "numbers", "parameters": [
+  {"name": "small", "type": "int32", "optional": true},
+  {"name": "big", "type": "int64", "optional": true},
+  {"name": "ratio", "type": "double", "optional": true}]}"#;
+
 fn main() {
     let app = app::build();
     let d = &app.dispatcher;
@@ -164,6 +260,18 @@ fn main() {
         None,
     )
     .expect("report");
+    d.register_function(NUMBERS, Some(sync_handler(|_| Ok(None))))
+        .expect("numbers");
+    // result functions answer whatever text the case puts here
+    let next_result: Arc<Mutex<String>> = Arc::default();
+    for (id, ty) in [("result_int64", "\"int64\""), ("result_int32", "\"int32\"")] {
+        let r = next_result.clone();
+        d.register_function(
+            &format!(r#"{{"id": "{id}", "result": {ty}}}"#),
+            Some(sync_handler(move |_| Ok(Some(r.lock().unwrap().clone())))),
+        )
+        .expect(id);
+    }
 
     let registry: Value = serde_json::from_str(&d.registry_json()).unwrap();
     let mut functions = Vec::new();
@@ -176,17 +284,32 @@ fn main() {
         }));
     }
 
-    let mut cases: Vec<(&str, Value)> = demo_cases();
-    cases.extend(sink_cases().into_iter().map(|v| ("kitchen_sink", v)));
-    let verdicts: Vec<Value> = cases
+    let mut cases: Vec<(&str, String)> = demo_cases()
         .into_iter()
-        .map(|(id, args)| {
-            let o = d.execute_outcome(&Invocation::new(id), Some(&args.to_string()));
+        .map(|(id, v)| (id, v.to_string()))
+        .collect();
+    cases.extend(
+        sink_cases()
+            .into_iter()
+            .map(|v| ("kitchen_sink", v.to_string())),
+    );
+    cases.extend(number_cases().into_iter().map(|t| ("numbers", t)));
+    let mut verdicts: Vec<Value> = cases
+        .into_iter()
+        .map(|(id, text)| {
+            let o = d.execute_outcome(&Invocation::new(id), Some(&text));
             // the binder's verdict: anything but InvalidArgument got past binding
             let bound = o.error_code != Some(ErrorCode::InvalidArgument);
-            json!({"function": id, "args": args, "bound": bound, "message": o.message})
+            json!({"function": id, "text": text, "bound": bound, "message": o.message})
         })
         .collect();
+    for (id, text) in result_cases() {
+        *next_result.lock().unwrap() = text.clone();
+        let o = d.execute_outcome(&Invocation::new(id), None);
+        // the result check's verdict: a refused result is HandlerFailed
+        let bound = o.error_code != Some(ErrorCode::HandlerFailed);
+        verdicts.push(json!({"function": id, "against": "result", "text": text, "bound": bound, "message": o.message}));
+    }
 
     println!("{}", json!({"functions": functions, "cases": verdicts}));
 }

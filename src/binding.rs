@@ -5,6 +5,7 @@
 //! the parser, so a bound call costs about one parse. Errors name the parameter (and the
 //! path inside it) and the reason: `quantity: expected int32, got string "two"`.
 
+use crate::decimal::{Decimal, Integer};
 use crate::descriptor::Parameter;
 use crate::types::{quote_short, Type, TypeSet};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -511,6 +512,12 @@ struct ValueSeed<'c, 't, 'y> {
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if matches!(self.base().0, Type::Int32 | Type::Int64 | Type::Double) {
+            // Numbers are read from their text, exactly (no rounding through f64).
+            let raw =
+                <&'de serde_json::value::RawValue as serde::Deserialize<'de>>::deserialize(d)?;
+            return self.number(raw.get().trim());
+        }
         d.deserialize_any(self)
     }
 }
@@ -529,25 +536,81 @@ impl<'y> ValueSeed<'_, '_, 'y> {
         self.ctx.fail(format!("expected {name}, got {got}"))
     }
 
-    fn write_int<E: de::Error>(self, v: i128, got: &dyn Fn() -> String) -> Result<(), E> {
-        let (ty, _) = self.base();
-        let (lo, hi, name) = match ty {
-            Type::Int32 => (i32::MIN as i128, i32::MAX as i128, "int32"),
-            Type::Int64 => (i64::MIN as i128, i64::MAX as i128, "int64"),
-            Type::Double => {
-                let _ = write!(self.ctx.out, "{v}");
+    /// Binds a value at an int32, int64 or double position from its JSON text.
+    fn number<E: de::Error>(self, raw: &str) -> Result<(), E> {
+        let (ty, nullable) = self.base();
+        match raw.as_bytes().first() {
+            Some(b'n') if nullable => {
+                self.ctx.out.push_str("null");
                 return Ok(());
             }
-            _ => return Err(self.mismatch(got())),
-        };
-        if v < lo || v > hi {
-            return Err(self.ctx.fail(format!(
-                "{} is out of range for {name} ({lo} to {hi})",
-                got()
-            )));
+            Some(b'n') => return Err(self.mismatch("null".into())),
+            Some(b't' | b'f') => return Err(self.mismatch(format!("boolean {raw}"))),
+            Some(b'"') => {
+                let s: String = serde_json::from_str(raw).unwrap_or_default();
+                return Err(self.mismatch(format!("string {}", quote_short(&s))));
+            }
+            Some(b'[') => return Err(self.mismatch("an array".into())),
+            Some(b'{') => return Err(self.mismatch("an object".into())),
+            _ => {}
         }
-        let _ = write!(self.ctx.out, "{v}");
-        Ok(())
+        let Some(value) = Decimal::parse(raw) else {
+            return Err(self
+                .ctx
+                .fail(format!("invalid JSON number {}", quote_number(raw))));
+        };
+        match ty {
+            Type::Int32 | Type::Int64 => {
+                let (lo, hi, name) = if *ty == Type::Int32 {
+                    (i32::MIN as i128, i32::MAX as i128, "int32")
+                } else {
+                    (i64::MIN as i128, i64::MAX as i128, "int64")
+                };
+                match value.integer() {
+                    Integer::Exact(v) if (lo..=hi).contains(&v) => {
+                        let _ = write!(self.ctx.out, "{v}");
+                        Ok(())
+                    }
+                    Integer::Exact(_) | Integer::Huge { .. } => Err(self.ctx.fail(format!(
+                        "number {} is out of range for {name} ({lo} to {hi})",
+                        quote_number(raw)
+                    ))),
+                    Integer::Fraction => Err(self.ctx.fail(format!(
+                        "expected {name}, got number {} with a fraction",
+                        quote_number(raw)
+                    ))),
+                }
+            }
+            _ => {
+                let v: f64 = raw.parse().unwrap_or(f64::INFINITY);
+                if !v.is_finite() {
+                    return Err(self.ctx.fail(format!(
+                        "number {} is out of range for double",
+                        quote_number(raw)
+                    )));
+                }
+                let plain_integer = raw.len() <= 20
+                    && raw
+                        .bytes()
+                        .enumerate()
+                        .all(|(i, b)| b.is_ascii_digit() || (i == 0 && b == b'-'));
+                if plain_integer {
+                    self.ctx.out.push_str(raw);
+                } else {
+                    let _ = write!(self.ctx.out, "{v:?}");
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A number's text as the caller wrote it, cut at 40 characters for a message.
+fn quote_number(raw: &str) -> String {
+    if raw.len() <= 40 {
+        raw.to_owned()
+    } else {
+        format!("{}…", &raw[..40])
     }
 }
 
@@ -575,44 +638,17 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         }
     }
 
+    // Int32, Int64 and Double positions never get here (see `number`).
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        self.write_int(v as i128, &|| format!("number {v}"))
+        Err(self.mismatch(format!("number {v}")))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        self.write_int(v as i128, &|| format!("number {v}"))
+        Err(self.mismatch(format!("number {v}")))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        match self.base().0 {
-            Type::Double => {
-                if v.is_finite() {
-                    let _ = write!(self.ctx.out, "{v:?}");
-                    Ok(())
-                } else {
-                    Err(self
-                        .ctx
-                        .fail("the number is out of range for double".into()))
-                }
-            }
-            Type::Int32 | Type::Int64 => {
-                // JSON Schema counts 2.0 as an integer; so do we.
-                if v.fract() == 0.0 && v.abs() < 1.8e19 {
-                    self.write_int(v as i128, &|| format!("number {v}"))
-                } else if v.fract() == 0.0 {
-                    let name = self.ctx.types.type_name(self.ty);
-                    Err(self
-                        .ctx
-                        .fail(format!("number {v} is out of range for {name}")))
-                } else {
-                    let name = self.ctx.types.type_name(self.ty);
-                    Err(self
-                        .ctx
-                        .fail(format!("expected {name}, got number {v} with a fraction")))
-                }
-            }
-            _ => Err(self.mismatch(format!("number {v}"))),
-        }
+        Err(self.mismatch(format!("number {v}")))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
@@ -900,6 +936,120 @@ mod tests {
         assert!(bind(r#"{"customer":"a","quantity":1} x"#)
             .unwrap_err()
             .starts_with("invalid JSON: trailing characters"));
+    }
+
+    #[test]
+    fn integers_are_exact_at_both_ends_of_every_width() {
+        let t = types();
+        let l = Limits::default();
+        let one = |ty: Type, text: &str| {
+            let params = vec![param("n", ty)];
+            bind_arguments(&t, &params, Some(&format!("{{\"n\":{text}}}")), &l)
+                .map(|b| b.json)
+                .map_err(|e| e.to_string())
+        };
+        let i32r = "(-2147483648 to 2147483647)";
+        let i64r = "(-9223372036854775808 to 9223372036854775807)";
+        for (ty, ok, bad, range) in [
+            (
+                Type::Int32,
+                ["-2147483648", "2147483647"],
+                ["-2147483649", "2147483648"],
+                i32r,
+            ),
+            (
+                Type::Int64,
+                ["-9223372036854775808", "9223372036854775807"],
+                ["-9223372036854775809", "9223372036854775808"],
+                i64r,
+            ),
+        ] {
+            for v in ok {
+                assert_eq!(one(ty.clone(), v).unwrap(), format!("{{\"n\":{v}}}"));
+            }
+            for v in bad {
+                assert_eq!(
+                    one(ty.clone(), v).unwrap_err(),
+                    format!(
+                        "n: number {v} is out of range for {} {range}",
+                        t.type_name(&ty)
+                    )
+                );
+            }
+        }
+        // values just past the end that an f64 cannot tell from it are refused as written
+        for v in [
+            "-9223372036854776000",
+            "-9223372036854775808.5",
+            "9223372036854775807.0000001e0",
+        ] {
+            let e = one(Type::Int64, v).unwrap_err();
+            assert!(e.contains(v), "{e}");
+        }
+        assert_eq!(
+            one(Type::Int64, "-9223372036854776000").unwrap_err(),
+            format!("n: number -9223372036854776000 is out of range for int64 {i64r}")
+        );
+        assert_eq!(
+            one(Type::Int64, "1e400").unwrap_err(),
+            format!("n: number 1e400 is out of range for int64 {i64r}")
+        );
+        // JSON Schema's integers: a number whose value has no fraction, however written
+        assert_eq!(one(Type::Int32, "2.0").unwrap(), r#"{"n":2}"#);
+        assert_eq!(one(Type::Int32, "1e2").unwrap(), r#"{"n":100}"#);
+        assert_eq!(one(Type::Int32, "-0.0").unwrap(), r#"{"n":0}"#);
+        assert_eq!(
+            one(Type::Int64, "9007199254740993.0").unwrap(),
+            r#"{"n":9007199254740993}"#
+        );
+        assert_eq!(
+            one(Type::Int64, "-9.223372036854775808e18").unwrap(),
+            r#"{"n":-9223372036854775808}"#
+        );
+        assert_eq!(
+            one(Type::Int32, "1e-1").unwrap_err(),
+            "n: expected int32, got number 1e-1 with a fraction"
+        );
+        assert_eq!(
+            one(Type::Int32, "2147483647.5").unwrap_err(),
+            "n: expected int32, got number 2147483647.5 with a fraction"
+        );
+        // results and defaults take the same path
+        let e = bind_value(&t, &Type::Int64, "-9223372036854775809", Mode::Values, &l).unwrap_err();
+        assert_eq!(
+            e.reason,
+            format!("number -9223372036854775809 is out of range for int64 {i64r}")
+        );
+        // doubles keep their value; beyond the double range is refused
+        assert_eq!(one(Type::Double, "1").unwrap(), r#"{"n":1}"#);
+        assert_eq!(one(Type::Double, "2.50").unwrap(), r#"{"n":2.5}"#);
+        assert_eq!(
+            one(Type::Double, "1e400").unwrap_err(),
+            "n: number 1e400 is out of range for double"
+        );
+        assert_eq!(
+            one(Type::Double, r#""1""#).unwrap_err(),
+            r#"n: expected double, got string "1""#
+        );
+        assert_eq!(
+            one(Type::Nullable(Box::new(Type::Int32)), "null").unwrap(),
+            r#"{"n":null}"#
+        );
+        assert_eq!(
+            one(Type::Int32, "null").unwrap_err(),
+            "n: expected int32, got null"
+        );
+        assert_eq!(
+            one(Type::Int32, "true").unwrap_err(),
+            "n: expected int32, got boolean true"
+        );
+        assert_eq!(
+            one(Type::Int32, "[1]").unwrap_err(),
+            "n: expected int32, got an array"
+        );
+        assert!(one(Type::Int32, "01")
+            .unwrap_err()
+            .starts_with("n: invalid JSON"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod binding;
 pub mod call;
 pub mod cancel;
 pub mod condition;
+pub(crate) mod decimal;
 pub mod descriptor;
 pub mod descriptor_schema;
 pub mod dispatcher;
