@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Header lane: the committed C header and descriptor schema match the code.
+# Header lane: the committed C header and descriptor schema match the code, and the
+# crate and every binding carry one version (ci/versions.sh).
 set -euo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$REPO"
+bash ci/versions.sh || exit 1
 source "$REPO/ci/tools.sh"
 need_cbindgen || { echo "!!! header lane cannot run: cbindgen could not be installed" >&2; exit 3; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -11,6 +11,11 @@ public enum AppFunctionsLibrary {
     /// The native crate's version, e.g. "0.1.0" (`af_version()`).
     public static var version: String { String(cString: af_version()) }
 
+    /// The release this Swift package belongs to: the crate and every binding share one
+    /// version (`ci/versions.sh` checks it), so it equals `version` when the package and
+    /// the native library come from the same release.
+    public static let packageVersion = "0.1.0"
+
     /// How many host objects (handler, lookup, delegate, hook and log boxes) the native
     /// library currently holds for this process. It drops back when dispatchers are
     /// released; tests use it to prove nothing leaks.
