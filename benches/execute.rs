@@ -1,6 +1,6 @@
 //! af_execute through the C ABI, called from Rust, beside the floor measured in the same
 //! run: serde_json parsing the same arguments and serialising the same outcome.
-//! Run with `cargo bench --bench execute` (ci/bench.sh collects the figures).
+//! Run with `cargo bench -p appfunctions-benches --bench execute` (ci/bench.sh collects the figures).
 
 use appfunctions::ffi::*;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};

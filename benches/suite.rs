@@ -3,7 +3,7 @@
 //! round trip in-process. Prints one JSON object (ci/bench.sh merges it into
 //! target/bench/summary.json).
 //!
-//! `cargo bench --bench suite -- [--rss-calls N] [--seconds S]`
+//! `cargo bench -p appfunctions-benches --bench suite -- [--rss-calls N] [--seconds S]`
 
 #[path = "../examples/demo/app.rs"]
 mod app;

@@ -28,11 +28,11 @@ if [[ $QUICK == 1 ]]; then CRIT=(--warm-up-time 1 --measurement-time 2); RSS_CAL
 else CRIT=(--warm-up-time 2 --measurement-time 5); RSS_CALLS=10000000; SECONDS_T=4; fi
 
 echo "== criterion: execute"
-cargo bench -q --bench execute -- "${CRIT[@]}" 2>&1 | grep -E "^execute|time:" || true
+cargo bench -q -p appfunctions-benches --bench execute -- "${CRIT[@]}" 2>&1 | grep -E "^execute|time:" || true
 echo "== criterion: registry scale"
-cargo bench -q --bench registry -- "${CRIT[@]}" 2>&1 | grep -E "^registry|time:" || true
+cargo bench -q -p appfunctions-benches --bench registry -- "${CRIT[@]}" 2>&1 | grep -E "^registry|time:" || true
 echo "== suite: threads, allocations, RSS over $RSS_CALLS calls, MCP in-process"
-cargo bench -q --bench suite -- --rss-calls "$RSS_CALLS" --seconds "$SECONDS_T" 2>/dev/null | tail -1 > "$OUT/suite.json"
+cargo bench -q -p appfunctions-benches --bench suite -- --rss-calls "$RSS_CALLS" --seconds "$SECONDS_T" 2>/dev/null | tail -1 > "$OUT/suite.json"
 cat "$OUT/suite.json"
 
 echo "== MCP over stdio (ours), and the official Python SDK server beside it"

@@ -7,8 +7,8 @@ source "$REPO/ci/env.sh"; af_cargo_setup || { echo "!!! rust lane cannot run: cr
 command -v cargo >/dev/null || { echo "!!! rust lane cannot run: no cargo on PATH" >&2; exit 3; }
 echo "[rust] cargo fmt --check"
 cargo fmt --all -- --check || { echo "[rust] run 'cargo fmt'" >&2; exit 1; }
-echo "[rust] cargo clippy --all-targets -- -D warnings"
-cargo clippy --all-targets -q -- -D warnings || exit 1
+echo "[rust] cargo clippy --workspace --all-targets -- -D warnings (the crate and benches/)"
+cargo clippy --workspace --all-targets -q -- -D warnings || exit 1
 echo "[rust] cargo test"
 cargo test -q 2>&1 | tee /tmp/af-rust-test.log
 rc=${PIPESTATUS[0]}
