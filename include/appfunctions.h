@@ -9,9 +9,20 @@
  *   says "borrowed".
  * - Functions that can fail return af_status (AF_OK = 0); af_last_error() gives the
  *   message of the last failure on the calling thread.
- * - No panic crosses this ABI; every callback may be invoked from any thread (the one
- *   that drives the call), and no library lock is held while host code runs, so
+ * - No panic crosses this ABI, and no library lock is held while host code runs, so
  *   callbacks may call back into the library (execute, register, ...).
+ * - Threads: a callback runs on the thread that drives the call at that moment: the one
+ *   calling af_execute / af_execute_async until some host answer does not come inline,
+ *   then the host thread that gives that answer (af_call_return, af_gate_allow, ...) or
+ *   cancels (af_cancel_token_cancel). The library's own threads, each started when first
+ *   needed and gone after 1 s without work: the timer ("appfunctions-timer"), which runs
+ *   no host code: at a deadline it marks the call timed out and hands the rest over to
+ *   the completion threads ("appfunctions-completion-N", up to 64), which end timed-out
+ *   calls and all but the first call of a cancelled token (cancel callbacks, on_invoked,
+ *   scope end, on_outcome, the log callback); a new one starts whenever none is free, so
+ *   a callback that blocks never delays another call's timeout; and the stdio MCP
+ *   transport's workers ("appfunctions-mcp-N", up to 32 per af_mcp_serve_stdio), which run
+ *   whole tool calls. Each callback's doc below names where it may arrive.
  * - user_data handed to the library must be usable from any thread; the library calls
  *   its free_user_data exactly once.
  * - af_call and af_gate are generation-checked handles, not pointers: using one after
@@ -36,9 +47,6 @@
 #define INTERNAL_ERROR -32603
 
 #define UNSUPPORTED_VERSION -32022
-
-// How many tool calls run at once.
-#define WORKERS 4
 
 // Bumped on every breaking change of this ABI. Bindings check it when they load.
 #define AF_ABI_VERSION 1
@@ -143,24 +151,31 @@ typedef int32_t af_status;
 // static text. Called on the thread that renders the view.
 typedef void (*af_toolkit_text_fn)(void *user_data, const char *toolkit, int32_t which, const char *metadata_json, struct af_text *out);
 
-// Releases host data (`user_data`). Called exactly once, on any thread.
+// Releases host data (`user_data`). Called exactly once, on any thread (a completion
+// thread too, when the last call using a registration ends there).
 typedef void (*af_free_fn)(void *user_data);
 
 // Receives a server-initiated MCP message (a notification such as
 // `notifications/tools/list_changed`), borrowed for the callback, to send on the host's
-// transport. Called from any thread.
+// transport. Called from any thread (the one that changed the registry or the view).
 typedef void (*af_mcp_notify_fn)(void *user_data, const char *message_json);
 
-// Runs when a call is cancelled or times out, on the cancelling thread.
+// Runs when a call is cancelled or times out: on the thread that calls
+// `af_cancel_token_cancel` (for the first of the token's calls) or `af_execute` (for its
+// own timeout), else on a completion thread of the library (an `af_execute_async`
+// timeout, the token's other calls); never on the timer thread.
 typedef void (*af_cancel_fn)(void *user_data);
 
 // Runs a function: complete `call` exactly once with `af_call_return` or `af_call_fail`,
 // inside the callback or later from any thread. The `call` handle is valid until the
-// call ends (see `af_call_return`).
+// call ends (see `af_call_return`). Called on the thread driving the call (the caller
+// of `af_execute*`, the thread that answered the last gate or lookup, or a stdio MCP
+// worker); never on the timer or a completion thread.
 typedef void (*af_handler_fn)(void *user_data, struct af_call *call);
 
 // Receives the core's warnings: `level` is 0 debug, 1 info, 2 warn, 3 error; `message`
-// is borrowed for the callback. Called from any thread.
+// is borrowed for the callback. Called from any thread, completion threads included (a
+// timeout's warning is written there, never on the timer thread).
 typedef void (*af_log_fn)(void *user_data, int32_t level, const char *message);
 
 // A request to run a function (`af_execute`, `af_execute_async`). Borrowed for the call:
@@ -182,30 +197,35 @@ typedef struct af_invocation {
 } af_invocation;
 
 // Receives a call's outcome JSON (borrowed, valid during the callback). Called exactly
-// once, on the thread that finishes the call (possibly before `af_execute_async`
-// returns).
+// once, on the thread that finishes the call: the caller of `af_execute_async` when
+// everything answers inline (before it returns), else the host thread that gives the
+// last answer or calls `af_cancel_token_cancel`, or a completion thread of the library
+// for a timeout (and for a cancelled token's other calls). Never the timer thread.
 typedef void (*af_outcome_fn)(void *user_data, const char *outcome_json);
 
 // A delegate's callbacks (copied by `af_add_delegate`; any member may be NULL).
 typedef struct af_delegate {
   // Runs after the arguments are bound, before the handler, on the thread driving the
-  // call. Answer `gate` once. Delegates run in registration order; the first that does
+  // call (never the timer or a completion thread). Answer `gate` once. Delegates run in registration order; the first that does
   // not allow decides and the rest are not asked. NULL: allow.
   void (*on_invoking)(void *user_data, struct af_call *call, struct af_gate *gate);
   // Sees every outcome (refusals included), borrowed for the callback. It cannot
-  // change the outcome.
+  // change the outcome. Runs on the thread that finishes the call, as `on_outcome`
+  // does (a completion thread for a timeout); blocking here delays only this call.
   void (*on_invoked)(void *user_data, struct af_call *call, const char *outcome_json);
   // Releases `user_data` when the dispatcher is freed and no call uses the delegate.
   af_free_fn free_user_data;
 } af_delegate;
 
 // A scope hook: `begin` runs first in every call, `end` exactly once after the last
-// `on_invoked`, on every path. Use `af_call_set_host_data` in `begin` to attach a DI
+// `on_invoked`, on every path. `begin` runs on the thread that calls `af_execute*` (or
+// a stdio MCP worker); `end` on the thread that finishes the call, as `on_invoked`. Use `af_call_set_host_data` in `begin` to attach a DI
 // scope and release it in `end`.
 typedef void (*af_scope_fn)(void *user_data, struct af_call *call);
 
 // Asks the user to approve a `requiresPermission` function: answer `gate` once with
-// `af_gate_allow` or `af_gate_deny`, now or later.
+// `af_gate_allow` or `af_gate_deny`, now or later. Called on the thread driving the call,
+// as `on_invoking`.
 typedef void (*af_permission_fn)(void *user_data, struct af_call *call, struct af_gate *gate);
 
 // Success.
@@ -332,9 +352,12 @@ char *af_mcp_handle(struct af_dispatcher *d, const char *message_json);
 af_status af_mcp_set_notify(struct af_dispatcher *d, af_mcp_notify_fn cb, void *user_data, af_free_fn free_user_data);
 
 // Serves the dispatcher as an MCP server on the process's stdin/stdout
-// (newline-delimited JSON-RPC) until stdin ends; blocks. Tool calls run on a few worker
-// threads of the transport, so pings and other calls go on meanwhile. Logs nothing to
-// stdout.
+// (newline-delimited JSON-RPC) until stdin ends, then waits for the calls in flight;
+// blocks. Each tool call runs on a worker thread of the transport ("appfunctions-mcp-N"):
+// one is started whenever a call arrives and none is free (up to 32; beyond that calls
+// wait and the log says so), so a handler blocked in host code holds up neither pings
+// nor other calls, and `notifications/cancelled` ends the call on a completion thread.
+// Logs nothing to stdout.
 af_status af_mcp_serve_stdio(struct af_dispatcher *d);
 
 // Creates an MCP session (one per connection) with its own agent view of
@@ -389,8 +412,8 @@ const char *af_call_caller_package(struct af_call *call);
 // call, which has ended: check the status of your completion).
 uint8_t af_call_is_cancelled(struct af_call *call);
 
-// Registers `cb` to run once when the call is cancelled or times out (at once if it
-// already was), on the cancelling thread. `user_data` is the host's (not freed by the
+// Registers `cb` to run once when the call is cancelled or times out (at once, on this
+// thread, if it already was); see `af_cancel_fn` for the thread. `user_data` is the host's (not freed by the
 // library).
 af_status af_call_on_cancel(struct af_call *call, af_cancel_fn cb, void *user_data);
 
@@ -485,13 +508,16 @@ af_status af_set_log_callback(struct af_dispatcher *d, af_log_fn cb, void *user_
 // a NULL dispatcher or invocation, invalid UTF-8 or a panic is an error outcome.
 // `args_json` (borrowed) is the arguments object; NULL is `{}`. Handlers and delegates
 // answering inline run on this thread; with a timeout, this thread ends the call when
-// it elapses.
+// it elapses (its `on_invoked`, scope end and cancel callbacks run here), unless a
+// handler blocks on this thread: then it ends when the handler returns.
 char *af_execute(struct af_dispatcher *d, const struct af_invocation *inv, const char *args_json);
 
 // Starts a call and returns at once. `on_outcome` (required) receives the outcome JSON
 // exactly once, on the thread that finishes the call: this one when everything answers
-// inline, else the thread that completes the handler, answers the gate, cancels, or the
-// library's timer thread for a timeout. On `AF_OK` the callback will be called; on an
+// inline, else the thread that completes the handler, answers the gate or cancels, or a
+// completion thread of the library for a timeout (the timer thread only marks the call
+// timed out; its `on_invoked`, scope end and `on_outcome` run on a completion thread,
+// so a callback that blocks delays no other call's timeout). On `AF_OK` the callback will be called; on an
 // error status (NULL dispatcher, invocation or callback, invalid UTF-8) it is not.
 af_status af_execute_async(struct af_dispatcher *d, const struct af_invocation *inv, const char *args_json, af_outcome_fn on_outcome, void *user_data);
 
@@ -511,8 +537,11 @@ char *af_result_schema(struct af_dispatcher *d, const char *function_id);
 // Creates a cancellation token. Caller owns it and must call `af_cancel_token_free`.
 struct af_cancel_token *af_cancel_token_new(void);
 
-// Cancels every call carrying the token, now and later. Calls waiting for the host end
-// now, on this thread (their `on_invoked`, scope end and outcome run here).
+// Cancels every call carrying the token, now and later. Every call carrying it is marked
+// cancelled first (`af_call_is_cancelled` answers 1; late answers are refused). Then the
+// first call that waits for the host ends on this thread before this function returns
+// (its cancel callbacks, `on_invoked`, scope end and outcome run here); each other one
+// ends on a completion thread of the library, so no call's callbacks delay another's.
 af_status af_cancel_token_cancel(struct af_cancel_token *t);
 
 // 1 when the token has been cancelled, else 0 (also for NULL).

@@ -167,6 +167,8 @@ pub(crate) struct Ctl {
     /// A synchronous waiter wants the outcome itself, not its JSON.
     pub keep_outcome: bool,
     pub outcome: Option<Outcome>,
+    /// The call's deadline on the timer, forgotten when the call finishes.
+    pub timer: Option<crate::timer::Key>,
 }
 
 impl Default for Ctl {
@@ -186,6 +188,7 @@ impl Default for Ctl {
             sink_wants_json: true,
             keep_outcome: false,
             outcome: None,
+            timer: None,
         }
     }
 }
@@ -461,15 +464,48 @@ impl Call {
     }
 
     /// Cancels the call (`Cancelled` or `TimedOut`): the handler is not started if it has
-    /// not been; a pending host answer is abandoned and the outcome delivered now.
+    /// not been; a pending host answer is abandoned and the outcome delivered now, on this
+    /// thread (the cancel callbacks, `on_invoked`, scope end and the outcome run here).
     pub fn cancel(self: &Arc<Self>, code: ErrorCode) {
-        if self
-            .cancel_code
-            .compare_exchange(0, code as i32 as u8, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            return;
+        if self.mark_cancelled(code) {
+            self.end_cancelled(code);
         }
+    }
+
+    /// Marks the call cancelled or timed out, at once and running no host code: from now
+    /// on `is_cancelled` is true and host answers are refused as late. `false` when it
+    /// was marked already. [`Call::end_cancelled`] (here or on another thread) does the
+    /// rest.
+    pub(crate) fn mark_cancelled(&self, code: ErrorCode) -> bool {
+        self.cancel_code
+            .compare_exchange(0, code as i32 as u8, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// Ends a call marked cancelled on a thread of the completion pool, so that its host
+    /// callbacks hold up neither this thread nor any other call.
+    pub(crate) fn end_cancelled_later(self: Arc<Self>, code: ErrorCode) {
+        crate::threads::completions().submit(Box::new(move |w: crate::threads::Waited| {
+            if w.at_cap {
+                self.log(
+                    LogLevel::Warn,
+                    &format!(
+                        "all {} completion threads are running host callbacks (the cap): ending the call to {} ({}) waited {} ms for one of them to return",
+                        w.cap,
+                        self.function_id(),
+                        code.as_str(),
+                        w.waited.as_millis()
+                    ),
+                );
+            }
+            self.end_cancelled(code);
+        }));
+    }
+
+    /// The rest of a cancellation marked by [`Call::mark_cancelled`]: the cancel
+    /// callbacks, a lookup in flight cancelled, and a call waiting for the host ended
+    /// (`on_invoked`, scope end, the outcome).
+    pub(crate) fn end_cancelled(self: &Arc<Self>, code: ErrorCode) {
         // the pending wait is abandoned before the host hears of the cancellation, so an
         // answer it gives in reaction is late, and the outcome is Cancelled / TimedOut
         let (resume, child, finished) = {
@@ -639,6 +675,19 @@ impl Call {
                 }
                 None => self.done.wait(&mut ctl),
             }
+        }
+    }
+}
+
+impl crate::timer::Expire for Call {
+    /// The call's deadline passed: marked timed out here, on the timer thread, and ended
+    /// on the completion pool.
+    fn expire(self: Arc<Self>) {
+        if self.ctl.lock().finished {
+            return;
+        }
+        if self.mark_cancelled(ErrorCode::TimedOut) {
+            self.end_cancelled_later(ErrorCode::TimedOut);
         }
     }
 }

@@ -28,18 +28,41 @@ impl CancelToken {
         self.inner.cancelled.load(Ordering::Acquire)
     }
 
-    /// Cancels every call carrying this token, now and later. Runs the calls' remaining
-    /// pipeline (on_invoked, scope end, outcome delivery) on this thread when they are
-    /// waiting for the host.
+    /// Cancels every call carrying this token, now and later.
+    ///
+    /// Every call carrying it is marked cancelled before any host code runs (from then on
+    /// `is_cancelled` is true and host answers are refused as late). Of the calls that
+    /// still need ending, the first ends on this thread before `cancel` returns (its cancel
+    /// callbacks, `on_invoked`, scope end and outcome run here); each other one ends on a
+    /// thread of the completion pool ([`crate::threads`]), so no call's host callbacks
+    /// hold up another's outcome.
     pub fn cancel(&self) {
+        self.cancel_with(true);
+    }
+
+    /// Like [`CancelToken::cancel`], ending every call on the completion pool: for the
+    /// library's own threads (the MCP transport's reader), which must run no host code.
+    pub(crate) fn cancel_detached(&self) {
+        self.cancel_with(false);
+    }
+
+    fn cancel_with(&self, first_here: bool) {
         if self.inner.cancelled.swap(true, Ordering::AcqRel) {
             return;
         }
         let calls = std::mem::take(&mut *self.inner.calls.lock());
-        for (_, w) in calls {
-            if let Some(c) = w.upgrade() {
-                c.cancel(ErrorCode::Cancelled);
-            }
+        let marked: Vec<Arc<Call>> = calls
+            .into_iter()
+            .filter_map(|(_, w)| w.upgrade())
+            .filter(|c| c.mark_cancelled(ErrorCode::Cancelled))
+            .collect();
+        let mut marked = marked.into_iter();
+        let here = if first_here { marked.next() } else { None };
+        for c in marked {
+            c.end_cancelled_later(ErrorCode::Cancelled);
+        }
+        if let Some(c) = here {
+            c.end_cancelled(ErrorCode::Cancelled);
         }
     }
 

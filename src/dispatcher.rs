@@ -761,6 +761,11 @@ impl Dispatcher {
         *self.inner.shared.log.write() = sink;
     }
 
+    /// Writes to the dispatcher's log sink.
+    pub(crate) fn log(&self, level: LogLevel, msg: &str) {
+        self.inner.shared.log(level, msg);
+    }
+
     /// Starts a call; `sink` receives the outcome (else it is kept for `wait_outcome`).
     fn start(&self, inv: &Invocation, args: Option<&str>, sink: Option<OutcomeSink>) -> Arc<Call> {
         let snap = self.snapshot();
@@ -832,7 +837,9 @@ impl Dispatcher {
     }
 
     /// Starts a call and returns at once; `on_outcome` receives the outcome exactly once,
-    /// on the thread that finishes the call.
+    /// on the thread that finishes the call: this one when everything answers inline, else
+    /// the thread that answers the host's last wait, or cancels; for a timeout, a thread of
+    /// the completion pool ([`crate::threads`]), never the timer's.
     pub fn execute_async(
         &self,
         inv: &Invocation,
@@ -863,8 +870,10 @@ impl Dispatcher {
 
     fn execute_async_sink(&self, inv: &Invocation, args: Option<&str>, sink: OutcomeSink) {
         let call = self.start(inv, args, Some(sink));
-        if let Some(t) = inv.timeout {
-            crate::timer::schedule(call.started + t, Arc::downgrade(&call));
+        if let Some(deadline) = call.timeout.and_then(|t| call.started.checked_add(t)) {
+            let target: std::sync::Weak<dyn crate::timer::Expire> = Arc::downgrade(&call) as _;
+            let key = crate::timer::schedule(deadline, target);
+            call.ctl.lock().timer = Some(key);
         }
         crate::pipeline::drive(&call, None);
     }

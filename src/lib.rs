@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod outcome;
 pub(crate) mod pipeline;
 pub mod schema;
+pub mod threads;
 pub(crate) mod timer;
 pub mod types;
 pub mod view;

@@ -546,7 +546,7 @@ fn abort_outcome(call: &Call, code: ErrorCode) -> Outcome {
 /// Ends the call once: `on_invoked` for every delegate, scope end, the handle released,
 /// the outcome delivered.
 pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
-    let child = {
+    let (child, timer) = {
         let mut ctl = call.ctl.lock();
         if ctl.finished {
             return;
@@ -555,8 +555,11 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
         ctl.stage = Stage::Done;
         ctl.wait = None;
         ctl.inline_result = None;
-        ctl.child.take()
+        (ctl.child.take(), ctl.timer.take())
     };
+    if let Some(k) = timer {
+        crate::timer::unschedule(k);
+    }
     if let Some(c) = child {
         // a lookup still running for this call is not wanted any more
         c.cancel(outcome.error_code.unwrap_or(ErrorCode::Cancelled));

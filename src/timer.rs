@@ -1,84 +1,107 @@
-//! Timeouts of asynchronous calls. One timer thread for the process, started the first
-//! time an asynchronous call carries a timeout (synchronous `execute` waits on its own
-//! thread and needs none).
+//! Deadlines of asynchronous calls. One timer thread for the process, started when a
+//! deadline is first scheduled and gone again after [`crate::threads::IDLE_EXIT`] with
+//! none (synchronous `execute` waits on its own thread and needs none).
+//!
+//! The timer only decides: at a deadline it calls [`Expire::expire`], which must return
+//! at once and run no host code (a call marks itself timed out and hands the rest to the
+//! completion pool), so no host callback can make another call's timeout late. It knows
+//! nothing of calls or dispatchers.
 
-use crate::call::Call;
-use crate::error::ErrorCode;
 use parking_lot::{Condvar, Mutex};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-use std::sync::{OnceLock, Weak};
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Instant;
 
-struct Timer {
-    heap: Mutex<BinaryHeap<Reverse<(Instant, u64, WeakCall)>>>,
-    wake: Condvar,
+/// What a deadline ends. `expire` runs on the timer thread: it must not block or run
+/// host code.
+pub(crate) trait Expire: Send + Sync {
+    fn expire(self: Arc<Self>);
 }
 
-struct WeakCall(Weak<Call>);
-impl PartialEq for WeakCall {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
+/// A scheduled deadline, to [`unschedule`] it when its target finishes first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Key(Instant, u64);
+
+struct State {
+    /// Deadlines in order; finished targets are removed, so this holds only what is live.
+    due: BTreeMap<Key, Weak<dyn Expire>>,
+    next: u64,
+    running: bool,
 }
-impl Eq for WeakCall {}
-impl PartialOrd for WeakCall {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for WeakCall {
-    fn cmp(&self, _: &Self) -> std::cmp::Ordering {
-        std::cmp::Ordering::Equal
-    }
+
+struct Timer {
+    state: Mutex<State>,
+    wake: Condvar,
 }
 
 fn timer() -> &'static Timer {
     static T: OnceLock<Timer> = OnceLock::new();
-    static STARTED: OnceLock<()> = OnceLock::new();
-    let t = T.get_or_init(|| Timer {
-        heap: Mutex::new(BinaryHeap::new()),
+    T.get_or_init(|| Timer {
+        state: Mutex::new(State {
+            due: BTreeMap::new(),
+            next: 0,
+            running: false,
+        }),
         wake: Condvar::new(),
-    });
-    STARTED.get_or_init(|| {
-        std::thread::Builder::new()
-            .name("appfunctions-timer".into())
-            .spawn(run)
-            .expect("spawn the timer thread");
-    });
-    t
+    })
 }
 
 fn run() {
     let t = timer();
-    let mut heap = t.heap.lock();
+    let mut st = t.state.lock();
     loop {
         let now = Instant::now();
-        match heap.peek() {
+        let first = st.due.first_key_value().map(|(k, _)| *k);
+        match first {
             None => {
-                t.wake.wait(&mut heap);
-            }
-            Some(Reverse((deadline, _, _))) if *deadline > now => {
-                let d = *deadline;
-                t.wake.wait_until(&mut heap, d);
-            }
-            Some(_) => {
-                let Reverse((_, _, call)) = heap.pop().expect("peeked");
-                drop(heap);
-                if let Some(c) = call.0.upgrade() {
-                    c.cancel(ErrorCode::TimedOut);
+                if t.wake
+                    .wait_for(&mut st, crate::threads::IDLE_EXIT)
+                    .timed_out()
+                    && st.due.is_empty()
+                {
+                    st.running = false;
+                    return;
                 }
-                heap = t.heap.lock();
+            }
+            Some(k) if k.0 > now => {
+                t.wake.wait_until(&mut st, k.0);
+            }
+            Some(k) => {
+                let target = st.due.remove(&k).and_then(|w| w.upgrade());
+                drop(st);
+                if let Some(target) = target {
+                    target.expire();
+                }
+                st = t.state.lock();
             }
         }
     }
 }
 
-/// Times `call` out at `deadline` unless it has finished by then.
-pub(crate) fn schedule(deadline: Instant, call: Weak<Call>) {
-    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// Expires `target` at `deadline` unless it is unscheduled first.
+pub(crate) fn schedule(deadline: Instant, target: Weak<dyn Expire>) -> Key {
     let t = timer();
-    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    t.heap.lock().push(Reverse((deadline, seq, WeakCall(call))));
-    t.wake.notify_one();
+    let mut st = t.state.lock();
+    st.next += 1;
+    let key = Key(deadline, st.next);
+    let earliest = st.due.first_key_value().is_none_or(|(k, _)| key < *k);
+    st.due.insert(key, target);
+    if !st.running {
+        let spawned = std::thread::Builder::new()
+            .name("appfunctions-timer".into())
+            .spawn(run);
+        // if the system refuses a thread now, the next schedule tries again
+        st.running = spawned.is_ok();
+    } else if earliest {
+        t.wake.notify_one();
+    }
+    key
+}
+
+/// Forgets a deadline (its target finished in time). Unknown keys are ignored.
+pub(crate) fn unschedule(key: Key) {
+    let t = timer();
+    let removed = t.state.lock().due.remove(&key);
+    // the weak reference is released with no lock held
+    drop(removed);
 }

@@ -408,3 +408,136 @@ fn a_thousand_hostile_messages_get_errors_and_the_server_keeps_serving() {
         );
     }
 }
+
+/// Lines fed to `stdio::serve` one at a time; the input ends when the sender is dropped.
+struct Lines(std::sync::mpsc::Receiver<String>, std::io::Cursor<Vec<u8>>);
+impl std::io::Read for Lines {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let n = self.1.read(buf)?;
+            if n > 0 {
+                return Ok(n);
+            }
+            match self.0.recv() {
+                Ok(line) => self.1 = std::io::Cursor::new((line + "\n").into_bytes()),
+                Err(_) => return Ok(0),
+            }
+        }
+    }
+}
+
+/// What `stdio::serve` writes, line by line.
+struct Out(std::sync::mpsc::Sender<Value>);
+impl std::io::Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let _ = self.0.send(serde_json::from_str(line).unwrap());
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn stdio_blocked_host_code_holds_up_neither_other_calls_nor_the_reader() {
+    use std::sync::Condvar;
+    use std::time::Duration;
+    let a = app::build();
+    let latch: Arc<(Mutex<bool>, Condvar)> = Arc::default();
+    let wait = {
+        let latch = latch.clone();
+        move || {
+            let g = latch.0.lock().unwrap();
+            let _ = latch
+                .1
+                .wait_timeout_while(g, Duration::from_secs(30), |open| !*open)
+                .unwrap();
+        }
+    };
+    // handlers that block in host code until the test opens the latch
+    let w = wait.clone();
+    a.dispatcher
+        .register_function(
+            r#"{"id":"blocks","result":"string"}"#,
+            Some(appfunctions::sync_handler(move |_| {
+                w();
+                Ok(Some("\"done\"".into()))
+            })),
+        )
+        .unwrap();
+    // a call that never answers, whose telemetry blocks when it is cancelled
+    let kept: Mutex<Vec<Arc<appfunctions::Call>>> = Mutex::default();
+    a.dispatcher
+        .register_function(
+            r#"{"id":"waits","result":"string"}"#,
+            Some(Arc::new(move |c: &Arc<appfunctions::Call>| {
+                kept.lock().unwrap().push(c.clone())
+            })),
+        )
+        .unwrap();
+    struct SlowTelemetry<F>(F);
+    impl<F: Fn() + Send + Sync> appfunctions::Delegate for SlowTelemetry<F> {
+        fn has_on_invoking(&self) -> bool {
+            false
+        }
+        fn on_invoked(&self, c: &Arc<appfunctions::Call>, _: &appfunctions::Outcome, _: &str) {
+            if c.function_id() == "waits" {
+                (self.0)()
+            }
+        }
+    }
+    a.dispatcher
+        .add_delegate(Arc::new(SlowTelemetry(wait.clone())));
+    let s = Session::new(&a.dispatcher, McpConfig::default(), json!({})).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let (otx, orx) = std::sync::mpsc::channel::<Value>();
+    let server = std::thread::spawn(move || {
+        appfunctions::mcp::stdio::serve(
+            s,
+            std::io::BufReader::new(Lines(rx, std::io::Cursor::new(Vec::new()))),
+            Out(otx),
+        )
+    });
+    let next = |id: i64| loop {
+        let v = orx
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("no response to {id} within 10 s"));
+        if v["id"] == json!(id) {
+            return v;
+        }
+        assert!(v["id"].as_i64().is_some_and(|i| i < 100), "{v}");
+    };
+    let send = |v: Value| tx.send(v.to_string()).unwrap();
+    send(
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}),
+    );
+    next(0);
+    send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    // more blocked calls than the transport once had workers
+    for id in 1..=6 {
+        send(json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"blocks"}}));
+    }
+    send(json!({"jsonrpc":"2.0","id":100,"method":"tools/call","params":{"name":"list_notes"}}));
+    assert_eq!(next(100)["result"]["isError"], json!(false));
+    // a cancelled call's on_invoked blocks: the reader goes on answering
+    send(json!({"jsonrpc":"2.0","id":200,"method":"tools/call","params":{"name":"waits"}}));
+    std::thread::sleep(Duration::from_millis(50));
+    send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":200}}));
+    send(json!({"jsonrpc":"2.0","id":300,"method":"ping"}));
+    assert_eq!(next(300)["result"], json!({}));
+    *latch.0.lock().unwrap() = true;
+    latch.1.notify_all();
+    drop(tx);
+    server.join().unwrap().unwrap();
+    let rest: Vec<Value> = orx.try_iter().collect();
+    let mut ids: Vec<i64> = rest.iter().filter_map(|v| v["id"].as_i64()).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        vec![1, 2, 3, 4, 5, 6],
+        "no response for the cancelled call: {rest:?}"
+    );
+}

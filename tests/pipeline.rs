@@ -299,3 +299,193 @@ fn a_panicking_handler_is_an_outcome() {
     assert_eq!(o.error_code, Some(ErrorCode::HandlerFailed));
     assert!(o.message.unwrap().contains("kaput"));
 }
+
+// ---- timeouts fire on time whatever host code does (issue 18) ----------------------------
+
+/// A latch the test opens; waiting on it gives up after 30 s so a failure cannot hang.
+#[derive(Clone, Default)]
+struct Latch(Arc<(Mutex<bool>, std::sync::Condvar)>);
+impl Latch {
+    fn open(&self) {
+        *self.0 .0.lock().unwrap() = true;
+        self.0 .1.notify_all();
+    }
+    fn wait(&self) {
+        let g = self.0 .0.lock().unwrap();
+        let _ = self
+            .0
+             .1
+            .wait_timeout_while(g, Duration::from_secs(30), |open| !*open)
+            .unwrap();
+    }
+}
+
+fn thread_name() -> String {
+    std::thread::current().name().unwrap_or("").to_owned()
+}
+
+/// A dispatcher whose `never` function never answers (its handler keeps the call and
+/// returns).
+fn never_answers() -> Dispatcher {
+    let d = Dispatcher::new();
+    let kept: Mutex<Vec<Arc<Call>>> = Mutex::default();
+    d.register_function(
+        r#"{"id":"never","result":"int32"}"#,
+        Some(Arc::new(move |c: &Arc<Call>| {
+            kept.lock().unwrap().push(c.clone())
+        })),
+    )
+    .unwrap();
+    d
+}
+
+/// Telemetry whose `on_invoked` runs `f` (which may block) and notes the thread it ran on.
+struct Telemetry<F: Fn(&Arc<Call>) + Send + Sync>(F, Arc<Mutex<Vec<String>>>);
+impl<F: Fn(&Arc<Call>) + Send + Sync> Delegate for Telemetry<F> {
+    fn has_on_invoking(&self) -> bool {
+        false
+    }
+    fn on_invoked(&self, call: &Arc<Call>, _: &Outcome, _: &str) {
+        self.1.lock().unwrap().push(thread_name());
+        (self.0)(call)
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "waits on real time")]
+fn an_on_invoked_blocked_forever_holds_up_no_other_timeout() {
+    let d = never_answers();
+    let latch = Latch::default();
+    let first = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let threads = Arc::new(Mutex::new(Vec::new()));
+    let (l, f) = (latch.clone(), first.clone());
+    d.add_delegate(Arc::new(Telemetry(
+        move |_: &Arc<Call>| {
+            // the first timed-out call's telemetry blocks until every other one has ended
+            if f.swap(false, Ordering::SeqCst) {
+                l.wait();
+            }
+        },
+        threads.clone(),
+    )));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let n = 20;
+    for i in 0..n {
+        let tx = tx.clone();
+        d.execute_async(
+            &Invocation::new("never").timeout(Duration::from_millis(20)),
+            None,
+            move |o, _| tx.send((i, o.error_code, thread_name())).unwrap(),
+        );
+    }
+    let mut got = Vec::new();
+    for _ in 0..n - 1 {
+        got.push(
+            rx.recv_timeout(Duration::from_secs(10))
+                .expect("the other calls time out while one on_invoked is blocked"),
+        );
+    }
+    latch.open();
+    got.push(rx.recv_timeout(Duration::from_secs(10)).unwrap());
+    assert!(
+        got.iter().all(|g| g.1 == Some(ErrorCode::TimedOut)),
+        "{got:?}"
+    );
+    // the timer only decides: the host code of timed-out calls runs on the completion pool
+    assert!(
+        got.iter()
+            .all(|g| g.2.starts_with("appfunctions-completion")),
+        "{got:?}"
+    );
+    let t = threads.lock().unwrap();
+    assert_eq!(t.len(), n);
+    assert!(
+        t.iter().all(|n| n.starts_with("appfunctions-completion")),
+        "{t:?}"
+    );
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "a bound on real time")]
+fn fifty_timeouts_with_an_on_invoked_that_blocks_100_ms_all_end_within_a_second() {
+    // the issue's scenario: with one timer thread running host code, the last outcome
+    // came after 5 s; the bound here does not grow with the number of calls
+    let d = never_answers();
+    d.add_delegate(Arc::new(Telemetry(
+        |_: &Arc<Call>| std::thread::sleep(Duration::from_millis(100)),
+        Arc::default(),
+    )));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let start = std::time::Instant::now();
+    for _ in 0..50 {
+        let tx = tx.clone();
+        d.execute_async(
+            &Invocation::new("never").timeout(Duration::from_millis(20)),
+            None,
+            move |o, _| tx.send((o.error_code, start.elapsed())).unwrap(),
+        );
+    }
+    let mut last = Duration::ZERO;
+    for _ in 0..50 {
+        let (code, at) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(code, Some(ErrorCode::TimedOut));
+        last = last.max(at);
+    }
+    assert!(
+        last < Duration::from_secs(1),
+        "the last of 50 timeouts ended after {last:?}"
+    );
+}
+
+#[test]
+fn a_token_ends_its_first_call_on_the_cancelling_thread_and_the_others_on_the_pool() {
+    let d = never_answers();
+    let token = CancelToken::new();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let rx = Arc::new(Mutex::new(rx));
+    let me = thread_name();
+    let here = Arc::new(Mutex::new(Vec::new()));
+    let (rx2, here2, me2) = (rx.clone(), here.clone(), me.clone());
+    d.add_delegate(Arc::new(Telemetry(
+        move |c: &Arc<Call>| {
+            assert!(c.is_cancelled());
+            if thread_name() == me2 {
+                // the call ended on the cancelling thread waits here for the other two,
+                // which must not wait for it
+                let rx = rx2.lock().unwrap();
+                let others: Vec<String> = (0..2)
+                    .map(|_| rx.recv_timeout(Duration::from_secs(10)).unwrap())
+                    .collect();
+                here2.lock().unwrap().extend(others);
+            }
+        },
+        Arc::default(),
+    )));
+    let outcomes = Arc::new(Mutex::new(Vec::new()));
+    for _ in 0..3 {
+        let (tx, outcomes) = (tx.clone(), outcomes.clone());
+        d.execute_async(
+            &Invocation::new("never").cancel_token(&token),
+            None,
+            move |o, _| {
+                outcomes.lock().unwrap().push(o.error_code);
+                tx.send(thread_name()).unwrap();
+            },
+        );
+    }
+    token.cancel();
+    // the first ended before cancel returned; the two others already had
+    let others = here.lock().unwrap().clone();
+    assert_eq!(others.len(), 2);
+    assert!(
+        others
+            .iter()
+            .all(|n| n.starts_with("appfunctions-completion")),
+        "{others:?}"
+    );
+    assert_eq!(rx.lock().unwrap().recv().unwrap(), me);
+    assert_eq!(
+        *outcomes.lock().unwrap(),
+        vec![Some(ErrorCode::Cancelled); 3]
+    );
+}

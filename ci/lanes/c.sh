@@ -7,7 +7,7 @@
 #
 # Leak policy: valgrind fails on "definitely" and "indirectly" lost blocks. "Still
 # reachable" blocks are accepted: they are process-lifetime statics of the library (the
-# global call-handle table, the timer thread started by the first asynchronous timeout,
+# global call-handle table, the timer and completion threads (they exit after 1 s idle),
 # Rust std's thread-locals and stdout buffer), reachable until exit by design. "Possibly
 # lost" is reported but not fatal (a running thread's stack pointers into the middle of
 # blocks). LSan runs with no suppressions.

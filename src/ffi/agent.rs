@@ -47,7 +47,7 @@ pub const AF_TOOLKIT_SYSTEM_PROMPT: i32 = 1;
 
 /// Receives a server-initiated MCP message (a notification such as
 /// `notifications/tools/list_changed`), borrowed for the callback, to send on the host's
-/// transport. Called from any thread.
+/// transport. Called from any thread (the one that changed the registry or the view).
 pub type af_mcp_notify_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, message_json: *const c_char)>;
 
@@ -470,9 +470,12 @@ pub unsafe extern "C" fn af_mcp_set_notify(
 }
 
 /// Serves the dispatcher as an MCP server on the process's stdin/stdout
-/// (newline-delimited JSON-RPC) until stdin ends; blocks. Tool calls run on a few worker
-/// threads of the transport, so pings and other calls go on meanwhile. Logs nothing to
-/// stdout.
+/// (newline-delimited JSON-RPC) until stdin ends, then waits for the calls in flight;
+/// blocks. Each tool call runs on a worker thread of the transport ("appfunctions-mcp-N"):
+/// one is started whenever a call arrives and none is free (up to 32; beyond that calls
+/// wait and the log says so), so a handler blocked in host code holds up neither pings
+/// nor other calls, and `notifications/cancelled` ends the call on a completion thread.
+/// Logs nothing to stdout.
 #[no_mangle]
 pub unsafe extern "C" fn af_mcp_serve_stdio(d: *mut af_dispatcher) -> af_status {
     boundary(AF_ERR_INTERNAL, || {

@@ -19,7 +19,10 @@ pub const AF_CALL_FUNCTION: i32 = 0;
 /// An entity lookup: `af_call_args` is NULL; read `af_call_lookup_request`.
 pub const AF_CALL_ENTITY_LOOKUP: i32 = 1;
 
-/// Runs when a call is cancelled or times out, on the cancelling thread.
+/// Runs when a call is cancelled or times out: on the thread that calls
+/// `af_cancel_token_cancel` (for the first of the token's calls) or `af_execute` (for its
+/// own timeout), else on a completion thread of the library (an `af_execute_async`
+/// timeout, the token's other calls); never on the timer thread.
 pub type af_cancel_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
 fn live(call: *mut af_call) -> Result<Arc<Call>, af_status> {
@@ -145,8 +148,8 @@ pub extern "C" fn af_call_is_cancelled(call: *mut af_call) -> u8 {
     })
 }
 
-/// Registers `cb` to run once when the call is cancelled or times out (at once if it
-/// already was), on the cancelling thread. `user_data` is the host's (not freed by the
+/// Registers `cb` to run once when the call is cancelled or times out (at once, on this
+/// thread, if it already was); see `af_cancel_fn` for the thread. `user_data` is the host's (not freed by the
 /// library).
 #[no_mangle]
 pub extern "C" fn af_call_on_cancel(

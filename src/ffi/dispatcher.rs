@@ -49,18 +49,23 @@ pub const AF_PLATFORM_APPLE: i32 = 1;
 pub const AF_PLATFORM_ANDROID: i32 = 2;
 
 /// Receives a call's outcome JSON (borrowed, valid during the callback). Called exactly
-/// once, on the thread that finishes the call (possibly before `af_execute_async`
-/// returns).
+/// once, on the thread that finishes the call: the caller of `af_execute_async` when
+/// everything answers inline (before it returns), else the host thread that gives the
+/// last answer or calls `af_cancel_token_cancel`, or a completion thread of the library
+/// for a timeout (and for a cancelled token's other calls). Never the timer thread.
 pub type af_outcome_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, outcome_json: *const c_char)>;
 
 /// Runs a function: complete `call` exactly once with `af_call_return` or `af_call_fail`,
 /// inside the callback or later from any thread. The `call` handle is valid until the
-/// call ends (see `af_call_return`).
+/// call ends (see `af_call_return`). Called on the thread driving the call (the caller
+/// of `af_execute*`, the thread that answered the last gate or lookup, or a stdio MCP
+/// worker); never on the timer or a completion thread.
 pub type af_handler_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call)>;
 
 /// Receives the core's warnings: `level` is 0 debug, 1 info, 2 warn, 3 error; `message`
-/// is borrowed for the callback. Called from any thread.
+/// is borrowed for the callback. Called from any thread, completion threads included (a
+/// timeout's warning is written there, never on the timer thread).
 pub type af_log_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
 
@@ -401,7 +406,8 @@ pub(crate) fn error_outcome(code: crate::error::ErrorCode, msg: &str) -> *mut c_
 /// a NULL dispatcher or invocation, invalid UTF-8 or a panic is an error outcome.
 /// `args_json` (borrowed) is the arguments object; NULL is `{}`. Handlers and delegates
 /// answering inline run on this thread; with a timeout, this thread ends the call when
-/// it elapses.
+/// it elapses (its `on_invoked`, scope end and cancel callbacks run here), unless a
+/// handler blocks on this thread: then it ends when the handler returns.
 #[no_mangle]
 pub unsafe extern "C" fn af_execute(
     d: *mut af_dispatcher,
@@ -452,8 +458,10 @@ unsafe impl Send for SendPtr {}
 
 /// Starts a call and returns at once. `on_outcome` (required) receives the outcome JSON
 /// exactly once, on the thread that finishes the call: this one when everything answers
-/// inline, else the thread that completes the handler, answers the gate, cancels, or the
-/// library's timer thread for a timeout. On `AF_OK` the callback will be called; on an
+/// inline, else the thread that completes the handler, answers the gate or cancels, or a
+/// completion thread of the library for a timeout (the timer thread only marks the call
+/// timed out; its `on_invoked`, scope end and `on_outcome` run on a completion thread,
+/// so a callback that blocks delays no other call's timeout). On `AF_OK` the callback will be called; on an
 /// error status (NULL dispatcher, invocation or callback, invalid UTF-8) it is not.
 #[no_mangle]
 pub unsafe extern "C" fn af_execute_async(
@@ -550,8 +558,11 @@ pub extern "C" fn af_cancel_token_new() -> *mut af_cancel_token {
     })
 }
 
-/// Cancels every call carrying the token, now and later. Calls waiting for the host end
-/// now, on this thread (their `on_invoked`, scope end and outcome run here).
+/// Cancels every call carrying the token, now and later. Every call carrying it is marked
+/// cancelled first (`af_call_is_cancelled` answers 1; late answers are refused). Then the
+/// first call that waits for the host ends on this thread before this function returns
+/// (its cancel callbacks, `on_invoked`, scope end and outcome run here); each other one
+/// ends on a completion thread of the library, so no call's callbacks delay another's.
 #[no_mangle]
 pub unsafe extern "C" fn af_cancel_token_cancel(t: *mut af_cancel_token) -> af_status {
     boundary(AF_ERR_INTERNAL, || {

@@ -19,13 +19,14 @@ pub struct af_gate {
 #[repr(C)]
 pub struct af_delegate {
     /// Runs after the arguments are bound, before the handler, on the thread driving the
-    /// call. Answer `gate` once. Delegates run in registration order; the first that does
+    /// call (never the timer or a completion thread). Answer `gate` once. Delegates run in registration order; the first that does
     /// not allow decides and the rest are not asked. NULL: allow.
     pub on_invoking: Option<
         unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call, gate: *mut af_gate),
     >,
     /// Sees every outcome (refusals included), borrowed for the callback. It cannot
-    /// change the outcome.
+    /// change the outcome. Runs on the thread that finishes the call, as `on_outcome`
+    /// does (a completion thread for a timeout); blocking here delays only this call.
     pub on_invoked: Option<
         unsafe extern "C" fn(
             user_data: *mut c_void,
@@ -38,12 +39,14 @@ pub struct af_delegate {
 }
 
 /// A scope hook: `begin` runs first in every call, `end` exactly once after the last
-/// `on_invoked`, on every path. Use `af_call_set_host_data` in `begin` to attach a DI
+/// `on_invoked`, on every path. `begin` runs on the thread that calls `af_execute*` (or
+/// a stdio MCP worker); `end` on the thread that finishes the call, as `on_invoked`. Use `af_call_set_host_data` in `begin` to attach a DI
 /// scope and release it in `end`.
 pub type af_scope_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call)>;
 
 /// Asks the user to approve a `requiresPermission` function: answer `gate` once with
-/// `af_gate_allow` or `af_gate_deny`, now or later.
+/// `af_gate_allow` or `af_gate_deny`, now or later. Called on the thread driving the call,
+/// as `on_invoking`.
 pub type af_permission_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call, gate: *mut af_gate)>;
 

@@ -158,7 +158,8 @@ impl Drop for ForeignData {
     }
 }
 
-/// Releases host data (`user_data`). Called exactly once, on any thread.
+/// Releases host data (`user_data`). Called exactly once, on any thread (a completion
+/// thread too, when the last call using a registration ends there).
 pub type af_free_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
 /// The message of the last failure on this thread: borrowed, never NULL ("" when none),

@@ -178,6 +178,11 @@ impl Session {
         &self.view
     }
 
+    /// Writes a warning to the dispatcher's log.
+    pub(crate) fn log_warn(&self, msg: &str) {
+        self.dispatcher.log(crate::log::LogLevel::Warn, msg);
+    }
+
     /// Where server-initiated notifications go.
     pub fn set_notify(&self, n: Option<Notify>) {
         *self.notify.lock() = n;
@@ -423,7 +428,9 @@ impl Session {
                     t
                 };
                 if let Some(t) = token {
-                    t.cancel();
+                    // the call ends on the completion pool: the thread that reads messages
+                    // runs no host code for it
+                    t.cancel_detached();
                 }
             }
             // other notifications (progress, roots changed, ...) need nothing from us

@@ -1,15 +1,19 @@
 //! The stdio transport: newline-delimited JSON-RPC on a reader and a writer. It keeps
-//! reading while tool calls run on a few worker threads of its own, so a long call
-//! blocks neither pings nor other calls; responses may complete out of order.
+//! reading while tool calls run on worker threads of its own, so a long call blocks
+//! neither pings nor other calls; responses may complete out of order.
+//!
+//! Threads: the reader runs no call's host code (`notifications/cancelled` ends the call
+//! on the completion pool). Each `tools/call` runs, start to finish, on a worker; a
+//! worker is started whenever a call arrives and none is free, so a handler or delegate
+//! blocked in host code never holds up another call (up to 32 workers; beyond that,
+//! calls wait for a worker and the dispatcher's log says so). Workers exit after a second
+//! without work. See [`crate::threads`].
 
 use super::{Reply, Session};
+use crate::threads::{Pool, Waited, MCP_WORKERS_MAX};
 use parking_lot::Mutex;
 use std::io::{BufRead, Write};
-use std::sync::mpsc;
 use std::sync::Arc;
-
-/// How many tool calls run at once.
-pub const WORKERS: usize = 4;
 
 /// Serves `session` until `input` ends, then waits for the calls in flight.
 pub fn serve<R: BufRead, W: Write + Send + 'static>(
@@ -30,29 +34,7 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
     let write: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(write);
     session.set_notify(Some(write.clone()));
 
-    let (tx, rx) = mpsc::channel::<super::PendingCall>();
-    let rx = Arc::new(Mutex::new(rx));
-    let workers: Vec<_> = (0..WORKERS)
-        .map(|i| {
-            let rx = rx.clone();
-            let session = session.clone();
-            let write = write.clone();
-            std::thread::Builder::new()
-                .name(format!("appfunctions-mcp-{i}"))
-                .spawn(move || loop {
-                    let next = rx.lock().recv();
-                    match next {
-                        Ok(call) => {
-                            if let Some(r) = session.run_call(call) {
-                                write(&r);
-                            }
-                        }
-                        Err(_) => return,
-                    }
-                })
-        })
-        .collect::<Result<_, _>>()?;
-
+    let workers = Pool::new("appfunctions-mcp", MCP_WORKERS_MAX);
     for line in input.lines() {
         let line = match line {
             Ok(l) => l,
@@ -71,16 +53,25 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
             Reply::Now(r) => write(&r),
             Reply::Nothing => {}
             Reply::Call(c) => {
-                if tx.send(c).is_err() {
-                    break;
-                }
+                let session = session.clone();
+                let write = write.clone();
+                workers.submit(Box::new(move |w: Waited| {
+                    if w.at_cap {
+                        session.log_warn(&format!(
+                            "all {} MCP workers are running tool calls (the cap): a tools/call waited {} ms for one of them to return",
+                            w.cap,
+                            w.waited.as_millis()
+                        ));
+                    }
+                    if let Some(r) = session.run_call(c) {
+                        write(&r);
+                    }
+                }));
             }
         }
     }
-    drop(tx);
-    for w in workers {
-        let _ = w.join();
-    }
+    workers.drain();
+    workers.close();
     session.set_notify(None);
     Ok(())
 }

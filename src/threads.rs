@@ -1,0 +1,325 @@
+//! The threads the library owns, and which host code each one may run.
+//!
+//! The library starts no thread until it needs one, and every thread it starts exits
+//! when it has had nothing to do for a second:
+//!
+//! | thread | started by | runs host code? |
+//! |---|---|---|
+//! | `appfunctions-timer` (one) | the first asynchronous call with a timeout | never: it only decides. At a deadline it marks the call timed out (from then on `is_cancelled` is true and any host answer is refused as late) and hands the rest of the call to the completion pool |
+//! | `appfunctions-completion` (0 to [`completion_threads_max`]: 64 unless [`set_completion_threads_max`] says otherwise) | a timed-out call, or a cancellation token that ends several calls | yes: the rest of one call each — its cancel callbacks, every delegate's `on_invoked`, the scope-end hook, the outcome callback, the dispatcher's log sink |
+//! | `appfunctions-mcp` (0 to 32 per [`crate::mcp::stdio::serve`]) | a `tools/call` arriving on the stdio transport | yes: the whole call (gates, handler, `on_invoked`, scope end) |
+//!
+//! The completion pool starts a thread whenever a completion is handed to it and no
+//! thread of it is free, so a thread blocked in host code (a slow `on_invoked`, a scope end
+//! that flushes a log) never holds up another call's completion: timeouts fire on time
+//! however long host callbacks take. It stops growing at its cap; a completion handed to
+//! it then waits for a thread to return from host code, and the first one that waited
+//! says so in its dispatcher's log, with how long it waited. The stdio transport's
+//! workers grow and stop the same way.
+//!
+//! Every other callback runs on a thread of the host's: the one that calls `execute`
+//! (the pipeline up to the first host answer that does not come inline), the one that
+//! answers later (it drives the call on from there), the one that cancels a token (see
+//! [`crate::CancelToken::cancel`]).
+
+use parking_lot::{Condvar, Mutex};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How long a library thread waits for work before it exits.
+pub(crate) const IDLE_EXIT: Duration = Duration::from_secs(1);
+
+/// The completion pool's cap when none is set.
+pub(crate) const COMPLETION_THREADS_MAX_DEFAULT: usize = 64;
+
+/// The most worker threads the stdio MCP transport runs at once for one session.
+pub(crate) const MCP_WORKERS_MAX: usize = 32;
+
+static COMPLETION_CAP: AtomicUsize = AtomicUsize::new(COMPLETION_THREADS_MAX_DEFAULT);
+
+/// Sets the completion pool's cap (at least 1): the most threads that may be running
+/// host callbacks of timed-out or cancelled calls at once. Threads above a lowered cap
+/// exit when they finish what they run.
+pub fn set_completion_threads_max(n: usize) {
+    COMPLETION_CAP.store(n.max(1), Ordering::Relaxed);
+    completions().set_cap(n.max(1));
+}
+
+/// The completion pool's cap.
+pub fn completion_threads_max() -> usize {
+    COMPLETION_CAP.load(Ordering::Relaxed)
+}
+
+/// How many completion threads exist now (busy or waiting for work).
+pub fn completion_threads() -> usize {
+    completions().threads()
+}
+
+/// What a job learns about its wait when it runs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Waited {
+    /// How long it was queued.
+    pub waited: Duration,
+    /// It was the first job queued while every thread was busy at the cap: it reports the
+    /// episode in the log.
+    pub at_cap: bool,
+    /// The pool's cap at the time.
+    pub cap: usize,
+}
+
+pub(crate) type Job = Box<dyn FnOnce(Waited) + Send>;
+
+struct Queued {
+    job: Job,
+    at: Instant,
+    at_cap: bool,
+}
+
+struct State {
+    queue: VecDeque<Queued>,
+    threads: usize,
+    idle: usize,
+    cap: usize,
+    /// Some job is queued because the pool is at its cap (reset when the queue empties).
+    saturated: bool,
+    /// `close` was called: workers exit when the queue is empty.
+    closing: bool,
+    next_name: usize,
+}
+
+struct Shared {
+    name: &'static str,
+    state: Mutex<State>,
+    work: Condvar,
+    /// Signalled when a job finishes or a worker exits (for `drain`).
+    quiet: Condvar,
+    /// Jobs queued or running.
+    busy: AtomicUsize,
+}
+
+/// A pool of threads that grows while its threads are busy (blocked in host code), up to
+/// a cap, and whose threads exit after [`IDLE_EXIT`] without work.
+pub(crate) struct Pool {
+    shared: std::sync::Arc<Shared>,
+}
+
+impl Pool {
+    pub(crate) fn new(name: &'static str, cap: usize) -> Pool {
+        Pool {
+            shared: std::sync::Arc::new(Shared {
+                name,
+                state: Mutex::new(State {
+                    queue: VecDeque::new(),
+                    threads: 0,
+                    idle: 0,
+                    cap: cap.max(1),
+                    saturated: false,
+                    closing: false,
+                    next_name: 0,
+                }),
+                work: Condvar::new(),
+                quiet: Condvar::new(),
+                busy: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    fn set_cap(&self, cap: usize) {
+        self.shared.state.lock().cap = cap.max(1);
+    }
+
+    pub(crate) fn threads(&self) -> usize {
+        self.shared.state.lock().threads
+    }
+
+    /// Runs `job` on a thread of the pool: a free one, else a new one, else (at the cap)
+    /// the first to become free. Never runs it on this thread, unless the system refuses
+    /// a new thread while the pool has none.
+    pub(crate) fn submit(&self, job: Job) {
+        let s = &self.shared;
+        s.busy.fetch_add(1, Ordering::AcqRel);
+        let mut st = s.state.lock();
+        let at_cap = st.queue.len() >= st.idle && st.threads >= st.cap;
+        let first_at_cap = at_cap && !st.saturated;
+        if at_cap {
+            st.saturated = true;
+        }
+        st.queue.push_back(Queued {
+            job,
+            at: Instant::now(),
+            at_cap: first_at_cap,
+        });
+        if st.queue.len() <= st.idle {
+            s.work.notify_one();
+            return;
+        }
+        if at_cap {
+            return;
+        }
+        st.threads += 1;
+        st.next_name += 1;
+        let name = format!("{}-{}", s.name, st.next_name);
+        drop(st);
+        let shared = s.clone();
+        let spawned = std::thread::Builder::new()
+            .name(name)
+            .spawn(move || work(&shared));
+        if spawned.is_err() {
+            let mut st = s.state.lock();
+            st.threads -= 1;
+            if st.threads == 0 {
+                // nothing would ever run the queue: run it here rather than never
+                let jobs: Vec<Queued> = st.queue.drain(..).collect();
+                st.saturated = false;
+                drop(st);
+                for q in jobs {
+                    run(s, q);
+                }
+            }
+        }
+    }
+
+    /// Waits until no job is queued or running.
+    pub(crate) fn drain(&self) {
+        let s = &self.shared;
+        let mut st = s.state.lock();
+        while s.busy.load(Ordering::Acquire) > 0 {
+            s.quiet.wait(&mut st);
+        }
+    }
+
+    /// Lets the pool's threads exit now, once they have run what is queued, and waits for
+    /// them (the pool stays usable: a later job starts a thread again).
+    pub(crate) fn close(&self) {
+        let s = &self.shared;
+        let mut st = s.state.lock();
+        st.closing = true;
+        s.work.notify_all();
+        while st.threads > 0 {
+            s.quiet.wait(&mut st);
+        }
+        st.closing = false;
+    }
+}
+
+fn run(s: &Shared, q: Queued) {
+    let cap = s.state.lock().cap;
+    let info = Waited {
+        waited: q.at.elapsed(),
+        at_cap: q.at_cap,
+        cap,
+    };
+    let job = q.job;
+    // the jobs catch the host's panics themselves; this keeps the worker alive regardless
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || job(info)));
+    let _g = s.state.lock();
+    s.busy.fetch_sub(1, Ordering::AcqRel);
+    s.quiet.notify_all();
+}
+
+fn work(s: &Shared) {
+    let mut st = s.state.lock();
+    loop {
+        if let Some(q) = st.queue.pop_front() {
+            if st.queue.is_empty() {
+                st.saturated = false;
+            }
+            drop(st);
+            run(s, q);
+            st = s.state.lock();
+            if st.threads > st.cap {
+                break;
+            }
+            continue;
+        }
+        if st.closing {
+            break;
+        }
+        st.idle += 1;
+        let timed_out = s.work.wait_for(&mut st, IDLE_EXIT).timed_out();
+        st.idle -= 1;
+        if timed_out && st.queue.is_empty() {
+            break;
+        }
+    }
+    st.threads -= 1;
+    s.quiet.notify_all();
+}
+
+/// The completion pool: the rest of timed-out calls, and of all but the first call a
+/// cancellation token ends.
+pub(crate) fn completions() -> &'static Pool {
+    static P: OnceLock<Pool> = OnceLock::new();
+    P.get_or_init(|| Pool::new("appfunctions-completion", completion_threads_max()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_blocked_thread_does_not_hold_up_the_next_job() {
+        let p = Pool::new("test-pool", 8);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        for i in 0..4 {
+            let tx = tx.clone();
+            let gate = gate.clone();
+            p.submit(Box::new(move |_| {
+                tx.send(i).unwrap();
+                let mut open = gate.0.lock();
+                while !*open {
+                    gate.1.wait(&mut open);
+                }
+            }));
+        }
+        // all four run at once although none has returned
+        let mut got: Vec<i32> = (0..4).map(|_| rx.recv().unwrap()).collect();
+        got.sort();
+        assert_eq!(got, vec![0, 1, 2, 3]);
+        assert_eq!(p.threads(), 4);
+        *gate.0.lock() = true;
+        gate.1.notify_all();
+        p.drain();
+        p.close();
+        assert_eq!(p.threads(), 0);
+    }
+
+    #[test]
+    fn at_the_cap_jobs_wait_and_the_first_one_knows() {
+        let p = Pool::new("test-pool", 2);
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let started = Arc::new(AtomicUsize::new(0));
+        let reports: Arc<Mutex<Vec<bool>>> = Arc::default();
+        for _ in 0..5 {
+            let gate = gate.clone();
+            let started = started.clone();
+            let reports = reports.clone();
+            p.submit(Box::new(move |w| {
+                reports.lock().push(w.at_cap);
+                started.fetch_add(1, Ordering::SeqCst);
+                let mut open = gate.0.lock();
+                while !*open {
+                    gate.1.wait(&mut open);
+                }
+            }));
+        }
+        while started.load(Ordering::SeqCst) < 2 {
+            std::thread::yield_now();
+        }
+        assert_eq!(p.threads(), 2, "the pool stops at its cap");
+        *gate.0.lock() = true;
+        gate.1.notify_all();
+        p.drain();
+        let r = reports.lock();
+        assert_eq!(r.len(), 5);
+        assert_eq!(r.iter().filter(|x| **x).count(), 1, "{r:?}");
+        drop(r);
+        p.close();
+        assert_eq!(p.threads(), 0);
+    }
+}
