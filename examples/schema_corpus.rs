@@ -239,7 +239,210 @@ fn result_cases() -> Vec<(&'static str, String)> {
     ] {
         out.push(("result_int32", v.to_string()));
     }
+    for v in ["0", "10", "-1", "11", "5.0", "null"] {
+        out.push(("result_bounded", v.to_string()));
+    }
+    for v in ["[1,2]", "[1,1]", "[1,2,3]", "[]"] {
+        out.push(("result_unique", v.to_string()));
+    }
+    for v in [
+        r#"{"sku":"abc","qty":1}"#,
+        r#"{"sku":"abc","qty":0}"#,
+        r#"{"sku":"a1","qty":1}"#,
+    ] {
+        out.push(("result_line", v.to_string()));
+    }
     out
+}
+
+/// Every constraint, on parameters and on record fields.
+const CONSTRAINED_TYPES: &str = r#"{"records": [
+  {"name": "Point", "fields": [{"name": "x", "type": "double"}, {"name": "y", "type": "double"}]},
+  {"name": "Line", "fields": [
+    {"name": "sku", "type": "string", "pattern": "^[a-z]+$"},
+    {"name": "qty", "type": "int32", "minimum": 1},
+    {"name": "note", "type": "string", "nullable": true, "optional": true, "maxLength": 5}]}]}"#;
+
+const CONSTRAINED: &str = r#"{"id": "constrained", "parameters": [
+  {"name": "quantity", "type": "int32", "optional": true, "minimum": 1},
+  {"name": "limit", "type": "int32", "optional": true, "minimum": 1, "maximum": 100},
+  {"name": "above", "type": "int64", "optional": true, "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+  {"name": "ratio", "type": "double", "optional": true, "minimum": -1.5, "exclusiveMaximum": 0.1},
+  {"name": "frac", "type": "int32", "optional": true, "minimum": 0.5, "maximum": 2.5},
+  {"name": "code", "type": "string", "optional": true, "minLength": 2, "maxLength": 4},
+  {"name": "sku", "type": "string", "optional": true, "pattern": "^[A-Z]{2}-\\d{3}$"},
+  {"name": "word", "type": "string", "optional": true, "pattern": "\\bcat\\b"},
+  {"name": "spaced", "type": "string", "optional": true, "pattern": "^\\S+\\s\\S+$"},
+  {"name": "dotted", "type": "string", "optional": true, "pattern": "^.$"},
+  {"name": "classy", "type": "string", "optional": true, "pattern": "^[\\w.-]+@[^\\s@]+$"},
+  {"name": "tags", "type": {"array": "string"}, "optional": true, "minItems": 1, "maxItems": 3, "uniqueItems": true},
+  {"name": "numbers", "type": {"array": "double"}, "optional": true, "uniqueItems": true},
+  {"name": "ints", "type": {"array": "int64"}, "optional": true, "uniqueItems": true},
+  {"name": "points", "type": {"array": {"record": "Point"}}, "optional": true, "uniqueItems": true},
+  {"name": "maybeCode", "type": "string", "nullable": true, "optional": true, "minLength": 3},
+  {"name": "maybeTags", "type": {"array": "int32"}, "nullable": true, "optional": true, "maxItems": 1},
+  {"name": "line", "type": {"record": "Line"}, "optional": true}
+]}"#;
+
+/// Argument texts for `constrained`: each constraint at and past its boundaries.
+fn constrained_cases() -> Vec<String> {
+    let cases: &[(&str, &[&str])] = &[
+        ("quantity", &["0", "1", "1.0", "-5", "2147483647", "0.5"]),
+        ("limit", &["0", "1", "100", "101", "1e2", "100.0", "1.01e2"]),
+        ("above", &["0", "1", "9", "10", "-1", "0.0"]),
+        (
+            "ratio",
+            &[
+                "-1.5",
+                "-1.5000001",
+                "-1.4999999",
+                "0.1",
+                "0.09999999999999999",
+                "0.1000000000000000055511151231257827",
+                "1e-1",
+                "1e-400",
+                "0",
+            ],
+        ),
+        ("frac", &["0", "1", "2", "3"]),
+        (
+            "code",
+            &[
+                r#""a""#,
+                r#""ab""#,
+                r#""abcd""#,
+                r#""abcde""#,
+                r#""😀😀""#,
+                r#""😀😀😀😀""#,
+                r#""😀😀😀😀😀""#,
+                r#""\ud83d\ude00\ud83d\ude00""#,
+                r#""é́é́""#,
+                r#""""#,
+            ],
+        ),
+        (
+            "sku",
+            &[
+                r#""AB-123""#,
+                r#""AB-12""#,
+                r#""ab-123""#,
+                r#""AB-١٢٣""#,
+                r#""xAB-123""#,
+                r#""AB-123\n""#,
+                r#""AB-1234""#,
+            ],
+        ),
+        (
+            "word",
+            &[
+                r#""a cat sat""#,
+                r#""concat""#,
+                r#""écat""#,
+                r#""cat""#,
+                r#""cats""#,
+            ],
+        ),
+        (
+            "spaced",
+            &[
+                r#""a b""#,
+                r#""a\u00a0b""#,
+                r#""a\u0085b""#,
+                r#""a\ufeffb""#,
+                r#""a\u2028b""#,
+                r#""ab""#,
+                r#""a  b""#,
+            ],
+        ),
+        (
+            "dotted",
+            &[
+                r#""😀""#,
+                r#""\n""#,
+                r#""\r""#,
+                r#""\u2028""#,
+                r#""ab""#,
+                r#""é""#,
+            ],
+        ),
+        (
+            "classy",
+            &[r#""a.b-c_d@x""#, r#""a b@x""#, r#""é@x""#, r#""a@b@c""#],
+        ),
+        (
+            "tags",
+            &[
+                "[]",
+                r#"["a"]"#,
+                r#"["a","b","c"]"#,
+                r#"["a","b","c","d"]"#,
+                r#"["a","a"]"#,
+                r#"["a","A"]"#,
+            ],
+        ),
+        (
+            "numbers",
+            &[
+                "[1, 2]",
+                "[1, 1.0]",
+                "[0.1, 0.10]",
+                "[1e2, 100]",
+                "[-0, 0]",
+                "[0.5, 0.25]",
+            ],
+        ),
+        (
+            "ints",
+            &[
+                "[1, 2]",
+                "[1, 1.0]",
+                "[10, 1e1]",
+                "[-9223372036854775808, 9223372036854775807]",
+            ],
+        ),
+        (
+            "points",
+            &[
+                r#"[{"x":1,"y":2},{"y":2,"x":1}]"#,
+                r#"[{"x":1,"y":2},{"x":1,"y":2.5}]"#,
+                r#"[{"x":1,"y":2},{"x":1.0,"y":2e0}]"#,
+            ],
+        ),
+        ("maybeCode", &["null", r#""ab""#, r#""abc""#]),
+        ("maybeTags", &["null", "[]", "[1]", "[1,2]"]),
+        (
+            "line",
+            &[
+                r#"{"sku":"abc","qty":1}"#,
+                r#"{"sku":"abc","qty":0}"#,
+                r#"{"sku":"ABC","qty":1}"#,
+                r#"{"sku":"abc","qty":1,"note":"123456"}"#,
+                r#"{"sku":"abc","qty":1,"note":"12345"}"#,
+                r#"{"sku":"abc","qty":1,"note":null}"#,
+            ],
+        ),
+    ];
+    let mut out = Vec::new();
+    for (key, values) in cases {
+        for v in *values {
+            out.push(format!("{{\"{key}\": {v}}}"));
+        }
+    }
+    out
+}
+
+/// Descriptors the core refuses for reasons the descriptor schema states as well.
+fn refused_descriptors() -> Vec<Value> {
+    vec![
+        json!({"id": "f", "parameters": [{"name": "n", "type": "in32"}]}),
+        json!({"id": "f", "parameters": [{"name": "n", "type": "int32", "minimum": "1"}]}),
+        json!({"id": "f", "parameters": [{"name": "s", "type": "string", "minLength": -1}]}),
+        json!({"id": "f", "parameters": [{"name": "s", "type": "string", "pattern": 5}]}),
+        json!({"id": "f", "parameters": [{"name": "a", "type": {"array": "string"}, "uniqueItems": "yes"}]}),
+        json!({"id": "f", "parameters": [{"name": "n", "type": "int32", "min": 1}]}),
+        json!({"id": "f", "result": {"type": "int32", "minimum": 1, "extra": true}}),
+        json!({"id": "f", "result": {"type": "dateTime "}}),
+    ]
 }
 
 const NUMBERS: &str = r#"{"id": "numbers", "parameters": [
@@ -264,7 +467,23 @@ fn main() {
         .expect("numbers");
     // result functions answer whatever text the case puts here
     let next_result: Arc<Mutex<String>> = Arc::default();
-    for (id, ty) in [("result_int64", "\"int64\""), ("result_int32", "\"int32\"")] {
+    d.define_types(CONSTRAINED_TYPES)
+        .expect("constrained types");
+    d.register_function(CONSTRAINED, Some(sync_handler(|_| Ok(None))))
+        .expect("constrained");
+    for (id, ty) in [
+        ("result_int64", "\"int64\""),
+        ("result_int32", "\"int32\""),
+        (
+            "result_bounded",
+            r#"{"type": "int32", "nullable": true, "minimum": 0, "maximum": 10}"#,
+        ),
+        (
+            "result_unique",
+            r#"{"type": {"array": "int32"}, "uniqueItems": true, "maxItems": 2, "minItems": 1}"#,
+        ),
+        ("result_line", r#"{"record": "Line"}"#),
+    ] {
         let r = next_result.clone();
         d.register_function(
             &format!(r#"{{"id": "{id}", "result": {ty}}}"#),
@@ -294,6 +513,7 @@ fn main() {
             .map(|v| ("kitchen_sink", v.to_string())),
     );
     cases.extend(number_cases().into_iter().map(|t| ("numbers", t)));
+    cases.extend(constrained_cases().into_iter().map(|t| ("constrained", t)));
     let mut verdicts: Vec<Value> = cases
         .into_iter()
         .map(|(id, text)| {
@@ -311,5 +531,42 @@ fn main() {
         verdicts.push(json!({"function": id, "against": "result", "text": text, "bound": bound, "message": o.message}));
     }
 
-    println!("{}", json!({"functions": functions, "cases": verdicts}));
+    // descriptors: every one the corpus registered must be valid against the published
+    // descriptor schema (include/appfunctions.descriptor.schema.json)
+    let mut descriptors: Vec<Value> = [
+        app::TYPES,
+        app::ORDER_ENTITY,
+        app::CREATE_ORDER,
+        app::CANCEL_ORDER,
+        app::LIST_NOTES,
+        app::CREATE_NOTE,
+        app::EDIT_NOTE,
+        app::ORDER_STATS,
+        app::FIND_ORDERS,
+        app::REPORT_ORDER_SUMMARY,
+        app::KITCHEN_SINK,
+        NUMBERS,
+        CONSTRAINED_TYPES,
+        CONSTRAINED,
+    ]
+    .iter()
+    .map(|t| json!({"doc": serde_json::from_str::<Value>(t).unwrap(), "accepted": true}))
+    .collect();
+    // and what the core refuses for a reason the schema states too is refused by both
+    for doc in refused_descriptors() {
+        let accepted = appfunctions::Dispatcher::new()
+            .register_function(&doc.to_string(), Some(sync_handler(|_| Ok(None))))
+            .is_ok();
+        descriptors.push(json!({"doc": doc, "accepted": accepted}));
+    }
+
+    println!(
+        "{}",
+        json!({
+            "functions": functions,
+            "cases": verdicts,
+            "descriptor_schema": appfunctions::descriptor_schema::descriptor_schema(),
+            "descriptors": descriptors,
+        })
+    );
 }

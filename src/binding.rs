@@ -5,6 +5,7 @@
 //! the parser, so a bound call costs about one parse. Errors name the parameter (and the
 //! path inside it) and the reason: `quantity: expected int32, got string "two"`.
 
+use crate::constraints::Constraints;
 use crate::decimal::{Decimal, Integer};
 use crate::descriptor::Parameter;
 use crate::types::{quote_short, Type, TypeSet};
@@ -126,6 +127,7 @@ pub fn bind_entity_list(
     let res = ValueSeed {
         ctx: &mut ctx,
         ty: &ty,
+        cons: None,
     }
     .deserialize(&mut de)
     .and_then(|()| de.end());
@@ -142,6 +144,18 @@ pub fn bind_value(
     mode: Mode,
     limits: &Limits,
 ) -> Result<Bound, BindError> {
+    bind_value_with(types, ty, None, json, mode, limits)
+}
+
+/// [`bind_value`] with the value constraints of the slot (a result's, a default's).
+pub fn bind_value_with(
+    types: &TypeSet,
+    ty: &Type,
+    cons: Option<&Constraints>,
+    json: &str,
+    mode: Mode,
+    limits: &Limits,
+) -> Result<Bound, BindError> {
     if json.len() > limits.max_input_bytes {
         return Err(BindError {
             path: String::new(),
@@ -154,9 +168,13 @@ pub fn bind_value(
     }
     let mut ctx = Ctx::new(types, mode, limits.max_depth, json.len());
     let mut de = serde_json::Deserializer::from_str(json);
-    let res = ValueSeed { ctx: &mut ctx, ty }
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
+    let res = ValueSeed {
+        ctx: &mut ctx,
+        ty,
+        cons,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
     finish(ctx, res)
 }
 
@@ -406,6 +424,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
             if let Err(e) = map.next_value_seed(ValueSeed {
                 ctx: &mut *ctx,
                 ty: &p.ty,
+                cons: p.constraints.as_deref(),
             }) {
                 return Err(ctx.wrap(e, Seg::Key(p.name.clone())));
             }
@@ -507,6 +526,8 @@ impl<'de> Visitor<'de> for KeySeed {
 struct ValueSeed<'c, 't, 'y> {
     ctx: &'c mut Ctx<'t>,
     ty: &'y Type,
+    /// The slot's value constraints (not passed on to array items or record fields).
+    cons: Option<&'y Constraints>,
 }
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
@@ -568,6 +589,10 @@ impl<'y> ValueSeed<'_, '_, 'y> {
                 };
                 match value.integer() {
                     Integer::Exact(v) if (lo..=hi).contains(&v) => {
+                        if let Some(c) = self.cons {
+                            c.check_number(&value, raw)
+                                .map_err(|why| self.ctx.fail(why))?;
+                        }
                         let _ = write!(self.ctx.out, "{v}");
                         Ok(())
                     }
@@ -589,6 +614,10 @@ impl<'y> ValueSeed<'_, '_, 'y> {
                         quote_number(raw)
                     )));
                 }
+                if let Some(c) = self.cons {
+                    c.check_number(&value, raw)
+                        .map_err(|why| self.ctx.fail(why))?;
+                }
                 let plain_integer = raw.len() <= 20
                     && raw
                         .bytes()
@@ -601,6 +630,54 @@ impl<'y> ValueSeed<'_, '_, 'y> {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+/// The first two equal items (by JSON Schema's equality: numbers by value, objects
+/// whatever their key order) among the bound items at `ranges` of `out`.
+fn first_duplicate(out: &str, ranges: &[Range<usize>]) -> Option<(usize, usize)> {
+    let mut seen: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::with_capacity(ranges.len());
+    for (i, r) in ranges.iter().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(&out[r.clone()]).ok()?;
+        let mut key = String::new();
+        canonical(&v, &mut key);
+        if let Some(first) = seen.insert(key, i) {
+            return Some((first, i));
+        }
+    }
+    None
+}
+
+/// A text equal for equal JSON values: object keys sorted, numbers by value.
+fn canonical(v: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match v {
+        Value::Null | Value::Bool(_) | Value::String(_) => out.push_str(&v.to_string()),
+        Value::Number(n) => match Decimal::parse(&n.to_string()) {
+            Some(d) => d.write_key(out),
+            None => out.push_str(&n.to_string()),
+        },
+        Value::Array(a) => {
+            out.push('[');
+            for x in a {
+                canonical(x, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            keys.sort();
+            out.push('{');
+            for k in keys {
+                out.push_str(&serde_json::Value::String(k.clone()).to_string());
+                out.push(':');
+                canonical(&o[k], out);
+                out.push(',');
+            }
+            out.push('}');
         }
     }
 }
@@ -655,6 +732,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         let types = self.ctx.types;
         match self.base().0 {
             Type::String => {
+                if let Some(c) = self.cons {
+                    c.check_string(v).map_err(|why| self.ctx.fail(why))?;
+                }
                 write_json_str(&mut self.ctx.out, v);
                 Ok(())
             }
@@ -732,6 +812,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             return Err(self.mismatch("an array".into()));
         };
         let ctx = self.ctx;
+        let cons = self.cons;
+        let unique = cons.is_some_and(|c| c.unique_items);
+        let mut items: Vec<Range<usize>> = Vec::new();
         ctx.enter()?;
         ctx.out.push('[');
         let mut i = 0usize;
@@ -745,9 +828,13 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             match seq.next_element_seed(ValueSeed {
                 ctx: &mut *ctx,
                 ty: item,
+                cons: None,
             }) {
                 Ok(Some(())) => {
                     name_refs(ctx, refs_before, || Seg::Index(i));
+                    if unique {
+                        items.push(start..ctx.out.len());
+                    }
                     if ctx.depth == 1 {
                         let end = ctx.out.len();
                         if let Some(c) = &mut ctx.collect {
@@ -768,6 +855,16 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         }
         ctx.out.push(']');
         ctx.depth -= 1;
+        if let Some(c) = cons {
+            c.check_items(i as u64).map_err(|why| ctx.fail(why))?;
+            if unique {
+                if let Some((a, b)) = first_duplicate(&ctx.out, &items) {
+                    return Err(ctx.fail(format!(
+                        "items [{a}] and [{b}] are equal, but the items must be unique (uniqueItems)"
+                    )));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -810,6 +907,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             if let Err(e) = map.next_value_seed(ValueSeed {
                 ctx: &mut *ctx,
                 ty: &f.ty,
+                cons: f.constraints.as_deref(),
             }) {
                 return Err(ctx.wrap(e, Seg::Key(f.name.clone())));
             }
@@ -859,6 +957,7 @@ mod tests {
             optional: false,
             default: None,
             default_json: None,
+            constraints: None,
         }
     }
 

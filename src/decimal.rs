@@ -108,7 +108,6 @@ impl Decimal {
     }
 
     /// The decimal of an integer.
-    #[cfg(test)]
     pub(crate) fn from_i128(v: i128) -> Decimal {
         Decimal::parse(&v.to_string()).expect("an integer's text is a JSON number")
     }
@@ -136,6 +135,37 @@ impl Decimal {
             v *= 10;
         }
         Integer::Exact(if self.neg { -v } else { v })
+    }
+
+    /// The largest integer not above the value.
+    pub(crate) fn floor(&self) -> Integer {
+        if self.exp >= 0 || self.is_zero() {
+            return self.integer();
+        }
+        let int_len = self.digits.len() as i64 + self.exp;
+        let whole = Decimal {
+            neg: self.neg,
+            digits: if int_len > 0 {
+                self.digits[..int_len as usize].to_vec()
+            } else {
+                Vec::new()
+            },
+            exp: 0,
+        };
+        match whole.integer() {
+            Integer::Exact(v) if self.neg => Integer::Exact(v - 1),
+            other => other,
+        }
+    }
+
+    /// Writes a text that is the same for equal values (`1`, `1.0` and `1e0` alike).
+    pub(crate) fn write_key(&self, out: &mut String) {
+        if self.neg {
+            out.push('-');
+        }
+        out.extend(self.digits.iter().map(|d| char::from(b'0' + d)));
+        out.push('e');
+        out.push_str(&self.exp.to_string());
     }
 
     /// The position of the leading digit (the decimal exponent of the magnitude).
@@ -213,6 +243,16 @@ mod tests {
             d("1e99999999999999999999999").integer(),
             Integer::Huge { negative: false }
         );
+    }
+
+    #[test]
+    fn floors() {
+        assert_eq!(d("3.8").floor(), Integer::Exact(3));
+        assert_eq!(d("-3.2").floor(), Integer::Exact(-4));
+        assert_eq!(d("0.5").floor(), Integer::Exact(0));
+        assert_eq!(d("-0.5").floor(), Integer::Exact(-1));
+        assert_eq!(d("7").floor(), Integer::Exact(7));
+        assert_eq!(d("1.25e1").floor(), Integer::Exact(12));
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! Function and entity descriptors: parsed from JSON, validated with messages that name
 //! the path and the reason, and written back in their normalised form.
 
-use crate::binding::{bind_value, Limits, Mode};
+use crate::binding::{bind_value_with, Limits, Mode};
 use crate::condition::{check_placeholders, placeholders, Condition};
+use crate::constraints::Constraints;
 use crate::error::{Error, Result};
 use crate::types::{
-    check_keys, describe_json, opt_bool, opt_json, opt_string, EntityDef, Type, TypeSet,
+    check_keys, describe_json, opt_bool, opt_json, opt_string, parse_constraints, EntityDef, Type,
+    TypeSet,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -107,6 +109,8 @@ pub struct Parameter {
     pub default: Option<Value>,
     /// The default, bound and normalised (what the handler receives).
     pub default_json: Option<String>,
+    /// Value constraints (`minimum`, `maxLength`, `pattern`, …), if any.
+    pub constraints: Option<Box<Constraints>>,
 }
 
 /// A validated function descriptor.
@@ -119,6 +123,8 @@ pub struct FunctionDescriptor {
     pub parameters: Vec<Parameter>,
     /// `None` is `void`.
     pub result: Option<Type>,
+    /// The result's value constraints (from `"result": {"type": T, "minimum": …}`).
+    pub result_constraints: Option<Box<Constraints>>,
     pub opens_app: bool,
     pub requires_permission: bool,
     pub kind: FunctionKind,
@@ -234,10 +240,27 @@ impl FunctionDescriptor {
             }
         }
 
-        let result = match o.get("result") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s == "void" => None,
-            Some(v) => Some(types.parse_type(v, &format!("{p}.result"), &HashMap::new())?),
+        let (result, result_constraints) = match o.get("result") {
+            None | Some(Value::Null) => (None, None),
+            Some(Value::String(s)) if s == "void" => (None, None),
+            // the slot form: {"type": T, "nullable"?: bool, <constraints>}
+            Some(Value::Object(r)) if r.contains_key("type") => {
+                let rp = format!("{p}.result");
+                check_keys(r, &rp, RESULT_KEYS)?;
+                let mut ty =
+                    types.parse_type(&r["type"], &format!("{rp}.type"), &HashMap::new())?;
+                if opt_bool(r, "nullable", &rp)?.unwrap_or(false)
+                    && !matches!(ty, Type::Nullable(_))
+                {
+                    ty = Type::Nullable(Box::new(ty));
+                }
+                let c = parse_constraints(r, &rp, &ty)?;
+                (Some(ty), c)
+            }
+            Some(v) => (
+                Some(types.parse_type(v, &format!("{p}.result"), &HashMap::new())?),
+                None,
+            ),
         };
 
         let kind = match o.get("kind") {
@@ -343,6 +366,7 @@ impl FunctionDescriptor {
             description,
             parameters,
             result,
+            result_constraints,
             kind,
             toolkit,
             condition,
@@ -375,6 +399,7 @@ impl FunctionDescriptor {
                     optional: false,
                     default: None,
                     default_json: None,
+                    constraints: None,
                 },
                 Parameter {
                     name: "limit".into(),
@@ -383,9 +408,11 @@ impl FunctionDescriptor {
                     optional: true,
                     default: None,
                     default_json: None,
+                    constraints: None,
                 },
             ],
             result: Some(Type::Array(Box::new(Type::Entity(entity_index)))),
+            result_constraints: None,
             opens_app: false,
             requires_permission: false,
             kind: FunctionKind::Function,
@@ -425,6 +452,9 @@ impl FunctionDescriptor {
                 if let Some(d) = &p.default {
                     po.insert("default".into(), d.clone());
                 }
+                if let Some(c) = &p.constraints {
+                    c.write(&mut po);
+                }
                 Value::Object(po)
             })
             .collect();
@@ -436,6 +466,11 @@ impl FunctionDescriptor {
                 Some(t) => types.type_json(t),
             },
         );
+        if let Some(c) = &self.result_constraints {
+            let mut co = Map::new();
+            c.write(&mut co);
+            o.insert("resultConstraints".into(), Value::Object(co));
+        }
         o.insert("opensApp".into(), self.opens_app.into());
         o.insert("requiresPermission".into(), self.requires_permission.into());
         o.insert(
@@ -501,18 +536,7 @@ fn parse_parameter(
             "a parameter name is camelCase: a lowercase letter, then letters and digits",
         ));
     }
-    check_keys(
-        o,
-        &path,
-        &[
-            "name",
-            "type",
-            "description",
-            "optional",
-            "nullable",
-            "default",
-        ],
-    )?;
+    check_keys(o, &path, PARAMETER_KEYS)?;
     let tv = o
         .get("type")
         .ok_or_else(|| Error::descriptor(format!("{path}.type"), "missing"))?;
@@ -520,6 +544,7 @@ fn parse_parameter(
     if opt_bool(o, "nullable", &path)?.unwrap_or(false) && !matches!(ty, Type::Nullable(_)) {
         ty = Type::Nullable(Box::new(ty));
     }
+    let constraints = parse_constraints(o, &path, &ty)?;
     let default = o.get("default").cloned();
     let mut optional = opt_bool(o, "optional", &path)?.unwrap_or(false);
     let default_json = match &default {
@@ -534,7 +559,15 @@ fn parse_parameter(
             // a default makes the parameter optional
             optional = true;
             let text = d.to_string();
-            let bound = bind_value(types, &ty, &text, Mode::Values, &cx.limits).map_err(|e| {
+            let bound = bind_value_with(
+                types,
+                &ty,
+                constraints.as_deref(),
+                &text,
+                Mode::Values,
+                &cx.limits,
+            )
+            .map_err(|e| {
                 let inner = if e.path.is_empty() {
                     String::new()
                 } else {
@@ -552,8 +585,45 @@ fn parse_parameter(
         optional,
         default,
         default_json,
+        constraints,
     })
 }
+
+/// The keys a parameter may have.
+const PARAMETER_KEYS: &[&str] = &[
+    "name",
+    "type",
+    "description",
+    "optional",
+    "nullable",
+    "default",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+];
+
+/// The keys of a result in its slot form `{"type": T, …}`.
+const RESULT_KEYS: &[&str] = &[
+    "type",
+    "nullable",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+];
 
 fn contains_entity(ty: &Type) -> bool {
     match ty {

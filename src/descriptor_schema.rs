@@ -53,12 +53,47 @@ enum Void {
     Void,
 }
 
-/// A result type: any type, or `void` (the default).
+/// A result type: any type, `void` (the default), or a type with value constraints.
 #[derive(JsonSchema)]
 #[serde(untagged)]
 enum ResultSpec {
     Void(Void),
     Type(TypeSpec),
+    Constrained(ResultSlot),
+}
+
+/// A result with value constraints: `{"type": T, "minimum": 0, …}`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ResultSlot {
+    #[serde(rename = "type")]
+    ty: TypeSpec,
+    /// Shorthand for `{"nullable": T}`.
+    #[serde(default)]
+    nullable: bool,
+    /// Numbers: the value is at least this (JSON Schema `minimum`; inside the width of an
+    /// integer type).
+    minimum: Option<serde_json::Number>,
+    /// Numbers: the value is greater than this.
+    exclusive_minimum: Option<serde_json::Number>,
+    /// Numbers: the value is at most this.
+    maximum: Option<serde_json::Number>,
+    /// Numbers: the value is less than this.
+    exclusive_maximum: Option<serde_json::Number>,
+    /// Strings: at least this many characters (Unicode code points).
+    min_length: Option<u64>,
+    /// Strings: at most this many characters (Unicode code points).
+    max_length: Option<u64>,
+    /// Strings: an ECMA-262 regular expression (u flag) the string must match somewhere;
+    /// lookaround, backreferences and `\p{…}` are refused (docs/descriptors.md).
+    pattern: Option<String>,
+    /// Arrays: at least this many items.
+    min_items: Option<u64>,
+    /// Arrays: at most this many items.
+    max_items: Option<u64>,
+    /// Arrays: no two items are equal (numbers by value, objects whatever their key order).
+    #[serde(default)]
+    unique_items: bool,
 }
 
 /// A function parameter.
@@ -79,6 +114,29 @@ struct Parameter {
     nullable: bool,
     /// A value of the parameter's type; makes the parameter optional.
     default: Option<serde_json::Value>,
+    /// Numbers: the value is at least this (JSON Schema `minimum`; inside the width of an
+    /// integer type).
+    minimum: Option<serde_json::Number>,
+    /// Numbers: the value is greater than this.
+    exclusive_minimum: Option<serde_json::Number>,
+    /// Numbers: the value is at most this.
+    maximum: Option<serde_json::Number>,
+    /// Numbers: the value is less than this.
+    exclusive_maximum: Option<serde_json::Number>,
+    /// Strings: at least this many characters (Unicode code points).
+    min_length: Option<u64>,
+    /// Strings: at most this many characters (Unicode code points).
+    max_length: Option<u64>,
+    /// Strings: an ECMA-262 regular expression (u flag) the string must match somewhere;
+    /// lookaround, backreferences and `\p{…}` are refused (docs/descriptors.md).
+    pattern: Option<String>,
+    /// Arrays: at least this many items.
+    min_items: Option<u64>,
+    /// Arrays: at most this many items.
+    max_items: Option<u64>,
+    /// Arrays: no two items are equal (numbers by value, objects whatever their key order).
+    #[serde(default)]
+    unique_items: bool,
 }
 
 /// Behaviour hints for MCP tool annotations.
@@ -160,6 +218,29 @@ struct Field {
     optional: bool,
     #[serde(default)]
     nullable: bool,
+    /// Numbers: the value is at least this (JSON Schema `minimum`; inside the width of an
+    /// integer type).
+    minimum: Option<serde_json::Number>,
+    /// Numbers: the value is greater than this.
+    exclusive_minimum: Option<serde_json::Number>,
+    /// Numbers: the value is at most this.
+    maximum: Option<serde_json::Number>,
+    /// Numbers: the value is less than this.
+    exclusive_maximum: Option<serde_json::Number>,
+    /// Strings: at least this many characters (Unicode code points).
+    min_length: Option<u64>,
+    /// Strings: at most this many characters (Unicode code points).
+    max_length: Option<u64>,
+    /// Strings: an ECMA-262 regular expression (u flag) the string must match somewhere;
+    /// lookaround, backreferences and `\p{…}` are refused (docs/descriptors.md).
+    pattern: Option<String>,
+    /// Arrays: at least this many items.
+    min_items: Option<u64>,
+    /// Arrays: at most this many items.
+    max_items: Option<u64>,
+    /// Arrays: no two items are equal (numbers by value, objects whatever their key order).
+    #[serde(default)]
+    unique_items: bool,
 }
 
 /// An enum member: its name, or an object with a description.

@@ -6,7 +6,7 @@
 //! answers later drives the call on, on their own thread. No lock is held while host
 //! code runs.
 
-use crate::binding::{bind_arguments, bind_value, Mode};
+use crate::binding::{bind_arguments, bind_value_with, Mode};
 use crate::call::{Call, CallKind, Completion, Gate, GateDecision, Op, Platform};
 use crate::descriptor::FunctionKind;
 use crate::error::ErrorCode;
@@ -483,7 +483,14 @@ fn handler_outcome(
                 },
                 Some(ty) => {
                     let text = result.as_deref().unwrap_or("null");
-                    match bind_value(&snap.types, ty, text, Mode::Values, &snap.result_limits()) {
+                    match bind_value_with(
+                        &snap.types,
+                        ty,
+                        desc.result_constraints.as_deref(),
+                        text,
+                        Mode::Values,
+                        &snap.result_limits(),
+                    ) {
                         Ok(b) => {
                             let json = match (desc.generated_for, ty) {
                                 (Some(_), Type::Array(_)) => apply_limit(call, b.json),

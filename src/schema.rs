@@ -4,6 +4,7 @@
 //! primitives are `"type": [T, "null"]`; nullable references are `anyOf` with
 //! `{"type": "null"}`, which every mainstream validator accepts.
 
+use crate::constraints::Constraints;
 use crate::descriptor::FunctionDescriptor;
 use crate::types::{Type, TypeSet};
 use serde_json::{json, Map, Value};
@@ -33,13 +34,26 @@ enum DefKey {
 }
 
 impl Builder<'_> {
-    fn schema(&mut self, ty: &Type) -> Value {
+    fn schema(&mut self, ty: &Type, cons: Option<&Constraints>) -> Value {
         match ty {
-            Type::String => json!({"type": "string"}),
+            Type::String => {
+                let mut o = typed("string");
+                if let Some(c) = cons {
+                    c.write_other(&mut o);
+                }
+                Value::Object(o)
+            }
             Type::Boolean => json!({"type": "boolean"}),
-            Type::Int32 => json!({"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX}),
-            Type::Int64 => json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
-            Type::Double => json!({"type": "number"}),
+            Type::Int32 => integer(i32::MIN as i64, i32::MAX as i64, cons),
+            Type::Int64 => integer(i64::MIN, i64::MAX, cons),
+            Type::Double => {
+                let mut o = typed("number");
+                if let Some(c) = cons {
+                    c.write_lower(&mut o);
+                    c.write_upper(&mut o);
+                }
+                Value::Object(o)
+            }
             Type::DateTime => json!({"type": "string", "format": "date-time"}),
             Type::Date => json!({"type": "string", "format": "date"}),
             Type::Uuid => json!({"type": "string", "format": "uuid"}),
@@ -60,9 +74,16 @@ impl Builder<'_> {
                     json!({"$ref": format!("#/$defs/{}", e.name)})
                 }
             }
-            Type::Array(item) => json!({"type": "array", "items": self.schema(item)}),
+            Type::Array(item) => {
+                let mut o = typed("array");
+                o.insert("items".into(), self.schema(item, None));
+                if let Some(c) = cons {
+                    c.write_other(&mut o);
+                }
+                Value::Object(o)
+            }
             Type::Nullable(inner) => {
-                let mut s = self.schema(inner);
+                let mut s = self.schema(inner, cons);
                 match s.get("type").cloned() {
                     Some(Value::String(t))
                         if s.get("$ref").is_none() && s.get("enum").is_none() =>
@@ -84,7 +105,7 @@ impl Builder<'_> {
         let mut props = Map::new();
         let mut required = Vec::new();
         for f in fields {
-            let mut s = self.schema(f.ty);
+            let mut s = self.schema(f.ty, f.constraints);
             if let Some(d) = f.description {
                 attach(&mut s, "description", Value::String(d.to_owned()));
             }
@@ -183,6 +204,7 @@ impl Builder<'_> {
 struct FieldView<'a> {
     name: &'a str,
     ty: &'a Type,
+    constraints: Option<&'a Constraints>,
     description: Option<&'a str>,
     optional: bool,
     default: Option<&'a Value>,
@@ -193,11 +215,37 @@ impl<'a> From<&'a crate::types::Field> for FieldView<'a> {
         FieldView {
             name: &f.name,
             ty: &f.ty,
+            constraints: f.constraints.as_deref(),
             description: f.description.as_deref(),
             optional: f.optional,
             default: None,
         }
     }
+}
+
+fn typed(t: &str) -> Map<String, Value> {
+    let mut o = Map::new();
+    o.insert("type".into(), t.into());
+    o
+}
+
+/// An integer of a width: the width's range, narrowed by the constraints' bounds (which
+/// registration keeps inside the width).
+fn integer(lo: i64, hi: i64, cons: Option<&Constraints>) -> Value {
+    let mut o = typed("integer");
+    match cons {
+        Some(c) if c.has_lower() => c.write_lower(&mut o),
+        _ => {
+            o.insert("minimum".into(), lo.into());
+        }
+    }
+    match cons {
+        Some(c) if c.has_upper() => c.write_upper(&mut o),
+        _ => {
+            o.insert("maximum".into(), hi.into());
+        }
+    }
+    Value::Object(o)
 }
 
 /// Adds a keyword beside a schema; a `$ref` gets siblings directly (allowed in 2020-12).
@@ -218,6 +266,7 @@ pub fn parameters_schema(types: &TypeSet, f: &FunctionDescriptor) -> Value {
         f.parameters.iter().map(|p| FieldView {
             name: &p.name,
             ty: &p.ty,
+            constraints: p.constraints.as_deref(),
             description: p.description.as_deref(),
             optional: p.optional,
             default: p.default.as_ref(),
@@ -236,11 +285,12 @@ pub fn result_schema(types: &TypeSet, f: &FunctionDescriptor) -> Option<Value> {
         defs: BTreeSet::new(),
     };
     let root = match (&f.result, f.kind) {
-        (Some(ty), _) => b.schema(ty),
+        (Some(ty), _) => b.schema(ty, f.result_constraints.as_deref()),
         (None, crate::descriptor::FunctionKind::Output) => b.object(
             f.parameters.iter().map(|p| FieldView {
                 name: &p.name,
                 ty: &p.ty,
+                constraints: p.constraints.as_deref(),
                 description: p.description.as_deref(),
                 optional: p.optional && p.default.is_none(),
                 default: None,

@@ -1,7 +1,9 @@
 //! The type system: primitives, named enums and records, entity references, arrays and
 //! nullables, and the set of named types a dispatcher knows.
 
+use crate::constraints::{Constraints, Kind};
 use crate::error::{Error, Result};
+pub use crate::text::{describe_json, quote_short};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -45,6 +47,8 @@ pub struct Field {
     pub ty: Type,
     pub description: Option<String>,
     pub optional: bool,
+    /// Value constraints (`minimum`, `maxLength`, `pattern`, …), if any.
+    pub constraints: Option<Box<Constraints>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -390,11 +394,7 @@ impl TypeSet {
                 )
             })?;
             let fpath = format!("{path}.fields.{name}");
-            check_keys(
-                o,
-                &fpath,
-                &["name", "type", "description", "optional", "nullable"],
-            )?;
+            check_keys(o, &fpath, FIELD_KEYS)?;
             if !is_member_name(name) {
                 return Err(Error::descriptor(
                     &fpath,
@@ -412,11 +412,13 @@ impl TypeSet {
             {
                 ty = Type::Nullable(Box::new(ty));
             }
+            let constraints = parse_constraints(o, &fpath, &ty)?;
             out.push(Field {
                 name: name.to_owned(),
                 ty,
                 description: opt_string(o, "description", &fpath)?,
                 optional: opt_bool(o, "optional", &fpath)?.unwrap_or(false),
+                constraints,
             });
         }
         Ok(out)
@@ -495,6 +497,9 @@ impl TypeSet {
                     o.insert("description".into(), opt_json(&f.description));
                     o.insert("optional".into(), f.optional.into());
                     o.insert("nullable".into(), matches!(f.ty, Type::Nullable(_)).into());
+                    if let Some(c) = &f.constraints {
+                        c.write(&mut o);
+                    }
                     Value::Object(o)
                 })
                 .collect(),
@@ -510,6 +515,53 @@ impl TypeSet {
         o.insert("fields".into(), self.fields_json(&e.fields));
         Value::Object(o)
     }
+}
+
+/// The keys a record or entity field may have.
+const FIELD_KEYS: &[&str] = &[
+    "name",
+    "type",
+    "description",
+    "optional",
+    "nullable",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+];
+
+/// Reads the value constraints of a parameter, field or result slot of type `ty`.
+pub(crate) fn parse_constraints(
+    o: &Map<String, Value>,
+    path: &str,
+    ty: &Type,
+) -> Result<Option<Box<Constraints>>> {
+    let base = match ty {
+        Type::Nullable(t) => t,
+        t => t,
+    };
+    let kind = match base {
+        Type::Int32 => Kind::Integer("int32", i32::MIN as i128, i32::MAX as i128),
+        Type::Int64 => Kind::Integer("int64", i64::MIN as i128, i64::MAX as i128),
+        Type::Double => Kind::Number,
+        Type::String => Kind::String,
+        Type::Array(_) => Kind::Array,
+        Type::Boolean => Kind::Other("boolean"),
+        Type::DateTime => Kind::Other("dateTime"),
+        Type::Date => Kind::Other("date"),
+        Type::Uuid => Kind::Other("uuid"),
+        Type::Enum(_) => Kind::Other("an enum"),
+        Type::Record(_) => Kind::Other("a record"),
+        Type::Entity(_) => Kind::Other("an entity"),
+        Type::Nullable(_) => Kind::Other("nullable"),
+    };
+    Constraints::parse(o, path, kind)
 }
 
 /// A name being defined in the current `define_types` call.
@@ -653,27 +705,6 @@ pub(crate) fn opt_bool(o: &Map<String, Value>, key: &str, path: &str) -> Result<
     }
 }
 
-/// A short description of a JSON value for messages: `string "two"`, `number 2.5`.
-pub fn describe_json(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("boolean {b}"),
-        Value::Number(n) => format!("number {n}"),
-        Value::String(s) => format!("string {}", quote_short(s)),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
-    }
-}
-
-/// Quotes text for a message, cut at 40 characters.
-pub fn quote_short(s: &str) -> String {
-    let mut cut: String = s.chars().take(40).collect();
-    if cut.len() < s.len() {
-        cut.push('…');
-    }
-    serde_json::to_string(&cut).unwrap_or_else(|_| "\"?\"".into())
-}
-
 pub fn is_type_name(s: &str) -> bool {
     let mut c = s.chars();
     matches!(c.next(), Some(ch) if ch.is_ascii_alphabetic())
@@ -795,7 +826,7 @@ mod tests {
         let e = t
             .define(&json!({"records": [{"name": "A", "fields": [{"name": "x", "type": "string", "optinal": true}]}]}))
             .unwrap_err();
-        assert_eq!(e.to_string(), "A.fields.x.optinal: unknown field (did you mean \"optional\"?); allowed: name, type, description, optional, nullable");
+        assert_eq!(e.to_string(), "A.fields.x.optinal: unknown field (did you mean \"optional\"?); allowed: name, type, description, optional, nullable, minimum, exclusiveMinimum, maximum, exclusiveMaximum, minLength, maxLength, pattern, minItems, maxItems, uniqueItems");
     }
 
     #[test]

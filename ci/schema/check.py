@@ -158,5 +158,24 @@ for i, case in enumerate(doc["cases"]):
         why = errors[0].message if errors else "jsonschema accepts it"
         bad(label, f"binder says {'valid' if ours else 'invalid: ' + str(case['message'])}; jsonschema: {why}")
 
+# The published descriptor schema agrees with the core: every descriptor the core accepted
+# is valid against it, and the ones the core refuses for a stated reason are invalid.
+descriptor_validator = Draft202012Validator(doc["descriptor_schema"])
+try:
+    Draft202012Validator.check_schema(doc["descriptor_schema"])
+    ok("the descriptor schema is valid draft 2020-12")
+except Exception as e:  # noqa: BLE001
+    bad("the descriptor schema", str(e).splitlines()[0])
+for i, d in enumerate(doc["descriptors"]):
+    errors = list(descriptor_validator.iter_errors(d["doc"]))
+    label = f"descriptor {i} {json.dumps(d['doc'], default=str)[:90]}"
+    if d["accepted"] and not errors:
+        ok(f"{label} -> accepted (both)")
+    elif not d["accepted"] and errors:
+        ok(f"{label} -> refused (both)")
+    else:
+        why = errors[0].message[:200] if errors else "the descriptor schema accepts it"
+        bad(label, f"core {'accepts' if d['accepted'] else 'refuses'} it; descriptor schema: {why}")
+
 print(f"schema: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)

@@ -93,7 +93,7 @@ pub const TYPES: &str = r#"{
      "fields": [
        {"name": "id", "type": "string", "description": "The order's id."},
        {"name": "customer", "type": "string", "description": "Who ordered."},
-       {"name": "quantity", "type": "int32", "description": "How many items."},
+       {"name": "quantity", "type": "int32", "minimum": 1, "description": "How many items."},
        {"name": "priority", "type": {"enum": "Priority"}},
        {"name": "status", "type": "string", "description": "open or cancelled."}
      ]},
@@ -119,7 +119,7 @@ pub const CREATE_ORDER: &str = r#"{
   "description": "Creates an order for a customer.",
   "parameters": [
     {"name": "customer", "type": "string", "description": "The customer's name."},
-    {"name": "quantity", "type": "int32", "description": "How many items (at least 1)."},
+    {"name": "quantity", "type": "int32", "minimum": 1, "description": "How many items."},
     {"name": "priority", "type": {"enum": "Priority"}, "default": "Normal", "description": "How urgent the order is."}
   ],
   "result": {"record": "Order"},
@@ -187,7 +187,8 @@ pub const FIND_ORDERS: &str = r#"{
   "description": "Advanced search with filters.",
   "parameters": [
     {"name": "minQuantity", "type": "int32", "optional": true, "description": "Only orders with at least this many items."},
-    {"name": "priority", "type": {"enum": "Priority"}, "nullable": true, "optional": true, "description": "Only orders of this priority."}
+    {"name": "priority", "type": {"enum": "Priority"}, "nullable": true, "optional": true, "description": "Only orders of this priority."},
+    {"name": "limit", "type": "int32", "minimum": 1, "maximum": 100, "default": 20, "description": "The most orders to return."}
   ],
   "result": {"array": {"record": "Order"}},
   "hints": {"readOnly": true, "openWorld": false}
@@ -260,10 +261,8 @@ pub fn build() -> DemoApp {
     d.register_function(
         CREATE_ORDER,
         Some(sync_handler(move |call| {
+            // the core has enforced quantity >= 1 (the descriptor's "minimum": 1)
             let a = args(call);
-            if a["quantity"].as_i64().unwrap_or(0) < 1 {
-                return Err((ErrorCode::InvalidArgument, "quantity: must be at least 1".into()));
-            }
             let mut all = o.lock().unwrap();
             let order = json!({
                 "id": format!("o-{}", all.len() + 1),
@@ -364,10 +363,12 @@ pub fn build() -> DemoApp {
             let a = args(call);
             let min = a["minQuantity"].as_i64().unwrap_or(0);
             let all = o.lock().unwrap();
+            let limit = a["limit"].as_u64().unwrap_or(20) as usize;
             let found: Vec<&Value> = all
                 .iter()
                 .filter(|x| x["quantity"].as_i64().unwrap_or(0) >= min)
                 .filter(|x| a["priority"].is_null() || x["priority"] == a["priority"])
+                .take(limit)
                 .collect();
             ok(json!(found))
         })),

@@ -51,7 +51,9 @@
 //! Android string resource), `accessLevel`, `isCompatEnforcementEnabled`, response
 //! `isNullable`/`description`, `allOf`/`oneOf`, string `patterns`, the BYTES/FLOAT/PARCELABLE
 //! types, and parameter defaults (the XSD has no field for them: an optional parameter is only
-//! `isRequired` false). The XSD asset itself and the manifest `<property>` that points at it
+//! `isRequired` false). Value constraints (`minimum`, `maxLength`, `pattern`, …) have no XSD
+//! field either: they are stated as sentences after the parameter's or field's description
+//! ("At least 1. At most 100."). The XSD asset itself and the manifest `<property>` that points at it
 //! come from the androidx library, not from this exporter.
 
 use super::xml::{escape_text_into, parse, Element};
@@ -399,7 +401,7 @@ impl Gen<'_, '_> {
                 ),
                 X::leaf("name", name),
             ];
-            if let Some(d) = opt_str(p, "description") {
+            if let Some(d) = described(opt_str(p, "description"), p) {
                 node.push(X::leaf("description", d));
             }
             children.push(X::node("parameters", node));
@@ -488,16 +490,20 @@ impl Gen<'_, '_> {
                     }
                     enum_values.push(v.to_string());
                 }
-                if description.is_none() {
-                    // As the core's JSON Schema does: the enum's description, then its members'.
-                    let mut d = opt_str(e, "description").unwrap_or_default().to_string();
-                    if !described.is_empty() {
-                        if !d.is_empty() {
-                            d.push(' ');
-                        }
-                        d.push_str(&described.join("; "));
+                // As the core's JSON Schema does: the enum's description, then its members',
+                // after the field's own description when it has one.
+                let mut d = opt_str(e, "description").unwrap_or_default().to_string();
+                if !described.is_empty() {
+                    if !d.is_empty() {
+                        d.push(' ');
                     }
-                    description = Some(d).filter(|d| !d.is_empty());
+                    d.push_str(&described.join("; "));
+                }
+                if !d.is_empty() {
+                    description = Some(match description {
+                        Some(own) => super::with_note(Some(&own), &d),
+                        None => d,
+                    });
                 }
                 8
             }
@@ -570,7 +576,8 @@ impl Gen<'_, '_> {
                 &format!("{fpath}.type"),
             )?;
             let nullable = flag(field, "nullable", false, &fpath)?;
-            let meta = self.data_type(&ty, nullable, Pos::Field, opt_str(field, "description"))?;
+            let description = described(opt_str(field, "description"), field);
+            let meta = self.data_type(&ty, nullable, Pos::Field, description.as_deref())?;
             children.push(X::node(
                 "properties",
                 vec![meta, X::leaf("id", "unused"), X::leaf("name", fname)],
@@ -583,6 +590,18 @@ impl Gen<'_, '_> {
         children.push(X::leaf("type", "3"));
         Ok(X::node("dataTypeMetadata", children))
     }
+}
+
+/// A parameter's or field's description followed by its value constraints as sentences
+/// (the XSD has no fields for them): `"How many items. At least 1."`.
+fn described(description: Option<&str>, slot: &Value) -> Option<String> {
+    let mut text = description.map(str::to_owned);
+    for key in super::CONSTRAINT_KEYWORDS {
+        if let Some(note) = slot.get(key).and_then(|v| super::constraint_note(key, v)) {
+            text = Some(super::with_note(text.as_deref(), &note));
+        }
+    }
+    text
 }
 
 // ---------------------------------------------------------------------------------------

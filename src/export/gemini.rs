@@ -36,8 +36,9 @@
 //! are refused).
 
 use super::{
-    check_exported_names, check_names, local_def_name, model_description, require_object_root,
-    root_defs, ExportError, Format, NameRule, ToolSpec,
+    append_note, check_exported_names, check_names, constraint_note, local_def_name,
+    model_description, require_object_root, root_defs, with_note, ExportError, Format, NameRule,
+    ToolSpec,
 };
 use serde_json::{json, Map, Value};
 
@@ -95,28 +96,18 @@ fn is_null_schema(s: &Value) -> bool {
         || s.get("const") == Some(&Value::Null)
 }
 
-fn append_note(out: &mut Map<String, Value>, note: &str) {
-    let text = match out.get("description").and_then(Value::as_str) {
-        Some(d) if !d.trim().is_empty() => {
-            let d = d.trim_end();
-            if d.ends_with(['.', '!', '?']) {
-                format!("{d} {note}")
-            } else {
-                format!("{d}. {note}")
-            }
-        }
-        _ => note.to_string(),
-    };
-    out.insert("description".into(), json!(text));
-}
-
 /// Applies the annotations written next to a `$ref`/`anyOf` (description, default) on the
 /// converted target.
 fn apply_siblings(out: &mut Value, node: &Map<String, Value>) {
     let Value::Object(out) = out else { return };
     if let Some(Value::String(d)) = node.get("description") {
         if !d.trim().is_empty() {
-            out.insert("description".into(), json!(d));
+            // an enum keeps its own description (its members' meanings) after the sibling's
+            let text = match out.get("description").and_then(Value::as_str) {
+                Some(own) if out.contains_key("enum") => with_note(Some(d), own),
+                _ => d.clone(),
+            };
+            out.insert("description".into(), json!(text));
         }
     }
     if let Some(d) = node.get("default") {
@@ -314,18 +305,33 @@ impl Ctx<'_> {
                 append_note(&mut out, &note);
             }
         }
-        // numeric bounds
+        // numeric bounds: Gemini has minimum and maximum only. On an INTEGER an exclusive
+        // bound becomes the inclusive one it means (> 0 is >= 1); on a NUMBER it is stated
+        // in the description.
         if matches!(gemini_type, "INTEGER" | "NUMBER") {
-            let min = map.get("minimum");
-            let max = map.get("maximum");
-            let bounds = (min.and_then(Value::as_i64), max.and_then(Value::as_i64));
+            let integer = gemini_type == "INTEGER";
+            let mut min = map.get("minimum").cloned();
+            let mut max = map.get("maximum").cloned();
+            let mut notes = Vec::new();
+            if let Some(x) = map.get("exclusiveMinimum") {
+                match (integer, x.as_f64()) {
+                    (true, Some(f)) => min = tighter(min, f.floor() + 1.0, true),
+                    _ => notes.extend(constraint_note("exclusiveMinimum", x)),
+                }
+            }
+            if let Some(x) = map.get("exclusiveMaximum") {
+                match (integer, x.as_f64()) {
+                    (true, Some(f)) => max = tighter(max, f.ceil() - 1.0, false),
+                    _ => notes.extend(constraint_note("exclusiveMaximum", x)),
+                }
+            }
+            let bounds = (
+                min.as_ref().and_then(Value::as_i64),
+                max.as_ref().and_then(Value::as_i64),
+            );
             let width = match bounds {
-                (Some(lo), Some(hi)) if gemini_type == "INTEGER" && (lo, hi) == INT32 => {
-                    Some("int32")
-                }
-                (Some(lo), Some(hi)) if gemini_type == "INTEGER" && (lo, hi) == INT64 => {
-                    Some("int64")
-                }
+                (Some(lo), Some(hi)) if integer && (lo, hi) == INT32 => Some("int32"),
+                (Some(lo), Some(hi)) if integer && (lo, hi) == INT64 => Some("int64"),
                 _ => None,
             };
             match width {
@@ -336,9 +342,19 @@ impl Ctx<'_> {
                 None => {
                     for (key, v) in [("minimum", min), ("maximum", max)] {
                         if let Some(v) = v {
-                            out.insert(key.into(), v.clone());
+                            out.insert(key.into(), v);
                         }
                     }
+                }
+            }
+            for note in notes {
+                append_note(&mut out, &note);
+            }
+        }
+        if gemini_type == "STRING" {
+            for key in ["minLength", "maxLength", "pattern"] {
+                if let Some(v) = map.get(key) {
+                    out.insert(key.into(), v.clone());
                 }
             }
         }
@@ -355,6 +371,12 @@ impl Ctx<'_> {
                     if let Some(v) = map.get(key) {
                         out.insert(key.into(), v.clone());
                     }
+                }
+                if let Some(note) = map
+                    .get("uniqueItems")
+                    .and_then(|v| constraint_note("uniqueItems", v))
+                {
+                    append_note(&mut out, &note);
                 }
             }
             "OBJECT" => {
@@ -424,6 +446,22 @@ pub(crate) fn tools(specs: &[ToolSpec]) -> Result<Value, ExportError> {
         declarations.push(Value::Object(decl));
     }
     Ok(json!([{ "functionDeclarations": declarations }]))
+}
+
+/// The tighter of an inclusive bound and the one an exclusive bound means on integers.
+fn tighter(bound: Option<Value>, exclusive_as_inclusive: f64, lower: bool) -> Option<Value> {
+    let e = exclusive_as_inclusive;
+    let as_value = || {
+        if e.abs() < 9.0e15 {
+            json!(e as i64)
+        } else {
+            json!(e)
+        }
+    };
+    match bound.as_ref().and_then(Value::as_f64) {
+        Some(b) if (lower && b >= e) || (!lower && b <= e) => bound,
+        _ => Some(as_value()),
+    }
 }
 
 const SCHEMA_KEYS: [&str; 15] = [

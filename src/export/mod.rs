@@ -365,6 +365,83 @@ pub(crate) fn model_description(spec: &ToolSpec) -> String {
     }
 }
 
+/// Appends a sentence to a schema node's description (creating it when absent).
+pub(crate) fn append_note(out: &mut Map<String, Value>, note: &str) {
+    out.insert(
+        "description".into(),
+        Value::String(with_note(
+            out.get("description").and_then(Value::as_str),
+            note,
+        )),
+    );
+}
+
+/// `text` followed by the sentence `note` (a full stop added between them when needed).
+pub(crate) fn with_note(text: Option<&str>, note: &str) -> String {
+    match text {
+        Some(d) if !d.trim().is_empty() => {
+            let d = d.trim_end();
+            if d.ends_with(['.', '!', '?']) {
+                format!("{d} {note}")
+            } else {
+                format!("{d}. {note}")
+            }
+        }
+        _ => note.to_string(),
+    }
+}
+
+/// The value constraint keywords, as the core emits them (docs/descriptors.md).
+pub(crate) const CONSTRAINT_KEYWORDS: [&str; 10] = [
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+];
+
+/// The sentence stating one constraint keyword, for formats that cannot carry the keyword
+/// itself: `"At least 1."`, `"At most 10 characters."`, `"Items must be unique."`.
+pub(crate) fn constraint_note(key: &str, v: &Value) -> Option<String> {
+    let n = || v.as_u64().unwrap_or(0);
+    let s = |one: &str, many: &str| {
+        if n() == 1 {
+            one.to_string()
+        } else {
+            many.to_string()
+        }
+    };
+    Some(match key {
+        "minimum" => format!("At least {v}."),
+        "exclusiveMinimum" => format!("Greater than {v}."),
+        "maximum" => format!("At most {v}."),
+        "exclusiveMaximum" => format!("Less than {v}."),
+        "minLength" => format!("At least {} {}.", n(), s("character", "characters")),
+        "maxLength" => format!("At most {} {}.", n(), s("character", "characters")),
+        "pattern" => format!("Must match the regular expression {}.", v.as_str()?),
+        "minItems" => format!("At least {} {}.", n(), s("item", "items")),
+        "maxItems" => format!("At most {} {}.", n(), s("item", "items")),
+        "uniqueItems" if v == &Value::Bool(true) => "Items must be unique.".to_string(),
+        _ => return None,
+    })
+}
+
+/// Moves the keywords `keys` of one schema node into its description as sentences.
+pub(crate) fn move_to_description(map: &mut Map<String, Value>, keys: &[&str]) {
+    for key in keys {
+        if let Some(v) = map.shift_remove(*key) {
+            if let Some(note) = constraint_note(key, &v) {
+                append_note(map, &note);
+            }
+        }
+    }
+}
+
 /// Ensures the parameters schema has an object root.
 pub(crate) fn require_object_root(format: Format, spec: &ToolSpec) -> Result<(), ExportError> {
     match spec.input_schema.get("type") {

@@ -25,6 +25,11 @@
 //! **Decision.** [`openai_parameters`] emits `strict: true` only when the schema can be made
 //! strict *without changing which calls mean what*:
 //! * `$schema` is dropped (meta-data only), repeated type entries are collapsed;
+//! * the value constraints strict mode refuses (`minLength`, `maxLength`, `uniqueItems`) are
+//!   moved into their property's description ("At least 2 characters.", "Items must be
+//!   unique."); the core still enforces them, so a call that breaks one is refused with a
+//!   message naming the rule. The constraints strict mode accepts (`minimum`, `maximum`,
+//!   `exclusiveMinimum`, `exclusiveMaximum`, `pattern`, `minItems`, `maxItems`) stay;
 //! * an optional property that is **nullable and has no default or a `null` default** is
 //!   moved into `required` and its `default: null` dropped. The model then sends `null` where
 //!   it would have omitted the argument. This relies on the core's contract that an explicit
@@ -38,8 +43,8 @@
 
 use super::{
     ascii_word_dash, check_exported_names, check_names, dedupe_type_arrays, find_duplicate_type,
-    local_def_name, model_description, require_object_root, root_defs, ExportError, Format,
-    NameRule, ToolSpec,
+    local_def_name, model_description, move_to_description, require_object_root, root_defs,
+    ExportError, Format, NameRule, ToolSpec,
 };
 use serde_json::{json, Map, Value};
 
@@ -87,6 +92,10 @@ const STRICT_KEYWORDS: [&str; 22] = [
     "minItems",
     "maxItems",
 ];
+
+/// Constraint keywords strict mode refuses; [`openai_parameters`] moves them into the
+/// description of their property and keeps `strict: true`.
+const STRICT_MOVED: [&str; 3] = ["minLength", "maxLength", "uniqueItems"];
 
 const MAX_PROPERTIES: usize = 5000;
 const MAX_DEPTH: usize = 10;
@@ -164,6 +173,9 @@ fn strictify(
     if map.get("default").is_some_and(Value::is_null) {
         map.remove("default");
     }
+    // Constraints strict mode does not take are stated in the description instead (the
+    // core still enforces them when the call arrives).
+    move_to_description(map, &STRICT_MOVED);
     if let Some(key) = map.keys().find(|k| !STRICT_KEYWORDS.contains(&k.as_str())) {
         return Err(format!("{path}: `{key}` is not supported in strict mode"));
     }
@@ -490,9 +502,9 @@ mod tests {
                 "additionalProperties",
             ),
             (
-                json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2}},
+                json!({"type": "object", "properties": {"a": {"type": "string", "not": {"const": ""}}},
                     "required": ["a"], "additionalProperties": false}),
-                "minLength",
+                "not",
             ),
             (
                 json!({"type": "object", "properties": {"a": {"type": "string", "format": "uri"}},

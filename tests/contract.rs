@@ -1,0 +1,296 @@
+//! What the model sees is what the core enforces (issue 13): value constraints in the
+//! descriptor, the JSON Schema, every export and the binder, for arguments and results.
+
+use appfunctions::export::Format;
+use appfunctions::*;
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+
+fn echo() -> Arc<dyn Handler> {
+    sync_handler(|call| Ok(Some(call.args().unwrap_or("{}").to_owned())))
+}
+
+fn run(d: &Dispatcher, id: &str, args: &str) -> Outcome {
+    d.execute_outcome(&Invocation::new(id), Some(args))
+}
+
+fn refused(o: &Outcome) -> &str {
+    assert_eq!(o.error_code, Some(ErrorCode::InvalidArgument), "{o:?}");
+    o.message.as_deref().unwrap()
+}
+
+const ORDER: &str = r#"{"id": "create_order", "parameters": [
+    {"name": "quantity", "type": "int32", "minimum": 1},
+    {"name": "code", "type": "string", "optional": true, "minLength": 2, "maxLength": 4, "pattern": "^[A-Z]+$"},
+    {"name": "tags", "type": {"array": "string"}, "optional": true, "maxItems": 2, "uniqueItems": true},
+    {"name": "ratio", "type": "double", "optional": true, "exclusiveMinimum": 0, "exclusiveMaximum": 1}
+  ], "result": {"type": {"array": "int32"}, "uniqueItems": true}}"#;
+
+#[test]
+fn arguments_are_refused_naming_the_parameter_and_the_rule() {
+    let d = Dispatcher::new();
+    d.register_function(ORDER, Some(sync_handler(|_| Ok(Some("[1]".into())))))
+        .unwrap();
+    assert!(run(&d, "create_order", r#"{"quantity": 1}"#).is_success());
+    for (args, message) in [
+        (r#"{"quantity": 0}"#, "quantity: 0 is below the minimum 1"),
+        (
+            r#"{"quantity": -0.0}"#,
+            "quantity: -0.0 is below the minimum 1",
+        ),
+        (
+            r#"{"quantity": 1, "code": "A"}"#,
+            r#"code: string "A" has 1 character, fewer than the minLength 2"#,
+        ),
+        (
+            r#"{"quantity": 1, "code": "ABCDE"}"#,
+            r#"code: string "ABCDE" has 5 characters, more than the maxLength 4"#,
+        ),
+        (
+            r#"{"quantity": 1, "code": "ab"}"#,
+            r#"code: string "ab" does not match the pattern ^[A-Z]+$"#,
+        ),
+        (
+            r#"{"quantity": 1, "tags": ["a", "b", "c"]}"#,
+            "tags: 3 items, more than the maxItems 2",
+        ),
+        (
+            r#"{"quantity": 1, "tags": ["a", "a"]}"#,
+            "tags: items [0] and [1] are equal, but the items must be unique (uniqueItems)",
+        ),
+        (
+            r#"{"quantity": 1, "ratio": 0}"#,
+            "ratio: 0 is not above the exclusiveMinimum 0",
+        ),
+        (
+            r#"{"quantity": 1, "ratio": 1.0}"#,
+            "ratio: 1.0 is not below the exclusiveMaximum 1",
+        ),
+    ] {
+        assert_eq!(refused(&run(&d, "create_order", args)), message, "{args}");
+    }
+}
+
+#[test]
+fn results_are_checked_against_their_constraints() {
+    let d = Dispatcher::new();
+    d.define_types(r#"{"records": [{"name": "Line", "fields": [{"name": "qty", "type": "int32", "minimum": 1}]}]}"#)
+        .unwrap();
+    let next: Arc<Mutex<String>> = Arc::default();
+    let n = next.clone();
+    d.register_function(
+        r#"{"id": "lines", "result": {"type": {"array": {"record": "Line"}}, "maxItems": 2}}"#,
+        Some(sync_handler(move |_| Ok(Some(n.lock().unwrap().clone())))),
+    )
+    .unwrap();
+    for (result, ok) in [
+        (r#"[{"qty": 1}]"#, None),
+        (
+            r#"[{"qty": 1}, {"qty": 0}]"#,
+            Some("the result of lines does not match its declared type array of record Line at [1].qty: 0 is below the minimum 1"),
+        ),
+        (
+            r#"[{"qty": 1}, {"qty": 2}, {"qty": 3}]"#,
+            Some("the result of lines does not match its declared type array of record Line: 3 items, more than the maxItems 2"),
+        ),
+    ] {
+        *next.lock().unwrap() = result.into();
+        let o = run(&d, "lines", "{}");
+        match ok {
+            None => assert!(o.is_success(), "{o:?}"),
+            Some(m) => {
+                assert_eq!(o.error_code, Some(ErrorCode::HandlerFailed));
+                assert_eq!(o.message.as_deref(), Some(m));
+            }
+        }
+    }
+}
+
+#[test]
+fn descriptors_with_constraints_that_cannot_hold_are_refused_at_registration() {
+    let d = Dispatcher::new();
+    d.define_types(r#"{"enums": [{"name": "Priority", "members": ["Low", "High"]}]}"#)
+        .unwrap();
+    for (desc, message) in [
+        (
+            json!({"id": "f", "parameters": [{"name": "n", "type": "int32", "minimum": 1, "default": 0}]}),
+            "f.parameters.n.default: 0 is below the minimum 1",
+        ),
+        (
+            json!({"id": "f", "parameters": [{"name": "n", "type": "string", "minimum": 1}]}),
+            "f.parameters.n.minimum: minimum applies to int32, int64 and double, not to string",
+        ),
+        (
+            json!({"id": "f", "parameters": [{"name": "p", "type": {"enum": "Priority"}, "maxLength": 3}]}),
+            "f.parameters.p.maxLength: maxLength applies to string, not to an enum",
+        ),
+        (
+            json!({"id": "f", "parameters": [{"name": "n", "type": "int32", "maximum": 1e10}]}),
+            "f.parameters.n.maximum: 10000000000.0 is outside the range of int32 (-2147483648 to 2147483647)",
+        ),
+        (
+            json!({"id": "f", "parameters": [{"name": "n", "type": "int64", "minimum": 5, "exclusiveMaximum": 5}]}),
+            "f.parameters.n: no value can satisfy the constraints: minimum 5 and exclusiveMaximum 5",
+        ),
+        (
+            json!({"id": "f", "parameters": [{"name": "s", "type": "string", "pattern": "^(?!x)"}]}),
+            "f.parameters.s.pattern: negative lookahead \"(?!\" at position 1 is not supported: the core's regex engine has no lookaround, so it could not enforce what the pattern says",
+        ),
+        (
+            json!({"id": "f", "parameters": [{"name": "s", "type": "string", "pattern": "(a)\\1"}]}),
+            "f.parameters.s.pattern: the backreference \"\\1\" at position 3 is not supported: the core's regex engine has no backreferences",
+        ),
+        (
+            json!({"id": "f", "result": {"type": "string", "minItems": 1}}),
+            "f.result.minItems: minItems applies to arrays, not to string",
+        ),
+        (
+            json!({"id": "f", "result": {"type": "string", "min": 1}}),
+            "f.result.min: unknown field (did you mean \"minimum\"?); allowed: type, nullable, minimum, exclusiveMinimum, maximum, exclusiveMaximum, minLength, maxLength, pattern, minItems, maxItems, uniqueItems",
+        ),
+    ] {
+        let e = d
+            .register_function(&desc.to_string(), Some(echo()))
+            .unwrap_err();
+        assert_eq!(e.to_string(), message, "{desc}");
+    }
+    let e = d
+        .define_types(r#"{"records": [{"name": "R", "fields": [{"name": "x", "type": {"array": "int32"}, "minItems": 3, "maxItems": 2}]}]}"#)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "R.fields.x: no value can satisfy the constraints: minItems 3 is more than maxItems 2"
+    );
+}
+
+#[test]
+fn schemas_and_the_registry_state_the_constraints() {
+    let d = Dispatcher::new();
+    d.register_function(ORDER, Some(sync_handler(|_| Ok(Some("[1]".into())))))
+        .unwrap();
+    let s = d.parameters_schema("create_order").unwrap();
+    assert_eq!(
+        s["properties"]["quantity"],
+        json!({"type": "integer", "minimum": 1, "maximum": 2147483647})
+    );
+    assert_eq!(
+        s["properties"]["code"],
+        json!({"type": "string", "minLength": 2, "maxLength": 4, "pattern": "^[A-Z]+$"})
+    );
+    assert_eq!(
+        s["properties"]["tags"],
+        json!({"type": "array", "items": {"type": "string"}, "maxItems": 2, "uniqueItems": true})
+    );
+    assert_eq!(
+        s["properties"]["ratio"],
+        json!({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1})
+    );
+    let r = d.result_schema("create_order").unwrap().unwrap();
+    assert_eq!(r["uniqueItems"], json!(true));
+    let reg: Value = serde_json::from_str(&d.registry_json()).unwrap();
+    let f = &reg["functions"][0];
+    assert_eq!(f["parameters"][0]["minimum"], json!(1));
+    assert_eq!(f["parameters"][1]["pattern"], json!("^[A-Z]+$"));
+    assert_eq!(f["result"], json!({"array": "int32"}));
+    assert_eq!(f["resultConstraints"], json!({"uniqueItems": true}));
+}
+
+#[test]
+fn each_export_keeps_what_its_vendor_accepts_and_states_the_rest() {
+    let d = Dispatcher::new();
+    d.register_function(ORDER, Some(sync_handler(|_| Ok(Some("[1]".into())))))
+        .unwrap();
+    let tools = |f: Format| -> Value { serde_json::from_str(&d.export(f).unwrap()).unwrap() };
+    // MCP and Anthropic: the JSON Schema as is
+    let mcp = tools(Format::Mcp);
+    assert_eq!(
+        mcp[0]["inputSchema"]["properties"]["code"]["minLength"],
+        json!(2)
+    );
+    let anthropic = tools(Format::Anthropic);
+    assert_eq!(
+        anthropic[0]["input_schema"]["properties"]["tags"]["uniqueItems"],
+        json!(true)
+    );
+    // OpenAI: strict mode keeps bounds, pattern and item counts; lengths and uniqueness move
+    // into the description
+    let openai = tools(Format::OpenAi);
+    let p = &openai[0]["parameters"]["properties"];
+    assert_eq!(
+        openai[0]["strict"],
+        json!(false),
+        "optional non-nullable parameters"
+    );
+    assert_eq!(p["code"]["minLength"], json!(2), "not strict: sent as is");
+    let strict_one = Dispatcher::new();
+    strict_one
+        .register_function(
+            r#"{"id": "tag", "parameters": [{"name": "code", "type": "string", "minLength": 2, "maxLength": 4, "pattern": "^[A-Z]+$", "description": "A code"},
+                {"name": "tags", "type": {"array": "string"}, "maxItems": 2, "uniqueItems": true},
+                {"name": "n", "type": "int32", "exclusiveMinimum": 0}]}"#,
+            Some(echo()),
+        )
+        .unwrap();
+    let o: Value = serde_json::from_str(&strict_one.export(Format::OpenAi).unwrap()).unwrap();
+    assert_eq!(o[0]["strict"], json!(true));
+    let p = &o[0]["parameters"]["properties"];
+    assert_eq!(
+        p["code"],
+        json!({"type": "string", "pattern": "^[A-Z]+$", "description": "A code. At least 2 characters. At most 4 characters."})
+    );
+    assert_eq!(
+        p["tags"],
+        json!({"type": "array", "items": {"type": "string"}, "maxItems": 2, "description": "Items must be unique."})
+    );
+    assert_eq!(p["n"]["exclusiveMinimum"], json!(0));
+    // Gemini: min/max, lengths, pattern and item counts kept; an exclusive integer bound
+    // becomes the inclusive one it means; uniqueness and exclusive number bounds are stated
+    let g: Value = serde_json::from_str(&strict_one.export(Format::Gemini).unwrap()).unwrap();
+    let p = &g[0]["functionDeclarations"][0]["parameters"]["properties"];
+    assert_eq!(
+        p["code"],
+        json!({"type": "STRING", "description": "A code", "minLength": 2, "maxLength": 4, "pattern": "^[A-Z]+$"})
+    );
+    assert_eq!(
+        p["n"],
+        json!({"type": "INTEGER", "minimum": 1, "maximum": 2147483647})
+    );
+    assert_eq!(p["tags"]["description"], json!("Items must be unique."));
+    assert_eq!(p["tags"]["maxItems"], json!(2));
+    let g: Value = serde_json::from_str(&d.export(Format::Gemini).unwrap()).unwrap();
+    assert_eq!(
+        g[0]["functionDeclarations"][0]["parameters"]["properties"]["ratio"],
+        json!({"type": "NUMBER", "description": "Greater than 0. Less than 1."})
+    );
+    // Android XML: stated after the description
+    let xml = strict_one.export(Format::AndroidXml).unwrap();
+    assert!(
+        xml.contains("<description>A code. At least 2 characters. At most 4 characters. Must match the regular expression ^[A-Z]+$.</description>"),
+        "{xml}"
+    );
+    for f in Format::ALL {
+        export::check(f, &d.export(f).unwrap()).unwrap();
+        export::check(f, &strict_one.export(f).unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn the_demo_enforces_its_constraints() {
+    #[path = "../examples/demo/app.rs"]
+    mod app;
+    let a = app::build();
+    let o = run(
+        &a.dispatcher,
+        "create_order",
+        r#"{"customer": "acme", "quantity": 0}"#,
+    );
+    assert_eq!(refused(&o), "quantity: 0 is below the minimum 1");
+    a.dispatcher.set_enabled("find_orders", true).unwrap();
+    let o = run(&a.dispatcher, "find_orders", r#"{"limit": 101}"#);
+    assert_eq!(refused(&o), "limit: 101 is above the maximum 100");
+    let o = run(&a.dispatcher, "find_orders", r#"{"limit": 1}"#);
+    assert_eq!(
+        o.result.as_deref().map(|r| r.matches("\"id\"").count()),
+        Some(1)
+    );
+}
