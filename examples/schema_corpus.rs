@@ -435,6 +435,9 @@ fn constrained_cases() -> Vec<String> {
 fn refused_descriptors() -> Vec<Value> {
     vec![
         json!({"id": "f", "parameters": [{"name": "n", "type": "in32"}]}),
+        json!({"id": "f", "parameters": [{"name": "n", "type": "int"}]}),
+        json!({"id": "f", "parameters": [{"name": "n", "type": "long"}]}),
+        json!({"id": "f", "parameters": [{"name": "n", "type": "date-time"}]}),
         json!({"id": "f", "parameters": [{"name": "n", "type": "int32", "minimum": "1"}]}),
         json!({"id": "f", "parameters": [{"name": "s", "type": "string", "minLength": -1}]}),
         json!({"id": "f", "parameters": [{"name": "s", "type": "string", "pattern": 5}]}),

@@ -744,7 +744,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                     Ok(())
                 }
                 Err(why) => Err(self.ctx.fail(format!(
-                    "expected an ISO 8601 date-time with offset such as \"2025-06-01T17:00:00+02:00\", got {} ({why})",
+                    "{} is not a date-time: {why} (a date-time is ISO 8601 with an offset, such as \"2025-06-01T17:00:00+02:00\")",
                     quote_short(v)
                 ))),
             },

@@ -45,19 +45,26 @@ pub fn check_date(s: &str) -> Result<(), &'static str> {
 }
 
 /// RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`; `T` and `Z` in either case.
+/// The reason says what is missing or wrong (the offset above all: a local time without
+/// one names no instant).
 pub fn check_date_time(s: &str) -> Result<(), &'static str> {
     let b = s.as_bytes();
-    if b.len() < 20 {
-        return Err("too short");
-    }
     // get, not [..10]: byte 10 may fall inside a multi-byte character
     // (tests/fuzz_regressions.rs)
-    check_date(s.get(..10).ok_or("not in the form YYYY-MM-DD")?)?;
-    if b[10] != b'T' && b[10] != b't' {
-        return Err("the date and the time must be separated by T");
+    check_date(
+        s.get(..10)
+            .ok_or("the date is not in the form YYYY-MM-DD")?,
+    )?;
+    match b.get(10) {
+        None => return Err("the time and the offset are missing (a date alone is a \"date\")"),
+        Some(b'T' | b't') => {}
+        Some(_) => return Err("the date and the time must be separated by T"),
     }
     let t = &b[11..];
-    if t.len() < 9 || t[2] != b':' || t[5] != b':' {
+    if t.len() == 5 && t[2] == b':' {
+        return Err("the seconds and the offset are missing (HH:MM:SS, then Z or ±HH:MM)");
+    }
+    if t.len() < 8 || t[2] != b':' || t[5] != b':' {
         return Err("the time is not HH:MM:SS");
     }
     let (Some(h), Some(mi), Some(sec)) = (digits(&t[0..2]), digits(&t[3..5]), digits(&t[6..8]))
@@ -83,7 +90,7 @@ pub fn check_date_time(s: &str) -> Result<(), &'static str> {
                 _ => Err("the offset is out of range"),
             }
         }
-        [] => Err("the offset is missing (add Z or +HH:MM)"),
+        [] => Err("the offset is missing: add Z for UTC or the local offset such as +02:00"),
         _ => Err("the offset is not Z or ±HH:MM"),
     }
 }
@@ -123,6 +130,36 @@ mod tests {
             "2025-06-01T17:00Z",
         ] {
             assert!(check_date_time(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn date_time_reasons_say_what_is_missing() {
+        for (bad, why) in [
+            (
+                "2025-06-01T17:00:00",
+                "the offset is missing: add Z for UTC or the local offset such as +02:00",
+            ),
+            (
+                "2025-06-01T17:00:00.5",
+                "the offset is missing: add Z for UTC or the local offset such as +02:00",
+            ),
+            (
+                "2025-06-01T17:00",
+                "the seconds and the offset are missing (HH:MM:SS, then Z or ±HH:MM)",
+            ),
+            (
+                "2025-06-01",
+                "the time and the offset are missing (a date alone is a \"date\")",
+            ),
+            (
+                "2025-06-01 17:00:00Z",
+                "the date and the time must be separated by T",
+            ),
+            ("tomorrow", "the date is not in the form YYYY-MM-DD"),
+            ("2025-06-01T17:00:00+2:00", "the offset is not Z or ±HH:MM"),
+        ] {
+            assert_eq!(check_date_time(bad), Err(why), "{bad}");
         }
     }
 

@@ -88,6 +88,23 @@ const PRIMITIVES: [&str; 8] = [
     "string", "boolean", "int32", "int64", "double", "dateTime", "date", "uuid",
 ];
 
+/// Spellings of the primitive types used by other languages and formats. They are refused
+/// (one spelling per type keeps descriptors, the registry and the published descriptor
+/// schema alike), with the name to write instead.
+fn alias_of(name: &str) -> Option<&'static str> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "str" | "text" | "char" => "string",
+        "bool" => "boolean",
+        "int" | "integer" | "i32" | "short" | "byte" => "int32",
+        "long" | "i64" | "bigint" => "int64",
+        "number" | "float" | "f64" | "decimal" | "real" => "double",
+        "date-time" | "datetime" | "date_time" | "timestamp" | "instant" => "dateTime",
+        "localdate" => "date",
+        "guid" => "uuid",
+        _ => return None,
+    })
+}
+
 impl TypeSet {
     pub fn enum_by_name(&self, name: &str) -> Option<usize> {
         match self.names.get(name) {
@@ -161,11 +178,11 @@ impl TypeSet {
         match value {
             Value::String(s) => match s.as_str() {
                 "string" => Ok(Type::String),
-                "boolean" | "bool" => Ok(Type::Boolean),
-                "int32" | "int" => Ok(Type::Int32),
-                "int64" | "long" => Ok(Type::Int64),
-                "double" | "number" => Ok(Type::Double),
-                "dateTime" | "date-time" => Ok(Type::DateTime),
+                "boolean" => Ok(Type::Boolean),
+                "int32" => Ok(Type::Int32),
+                "int64" => Ok(Type::Int64),
+                "double" => Ok(Type::Double),
+                "dateTime" => Ok(Type::DateTime),
                 "date" => Ok(Type::Date),
                 "uuid" => Ok(Type::Uuid),
                 "void" => Err(Error::descriptor(
@@ -186,7 +203,17 @@ impl TypeSet {
                         Some(NamedKind::Entity(_)) => {
                             format!(" (write {{\"entity\": \"{other}\"}})")
                         }
-                        None => String::new(),
+                        None => match alias_of(other) {
+                            Some(canonical) => format!(
+                                " (write \"{canonical}\": the core accepts one spelling per type, no aliases)"
+                            ),
+                            None => {
+                                let named = self.names.keys().map(String::as_str).chain(pending.keys().map(String::as_str));
+                                closest(PRIMITIVES.iter().copied().chain(named), other)
+                                    .map(|c| format!(" (did you mean \"{c}\"?)"))
+                                    .unwrap_or_default()
+                            }
+                        },
                     };
                     Err(Error::descriptor(
                         path,
@@ -827,6 +854,42 @@ mod tests {
             .define(&json!({"records": [{"name": "A", "fields": [{"name": "x", "type": "string", "optinal": true}]}]}))
             .unwrap_err();
         assert_eq!(e.to_string(), "A.fields.x.optinal: unknown field (did you mean \"optional\"?); allowed: name, type, description, optional, nullable, minimum, exclusiveMinimum, maximum, exclusiveMaximum, minLength, maxLength, pattern, minItems, maxItems, uniqueItems");
+    }
+
+    #[test]
+    fn type_typos_and_aliases_say_what_to_write() {
+        let t = set();
+        let e = |v: Value| {
+            t.parse_type(&v, "f.parameters.n.type", &HashMap::new())
+                .unwrap_err()
+                .to_string()
+        };
+        let expected = "expected one of string, boolean, int32, int64, double, dateTime, date, uuid or an object such as {\"array\": T}";
+        assert_eq!(
+            e(json!("in32")),
+            format!(
+                "f.parameters.n.type: unknown type \"in32\" (did you mean \"int32\"?); {expected}"
+            )
+        );
+        assert!(e(json!("dateTime ")).contains("(did you mean \"dateTime\"?)"));
+        assert!(e(json!("Strng")).contains("(did you mean \"string\"?)"));
+        assert!(e(json!("Prority")).contains("(did you mean \"Priority\"?)"));
+        assert!(e(json!("Priority")).contains("(write {\"enum\": \"Priority\"})"));
+        for (alias, canonical) in [
+            ("int", "int32"),
+            ("long", "int64"),
+            ("bool", "boolean"),
+            ("number", "double"),
+            ("date-time", "dateTime"),
+            ("DateTime", "dateTime"),
+            ("integer", "int32"),
+        ] {
+            assert_eq!(
+                e(json!(alias)),
+                format!("f.parameters.n.type: unknown type \"{alias}\" (write \"{canonical}\": the core accepts one spelling per type, no aliases); {expected}")
+            );
+        }
+        assert!(e(json!("zzz")).contains("unknown type \"zzz\"; expected"));
     }
 
     #[test]

@@ -294,3 +294,47 @@ fn the_demo_enforces_its_constraints() {
         Some(1)
     );
 }
+
+#[test]
+fn descriptors_fail_early_and_say_what_to_write() {
+    let d = Dispatcher::new();
+    let e = d
+        .register_function(
+            r#"{"id": "f", "parameters": [{"name": "n", "type": "in32"}]}"#,
+            Some(echo()),
+        )
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("f.parameters.n.type: unknown type \"in32\" (did you mean \"int32\"?)"),
+        "{e}"
+    );
+    let e = d
+        .register_function(r#"{"id": "f", "result": "date-time"}"#, Some(echo()))
+        .unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "f.result: unknown type \"date-time\" (write \"dateTime\": the core accepts one spelling per type, no aliases)"
+        ),
+        "{e}"
+    );
+    let e = d
+        .define_types(r#"{"records": [{"name": "R", "fields": [{"name": "n", "type": "long"}]}]}"#)
+        .unwrap_err();
+    assert!(e.to_string().contains("(write \"int64\""), "{e}");
+}
+
+#[test]
+fn a_date_time_without_an_offset_is_told_so() {
+    let d = Dispatcher::new();
+    d.register_function(
+        r#"{"id": "remind", "parameters": [{"name": "at", "type": "dateTime"}]}"#,
+        Some(sync_handler(|_| Ok(None))),
+    )
+    .unwrap();
+    assert_eq!(
+        refused(&run(&d, "remind", r#"{"at": "2025-06-01T17:00:00"}"#)),
+        "at: \"2025-06-01T17:00:00\" is not a date-time: the offset is missing: add Z for UTC or the local offset such as +02:00 (a date-time is ISO 8601 with an offset, such as \"2025-06-01T17:00:00+02:00\")"
+    );
+    assert!(run(&d, "remind", r#"{"at": "2025-06-01T17:00:00Z"}"#).is_success());
+}
