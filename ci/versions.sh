@@ -9,6 +9,8 @@
 #                        `from:`/`exact:` versions in its README
 #   .NET binding         bindings/dotnet/Directory.Build.props <Version> (once bindings/dotnet
 #                        exists); PackageReference / --version in its README
+#   documentation        artifact names and coordinates (appfunctions-0.1.0-…, appfunctions-kotlin-0.1.0…)
+#                        in README.md, docs/*.md and the bindings' READMEs
 #   changelog            CHANGELOG.md has a "## [<version>]" section
 #
 # Scheme: plain semantic versions (no -SNAPSHOT, no suffix), the same string everywhere,
@@ -60,7 +62,7 @@ if pom.exists():
     readme = repo / "bindings/kotlin/README.md"
     if readme.exists():
         text = readme.read_text()
-        for m in re.finditer(r"dev\.appfunctions:appfunctions-kotlin:([^\"'\s)}]+)", text):
+        for m in re.finditer(r"dev\.appfunctions:appfunctions-kotlin:(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)", text):
             check("Kotlin binding's README", f"{rel(readme)} (coordinates)", m.group(1))
         for m in re.finditer(r"<artifactId>appfunctions-kotlin</artifactId>\s*<version>([^<]+)</version>", text):
             check("Kotlin binding's README", f"{rel(readme)} (<dependency>)", m.group(1).strip())
@@ -100,6 +102,14 @@ if dotnet.exists():
 else:
     print("[versions] note: bindings/dotnet does not exist yet; its version is not checked")
 
+# artifact names and coordinates quoted in the documentation
+for doc in sorted([repo / "README.md", *(repo / "docs").glob("*.md"), *(repo / "bindings").glob("*/README.md")]):
+    if doc.exists():
+        for m in re.finditer(r"appfunctions(?:-kotlin)?[-:](\d+\.\d+\.\d+(?:-SNAPSHOT)?)\b", doc.read_text()):
+            if m.group(1) != want:
+                problems.append(f"{rel(doc)} names {m.group(0)}, but the crate is {want}")
+checked.append("artifact names in README.md, docs/ and the bindings' READMEs")
+
 # the changelog names the version
 changelog = repo / "CHANGELOG.md"
 if not changelog.exists() or not re.search(rf"^## \[{re.escape(want)}\]", changelog.read_text(), re.M):
@@ -108,9 +118,9 @@ else:
     checked.append("CHANGELOG.md")
 
 if problems:
-    for p in problems:
+    for p in dict.fromkeys(problems):
         print(f"[versions] MISMATCH: {p}", file=sys.stderr)
     print(f"[versions] FAILED: every binding must carry the crate's version {want} (Cargo.toml)", file=sys.stderr)
     sys.exit(1)
-print(f"[versions] {want} everywhere: " + "; ".join(checked))
+print(f"[versions] {want} everywhere: " + "; ".join(dict.fromkeys(checked)))
 PY
