@@ -24,8 +24,8 @@ for a in "$@"; do
   esac
 done
 OUT="$REPO/target/bench"; mkdir -p "$OUT"
-if [[ $QUICK == 1 ]]; then CRIT=(--warm-up-time 1 --measurement-time 2); RSS_CALLS=1000000; SECONDS_T=2
-else CRIT=(--warm-up-time 2 --measurement-time 5); RSS_CALLS=10000000; SECONDS_T=4; fi
+if [[ $QUICK == 1 ]]; then CRIT=(--warm-up-time 1 --measurement-time 2); RSS_CALLS=1000000; SECONDS_T=2; TIMEOUT_ROUNDS=10
+else CRIT=(--warm-up-time 2 --measurement-time 5); RSS_CALLS=10000000; SECONDS_T=4; TIMEOUT_ROUNDS=40; fi
 
 echo "== criterion: execute"
 cargo bench -q -p appfunctions-benches --bench execute -- "${CRIT[@]}" 2>&1 | grep -E "^execute|time:" || true
@@ -34,6 +34,10 @@ cargo bench -q -p appfunctions-benches --bench registry -- "${CRIT[@]}" 2>&1 | g
 echo "== suite: threads, allocations, RSS over $RSS_CALLS calls, MCP in-process"
 cargo bench -q -p appfunctions-benches --bench suite -- --rss-calls "$RSS_CALLS" --seconds "$SECONDS_T" 2>/dev/null | tail -1 > "$OUT/suite.json"
 cat "$OUT/suite.json"
+
+echo "== timeouts: lateness beyond the deadline, on_invoked blocking 0 ms and 100 ms ($TIMEOUT_ROUNDS rounds of 50 calls)"
+cargo bench -q -p appfunctions-benches --bench timeouts -- --rounds "$TIMEOUT_ROUNDS" 2>/dev/null | tail -1 > "$OUT/timeouts.json"
+cat "$OUT/timeouts.json"
 
 echo "== MCP over stdio (ours), and the official Python SDK server beside it"
 cargo build -q --release --example demo
