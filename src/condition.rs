@@ -219,6 +219,74 @@ pub fn check_placeholders(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks one text that may hold placeholders: each must name one property, and a
+/// property of the declared metadata schema (`props`; `None` when no schema is declared,
+/// so that no placeholder can be checked, and every one is refused).
+pub fn check_text(text: &str, props: Option<&[String]>) -> Result<(), String> {
+    check_placeholders(text)?;
+    for name in placeholders(text) {
+        match props {
+            Some(props) if props.iter().any(|p| p == name) => {}
+            Some(props) => {
+                return Err(format!(
+                    "placeholder {{metadata.{name}}} names no property of the metadata schema (known: {})",
+                    props.join(", ")
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "placeholder {{metadata.{name}}} names undeclared metadata: declare the metadata schema first (af_set_metadata_schema) with a property \"{name}\""
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether any `title` or `description` text in a JSON document (a schema, a registry
+/// document) holds a placeholder.
+pub fn json_has_placeholders(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => o.iter().any(|(k, x)| match x {
+            Value::String(s) if is_text_key(k) => s.contains("{metadata."),
+            _ => !is_data_key(k) && json_has_placeholders(x),
+        }),
+        Value::Array(a) => a.iter().any(json_has_placeholders),
+        _ => false,
+    }
+}
+
+/// Renders the placeholders of every `title` and `description` text of a JSON document (a
+/// schema, a registry document); values (`default`, `enum`, `const`, `examples`) are data
+/// and stay as they are.
+pub fn render_json(v: &mut Value, metadata: &Value) {
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                match x {
+                    Value::String(s) if is_text_key(k) => {
+                        if s.contains("{metadata.") {
+                            *s = render(s, metadata);
+                        }
+                    }
+                    _ if is_data_key(k) => {}
+                    _ => render_json(x, metadata),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| render_json(x, metadata)),
+        _ => {}
+    }
+}
+
+fn is_text_key(k: &str) -> bool {
+    matches!(k, "title" | "description")
+}
+
+fn is_data_key(k: &str) -> bool {
+    matches!(k, "default" | "enum" | "const" | "examples" | "example")
+}
+
 /// Replaces `{metadata.Name}` with the metadata's value (strings as is, other values as
 /// JSON, missing as empty text).
 pub fn render(text: &str, metadata: &Value) -> String {
@@ -278,6 +346,38 @@ mod tests {
             .contains("unexpected \"B\""));
         assert!(Condition::parse("").is_err());
         assert!(Condition::parse("A &&").unwrap_err().contains("ends"));
+    }
+
+    #[test]
+    fn json_texts_render_but_data_stays() {
+        let m = json!({"Shop": "Contoso"});
+        let mut v = json!({"title": "Orders of {metadata.Shop}", "properties": {
+            "description": {"type": "string", "description": "at {metadata.Shop}", "default": "{metadata.Shop}"},
+            "kind": {"enum": ["{metadata.Shop}"]}}});
+        assert!(json_has_placeholders(&v));
+        render_json(&mut v, &m);
+        assert_eq!(
+            v,
+            json!({"title": "Orders of Contoso", "properties": {
+                "description": {"type": "string", "description": "at Contoso", "default": "{metadata.Shop}"},
+                "kind": {"enum": ["{metadata.Shop}"]}}})
+        );
+        assert!(!json_has_placeholders(&v));
+        assert!(!json_has_placeholders(&json!({"default": "{metadata.X}"})));
+    }
+
+    #[test]
+    fn texts_are_checked_against_the_declared_metadata() {
+        let props = vec!["Shop".to_string()];
+        assert!(check_text("at {metadata.Shop}", Some(&props)).is_ok());
+        assert!(check_text("no placeholder", None).is_ok());
+        assert_eq!(
+            check_text("at {metadata.Store}", Some(&props)).unwrap_err(),
+            "placeholder {metadata.Store} names no property of the metadata schema (known: Shop)"
+        );
+        assert!(check_text("at {metadata.Shop}", None)
+            .unwrap_err()
+            .contains("declare the metadata schema first"));
     }
 
     #[test]

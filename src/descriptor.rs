@@ -2,7 +2,7 @@
 //! the path and the reason, and written back in their normalised form.
 
 use crate::binding::{bind_value_with, Limits, Mode};
-use crate::condition::{check_placeholders, placeholders, Condition};
+use crate::condition::{check_text, Condition};
 use crate::constraints::Constraints;
 use crate::error::{Error, Result};
 use crate::types::{
@@ -282,17 +282,8 @@ impl FunctionDescriptor {
         let description = opt_string(o, "description", p)?;
         for (key, text) in [("title", &title), ("description", &description)] {
             if let Some(t) = text {
-                check_placeholders(t).map_err(|e| Error::descriptor(format!("{p}.{key}"), e))?;
-                if let Some(props) = cx.metadata_properties {
-                    for name in placeholders(t) {
-                        if !props.iter().any(|x| x == name) {
-                            return Err(Error::descriptor(
-                                format!("{p}.{key}"),
-                                format!("placeholder {{metadata.{name}}} names no property of the metadata schema (known: {})", props.join(", ")),
-                            ));
-                        }
-                    }
-                }
+                check_text(t, cx.metadata_properties)
+                    .map_err(|e| Error::descriptor(format!("{p}.{key}"), e))?;
             }
         }
 
@@ -578,10 +569,15 @@ fn parse_parameter(
             Some(bound.json)
         }
     };
+    let description = opt_string(o, "description", &path)?;
+    if let Some(t) = &description {
+        check_text(t, cx.metadata_properties)
+            .map_err(|e| Error::descriptor(format!("{path}.description"), e))?;
+    }
     Ok(Parameter {
         name,
         ty,
-        description: opt_string(o, "description", &path)?,
+        description,
         optional,
         default,
         default_json,
@@ -633,8 +629,17 @@ fn contains_entity(ty: &Type) -> bool {
     }
 }
 
-/// Parses and validates an entity descriptor.
+/// Parses and validates an entity descriptor (no metadata schema: placeholders refused).
 pub fn parse_entity(doc: &Value, types: &TypeSet) -> Result<EntityDef> {
+    parse_entity_with(doc, types, None)
+}
+
+/// [`parse_entity`] with the declared metadata properties that placeholders may name.
+pub fn parse_entity_with(
+    doc: &Value,
+    types: &TypeSet,
+    metadata_properties: Option<&[String]>,
+) -> Result<EntityDef> {
     let o = doc.as_object().ok_or_else(|| {
         Error::descriptor(
             "entity",
@@ -654,7 +659,7 @@ pub fn parse_entity(doc: &Value, types: &TypeSet) -> Result<EntityDef> {
     let p = name.as_str();
     check_keys(o, p, &["name", "title", "description", "idField", "fields"])?;
     types.check_entity_name(&name, p)?;
-    let fields = types.parse_fields(o.get("fields"), p, &HashMap::new())?;
+    let fields = types.parse_fields(o.get("fields"), p, &HashMap::new(), metadata_properties)?;
     let id_field = opt_string(o, "idField", p)?.unwrap_or_else(|| "id".into());
     match fields.iter().find(|f| f.name == id_field) {
         None => {
@@ -673,6 +678,12 @@ pub fn parse_entity(doc: &Value, types: &TypeSet) -> Result<EntityDef> {
     }
     let title = opt_string(o, "title", p)?;
     let description = opt_string(o, "description", p)?;
+    for (key, text) in [("title", &title), ("description", &description)] {
+        if let Some(t) = text {
+            check_text(t, metadata_properties)
+                .map_err(|e| Error::descriptor(format!("{p}.{key}"), e))?;
+        }
+    }
     Ok(EntityDef {
         name,
         title,

@@ -3,7 +3,7 @@
 
 use crate::binding::Limits;
 use crate::call::{Call, CallKind, Gate, Invocation, OutcomeSink};
-use crate::descriptor::{parse_entity, CallerPolicy, FunctionDescriptor, ParseContext};
+use crate::descriptor::{parse_entity_with, CallerPolicy, FunctionDescriptor, ParseContext};
 use crate::error::{Error, Result};
 use crate::log::{LogLevel, LogSink};
 use crate::outcome::Outcome;
@@ -101,6 +101,9 @@ pub struct Entry {
     schemas: std::sync::OnceLock<Arc<Schemas>>,
     /// MCP wraps the result as `{"result": ...}` (its schema's root is not an object).
     mcp_wraps: std::sync::OnceLock<bool>,
+    /// Some text the function shows (title, description, a description in its schemas)
+    /// holds a `{metadata.X}` placeholder, so what it shows depends on the metadata.
+    templated: std::sync::OnceLock<bool>,
     /// The registry JSON of this entry, disabled and enabled (entries never change).
     json_cache: [std::sync::OnceLock<String>; 2],
     /// This entry's tool object in each JSON export format (by `Format` index).
@@ -129,23 +132,60 @@ impl Entry {
         })
     }
 
-    /// The entry's tool object in a JSON export format (made once).
+    /// Whether what the function shows depends on the metadata (made once).
+    pub(crate) fn templated(&self, types: &TypeSet) -> bool {
+        *self.templated.get_or_init(|| {
+            let text = |t: &Option<String>| t.as_deref().is_some_and(|t| t.contains("{metadata."));
+            let sch = self.schemas(types);
+            text(&self.desc.title)
+                || text(&self.desc.description)
+                || crate::condition::json_has_placeholders(&sch.0)
+                || sch
+                    .1
+                    .as_ref()
+                    .is_some_and(crate::condition::json_has_placeholders)
+        })
+    }
+
+    /// The entry's schemas with their placeholders rendered for `metadata` (the shared ones
+    /// when there is none to render).
+    pub(crate) fn rendered_schemas(&self, types: &TypeSet, metadata: &Value) -> Arc<Schemas> {
+        let sch = self.schemas(types);
+        if !self.templated(types) {
+            return sch;
+        }
+        let (mut p, mut r) = (sch.0.clone(), sch.1.clone());
+        crate::condition::render_json(&mut p, metadata);
+        if let Some(r) = &mut r {
+            crate::condition::render_json(r, metadata);
+        }
+        Arc::new((p, r))
+    }
+
+    /// The entry's tool object in a JSON export format (made once, or every time for a
+    /// templated entry, rendered with the metadata schema's defaults).
     fn export_fragment(
         &self,
         types: &TypeSet,
         format: crate::export::Format,
-    ) -> std::result::Result<&str, crate::export::ExportError> {
+        metadata: &Value,
+    ) -> std::result::Result<std::borrow::Cow<'_, str>, crate::export::ExportError> {
         use crate::export::Format;
+        use std::borrow::Cow;
+        let templated = self.templated(types);
         let slot = &self.export_cache[Format::ALL.iter().position(|f| *f == format).unwrap_or(0)];
         if let Some(s) = slot.get() {
-            return Ok(s);
+            return Ok(Cow::Borrowed(s));
         }
-        let sch = self.schemas(types);
+        let sch = self.rendered_schemas(types, metadata);
         let d = &self.desc;
+        let render = |t: &str| crate::condition::render(t, metadata);
+        let title = d.title.as_deref().map(render);
+        let description = render(d.description.as_deref().unwrap_or(""));
         let spec = crate::export::ToolSpec {
             name: &d.id,
-            title: d.title.as_deref(),
-            description: d.description.as_deref().unwrap_or(""),
+            title: title.as_deref(),
+            description: &description,
             input_schema: &sch.0,
             output_schema: sch.1.as_ref(),
             hints: crate::view::hints_of(d),
@@ -159,7 +199,10 @@ impl Entry {
         }
         .unwrap_or(Value::Null);
         let text = serde_json::to_string(&one).unwrap_or_default();
-        Ok(slot.get_or_init(|| text))
+        if templated {
+            return Ok(Cow::Owned(text));
+        }
+        Ok(Cow::Borrowed(slot.get_or_init(|| text)))
     }
 
     /// The entry's (parameters, result) JSON Schemas.
@@ -183,6 +226,7 @@ impl Entry {
             id_nul: Arc::from(crate::call::with_nul(&desc.id).as_str()),
             schemas: std::sync::OnceLock::new(),
             mcp_wraps: std::sync::OnceLock::new(),
+            templated: std::sync::OnceLock::new(),
             json_cache: Default::default(),
             export_cache: Default::default(),
             desc,
@@ -217,6 +261,9 @@ pub(crate) struct Snapshot {
     pub callers: CallerPolicy,
     pub limits: Limits,
     pub metadata_properties: Option<Arc<[String]>>,
+    /// The `default` of each property of the metadata schema that has one (an object):
+    /// what placeholders render to outside views, and where a view's metadata lacks them.
+    pub metadata_defaults: Arc<Value>,
     pub toolkits: Vec<Arc<crate::view::Toolkit>>,
     pub version: u64,
     /// The dispatcher's log sink and listeners (the same for every snapshot).
@@ -237,6 +284,7 @@ impl Snapshot {
             callers: CallerPolicy::default(),
             limits: Limits::default(),
             metadata_properties: None,
+            metadata_defaults: Arc::new(Value::Object(Map::new())),
             toolkits: Vec::new(),
             version: 0,
         }
@@ -487,7 +535,7 @@ impl Dispatcher {
         self.update(
             |s| {
                 let mut t = (*s.types).clone();
-                t.define(&doc)?;
+                t.define_with(&doc, s.metadata_properties.as_deref())?;
                 Ok(t)
             },
             |s, t| s.types = Arc::new(t),
@@ -556,7 +604,7 @@ impl Dispatcher {
         let doc = parse_json(descriptor_json, "entity")?;
         self.update(
             |s| {
-                let def = parse_entity(&doc, &s.types)?;
+                let def = parse_entity_with(&doc, &s.types, s.metadata_properties.as_deref())?;
                 let search_id = format!("search_{}", def.name);
                 if s.index.contains_key(search_id.as_str()) {
                     return Err(Error::Duplicate(format!(
@@ -679,9 +727,16 @@ impl Dispatcher {
     /// Declares the metadata properties that conditions and `{metadata.X}` placeholders
     /// may name; later registrations are checked against them.
     pub fn set_metadata_properties(&self, props: Option<Vec<String>>) {
+        self.set_metadata(props, Map::new());
+    }
+
+    fn set_metadata(&self, props: Option<Vec<String>>, defaults: Map<String, Value>) {
         let _ = self.update(
             |_| Ok(()),
-            |s, ()| s.metadata_properties = props.map(Arc::from),
+            |s, ()| {
+                s.metadata_properties = props.map(Arc::from);
+                s.metadata_defaults = Arc::new(Value::Object(defaults));
+            },
             false,
         );
     }
@@ -699,21 +754,25 @@ impl Dispatcher {
             |s| {
                 let tk = crate::view::parse_toolkit(&doc, texts)?;
                 if s.toolkit(&tk.name).is_some() {
-                    return Err(Error::Duplicate(format!("a toolkit named \"{}\" is already defined", tk.name)));
+                    return Err(Error::Duplicate(format!(
+                        "a toolkit named \"{}\" is already defined",
+                        tk.name
+                    )));
                 }
                 if s.index.contains_key(tk.name.as_str()) {
-                    return Err(Error::Duplicate(format!("\"{}\" is already the id of a function", tk.name)));
+                    return Err(Error::Duplicate(format!(
+                        "\"{}\" is already the id of a function",
+                        tk.name
+                    )));
                 }
-                if let Some(props) = &s.metadata_properties {
-                    for text in [&tk.description, &tk.function_result, &tk.system_prompt].into_iter().flatten() {
-                        for p in crate::condition::placeholders(text) {
-                            if !props.iter().any(|x| x == p) {
-                                return Err(Error::descriptor(
-                                    tk.name.clone(),
-                                    format!("placeholder {{metadata.{p}}} names no property of the metadata schema (known: {})", props.join(", ")),
-                                ));
-                            }
-                        }
+                for (key, text) in [
+                    ("description", &tk.description),
+                    ("functionResult", &tk.function_result),
+                    ("systemPrompt", &tk.system_prompt),
+                ] {
+                    if let Some(t) = text {
+                        crate::condition::check_text(t, s.metadata_properties.as_deref())
+                            .map_err(|e| Error::descriptor(format!("{}.{key}", tk.name), e))?;
                     }
                 }
                 Ok(tk)
@@ -738,7 +797,14 @@ impl Dispatcher {
                 })
                 .collect::<Result<_>>()?,
             Value::Object(o) => match o.get("properties") {
-                Some(Value::Object(p)) => p.keys().cloned().collect(),
+                Some(Value::Object(p)) => {
+                    let defaults: Map<String, Value> = p
+                        .iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.get("default")?.clone())))
+                        .collect();
+                    self.set_metadata(Some(p.keys().cloned().collect()), defaults);
+                    return Ok(());
+                }
                 _ => {
                     return Err(Error::descriptor(
                         "metadata",
@@ -933,14 +999,14 @@ impl Dispatcher {
     pub fn parameters_schema(&self, id: &str) -> Result<Value> {
         let s = self.snapshot();
         let e = s.find(id).ok_or_else(|| Error::NotFound(id.into()))?;
-        Ok(e.schemas(&s.types).0.clone())
+        Ok(e.rendered_schemas(&s.types, &s.metadata_defaults).0.clone())
     }
 
     /// The JSON Schema (2020-12) of a function's result; `None` for void.
     pub fn result_schema(&self, id: &str) -> Result<Option<Value>> {
         let s = self.snapshot();
         let e = s.find(id).ok_or_else(|| Error::NotFound(id.into()))?;
-        Ok(e.schemas(&s.types).1.clone())
+        Ok(e.rendered_schemas(&s.types, &s.metadata_defaults).1.clone())
     }
 
     /// Exports every enabled function as a tool list (`mcp`, `openai`, `openai-chat`,
@@ -951,7 +1017,9 @@ impl Dispatcher {
         format: crate::export::Format,
     ) -> std::result::Result<String, crate::export::ExportError> {
         if format == crate::export::Format::AndroidXml {
-            return crate::export::android_xml(&self.registry_value());
+            let mut registry = self.registry_value();
+            crate::condition::render_json(&mut registry, &self.snapshot().metadata_defaults);
+            return crate::export::android_xml(&registry);
         }
         let s = self.snapshot();
         // each entry renders (and keeps) its own tool object; an export joins them
@@ -966,7 +1034,7 @@ impl Dispatcher {
                 out.push(',');
             }
             first = false;
-            out.push_str(e.export_fragment(&s.types, format)?);
+            out.push_str(&e.export_fragment(&s.types, format, &s.metadata_defaults)?);
         }
         out.push_str(if format == crate::export::Format::Gemini {
             "]}]"

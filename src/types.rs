@@ -302,8 +302,18 @@ impl TypeSet {
     }
 
     /// Parses and adds `{"enums": [...], "records": [...]}` atomically: on error nothing is
-    /// added.
+    /// added. No metadata schema is declared here, so descriptions may hold no placeholder.
     pub fn define(&mut self, doc: &Value) -> Result<()> {
+        self.define_with(doc, None)
+    }
+
+    /// [`TypeSet::define`] with the declared metadata properties that `{metadata.X}`
+    /// placeholders in descriptions may name.
+    pub fn define_with(
+        &mut self,
+        doc: &Value,
+        metadata_properties: Option<&[String]>,
+    ) -> Result<()> {
         let obj = doc.as_object().ok_or_else(|| {
             Error::descriptor(
                 "types",
@@ -343,17 +353,36 @@ impl TypeSet {
 
         let mut new_enums = Vec::new();
         for (e, name) in enums.iter().zip(&enum_names) {
-            new_enums.push(parse_enum(e, name)?);
+            let def = parse_enum(e, name)?;
+            let texts = std::iter::once((format!("{name}.description"), &def.description)).chain(
+                def.members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| (format!("{name}.members[{i}].description"), &m.description)),
+            );
+            for (path, text) in texts {
+                if let Some(t) = text {
+                    crate::condition::check_text(t, metadata_properties)
+                        .map_err(|e| Error::descriptor(path, e))?;
+                }
+            }
+            new_enums.push(def);
         }
         let mut new_records = Vec::new();
         for (r, name) in records.iter().zip(&record_names) {
             let path = (*name).to_string();
             let o = r.as_object().expect("checked by type_name_at");
             check_keys(o, &path, &["name", "description", "fields"])?;
-            let fields = self.parse_fields(o.get("fields"), &path, &pending)?;
+            let fields =
+                self.parse_fields(o.get("fields"), &path, &pending, metadata_properties)?;
+            let description = opt_string(o, "description", &path)?;
+            if let Some(t) = &description {
+                crate::condition::check_text(t, metadata_properties)
+                    .map_err(|e| Error::descriptor(format!("{path}.description"), e))?;
+            }
             new_records.push(RecordDef {
                 name: (*name).to_owned(),
-                description: opt_string(o, "description", &path)?,
+                description,
                 fields,
             });
         }
@@ -402,6 +431,7 @@ impl TypeSet {
         fields: Option<&Value>,
         path: &str,
         pending: &HashMap<String, PendingKind>,
+        metadata_properties: Option<&[String]>,
     ) -> Result<Vec<Field>> {
         let Some(fields) = fields else {
             return Ok(Vec::new());
@@ -440,10 +470,15 @@ impl TypeSet {
                 ty = Type::Nullable(Box::new(ty));
             }
             let constraints = parse_constraints(o, &fpath, &ty)?;
+            let description = opt_string(o, "description", &fpath)?;
+            if let Some(t) = &description {
+                crate::condition::check_text(t, metadata_properties)
+                    .map_err(|e| Error::descriptor(format!("{fpath}.description"), e))?;
+            }
             out.push(Field {
                 name: name.to_owned(),
                 ty,
-                description: opt_string(o, "description", &fpath)?,
+                description,
                 optional: opt_bool(o, "optional", &fpath)?.unwrap_or(false),
                 constraints,
             });

@@ -5,7 +5,9 @@
 //!   `functionResult` text (once per expansion) and its `systemPrompt` joins the
 //!   instructions for every turn while it stays expanded.
 //! - Conditional functions: `condition` over the view's metadata.
-//! - Templated titles and descriptions: `{metadata.Name}`.
+//! - Templated texts: `{metadata.Name}` in titles and descriptions (the function's, its
+//!   parameters' and fields', the schemas' `title`s) render with the view's metadata, the
+//!   metadata schema's `default`s standing in for properties the view lacks.
 //! - Output tools: calling one ends the run; the bound arguments are the result.
 
 use crate::call::{Invocation, Platform};
@@ -213,7 +215,8 @@ impl View {
                 reason: "views render tool lists; export the registry instead".into(),
             });
         }
-        let rendered = render_all(&snap, &Self::shown(&snap, &metadata, &expanded), &metadata);
+        let texts = with_defaults(&snap, &metadata);
+        let rendered = render_all(&snap, &Self::shown(&snap, &metadata, &expanded), &texts);
         let specs: Vec<ToolSpec> = rendered.iter().map(RenderedTool::spec).collect();
         export::tools(format, &specs)
     }
@@ -225,7 +228,8 @@ impl View {
             let s = self.state.lock();
             (s.metadata.clone(), s.expanded.clone())
         };
-        render_all(&snap, &Self::shown(&snap, &metadata, &expanded), &metadata)
+        let texts = with_defaults(&snap, &metadata);
+        render_all(&snap, &Self::shown(&snap, &metadata, &expanded), &texts)
             .iter()
             .map(|r| export::mcp_tool(&r.spec()))
             .collect()
@@ -242,7 +246,7 @@ impl View {
         expanded
             .iter()
             .filter_map(|name| snap.toolkit(name))
-            .filter_map(|tk| tk.text(ToolkitText::SystemPrompt, &metadata))
+            .filter_map(|tk| tk.text(ToolkitText::SystemPrompt, &with_defaults(&snap, &metadata)))
             .collect::<Vec<_>>()
             .join("\n\n")
     }
@@ -269,14 +273,17 @@ impl View {
                 .map(|e| e.desc.id.as_str())
                 .collect();
             let text = if newly {
-                tk.text(ToolkitText::FunctionResult, &metadata)
-                    .unwrap_or_else(|| {
-                        format!(
-                            "The {} tools are now available: {}.",
-                            tk.name,
-                            members.join(", ")
-                        )
-                    })
+                tk.text(
+                    ToolkitText::FunctionResult,
+                    &with_defaults(&snap, &metadata),
+                )
+                .unwrap_or_else(|| {
+                    format!(
+                        "The {} tools are now available: {}.",
+                        tk.name,
+                        members.join(", ")
+                    )
+                })
             } else {
                 format!(
                     "The {} tools are already available: {}.",
@@ -285,7 +292,7 @@ impl View {
                 )
             };
             let instructions = if newly {
-                tk.text(ToolkitText::SystemPrompt, &metadata)
+                tk.text(ToolkitText::SystemPrompt, &with_defaults(&snap, &metadata))
             } else {
                 None
             };
@@ -414,7 +421,7 @@ fn render_all(snap: &Snapshot, shown: &[Shown<'_>], metadata: &Value) -> Vec<Ren
                         d.description.as_deref().unwrap_or(""),
                         metadata,
                     ),
-                    schemas: e.schemas(&snap.types),
+                    schemas: e.rendered_schemas(&snap.types, metadata),
                     hints: hints_of(d),
                     deprecated: d.deprecated,
                 }
@@ -449,6 +456,21 @@ fn container_schemas() -> Arc<crate::dispatcher::Schemas> {
         ))
     })
     .clone()
+}
+
+/// The metadata texts render with: the view's, then the metadata schema's defaults for
+/// the properties it lacks (conditions see the view's metadata alone).
+fn with_defaults(snap: &Snapshot, metadata: &Value) -> Value {
+    match (&*snap.metadata_defaults, metadata) {
+        (Value::Object(d), Value::Object(m)) if d.keys().any(|k| !m.contains_key(k)) => {
+            let mut out = m.clone();
+            for (k, v) in d {
+                out.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            Value::Object(out)
+        }
+        _ => metadata.clone(),
+    }
 }
 
 fn check_metadata(v: Value) -> Result<Value, String> {

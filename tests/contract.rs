@@ -338,3 +338,155 @@ fn a_date_time_without_an_offset_is_told_so() {
     );
     assert!(run(&d, "remind", r#"{"at": "2025-06-01T17:00:00Z"}"#).is_success());
 }
+
+/// A dispatcher whose every kind of text holds a placeholder.
+fn templated() -> Dispatcher {
+    let d = Dispatcher::new();
+    d.set_metadata_schema(
+        r#"{"type": "object", "properties": {"Shop": {"type": "string", "default": "the shop"}, "Unit": {"type": "string"}}}"#,
+    )
+    .unwrap();
+    d.define_types(
+        r#"{"enums": [{"name": "Size", "description": "Sizes at {metadata.Shop}", "members": [{"name": "S", "description": "small in {metadata.Unit}"}, "L"]}],
+            "records": [{"name": "Item", "description": "An item of {metadata.Shop}", "fields": [{"name": "weight", "type": "double", "description": "in {metadata.Unit}"}]}]}"#,
+    )
+    .unwrap();
+    d.register_entity(
+        r#"{"name": "product", "title": "Product of {metadata.Shop}", "description": "Sold at {metadata.Shop}", "fields": [{"name": "id", "type": "string"}]}"#,
+        sync_handler(|_| Ok(Some("[]".into()))),
+    )
+    .unwrap();
+    d.register_function(
+        r#"{"id": "weigh", "title": "Weigh at {metadata.Shop}", "description": "Weighs in {metadata.Unit}.",
+            "parameters": [{"name": "item", "type": {"record": "Item"}, "description": "What {metadata.Shop} sells"},
+                           {"name": "size", "type": {"enum": "Size"}}],
+            "result": {"record": "Item"}}"#,
+        Some(echo()),
+    )
+    .unwrap();
+    d
+}
+
+#[test]
+fn no_unrendered_template_reaches_a_model() {
+    let d = templated();
+    // a view: every text rendered with its metadata (defaults fill what it lacks)
+    let v = view::View::new(&d, json!({"Unit": "kg"})).unwrap();
+    for f in Format::ALL.into_iter().filter(|f| f.is_json()) {
+        let t = v.tools(f).unwrap();
+        assert!(!t.contains("{metadata."), "{f}: {t}");
+        assert!(t.contains("Weighs in kg."), "{f}: {t}");
+        assert!(t.contains("What the shop sells"), "{f}: {t}");
+        if f != Format::Gemini {
+            assert!(
+                t.contains("Weigh at the shop"),
+                "{f}: the schema's title: {t}"
+            );
+        }
+    }
+    let mcp = serde_json::to_string(&v.mcp_tools()).unwrap();
+    assert!(
+        !mcp.contains("{metadata.") && mcp.contains("in kg"),
+        "{mcp}"
+    );
+    v.set_metadata(json!({"Unit": "lb", "Shop": "Acme"}))
+        .unwrap();
+    let t = v.tools(Format::Mcp).unwrap();
+    assert!(
+        t.contains("Weighs in lb.") && t.contains("Weigh at Acme") && t.contains("small in lb"),
+        "{t}"
+    );
+    // outside views (exports, schemas): the metadata schema's defaults, missing as empty
+    for f in Format::ALL {
+        let t = d.export(f).unwrap();
+        assert!(!t.contains("{metadata."), "{f}: {t}");
+        assert!(t.contains("What the shop sells"), "{f}: {t}");
+        export::check(f, &t).unwrap();
+    }
+    let s = d.parameters_schema("weigh").unwrap().to_string();
+    assert!(
+        !s.contains("{metadata.") && s.contains("Weigh at the shop"),
+        "{s}"
+    );
+    let r = d
+        .result_schema("search_product")
+        .unwrap()
+        .unwrap()
+        .to_string();
+    assert!(
+        !r.contains("{metadata.") && r.contains("Sold at the shop"),
+        "{r}"
+    );
+    // the registry is the descriptors as registered, placeholders included
+    assert!(d.registry_json().contains("Weighs in {metadata.Unit}."));
+}
+
+#[test]
+fn registration_refuses_placeholders_naming_undeclared_metadata() {
+    let d = templated();
+    for (desc, path) in [
+        (r#"{"id": "a", "title": "{metadata.Shopp}"}"#, "a.title"),
+        (
+            r#"{"id": "a", "parameters": [{"name": "x", "type": "string", "description": "in {metadata.Currency}"}]}"#,
+            "a.parameters.x.description",
+        ),
+    ] {
+        let e = d
+            .register_function(desc, Some(echo()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(&format!("{path}: placeholder {{metadata."))
+                && e.contains("known: Shop, Unit"),
+            "{e}"
+        );
+    }
+    let e = d
+        .define_types(r#"{"records": [{"name": "R", "fields": [{"name": "x", "type": "string", "description": "{metadata.Nope}"}]}]}"#)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("R.fields.x.description: placeholder {metadata.Nope}"),
+        "{e}"
+    );
+    let e = d
+        .define_types(r#"{"enums": [{"name": "E", "members": [{"name": "A", "description": "{metadata.Nope}"}]}]}"#)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("E.members[0].description: placeholder"),
+        "{e}"
+    );
+    let e = d
+        .register_entity(
+            r#"{"name": "thing", "description": "{metadata.Nope}", "fields": [{"name": "id", "type": "string"}]}"#,
+            sync_handler(|_| Ok(Some("[]".into()))),
+        )
+        .unwrap_err();
+    assert!(
+        e.to_string().starts_with("thing.description: placeholder"),
+        "{e}"
+    );
+    // without a metadata schema, no placeholder names declared metadata
+    let bare = Dispatcher::new();
+    let e = bare
+        .register_function(
+            r#"{"id": "a", "description": "for {metadata.Shop}"}"#,
+            Some(echo()),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "a.description: placeholder {metadata.Shop} names undeclared metadata: declare the metadata schema first (af_set_metadata_schema) with a property \"Shop\""
+    );
+    let e = bare
+        .define_toolkit(
+            r#"{"name": "t", "systemPrompt": "for {metadata.Shop}"}"#,
+            None,
+        )
+        .unwrap_err();
+    assert!(
+        e.to_string().starts_with("t.systemPrompt: placeholder"),
+        "{e}"
+    );
+}

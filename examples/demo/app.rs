@@ -165,7 +165,7 @@ pub const EDIT_NOTE: &str = r#"{
 }"#;
 
 pub const METADATA_SCHEMA: &str = r#"{"type": "object", "properties": {
-  "HasAdvancedFeatures": {"type": "boolean"}, "ShopName": {"type": "string"}}}"#;
+  "HasAdvancedFeatures": {"type": "boolean"}, "ShopName": {"type": "string", "default": "the shop"}}}"#;
 
 pub const ORDERS_TOOLKIT: &str = r#"{
   "name": "orders",
