@@ -252,6 +252,14 @@ fn result_cases() -> Vec<(&'static str, String)> {
     ] {
         out.push(("result_line", v.to_string()));
     }
+    for v in [
+        r#"{"text":"x"}"#,
+        r#"{"text":"x","title":null,"tags":["a"]}"#,
+        r#"{"title":"t"}"#,
+        r#"{"text":"x","tags":"a"}"#,
+    ] {
+        out.push(("result_memo", v.to_string()));
+    }
     out
 }
 
@@ -445,7 +453,44 @@ fn refused_descriptors() -> Vec<Value> {
         json!({"id": "f", "parameters": [{"name": "n", "type": "int32", "min": 1}]}),
         json!({"id": "f", "result": {"type": "int32", "minimum": 1, "extra": true}}),
         json!({"id": "f", "result": {"type": "dateTime "}}),
+        json!({"id": "f", "parameters": [{"name": "t", "type": "string", "nullable": true, "optional": "no"}]}),
     ]
+}
+
+/// One nullable rule (seed 002's editNote(title: String?)): nullable parameters and fields
+/// may be omitted (they bind as null) and are not required by the schema.
+const NULLABLE_TYPES: &str = r#"{"records": [
+  {"name": "Memo", "fields": [
+    {"name": "text", "type": "string"},
+    {"name": "title", "type": "string", "nullable": true},
+    {"name": "tags", "type": {"nullable": {"array": "string"}}}]}]}"#;
+
+const NULLABLE: &str = r#"{"id": "edit_memo", "parameters": [
+  {"name": "memoId", "type": "string"},
+  {"name": "title", "type": "string", "nullable": true, "description": "The new title if it should be updated."},
+  {"name": "count", "type": {"nullable": "int32"}},
+  {"name": "priority", "type": {"nullable": {"enum": "Priority"}}},
+  {"name": "memo", "type": {"record": "Memo"}, "nullable": true},
+  {"name": "labels", "type": {"array": "string"}, "nullable": true, "default": ["a"]}
+], "result": {"record": "Memo"}}"#;
+
+fn nullable_cases() -> Vec<String> {
+    [
+        r#"{"memoId": "m"}"#,
+        r#"{"memoId": "m", "title": null, "count": null, "priority": null, "memo": null, "labels": null}"#,
+        r#"{"memoId": "m", "title": "t", "count": 2, "priority": "High", "labels": ["x"]}"#,
+        r#"{"title": "t"}"#,
+        r#"{"memoId": null}"#,
+        r#"{"memoId": "m", "count": "2"}"#,
+        r#"{"memoId": "m", "memo": {"text": "x"}}"#,
+        r#"{"memoId": "m", "memo": {"text": "x", "title": null, "tags": null}}"#,
+        r#"{"memoId": "m", "memo": {"title": "t"}}"#,
+        r#"{"memoId": "m", "memo": {"text": "x", "tags": [1]}}"#,
+        r#"{"memoId": "m", "priority": "Medium"}"#,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 const NUMBERS: &str = r#"{"id": "numbers", "parameters": [
@@ -472,6 +517,12 @@ fn main() {
     let next_result: Arc<Mutex<String>> = Arc::default();
     d.define_types(CONSTRAINED_TYPES)
         .expect("constrained types");
+    d.define_types(NULLABLE_TYPES).expect("nullable types");
+    d.register_function(
+        NULLABLE,
+        Some(sync_handler(|_| Ok(Some(r#"{"text":"x"}"#.into())))),
+    )
+    .expect("edit_memo");
     d.register_function(CONSTRAINED, Some(sync_handler(|_| Ok(None))))
         .expect("constrained");
     for (id, ty) in [
@@ -486,6 +537,7 @@ fn main() {
             r#"{"type": {"array": "int32"}, "uniqueItems": true, "maxItems": 2, "minItems": 1}"#,
         ),
         ("result_line", r#"{"record": "Line"}"#),
+        ("result_memo", r#"{"record": "Memo"}"#),
     ] {
         let r = next_result.clone();
         d.register_function(
@@ -517,6 +569,7 @@ fn main() {
     );
     cases.extend(number_cases().into_iter().map(|t| ("numbers", t)));
     cases.extend(constrained_cases().into_iter().map(|t| ("constrained", t)));
+    cases.extend(nullable_cases().into_iter().map(|t| ("edit_memo", t)));
     let mut verdicts: Vec<Value> = cases
         .into_iter()
         .map(|(id, text)| {
@@ -551,6 +604,8 @@ fn main() {
         NUMBERS,
         CONSTRAINED_TYPES,
         CONSTRAINED,
+        NULLABLE_TYPES,
+        NULLABLE,
     ]
     .iter()
     .map(|t| json!({"doc": serde_json::from_str::<Value>(t).unwrap(), "accepted": true}))

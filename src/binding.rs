@@ -921,7 +921,18 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             }
         }
         for (f, seen) in fields.iter().zip(&seen) {
-            if !*seen && !f.optional {
+            if *seen {
+                continue;
+            }
+            if matches!(f.ty, Type::Nullable(_)) {
+                // an omitted nullable field binds as null
+                if !first {
+                    ctx.out.push(',');
+                }
+                first = false;
+                write_name(&mut ctx.out, &f.name);
+                ctx.out.push_str(":null");
+            } else if !f.optional {
                 let tn = types.type_name(&f.ty);
                 let e: A::Error = ctx.fail(format!("missing required field ({tn})"));
                 return Err(ctx.wrap(e, Seg::Key(f.name.clone())));
@@ -1152,28 +1163,37 @@ mod tests {
     }
 
     #[test]
-    fn missing_and_null_are_told_apart() {
+    fn an_omitted_nullable_binds_as_null_and_an_omitted_optional_stays_out() {
         let t = types();
-        let mut title = param("title", Type::Nullable(Box::new(Type::String)));
-        let params = vec![title.clone()];
+        let f = crate::descriptor::FunctionDescriptor::parse(
+            &json!({"id": "edit_note", "parameters": [
+                {"name": "title", "type": "string", "nullable": true},
+                {"name": "tag", "type": "string", "optional": true}]}),
+            &t,
+            &Default::default(),
+        )
+        .unwrap();
         let l = Limits::default();
-        assert_eq!(
-            bind_arguments(&t, &params, Some(r#"{"title":null}"#), &l)
+        let bind = |args: &str| {
+            bind_arguments(&t, &f.parameters, Some(args), &l)
                 .unwrap()
-                .json,
-            r#"{"title":null}"#
-        );
+                .json
+        };
+        assert_eq!(bind(r#"{"title":null}"#), r#"{"title":null}"#);
+        assert_eq!(bind("{}"), r#"{"title":null}"#);
         assert_eq!(
-            bind_arguments(&t, &params, Some("{}"), &l)
-                .unwrap_err()
-                .to_string(),
-            "title: missing required value (string or null)"
+            bind(r#"{"title":"t","tag":"x"}"#),
+            r#"{"title":"t","tag":"x"}"#
         );
-        title.optional = true;
-        assert_eq!(
-            bind_arguments(&t, &[title], Some("{}"), &l).unwrap().json,
-            "{}"
-        );
+        // a nullable record field likewise
+        let line = bind_value(&t, &Type::Record(0), r#"{"sku":"a"}"#, Mode::Values, &l).unwrap();
+        assert_eq!(line.json, r#"{"sku":"a"}"#, "qty is optional, not nullable");
+        let mut t2 = TypeSet::default();
+        t2.define(&json!({"records": [{"name": "Note", "fields": [{"name": "title", "type": {"nullable": "string"}}]}]}))
+            .unwrap();
+        assert!(t2.records[0].fields[0].optional);
+        let note = bind_value(&t2, &Type::Record(0), "{}", Mode::Values, &l).unwrap();
+        assert_eq!(note.json, r#"{"title":null}"#);
     }
 
     #[test]

@@ -537,8 +537,12 @@ fn parse_parameter(
     }
     let constraints = parse_constraints(o, &path, &ty)?;
     let default = o.get("default").cloned();
-    let mut optional = opt_bool(o, "optional", &path)?.unwrap_or(false);
+    let nullable = matches!(ty, Type::Nullable(_));
+    let mut optional = nullable_may_be_omitted(o, &path, nullable)?;
     let default_json = match &default {
+        // one nullable rule (seed 002's editNote(title: String?)): a nullable parameter may
+        // be omitted and then binds as null
+        None if nullable => Some("null".to_owned()),
         None => None,
         Some(d) => {
             if contains_entity(&ty) {
@@ -583,6 +587,23 @@ fn parse_parameter(
         default_json,
         constraints,
     })
+}
+
+/// `optional` of a parameter or field: a nullable one may always be omitted (it then binds
+/// as null), so `"optional": false` on it is refused rather than silently overridden.
+pub(crate) fn nullable_may_be_omitted(
+    o: &Map<String, Value>,
+    path: &str,
+    nullable: bool,
+) -> Result<bool> {
+    let optional = opt_bool(o, "optional", path)?;
+    if nullable && optional == Some(false) {
+        return Err(Error::descriptor(
+            format!("{path}.optional"),
+            "a nullable value may always be omitted (it then binds as null); remove \"optional\": false, or make the type non-nullable",
+        ));
+    }
+    Ok(nullable || optional.unwrap_or(false))
 }
 
 /// The keys a parameter may have.

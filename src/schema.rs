@@ -2,7 +2,8 @@
 //!
 //! Records, enums and entities go in `$defs` and are used through `$ref`. Nullable
 //! primitives are `"type": [T, "null"]`; nullable references are `anyOf` with
-//! `{"type": "null"}`, which every mainstream validator accepts.
+//! `{"type": "null"}`, which every mainstream validator accepts. A nullable parameter or
+//! field is never `required` (it may be omitted and then binds as null).
 
 use crate::constraints::Constraints;
 use crate::descriptor::FunctionDescriptor;
@@ -292,7 +293,8 @@ pub fn result_schema(types: &TypeSet, f: &FunctionDescriptor) -> Option<Value> {
                 ty: &p.ty,
                 constraints: p.constraints.as_deref(),
                 description: p.description.as_deref(),
-                optional: p.optional && p.default.is_none(),
+                // omitted arguments with a default (a nullable one: null) are in the result
+                optional: p.optional && p.default_json.is_none(),
                 default: None,
             }),
             None,

@@ -475,11 +475,16 @@ impl TypeSet {
                 crate::condition::check_text(t, metadata_properties)
                     .map_err(|e| Error::descriptor(format!("{fpath}.description"), e))?;
             }
+            let optional = crate::descriptor::nullable_may_be_omitted(
+                o,
+                &fpath,
+                matches!(ty, Type::Nullable(_)),
+            )?;
             out.push(Field {
                 name: name.to_owned(),
                 ty,
                 description,
-                optional: opt_bool(o, "optional", &fpath)?.unwrap_or(false),
+                optional,
                 constraints,
             });
         }

@@ -490,3 +490,92 @@ fn registration_refuses_placeholders_naming_undeclared_metadata() {
         "{e}"
     );
 }
+
+#[test]
+fn one_nullable_rule_a_nullable_parameter_may_be_omitted_and_binds_as_null() {
+    // seed 002: editNote(noteId: String, title: String?, content: String)
+    let d = Dispatcher::new();
+    d.register_function(
+        r#"{"id": "edit_note", "parameters": [
+            {"name": "noteId", "type": "string"},
+            {"name": "title", "type": "string", "nullable": true, "description": "The new title if it should be updated."},
+            {"name": "content", "type": "string"}], "result": "string"}"#,
+        Some(sync_handler(|call| {
+            Ok(Some(serde_json::to_string(call.args().unwrap()).unwrap()))
+        })),
+    )
+    .unwrap();
+    // omitted and null bind the same
+    for args in [
+        r#"{"noteId": "1", "content": "c"}"#,
+        r#"{"noteId": "1", "title": null, "content": "c"}"#,
+    ] {
+        let o = run(&d, "edit_note", args);
+        let bound: String = serde_json::from_str(o.result.as_deref().unwrap()).unwrap();
+        let bound: Value = serde_json::from_str(&bound).unwrap();
+        assert_eq!(
+            bound,
+            json!({"noteId": "1", "title": null, "content": "c"}),
+            "{args}"
+        );
+    }
+    // the schema does not require it; the registry lists it as optional
+    let s = d.parameters_schema("edit_note").unwrap();
+    assert_eq!(s["required"], json!(["noteId", "content"]));
+    assert_eq!(s["properties"]["title"]["type"], json!(["string", "null"]));
+    let reg: Value = serde_json::from_str(&d.registry_json()).unwrap();
+    assert_eq!(
+        reg["functions"][0]["parameters"][1]["optional"],
+        json!(true)
+    );
+    assert_eq!(
+        reg["functions"][0]["parameters"][1]["nullable"],
+        json!(true)
+    );
+    // formats that require every property list it as required with a null type
+    let o: Value = serde_json::from_str(&d.export(Format::OpenAi).unwrap()).unwrap();
+    assert_eq!(o[0]["strict"], json!(true));
+    assert_eq!(
+        o[0]["parameters"]["required"],
+        json!(["noteId", "content", "title"])
+    );
+    assert_eq!(
+        o[0]["parameters"]["properties"]["title"]["type"],
+        json!(["string", "null"])
+    );
+    let g: Value = serde_json::from_str(&d.export(Format::Gemini).unwrap()).unwrap();
+    let p = &g[0]["functionDeclarations"][0]["parameters"];
+    assert_eq!(p["required"], json!(["noteId", "content"]));
+    assert_eq!(p["properties"]["title"]["nullable"], json!(true));
+    assert!(d
+        .export(Format::AndroidXml)
+        .unwrap()
+        .contains("<isRequired>false</isRequired>\n            <name>title</name>"));
+    // a nullable parameter that says it may not be omitted contradicts the rule
+    let e = d
+        .register_function(
+            r#"{"id": "f", "parameters": [{"name": "t", "type": "string", "nullable": true, "optional": false}]}"#,
+            Some(echo()),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "f.parameters.t.optional: a nullable value may always be omitted (it then binds as null); remove \"optional\": false, or make the type non-nullable"
+    );
+}
+
+#[test]
+fn one_nullable_rule_holds_for_record_fields_too() {
+    let d = Dispatcher::new();
+    d.define_types(r#"{"records": [{"name": "Note", "fields": [{"name": "id", "type": "int32"}, {"name": "title", "type": {"nullable": "string"}}]}]}"#)
+        .unwrap();
+    d.register_function(
+        r#"{"id": "save", "parameters": [{"name": "note", "type": {"record": "Note"}}], "result": {"record": "Note"}}"#,
+        Some(sync_handler(|_| Ok(Some(r#"{"id": 2}"#.into())))),
+    )
+    .unwrap();
+    let o = run(&d, "save", r#"{"note": {"id": 1}}"#);
+    assert_eq!(o.result.as_deref(), Some(r#"{"id":2,"title":null}"#));
+    let s = d.parameters_schema("save").unwrap();
+    assert_eq!(s["$defs"]["Note"]["required"], json!(["id"]));
+}
