@@ -1,4 +1,4 @@
-//! af_execute through the C ABI, called from Rust, beside the floor measured in the same
+//! af_execute_json through the C ABI, called from Rust, beside the floor measured in the same
 //! run: serde_json parsing the same arguments and serialising the same outcome.
 //! Run with `cargo bench -p appfunctions-benches --bench execute` (ci/bench.sh collects the figures).
 
@@ -60,6 +60,8 @@ pub fn setup(delegates: usize) -> *mut af_dispatcher {
         );
         for _ in 0..delegates {
             let v = af_delegate {
+                struct_size: std::mem::size_of::<af_delegate>() as u32,
+                reserved: 0,
                 on_invoking: Some(allow),
                 on_invoked: None,
                 free_user_data: None,
@@ -72,6 +74,8 @@ pub fn setup(delegates: usize) -> *mut af_dispatcher {
 
 pub fn invocation(id: &CStr) -> af_invocation {
     af_invocation {
+        struct_size: std::mem::size_of::<af_invocation>() as u32,
+        reserved: [0; 3],
         function_id: id.as_ptr(),
         platform: AF_PLATFORM_OTHER,
         is_foreground: 0,
@@ -95,7 +99,7 @@ fn benches(c: &mut Criterion) {
     let inv = invocation(c"create_order");
     g.bench_function("plain", |b| {
         b.iter(|| unsafe {
-            let out = af_execute(plain, &inv, ARGS.as_ptr());
+            let out = af_execute_json(plain, &inv, ARGS.as_ptr());
             af_string_free(black_box(out));
         })
     });
@@ -103,7 +107,7 @@ fn benches(c: &mut Criterion) {
     let two = setup(2);
     g.bench_function("two_delegates", |b| {
         b.iter(|| unsafe {
-            let out = af_execute(two, &inv, ARGS.as_ptr());
+            let out = af_execute_json(two, &inv, ARGS.as_ptr());
             af_string_free(black_box(out));
         })
     });
@@ -112,7 +116,7 @@ fn benches(c: &mut Criterion) {
     let entity_args = CString::new("{\"order\":\"o-1\"}").unwrap();
     g.bench_function("two_delegates_entity", |b| {
         b.iter(|| unsafe {
-            let out = af_execute(two, &entity_inv, entity_args.as_ptr());
+            let out = af_execute_json(two, &entity_inv, entity_args.as_ptr());
             af_string_free(black_box(out));
         })
     });
@@ -120,6 +124,8 @@ fn benches(c: &mut Criterion) {
     let refused = setup(0);
     unsafe {
         let v = af_delegate {
+            struct_size: std::mem::size_of::<af_delegate>() as u32,
+            reserved: 0,
             on_invoking: Some(deny),
             on_invoked: None,
             free_user_data: None,
@@ -128,7 +134,7 @@ fn benches(c: &mut Criterion) {
     }
     g.bench_function("refused", |b| {
         b.iter(|| unsafe {
-            let out = af_execute(refused, &inv, ARGS.as_ptr());
+            let out = af_execute_json(refused, &inv, ARGS.as_ptr());
             af_string_free(black_box(out));
         })
     });
@@ -162,7 +168,7 @@ fn benches(c: &mut Criterion) {
     }
     g.bench_function("async_completion", |b| {
         b.iter(|| unsafe {
-            let out = af_execute(asyncd, &inv, ARGS.as_ptr());
+            let out = af_execute_json(asyncd, &inv, ARGS.as_ptr());
             af_string_free(black_box(out));
         })
     });
@@ -170,7 +176,7 @@ fn benches(c: &mut Criterion) {
     let bad = c"{\"customer\":\"acme\",\"quantity\":\"two\",\"priority\":\"Normal\"}";
     g.bench_function("invalid_argument", |b| {
         b.iter(|| unsafe {
-            let out = af_execute(plain, &inv, bad.as_ptr());
+            let out = af_execute_json(plain, &inv, bad.as_ptr());
             af_string_free(black_box(out));
         })
     });

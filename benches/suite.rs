@@ -72,6 +72,8 @@ fn dispatcher() -> D {
 
 fn inv() -> af_invocation {
     af_invocation {
+        struct_size: std::mem::size_of::<af_invocation>() as u32,
+        reserved: [0; 3],
         function_id: c"create_order".as_ptr(),
         platform: AF_PLATFORM_OTHER,
         is_foreground: 0,
@@ -85,7 +87,7 @@ const ARGS: &std::ffi::CStr = c"{\"customer\":\"acme\",\"quantity\":2,\"priority
 
 fn call(d: &D, inv: &af_invocation) {
     unsafe {
-        let out = af_execute(d.0, inv, ARGS.as_ptr());
+        let out = af_execute_json(d.0, inv, ARGS.as_ptr());
         af_string_free(out);
     }
 }

@@ -13,4 +13,7 @@ need_cbindgen() {
 
 regen_header() { # $1: output path
   "$CBINDGEN" --quiet --config "$REPO/cbindgen.toml" --crate appfunctions --output "$1" "$REPO" 2> >(grep -v '^WARN: Skip' >&2)
+  # cbindgen writes the C++ guards' comments as `//`: the header keeps to /* */ comments,
+  # so hosts compiling as C89-ish C (or with -Wcomment pickiness) include it cleanly
+  sed -i -E 's#^(\}|\#endif)( +)// (.*)$#\1\2/* \3 */#' "$1"
 }

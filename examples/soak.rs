@@ -6,7 +6,7 @@
 //! Faults: handlers that panic (Rust API), that never complete (ended by timeouts,
 //! synchronous and asynchronous, then completed late), that complete twice; dispatchers
 //! freed while their calls are in flight; registration, unregistration and
-//! enable/disable churn during calls; `af_execute` re-entered from a delegate; hostile
+//! enable/disable churn during calls; `af_execute_json` re-entered from a delegate; hostile
 //! descriptors and arguments (malformed, wrong types, too deep, too large, invalid
 //! UTF-8) mixed into the traffic.
 //!
@@ -104,23 +104,39 @@ unsafe extern "C" fn on_outcome(p: *mut c_void, json: *const c_char) {
     }
 }
 
-/// Scopes open now (host data token → nothing); begin inserts, end removes.
-fn open_scopes() -> &'static Mutex<HashSet<u64>> {
-    static S: OnceLock<Mutex<HashSet<u64>>> = OnceLock::new();
+/// Scopes open now (host data token → whether its end ran); begin inserts, the host
+/// data's release (which runs after the end) removes.
+fn open_scopes() -> &'static Mutex<HashMap<u64, bool>> {
+    static S: OnceLock<Mutex<HashMap<u64, bool>>> = OnceLock::new();
     S.get_or_init(Default::default)
 }
 
 unsafe extern "C" fn scope_begin(_: *mut c_void, call: *mut af_call) {
     let token = next_id();
-    open_scopes().lock().unwrap().insert(token);
-    af_call_set_host_data(call, token as usize as *mut c_void);
+    open_scopes().lock().unwrap().insert(token, false);
+    let st = af_call_set_host_data(call, token as usize as *mut c_void, Some(scope_release));
+    check(st == AF_OK, || {
+        format!("af_call_set_host_data: status {st}")
+    });
 }
 
 unsafe extern "C" fn scope_end(_: *mut c_void, call: *mut af_call) {
     let token = af_call_host_data(call) as usize as u64;
-    let was_open = open_scopes().lock().unwrap().remove(&token);
-    check(was_open, || {
-        format!("scope end without a begin (token {token})")
+    let was_open = open_scopes()
+        .lock()
+        .unwrap()
+        .get_mut(&token)
+        .map(|ended| std::mem::replace(ended, true));
+    check(was_open == Some(false), || {
+        format!("scope end without a begin, or twice (token {token})")
+    });
+}
+
+unsafe extern "C" fn scope_release(data: *mut c_void) {
+    let token = data as usize as u64;
+    let ended = open_scopes().lock().unwrap().remove(&token);
+    check(ended == Some(true), || {
+        format!("host data released before its scope end, or twice (token {token})")
     });
 }
 
@@ -154,11 +170,49 @@ unsafe extern "C" fn h_twice(_: *mut c_void, call: *mut af_call) {
 }
 
 unsafe extern "C" fn h_later(_: *mut c_void, call: *mut af_call) {
+    // completed normally later: its cancel callback is released unrun
+    watch_cancel(call, false);
     parked().lock().unwrap().push(call as usize);
 }
 
 unsafe extern "C" fn h_never(_: *mut c_void, call: *mut af_call) {
+    // ended by its timeout: its cancel callback runs, then is released
+    watch_cancel(call, true);
     NEVER.with(|n| n.set(call as usize));
+}
+
+/// Cancel callbacks registered and not yet released (must be 0 at the end).
+static CANCEL_LIVE: AtomicU64 = AtomicU64::new(0);
+
+/// Registers a cancel callback whose user_data says whether it must run before release.
+unsafe fn watch_cancel(call: *mut af_call, must_run: bool) {
+    let state = Box::into_raw(Box::new((must_run, AtomicBool::new(false)))) as *mut c_void;
+    CANCEL_LIVE.fetch_add(1, Ordering::SeqCst);
+    let st = af_call_on_cancel(
+        call,
+        Some(cancel_ran),
+        state,
+        Some(cancel_released),
+        std::ptr::null_mut(),
+    );
+    check(st == AF_OK, || format!("af_call_on_cancel: status {st}"));
+}
+
+unsafe extern "C" fn cancel_ran(p: *mut c_void) {
+    let s = &*(p as *const (bool, AtomicBool));
+    let twice = s.1.swap(true, Ordering::SeqCst);
+    check(!twice, || "a cancel callback ran twice".into());
+}
+
+unsafe extern "C" fn cancel_released(p: *mut c_void) {
+    let s = Box::from_raw(p as *mut (bool, AtomicBool));
+    let ran = s.1.load(Ordering::SeqCst);
+    // a `later` call may time out too (its default timeout is 30 s); a `never` one must
+    // have run its callback
+    check(ran || !s.0, || {
+        "a timed-out call released its cancel callback unrun".into()
+    });
+    CANCEL_LIVE.fetch_sub(1, Ordering::SeqCst);
 }
 
 unsafe extern "C" fn on_invoking(_: *mut c_void, call: *mut af_call, gate: *mut af_gate) {
@@ -166,8 +220,12 @@ unsafe extern "C" fn on_invoking(_: *mut c_void, call: *mut af_call, gate: *mut 
     if id.to_bytes() == b"reenter" {
         // a delegate that calls back into the dispatcher it is serving
         let d = DISPATCHER.load(Ordering::Acquire) as *mut af_dispatcher;
-        let out = take(af_execute(d, &inv(c"echo", 0), cr#"{"x": 3}"#.as_ptr()));
-        fault("af_execute re-entered from a delegate");
+        let out = take(af_execute_json(
+            d,
+            &inv(c"echo", 0),
+            cr#"{"x": 3}"#.as_ptr(),
+        ));
+        fault("af_execute_json re-entered from a delegate");
         check(out.contains(r#""result":{"x":3}"#), || {
             format!("re-entered call: {out}")
         });
@@ -189,6 +247,8 @@ fn take(s: *mut c_char) -> String {
 
 fn inv(id: &CStr, timeout_ms: u32) -> af_invocation {
     af_invocation {
+        struct_size: std::mem::size_of::<af_invocation>() as u32,
+        reserved: [0; 3],
         function_id: id.as_ptr(),
         platform: AF_PLATFORM_OTHER,
         is_foreground: 0,
@@ -233,6 +293,8 @@ fn make_dispatcher() -> *mut af_dispatcher {
                 Some(free_user_data),
             ) == AF_OK;
         let vt = af_delegate {
+            struct_size: std::mem::size_of::<af_delegate>() as u32,
+            reserved: 0,
             on_invoking: Some(on_invoking),
             on_invoked: None,
             free_user_data: Some(free_user_data),
@@ -379,7 +441,7 @@ fn worker(seed: u64, rust: Dispatcher) {
             0..=59 => {
                 let x = (r.next() as i32) >> 1;
                 let a = CString::new(format!(r#"{{"x": {x}}}"#)).unwrap();
-                let out = take(unsafe { af_execute(d, &inv(c"echo", 0), a.as_ptr()) });
+                let out = take(unsafe { af_execute_json(d, &inv(c"echo", 0), a.as_ptr()) });
                 check(out.contains(&format!(r#""result":{{"x":{x}}}"#)), || {
                     format!("echo {x}: {out}")
                 });
@@ -394,14 +456,14 @@ fn worker(seed: u64, rust: Dispatcher) {
                 &mut tickets,
             ),
             65..=69 => {
-                let out = take(unsafe { af_execute(d, &inv(c"twice", 0), std::ptr::null()) });
+                let out = take(unsafe { af_execute_json(d, &inv(c"twice", 0), std::ptr::null()) });
                 check(out.contains(r#""result":1"#), || format!("twice: {out}"));
                 CALLS.fetch_add(1, Ordering::Relaxed);
             }
             70 => {
                 // never completes: a synchronous timeout, then a late completion
                 NEVER.with(|c| c.set(0));
-                let out = take(unsafe { af_execute(d, &inv(c"never", 1), std::ptr::null()) });
+                let out = take(unsafe { af_execute_json(d, &inv(c"never", 1), std::ptr::null()) });
                 fault("handler never completes (sync timeout)");
                 check(outcome_code(&out).as_deref() == Some("TimedOut"), || {
                     format!("never: {out}")
@@ -422,8 +484,9 @@ fn worker(seed: u64, rust: Dispatcher) {
                 start_async(d, c"never", 1, cr#"{}"#, "TimedOut", &mut tickets);
             }
             74..=76 => {
-                let out =
-                    take(unsafe { af_execute(d, &inv(c"reenter", 0), cr#"{"x": 4}"#.as_ptr()) });
+                let out = take(unsafe {
+                    af_execute_json(d, &inv(c"reenter", 0), cr#"{"x": 4}"#.as_ptr())
+                });
                 check(out.contains(r#""result":{"x":4}"#), || {
                     format!("reenter: {out}")
                 });
@@ -433,7 +496,7 @@ fn worker(seed: u64, rust: Dispatcher) {
                 let a = hostile_args(&mut r);
                 let valid_json = serde_json::from_slice::<serde_json::Value>(&a).is_ok();
                 let a = CString::new(a).unwrap();
-                let out = take(unsafe { af_execute(d, &inv(c"echo", 0), a.as_ptr()) });
+                let out = take(unsafe { af_execute_json(d, &inv(c"echo", 0), a.as_ptr()) });
                 fault("hostile arguments");
                 let code = outcome_code(&out);
                 check(
@@ -480,7 +543,8 @@ fn worker(seed: u64, rust: Dispatcher) {
                 // churn: the function may be there, gone, or disabled
                 let k = r.below(4);
                 let id = CString::new(format!("churn_{k}")).unwrap();
-                let out = take(unsafe { af_execute(d, &inv(&id, 0), cr#"{"x": 1}"#.as_ptr()) });
+                let out =
+                    take(unsafe { af_execute_json(d, &inv(&id, 0), cr#"{"x": 1}"#.as_ptr()) });
                 let code = outcome_code(&out);
                 check(
                     matches!(
@@ -650,11 +714,25 @@ fn main() {
     comp.join().expect("completer");
     let elapsed = start.elapsed().as_secs_f64();
 
-    // quiescence: free everything, then every user_data must have been freed
+    // quiescence: drain, free everything, then every user_data must have been freed
+    let mut in_flight = u32::MAX;
+    let st = unsafe { af_dispatcher_shutdown(d, 10_000, &mut in_flight) };
+    check(st == AF_OK && in_flight == 0, || {
+        format!("af_dispatcher_shutdown: status {st}, {in_flight} calls still in flight")
+    });
+    let refused = take(unsafe { af_execute_json(d, &inv(c"echo", 0), cr#"{"x": 1}"#.as_ptr()) });
+    check(
+        outcome_code(&refused).as_deref() == Some("LimitExceeded"),
+        || format!("a call after shutdown: {refused}"),
+    );
     unsafe { af_dispatcher_free(d) };
     drop(rust);
     let live = live_user_data().lock().unwrap().len();
     check(live == 0, || format!("{live} user_data never freed"));
+    let cancels = CANCEL_LIVE.load(Ordering::SeqCst);
+    check(cancels == 0, || {
+        format!("{cancels} cancel callbacks never released")
+    });
     let open = open_scopes().lock().unwrap().len();
     check(open == 0, || format!("{open} scopes began and never ended"));
     let left = pending().lock().unwrap().len();

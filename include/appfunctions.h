@@ -5,26 +5,32 @@
  * - Object first, then inputs, then outputs; callbacks take `void *user_data` first.
  * - Strings in: NUL-terminated UTF-8, borrowed for the duration of the call. NULL where
  *   not allowed, or invalid UTF-8, is an error (AF_ERR_NULL, AF_ERR_UTF8), never a crash.
- * - Strings out: owned by the caller, freed with af_string_free(), unless the function
- *   says "borrowed".
+ * - Strings out: the name says who owns them. A function ending in _json (JSON text)
+ *   or _copy (other text, XML included) returns `char *` the caller owns and frees with
+ *   af_string_free(); every other function returning text lends it (`const char *`) and
+ *   says how long it lives.
+ * - Structs the host fills in (af_invocation, af_delegate) start with
+ *   `uint32_t struct_size`: initialise them with AF_INVOCATION_INIT / AF_DELEGATE_INIT,
+ *   which set it. The library reads only the fields the size covers and refuses a size
+ *   smaller than the v1 layout. docs/abi.md states the stability promise.
  * - Functions that can fail return af_status (AF_OK = 0); af_last_error() gives the
  *   message of the last failure on the calling thread.
  * - No panic crosses this ABI, and no library lock is held while host code runs, so
  *   callbacks may call back into the library (execute, register, ...).
  * - Threads: a callback runs on the thread that drives the call at that moment: the one
- *   calling af_execute / af_execute_async until some host answer does not come inline,
- *   then the host thread that gives that answer (af_call_return, af_gate_allow, ...) or
- *   cancels (af_cancel_token_cancel). The library's own threads, each started when first
- *   needed and gone after 1 s without work: the timer ("appfunctions-timer"), which runs
- *   no host code: at a deadline it marks the call timed out and hands the rest over to
- *   the completion threads ("appfunctions-completion-N", up to 64), which end timed-out
+ *   calling af_execute_json / af_execute_async until some host answer does not come
+ *   inline, then the host thread that gives that answer (af_call_return, af_gate_allow,
+ *   ...) or cancels (af_cancel_token_cancel). The library's own threads, each started when
+ *   first needed and gone after 1 s without work: the timer ("appfunctions-timer"), which
+ *   runs no host code: at a deadline it marks the call timed out and hands the rest over
+ *   to the completion threads ("appfunctions-completion-N", up to 64), which end timed-out
  *   calls and all but the first call of a cancelled token (cancel callbacks, on_invoked,
  *   scope end, on_outcome, the log callback); a new one starts whenever none is free, so
  *   a callback that blocks never delays another call's timeout; and the stdio MCP
  *   transport's workers ("appfunctions-mcp-N", up to 32 per af_mcp_serve_stdio), which run
  *   whole tool calls. Each callback's doc below names where it may arrive.
- * - user_data handed to the library must be usable from any thread; the library calls
- *   its free_user_data exactly once.
+ * - user_data handed to the library must be usable from any thread; every callback the
+ *   library keeps has a release (free_user_data, free_data) that it calls exactly once.
  * - af_call and af_gate are generation-checked handles, not pointers: using one after
  *   its call ended is refused with a status, never undefined behaviour.
  */
@@ -36,550 +42,939 @@
 #include <stddef.h>
 
 
-#define PARSE_ERROR -32700
-
-#define INVALID_REQUEST -32600
-
-#define METHOD_NOT_FOUND -32601
-
-#define INVALID_PARAMS -32602
-
-#define INTERNAL_ERROR -32603
-
-#define UNSUPPORTED_VERSION -32022
-
-// Bumped on every breaking change of this ABI. Bindings check it when they load.
+/**
+ * Bumped on every breaking change of this ABI. Bindings check it when they load.
+ */
 #define AF_ABI_VERSION 1
 
-// The text returned once when a collapsed toolkit expands.
+/**
+ * The text returned once when a collapsed toolkit expands.
+ */
 #define AF_TOOLKIT_FUNCTION_RESULT 0
 
-// The text added to the system instructions every turn while a toolkit is expanded.
+/**
+ * The text added to the system instructions every turn while a toolkit is expanded.
+ */
 #define AF_TOOLKIT_SYSTEM_PROMPT 1
 
-// A function call (`af_call_kind`).
+/**
+ * A function call (`af_call_kind`).
+ */
 #define AF_CALL_FUNCTION 0
 
-// An entity lookup: `af_call_args` is NULL; read `af_call_lookup_request`.
+/**
+ * An entity lookup: `af_call_args` is NULL; read `af_call_lookup_request`.
+ */
 #define AF_CALL_ENTITY_LOOKUP 1
 
-// `FunctionNotFound`
+/**
+ * `FunctionNotFound`
+ */
 #define AF_CODE_FUNCTION_NOT_FOUND 1
 
-// `Disabled`
+/**
+ * `Disabled`
+ */
 #define AF_CODE_DISABLED 2
 
-// `InvalidArgument`
+/**
+ * `InvalidArgument`
+ */
 #define AF_CODE_INVALID_ARGUMENT 3
 
-// `EntityNotFound`
+/**
+ * `EntityNotFound`
+ */
 #define AF_CODE_ENTITY_NOT_FOUND 4
 
-// `Denied`
+/**
+ * `Denied`
+ */
 #define AF_CODE_DENIED 5
 
-// `PermissionDenied`
+/**
+ * `PermissionDenied`
+ */
 #define AF_CODE_PERMISSION_DENIED 6
 
-// `Cancelled`
+/**
+ * `Cancelled`
+ */
 #define AF_CODE_CANCELLED 7
 
-// `TimedOut`
+/**
+ * `TimedOut`
+ */
 #define AF_CODE_TIMED_OUT 8
 
-// `HandlerFailed`
+/**
+ * `HandlerFailed`
+ */
 #define AF_CODE_HANDLER_FAILED 9
 
-// `LimitExceeded`
+/**
+ * `LimitExceeded`
+ */
 #define AF_CODE_LIMIT_EXCEEDED 10
 
-// `NotSupported`
+/**
+ * `NotSupported`
+ */
 #define AF_CODE_NOT_SUPPORTED 11
 
-// `InternalError`
+/**
+ * `InternalError`
+ */
 #define AF_CODE_INTERNAL_ERROR 12
 
-// An in-process call (a test, an in-app assistant, MCP).
+/**
+ * An in-process call (a test, an in-app assistant, MCP).
+ */
 #define AF_PLATFORM_OTHER 0
 
-// Siri, Shortcuts, Spotlight.
+/**
+ * Siri, Shortcuts, Spotlight.
+ */
 #define AF_PLATFORM_APPLE 1
 
-// Android AppFunctions callers such as Gemini.
+/**
+ * Android AppFunctions callers such as Gemini.
+ */
 #define AF_PLATFORM_ANDROID 2
 
-// One call's scope, passed to handlers, lookups, delegates and hooks. It is a
-// generation-checked handle, not a pointer: it stays safe to pass after the call ended
-// (accessors then answer NULL / 0 / `AF_ERR_INVALID_HANDLE`). It is valid from scope
-// begin to scope end; strings it lends are valid during the callback that received it
-// and until the call ends (copy them to keep them longer).
+/**
+ * One call's scope, passed to handlers, lookups, delegates and hooks. It is a
+ * generation-checked handle, not a pointer: it stays safe to pass after the call ended
+ * (accessors then answer NULL / 0 / `AF_ERR_INVALID_HANDLE`). It is valid from scope
+ * begin to scope end; the text the `af_call_*` accessors lend (`const char *`) is valid
+ * during the callback that received the call and until the call ends (copy it to keep
+ * it longer); the `_json` / `_copy` ones return owned text.
+ */
 typedef struct af_call af_call;
 
-// A cancellation token: cancel it and every call carrying it ends `Cancelled`.
+/**
+ * A cancellation token: cancel it and every call carrying it ends `Cancelled`.
+ */
 typedef struct af_cancel_token af_cancel_token;
 
-// A dispatcher: the registry of functions, entities and delegates, and the entry point
-// of every call. Thread-safe: every function taking it may be called from any thread,
-// also from inside a handler or delegate of this dispatcher.
+/**
+ * A dispatcher: the registry of functions, entities and delegates, and the entry point
+ * of every call. Thread-safe: every function taking it may be called from any thread,
+ * also from inside a handler or delegate of this dispatcher.
+ */
 typedef struct af_dispatcher af_dispatcher;
 
-// A gate: one pending answer of a delegate's `on_invoking` or of the permission hook.
-// Answer it exactly once with `af_gate_allow`, `af_gate_deny` or `af_gate_open_app`,
-// inside the callback or later from any thread. A second answer, or one after the call
-// ended (cancelled, timed out), gets `AF_ERR_ALREADY_COMPLETED` and is ignored.
+/**
+ * A gate: one pending answer of a delegate's `on_invoking` or of the permission hook.
+ * Answer it exactly once with `af_gate_allow`, `af_gate_deny` or `af_gate_open_app`,
+ * inside the callback or later from any thread. A second answer, or one after the call
+ * ended (cancelled, timed out), gets `AF_ERR_ALREADY_COMPLETED` and is ignored.
+ */
 typedef struct af_gate af_gate;
 
-// An MCP session (its negotiation state, its own agent view, its calls in flight).
-// Thread-safe. Caller owns it and must call `af_mcp_session_free`.
+/**
+ * An MCP session (its negotiation state, its own agent view, its calls in flight).
+ * Thread-safe. Caller owns it and must call `af_mcp_session_free`.
+ */
 typedef struct af_mcp_session af_mcp_session;
 
-// Where a dynamic toolkit text is written (`af_text_set`), valid during the callback.
+/**
+ * Where a dynamic toolkit text is written (`af_text_set`), valid during the callback.
+ */
 typedef struct af_text af_text;
 
-// An agent view: what one conversation's model sees of a dispatcher (collapsed
-// toolkits, conditions over metadata, templated descriptions, output tools).
-// Thread-safe. Caller owns it and must call `af_view_free`.
+/**
+ * An agent view: what one conversation's model sees of a dispatcher (collapsed
+ * toolkits, conditions over metadata, templated descriptions, output tools).
+ * Thread-safe. Caller owns it and must call `af_view_free`.
+ */
 typedef struct af_view af_view;
 
-// A status: `AF_OK` (0) or one of the `AF_ERR_*` codes. The message of the last failure
-// on this thread is `af_last_error()`.
+/**
+ * A status: `AF_OK` (0) or one of the `AF_ERR_*` codes. The message of the last failure
+ * on this thread is `af_last_error()`.
+ */
 typedef int32_t af_status;
 
-// Asks for a toolkit's text when it is needed: `which` is `AF_TOOLKIT_FUNCTION_RESULT`
-// or `AF_TOOLKIT_SYSTEM_PROMPT`; `toolkit` and `metadata_json` (the view's metadata)
-// are borrowed. Call `af_text_set(out, text)` to answer; not calling it uses the
-// static text. Called on the thread that renders the view.
+/**
+ * Asks for a toolkit's text when it is needed: `which` is `AF_TOOLKIT_FUNCTION_RESULT`
+ * or `AF_TOOLKIT_SYSTEM_PROMPT`; `toolkit` and `metadata_json` (the view's metadata)
+ * are borrowed. Call `af_text_set(out, text)` to answer; not calling it uses the
+ * static text. Called on the thread that renders the view.
+ */
 typedef void (*af_toolkit_text_fn)(void *user_data, const char *toolkit, int32_t which, const char *metadata_json, struct af_text *out);
 
-// Releases host data (`user_data`). Called exactly once, on any thread (a completion
-// thread too, when the last call using a registration ends there).
+/**
+ * Releases host data (`user_data`). Called exactly once, on any thread (a completion
+ * thread too, when the last call using a registration ends there).
+ */
 typedef void (*af_free_fn)(void *user_data);
 
-// Receives a server-initiated MCP message (a notification such as
-// `notifications/tools/list_changed`), borrowed for the callback, to send on the host's
-// transport. Called from any thread (the one that changed the registry or the view).
-typedef void (*af_mcp_notify_fn)(void *user_data, const char *message_json);
-
-// Runs when a call is cancelled or times out: on the thread that calls
-// `af_cancel_token_cancel` (for the first of the token's calls) or `af_execute` (for its
-// own timeout), else on a completion thread of the library (an `af_execute_async`
-// timeout, the token's other calls); never on the timer thread.
-typedef void (*af_cancel_fn)(void *user_data);
-
-// Runs a function: complete `call` exactly once with `af_call_return` or `af_call_fail`,
-// inside the callback or later from any thread. The `call` handle is valid until the
-// call ends (see `af_call_return`). Called on the thread driving the call (the caller
-// of `af_execute*`, the thread that answered the last gate or lookup, or a stdio MCP
-// worker); never on the timer or a completion thread.
-typedef void (*af_handler_fn)(void *user_data, struct af_call *call);
-
-// Receives the core's warnings: `level` is 0 debug, 1 info, 2 warn, 3 error; `message`
-// is borrowed for the callback. Called from any thread, completion threads included (a
-// timeout's warning is written there, never on the timer thread).
-typedef void (*af_log_fn)(void *user_data, int32_t level, const char *message);
-
-// A request to run a function (`af_execute`, `af_execute_async`). Borrowed for the call:
-// both functions copy what they need before any host code runs, so the host may reuse
-// or free it as soon as they return (or, for `af_execute`, inside its own callbacks).
+/**
+ * A request to run a function (`af_execute_json`, `af_execute_async`,
+ * `af_view_execute_json`, `af_view_execute_async`). Fill it in from `AF_INVOCATION_INIT`
+ * (which sets `struct_size`). Borrowed for the call: each function copies what it needs
+ * before any host code runs, so the host may reuse or free it as soon as they return.
+ *
+ * Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
+ * `struct_size` 0 [0], `platform` 4 [4], `function_id` 8 [8], `caller_package` 16 [12],
+ * `cancel_token` 24 [16], `timeout_ms` 32 [20], `is_foreground` 36 [24], `reserved`
+ * 37 [25]; size 40 [28]. Later versions add fields only at the end.
+ */
 typedef struct af_invocation {
-  // The function's id. Required.
-  const char *function_id;
-  // `AF_PLATFORM_OTHER` (0), `AF_PLATFORM_APPLE` (1) or `AF_PLATFORM_ANDROID` (2).
+  /**
+   * `sizeof(af_invocation)` of the header the host was built with. The library reads
+   * only the fields it covers; a size smaller than this v1 layout is refused.
+   */
+  uint32_t struct_size;
+  /**
+   * `AF_PLATFORM_OTHER` (0), `AF_PLATFORM_APPLE` (1) or `AF_PLATFORM_ANDROID` (2).
+   */
   int32_t platform;
-  // apple: 1 when the app is in the foreground for this run, else 0.
-  uint8_t is_foreground;
-  // android: the calling package. NULL is "" (in-process or the shell).
+  /**
+   * The function's id (for views: the tool name the model called). Required.
+   */
+  const char *function_id;
+  /**
+   * android: the calling package. NULL is "" (in-process or the shell).
+   */
   const char *caller_package;
-  // A token that cancels the call, or NULL. Borrowed: the call keeps its own reference.
+  /**
+   * A token that cancels the call, or NULL. Borrowed: the call keeps its own reference.
+   */
   const struct af_cancel_token *cancel_token;
-  // Ends the call `TimedOut` after this many milliseconds; 0 is no timeout.
+  /**
+   * Ends the call `TimedOut` after this many milliseconds. 0: the dispatcher's default
+   * (`af_dispatcher_set_default_timeout`, 30 s unless changed); `AF_TIMEOUT_NONE`: no
+   * timeout at all.
+   */
   uint32_t timeout_ms;
+  /**
+   * apple: 1 when the app is in the foreground for this run, else 0.
+   */
+  uint8_t is_foreground;
+  /**
+   * Zero.
+   */
+  uint8_t reserved[3];
 } af_invocation;
 
-// Receives a call's outcome JSON (borrowed, valid during the callback). Called exactly
-// once, on the thread that finishes the call: the caller of `af_execute_async` when
-// everything answers inline (before it returns), else the host thread that gives the
-// last answer or calls `af_cancel_token_cancel`, or a completion thread of the library
-// for a timeout (and for a cancelled token's other calls). Never the timer thread.
+/**
+ * Receives a call's outcome JSON (borrowed, valid during the callback). Called exactly
+ * once, on the thread that finishes the call: the caller of `af_execute_async` when
+ * everything answers inline (before it returns), else the host thread that gives the
+ * last answer or calls `af_cancel_token_cancel`, or a completion thread of the library
+ * for a timeout (and for a cancelled token's other calls). Never the timer thread.
+ */
 typedef void (*af_outcome_fn)(void *user_data, const char *outcome_json);
 
-// A delegate's callbacks (copied by `af_add_delegate`; any member may be NULL).
+/**
+ * Receives a server-initiated MCP message (a notification such as
+ * `notifications/tools/list_changed`), borrowed for the callback, to send on the host's
+ * transport. Called from any thread (the one that changed the registry or the view).
+ */
+typedef void (*af_mcp_notify_fn)(void *user_data, const char *message_json);
+
+/**
+ * Runs when a call is cancelled or times out: on the thread that calls
+ * `af_cancel_token_cancel` (for the first of the token's calls) or `af_execute_json` (for
+ * its own timeout), else on a completion thread of the library (an `af_execute_async`
+ * timeout, the token's other calls); never on the timer thread. At once on the
+ * registering thread when the call was cancelled already.
+ */
+typedef void (*af_cancel_fn)(void *user_data);
+
+/**
+ * Runs a function: complete `call` exactly once with `af_call_return` or `af_call_fail`,
+ * inside the callback or later from any thread. The `call` handle is valid until the
+ * call ends (see `af_call_return`). Called on the thread driving the call (the caller
+ * of `af_execute*`, the thread that answered the last gate or lookup, or a stdio MCP
+ * worker); never on the timer or a completion thread.
+ */
+typedef void (*af_handler_fn)(void *user_data, struct af_call *call);
+
+/**
+ * Receives the core's warnings: `level` is 0 debug, 1 info, 2 warn, 3 error; `message`
+ * is borrowed for the callback. Called from any thread, completion threads included (a
+ * timeout's warning is written there, never on the timer thread).
+ */
+typedef void (*af_log_fn)(void *user_data, int32_t level, const char *message);
+
+/**
+ * A delegate's callbacks (copied by `af_add_delegate`; any callback may be NULL). Fill
+ * it in from `AF_DELEGATE_INIT` (which sets `struct_size`).
+ *
+ * Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
+ * `struct_size` 0 [0], `reserved` 4 [4], `on_invoking` 8 [8], `on_invoked` 16 [12],
+ * `free_user_data` 24 [16]; size 32 [20]. Later versions add fields only at the end.
+ */
 typedef struct af_delegate {
-  // Runs after the arguments are bound, before the handler, on the thread driving the
-  // call (never the timer or a completion thread). Answer `gate` once. Delegates run in registration order; the first that does
-  // not allow decides and the rest are not asked. NULL: allow.
+  /**
+   * `sizeof(af_delegate)` of the header the host was built with. The library reads
+   * only the fields it covers; a size smaller than this v1 layout is refused.
+   */
+  uint32_t struct_size;
+  /**
+   * Zero.
+   */
+  uint32_t reserved;
+  /**
+   * Runs after the arguments are bound, before the handler, on the thread driving the
+   * call (never the timer or a completion thread). Answer `gate` once. Delegates run in
+   * registration order; the first that does not allow decides and the rest are not
+   * asked. NULL: allow.
+   */
   void (*on_invoking)(void *user_data, struct af_call *call, struct af_gate *gate);
-  // Sees every outcome (refusals included), borrowed for the callback. It cannot
-  // change the outcome. Runs on the thread that finishes the call, as `on_outcome`
-  // does (a completion thread for a timeout); blocking here delays only this call.
+  /**
+   * Sees every outcome (refusals included), borrowed for the callback. It cannot
+   * change the outcome. Runs on the thread that finishes the call, as `on_outcome`
+   * does (a completion thread for a timeout); blocking here delays only this call.
+   */
   void (*on_invoked)(void *user_data, struct af_call *call, const char *outcome_json);
-  // Releases `user_data` when the dispatcher is freed and no call uses the delegate.
+  /**
+   * Releases `user_data` when the dispatcher is freed and no call uses the delegate
+   * (or before `af_add_delegate` returns an error status).
+   */
   af_free_fn free_user_data;
 } af_delegate;
 
-// A scope hook: `begin` runs first in every call, `end` exactly once after the last
-// `on_invoked`, on every path. `begin` runs on the thread that calls `af_execute*` (or
-// a stdio MCP worker); `end` on the thread that finishes the call, as `on_invoked`. Use `af_call_set_host_data` in `begin` to attach a DI
-// scope and release it in `end`.
+/**
+ * A scope hook: `begin` runs first in every call, `end` exactly once after the last
+ * `on_invoked`, on every path. `begin` runs on the thread that calls `af_execute*` (or
+ * a stdio MCP worker); `end` on the thread that finishes the call, as `on_invoked`. Use
+ * `af_call_set_host_data` in `begin` to attach a DI scope, with a release that runs
+ * after `end`.
+ */
 typedef void (*af_scope_fn)(void *user_data, struct af_call *call);
 
-// Asks the user to approve a `requiresPermission` function: answer `gate` once with
-// `af_gate_allow` or `af_gate_deny`, now or later. Called on the thread driving the call,
-// as `on_invoking`.
+/**
+ * Asks the user to approve a `requiresPermission` function: answer `gate` once with
+ * `af_gate_allow` or `af_gate_deny`, now or later. Called on the thread driving the call,
+ * as `on_invoking`.
+ */
 typedef void (*af_permission_fn)(void *user_data, struct af_call *call, struct af_gate *gate);
 
-// Success.
+/**
+ * Success.
+ */
 #define AF_OK 0
 
-// A required pointer argument was NULL.
+/**
+ * A required pointer argument was NULL.
+ */
 #define AF_ERR_NULL 1
 
-// A string argument was not valid UTF-8.
+/**
+ * A string argument was not valid UTF-8.
+ */
 #define AF_ERR_UTF8 2
 
-// An argument is malformed: a descriptor, JSON text, an enum value out of range.
+/**
+ * An argument is malformed: a descriptor, JSON text, an enum value out of range.
+ */
 #define AF_ERR_INVALID 3
 
-// A function or entity with this id already exists.
+/**
+ * A function or entity with this id already exists.
+ */
 #define AF_ERR_DUPLICATE 4
 
-// No function with this id.
+/**
+ * No function with this id.
+ */
 #define AF_ERR_NOT_FOUND 5
 
-// The call was already completed, or has ended (a second or late completion); ignored.
+/**
+ * The call was already completed, or has ended (a second or late completion); ignored.
+ */
 #define AF_ERR_ALREADY_COMPLETED 6
 
-// The call is not waiting for this kind of answer now (e.g. `af_call_return` while a
-// gate is pending).
+/**
+ * The call is not waiting for this kind of answer now (e.g. `af_call_return` while a
+ * gate is pending).
+ */
 #define AF_ERR_NOT_WAITING 7
 
-// The handle is not a live call, gate or object (stale or never valid).
+/**
+ * The handle is not a live call, gate or object (stale or never valid).
+ */
 #define AF_ERR_INVALID_HANDLE 8
 
-// A limit was exceeded.
+/**
+ * A limit was exceeded.
+ */
 #define AF_ERR_LIMIT 9
 
-// An internal error (a bug, a panic caught at the boundary).
+/**
+ * An internal error (a bug, a panic caught at the boundary).
+ */
 #define AF_ERR_INTERNAL 10
+
+/**
+ * A wait ended before what it waited for (`af_dispatcher_shutdown`: calls still run).
+ */
+#define AF_ERR_TIMED_OUT 11
 
 #ifdef __cplusplus
 extern "C" {
-#endif // __cplusplus
+#endif /* __cplusplus */
 
-// The message of the last failure on this thread: borrowed, never NULL ("" when none),
-// valid until the next failing `af_` call on this thread. Do not free it.
+/**
+ * The message of the last failure on this thread: lent, never NULL ("" when none). It
+ * stays valid until at least the 8th failing `af_` call after it on this thread (a
+ * small thread-local ring), so `printf("%s %s", af_x(...), af_last_error())` never reads
+ * freed memory. Do not free it; `af_last_error_copy` gives a copy to keep.
+ */
 const char *af_last_error(void);
 
-// Frees a string returned by this library. Calling with NULL is fine.
+/**
+ * A copy of this thread's last error message (owned: free it with `af_string_free`;
+ * "" when none). NULL only when memory runs out.
+ */
+char *af_last_error_copy(void);
+
+/**
+ * Frees a string returned by this library. Calling with NULL is fine.
+ */
 void af_string_free(char *s);
 
-// The crate version (e.g. "0.1.0"): borrowed, static, never NULL.
+/**
+ * The crate version (e.g. "0.1.0"): borrowed, static, never NULL.
+ */
 const char *af_version(void);
 
-// The ABI version (`AF_ABI_VERSION` of the header the library was built with). A binding
-// compares it with the value it was written for and refuses to load on a mismatch.
+/**
+ * The ABI version (`AF_ABI_VERSION` of the header the library was built with). A binding
+ * compares it with the value it was written for and refuses to load on a mismatch.
+ */
 uint32_t af_abi_version(void);
 
-// Exports the registry (owned string): `"mcp"`, `"openai"`, `"openai-chat"`,
-// `"anthropic"`, `"gemini"` give a JSON tool list of every enabled function;
-// `"android-xml"` gives Android's AppFunctions schema XML. NULL on error (unknown format,
-// a name a vendor refuses: `af_last_error`).
-char *af_export(struct af_dispatcher *d, const char *format);
+/**
+ * The name of an `AF_CODE_*` value as outcome JSON writes it (`"FunctionNotFound"`, ...):
+ * lent, static, never to be freed. NULL for a value that is not an `AF_CODE_*`.
+ */
+const char *af_error_code_name(int32_t code);
 
-// Answers a dynamic toolkit text (`text` borrowed). Only valid inside the
-// `af_toolkit_text_fn` callback that received `out`.
+/**
+ * The `AF_CODE_*` value of an outcome's `errorCode` name (borrowed, e.g.
+ * `"TimedOut"`, matched exactly); 0 for NULL, invalid UTF-8 or an unknown name.
+ */
+int32_t af_error_code_from_name(const char *name);
+
+/**
+ * Exports the registry (owned text): `"mcp"`, `"openai"`, `"openai-chat"`,
+ * `"anthropic"`, `"gemini"` give a JSON tool list of every enabled function;
+ * `"android-xml"` gives Android's AppFunctions schema XML. NULL on error (unknown format,
+ * a name a vendor refuses: `af_last_error`).
+ */
+char *af_export_copy(struct af_dispatcher *d, const char *format);
+
+/**
+ * Answers a dynamic toolkit text (`text` borrowed). Only valid inside the
+ * `af_toolkit_text_fn` callback that received `out`.
+ */
 af_status af_text_set(struct af_text *out, const char *text);
 
-// Defines a toolkit: `{"name", "description"?, "functionResult"?, "systemPrompt"?}`
-// (borrowed). With a description it collapses in agent views into one container tool.
-// `texts` (may be NULL) answers the texts dynamically; ownership of `user_data` as for
-// `af_register_function`. Define a toolkit before the functions naming it.
+/**
+ * Defines a toolkit: `{"name", "description"?, "functionResult"?, "systemPrompt"?}`
+ * (borrowed). With a description it collapses in agent views into one container tool.
+ * `texts` (may be NULL) answers the texts dynamically; ownership of `user_data` as for
+ * `af_register_function`. Define a toolkit before the functions naming it.
+ */
 af_status af_define_toolkit(struct af_dispatcher *d, const char *json, af_toolkit_text_fn texts, void *user_data, af_free_fn free_user_data);
 
-// Declares the metadata schema (borrowed): a JSON Schema object with `properties`, or an
-// array of property names. Conditions and `{metadata.X}` placeholders registered later
-// must name its properties.
+/**
+ * Declares the metadata schema (borrowed): a JSON Schema object with `properties`, or an
+ * array of property names. Conditions and `{metadata.X}` placeholders registered later
+ * must name its properties.
+ */
 af_status af_set_metadata_schema(struct af_dispatcher *d, const char *json);
 
-// Creates a view with its metadata (a JSON object, borrowed; NULL is `{}`). NULL on
-// error. The view keeps the dispatcher's registry alive; free it with `af_view_free`.
+/**
+ * Creates a view with its metadata (a JSON object, borrowed; NULL is `{}`). NULL on
+ * error. The view keeps the dispatcher's registry alive; free it with `af_view_free`.
+ */
 struct af_view *af_view_new(struct af_dispatcher *d, const char *metadata_json);
 
-// Frees a view. Calling with NULL is fine.
+/**
+ * Frees a view. Calling with NULL is fine.
+ */
 void af_view_free(struct af_view *v);
 
-// What the model sees now, in an export format (`"mcp"`, `"openai"`, ...; owned). NULL on
-// error.
-char *af_view_tools(struct af_view *v, const char *format);
+/**
+ * What the model sees now, in an export format (`"mcp"`, `"openai"`, ...; owned). NULL on
+ * error.
+ */
+char *af_view_tools_json(struct af_view *v, const char *format);
 
-// Runs what the model called (`name` and `args_json` borrowed; NULL args is `{}`) and
-// returns the outcome JSON (owned, never NULL). A collapsed toolkit's container expands
-// and returns its `functionResult` text as the result; a hidden or collapsed function is
-// `FunctionNotFound` saying how to make it visible; an output function returns its
-// arguments with `"final": true`; a void function's outcome carries the confirmation as
-// its dialog.
-char *af_view_execute(struct af_view *v, const char *name, const char *args_json);
+/**
+ * Runs what the model called and returns the outcome JSON (owned, never NULL).
+ * `inv->function_id` is the tool name the model called; the invocation's platform,
+ * caller, cancel token and timeout apply as for `af_execute_json` (borrowed, as there).
+ * `args_json` borrowed; NULL is `{}`. A collapsed toolkit's container expands and
+ * returns its `functionResult` text as the result; a hidden or collapsed function is
+ * `FunctionNotFound` saying how to make it visible; an output function returns its
+ * arguments with `"final": true`; a void function's outcome carries the confirmation as
+ * its dialog. A NULL view or invocation, a `struct_size` smaller than v1 or invalid
+ * UTF-8 is an `InvalidArgument` outcome.
+ */
+char *af_view_execute_json(struct af_view *v, const struct af_invocation *inv, const char *args_json);
 
-// The system prompts of the toolkits expanded now, joined by blank lines (owned; ""
-// when none). NULL only for a NULL view.
-char *af_view_instructions(struct af_view *v);
+/**
+ * `af_view_execute_json` that returns at once: `on_outcome` (required) receives the
+ * outcome JSON (borrowed for the callback) exactly once, as for `af_execute_async`: on
+ * this thread for a container, a refusal or a call that answers inline, else on the
+ * thread that finishes the call. On an error status (NULL view, invocation or callback,
+ * a `struct_size` smaller than v1, invalid UTF-8) it is never called.
+ */
+af_status af_view_execute_async(struct af_view *v, const struct af_invocation *inv, const char *args_json, af_outcome_fn on_outcome, void *user_data);
 
-// Replaces the view's metadata (a JSON object, borrowed; NULL is `{}`); visibility and
-// descriptions follow at once.
+/**
+ * A counter that changes whenever what the view shows (its tools or its instructions)
+ * may have changed: a registry change (registration, enabling, toolkits), a metadata
+ * change, an expansion, a reset. Compare it with the value seen when the tool list was
+ * last fetched. 0 for NULL.
+ */
+uint64_t af_view_generation(struct af_view *v);
+
+/**
+ * The system prompts of the toolkits expanded now, joined by blank lines (owned text;
+ * "" when none). NULL only for a NULL view.
+ */
+char *af_view_instructions_copy(struct af_view *v);
+
+/**
+ * Replaces the view's metadata (a JSON object, borrowed; NULL is `{}`); visibility and
+ * descriptions follow at once.
+ */
 af_status af_view_set_metadata(struct af_view *v, const char *metadata_json);
 
-// Collapses every toolkit of the view again.
+/**
+ * Collapses every toolkit of the view again.
+ */
 af_status af_view_reset(struct af_view *v);
 
-// Sets the text tools show when a void function succeeds (borrowed).
+/**
+ * Sets the text tools show when a void function succeeds (borrowed).
+ */
 af_status af_view_set_confirmation(struct af_view *v, const char *text);
 
-// Configures the MCP server (borrowed JSON): `{"serverName", "serverVersion",
-// "serverTitle", "instructions", "pageSize" (tools per tools/list page; 0 is all),
-// "maxMessageBytes"}`, any subset. Applies to sessions made afterwards, and to the
-// dispatcher's own session (`af_mcp_handle`), which starts over.
+/**
+ * Configures the MCP server (borrowed JSON): `{"serverName", "serverVersion",
+ * "serverTitle", "instructions", "pageSize" (tools per tools/list page; 0 is all),
+ * "maxMessageBytes"}`, any subset. Applies to sessions made afterwards, and to the
+ * dispatcher's own session (`af_mcp_handle_json`), which starts over.
+ */
 af_status af_mcp_configure(struct af_dispatcher *d, const char *config_json);
 
-// Handles one MCP JSON-RPC message (borrowed) on the dispatcher's own session and
-// returns the response (owned), or NULL when there is none (a notification) or on a
-// NULL argument (`af_last_error`). A `tools/call` blocks until its outcome; to keep
-// reading while calls run, use one thread per message or `af_mcp_serve_stdio`. Malformed
-// messages get JSON-RPC errors, never NULL.
-char *af_mcp_handle(struct af_dispatcher *d, const char *message_json);
+/**
+ * Handles one MCP JSON-RPC message (borrowed) on the dispatcher's own session and
+ * returns the response (owned), or NULL when there is none (a notification) or on a
+ * NULL argument (`af_last_error`). A `tools/call` blocks until its outcome; to keep
+ * reading while calls run, use one thread per message or `af_mcp_serve_stdio`. Malformed
+ * messages get JSON-RPC errors, never NULL.
+ */
+char *af_mcp_handle_json(struct af_dispatcher *d, const char *message_json);
 
-// Sets where the dispatcher's own session sends notifications (`list_changed`);
-// replaces the previous sink. NULL `cb` removes it.
+/**
+ * Sets where the dispatcher's own session sends notifications (`list_changed`);
+ * replaces the previous sink. NULL `cb` removes it.
+ */
 af_status af_mcp_set_notify(struct af_dispatcher *d, af_mcp_notify_fn cb, void *user_data, af_free_fn free_user_data);
 
-// Serves the dispatcher as an MCP server on the process's stdin/stdout
-// (newline-delimited JSON-RPC) until stdin ends, then waits for the calls in flight;
-// blocks. Each tool call runs on a worker thread of the transport ("appfunctions-mcp-N"):
-// one is started whenever a call arrives and none is free (up to 32; beyond that calls
-// wait and the log says so), so a handler blocked in host code holds up neither pings
-// nor other calls, and `notifications/cancelled` ends the call on a completion thread.
-// Logs nothing to stdout.
+/**
+ * Serves the dispatcher as an MCP server on the process's stdin/stdout
+ * (newline-delimited JSON-RPC) until stdin ends, then waits for the calls in flight;
+ * blocks. Each tool call runs on a worker thread of the transport ("appfunctions-mcp-N"):
+ * one is started whenever a call arrives and none is free (up to 32; beyond that calls
+ * wait and the log says so), so a handler blocked in host code holds up neither pings
+ * nor other calls, and `notifications/cancelled` ends the call on a completion thread.
+ * Logs nothing to stdout.
+ */
 af_status af_mcp_serve_stdio(struct af_dispatcher *d);
 
-// Creates an MCP session (one per connection) with its own agent view of
-// `metadata_json` (borrowed JSON object; NULL is `{}`). NULL on error.
+/**
+ * Creates an MCP session (one per connection) with its own agent view of
+ * `metadata_json` (borrowed JSON object; NULL is `{}`). NULL on error.
+ */
 struct af_mcp_session *af_mcp_session_new(struct af_dispatcher *d, const char *metadata_json);
 
-// Handles one message on a session; as `af_mcp_handle`.
-char *af_mcp_session_handle(struct af_mcp_session *s, const char *message_json);
+/**
+ * Handles one message on a session; as `af_mcp_handle_json`.
+ */
+char *af_mcp_session_handle_json(struct af_mcp_session *s, const char *message_json);
 
-// Sets where a session sends notifications; NULL `cb` removes it.
+/**
+ * Sets where a session sends notifications; NULL `cb` removes it.
+ */
 af_status af_mcp_session_set_notify(struct af_mcp_session *s, af_mcp_notify_fn cb, void *user_data, af_free_fn free_user_data);
 
-// Replaces the metadata of a session's view (borrowed JSON object; NULL is `{}`); the
-// client gets `notifications/tools/list_changed`.
+/**
+ * Replaces the metadata of a session's view (borrowed JSON object; NULL is `{}`); the
+ * client gets `notifications/tools/list_changed`.
+ */
 af_status af_mcp_session_set_metadata(struct af_mcp_session *s, const char *metadata_json);
 
-// Frees a session (calls in flight finish). Calling with NULL is fine.
+/**
+ * Frees a session (calls in flight finish). Calling with NULL is fine.
+ */
 void af_mcp_session_free(struct af_mcp_session *s);
 
-// The function's id (borrowed): for an entity lookup, the generated `search_{entity}`.
-// NULL for a dead handle.
+/**
+ * The function's id (lent until the call ends): for an entity lookup, the generated
+ * `search_{entity}`. NULL for a dead handle.
+ */
 const char *af_call_function_id(struct af_call *call);
 
-// The bound, normalised arguments (borrowed JSON object; entity ids replaced by the
-// entities). NULL for entity lookups, before binding (in scope begin), or a dead handle.
+/**
+ * The bound, normalised arguments (a JSON object lent until the call ends; entity ids
+ * replaced by the entities). NULL for entity lookups, before binding (in scope begin),
+ * or a dead handle.
+ */
 const char *af_call_args(struct af_call *call);
 
-// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}` (borrowed; the
-// `limit` key is absent when the caller gave none). NULL otherwise.
+/**
+ * For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}` (lent until the
+ * call ends; the `limit` key is absent when the caller gave none). NULL otherwise.
+ */
 const char *af_call_lookup_request(struct af_call *call);
 
-// The called function's normalised descriptor (owned JSON, as in `af_registry_json`;
-// the seed's `context.Function`), or NULL for an unknown function or a dead handle.
-char *af_call_descriptor(struct af_call *call);
+/**
+ * The called function's normalised descriptor (owned JSON, as in `af_registry_json`;
+ * the seed's `context.Function`), or NULL for an unknown function or a dead handle.
+ */
+char *af_call_descriptor_json(struct af_call *call);
 
-// `AF_CALL_FUNCTION` or `AF_CALL_ENTITY_LOOKUP`; -1 for a dead handle.
+/**
+ * `AF_CALL_FUNCTION` or `AF_CALL_ENTITY_LOOKUP`; -1 for a dead handle.
+ */
 int32_t af_call_kind(struct af_call *call);
 
-// For entity lookups, the entity's name as an owned string (free it); else NULL.
-char *af_call_entity(struct af_call *call);
+/**
+ * For entity lookups, the entity's name (owned: free it); else NULL.
+ */
+char *af_call_entity_copy(struct af_call *call);
 
-// `AF_PLATFORM_OTHER`, `_APPLE` or `_ANDROID`; -1 for a dead handle.
+/**
+ * `AF_PLATFORM_OTHER`, `_APPLE` or `_ANDROID`; -1 for a dead handle.
+ */
 int32_t af_call_platform(struct af_call *call);
 
-// 1 when the app is in the foreground for this run (apple), else 0.
+/**
+ * 1 when the app is in the foreground for this run (apple), else 0.
+ */
 uint8_t af_call_is_foreground(struct af_call *call);
 
-// The calling package (borrowed; "" in-process). NULL for a dead handle.
+/**
+ * The calling package (lent until the call ends; "" in-process). NULL for a dead handle.
+ */
 const char *af_call_caller_package(struct af_call *call);
 
-// 1 when the call has been cancelled or has timed out, else 0 (also for a dead handle's
-// call, which has ended: check the status of your completion).
+/**
+ * 1 when the call has been cancelled or has timed out, else 0 (also for a dead handle's
+ * call, which has ended: check the status of your completion).
+ */
 uint8_t af_call_is_cancelled(struct af_call *call);
 
-// Registers `cb` to run once when the call is cancelled or times out (at once, on this
-// thread, if it already was); see `af_cancel_fn` for the thread. `user_data` is the host's (not freed by the
-// library).
-af_status af_call_on_cancel(struct af_call *call, af_cancel_fn cb, void *user_data);
+/**
+ * Registers `cb` to run at most once, when the call is cancelled or times out (at once,
+ * on this thread, if it already was). `free_user_data` (may be NULL) runs exactly once:
+ * right after `cb` ran, when removed with `af_call_on_cancel_remove`, when the call ends
+ * without cancellation, or before this returns on an error status (NULL `cb`, a dead
+ * handle: `AF_ERR_INVALID_HANDLE`; a call that has just ended:
+ * `AF_ERR_ALREADY_COMPLETED`). `*out_id` (may be NULL) receives the registration's id,
+ * 0 on error.
+ */
+af_status af_call_on_cancel(struct af_call *call, af_cancel_fn cb, void *user_data, af_free_fn free_user_data, uint64_t *out_id);
 
-// Sets an item: `json` (borrowed) must be valid JSON; items are shared by every delegate
-// and the handler of one call. `key` borrowed.
+/**
+ * Unregisters a cancel callback by the id `af_call_on_cancel` gave: its `free_user_data`
+ * runs now (or, when `cb` is running on another thread, right after it returns).
+ * `AF_ERR_NOT_FOUND` for an id this call does not know (or whose callback has run).
+ */
+af_status af_call_on_cancel_remove(struct af_call *call, uint64_t id);
+
+/**
+ * Sets an item: `json` (borrowed) must be valid JSON; items are shared by every delegate
+ * and the handler of one call. `key` borrowed.
+ */
 af_status af_call_item_set(struct af_call *call, const char *key, const char *json);
 
-// An item's JSON (owned: free it), or NULL when there is none (or on error).
-char *af_call_item_get(struct af_call *call, const char *key);
+/**
+ * An item's JSON (owned: free it), or NULL when there is none (or on error).
+ */
+char *af_call_item_get_json(struct af_call *call, const char *key);
 
-// Writes `message` (borrowed) to the dispatcher's log sink (`af_set_log_callback`) at
-// `level` (0 debug, 1 info, 2 warn, 3 error), prefixed with the function id. Bindings
-// report errors raised in `on_invoked` this way, so they reach the core's log.
+/**
+ * Writes `message` (borrowed) to the dispatcher's log sink (`af_set_log_callback`) at
+ * `level` (0 debug, 1 info, 2 warn, 3 error), prefixed with the function id. Bindings
+ * report errors raised in `on_invoked` this way, so they reach the core's log.
+ */
 af_status af_call_log(struct af_call *call, int32_t level, const char *message);
 
-// Sets the dialog text (borrowed) returned in the outcome's `dialog`; the last one wins.
+/**
+ * Sets the dialog text (borrowed) returned in the outcome's `dialog`; the last one wins.
+ */
 af_status af_call_say(struct af_call *call, const char *text);
 
-// Attaches host data (a DI scope) to the call, read back with `af_call_host_data` by
-// delegates, the handler and lookups of this call. Not freed by the library.
-af_status af_call_set_host_data(struct af_call *call, void *data);
+/**
+ * Attaches host data (a DI scope) to the call, read back with `af_call_host_data` by
+ * delegates, the handler and lookups of this call. `free_data` (may be NULL) releases it
+ * exactly once: when another `af_call_set_host_data` replaces it (even with the same
+ * pointer), or after the call's scope-end hook when the call ends; on an error status
+ * (a dead handle, or `AF_ERR_ALREADY_COMPLETED` for a call that has just ended) before
+ * this returns.
+ */
+af_status af_call_set_host_data(struct af_call *call, void *data, af_free_fn free_data);
 
-// The host data attached to the call (or to the call a lookup serves); NULL when none.
+/**
+ * The host data attached to the call (or to the call a lookup serves); NULL when none.
+ */
 void *af_call_host_data(struct af_call *call);
 
-// Completes the handler (or lookup) with its result JSON (borrowed; NULL is `null`, for
-// void functions). The result is checked against the declared type: a mismatch makes the
-// outcome `HandlerFailed`. Invalid UTF-8 completes the call `HandlerFailed` and returns
-// `AF_ERR_UTF8`. A second completion, or one after the call ended, returns
-// `AF_ERR_ALREADY_COMPLETED` and is ignored (and logged).
+/**
+ * Completes the handler (or lookup) with its result JSON (borrowed; NULL is `null`, for
+ * void functions). The result is checked against the declared type: a mismatch makes the
+ * outcome `HandlerFailed`. Invalid UTF-8 completes the call `HandlerFailed` and returns
+ * `AF_ERR_UTF8`. A second completion, or one after the call ended, returns
+ * `AF_ERR_ALREADY_COMPLETED` and is ignored (and logged).
+ */
 af_status af_call_return(struct af_call *call, const char *result_json);
 
-// Completes the handler (or lookup) with an error: `code` is an `AF_CODE_*` value
-// (others become `HandlerFailed`, returning `AF_ERR_INVALID`), `message` borrowed (NULL
-// is a generic message; invalid UTF-8 fails the call with a generic message and returns
-// `AF_ERR_UTF8`).
+/**
+ * Completes the handler (or lookup) with an error: `code` is an `AF_CODE_*` value
+ * (others become `HandlerFailed`, returning `AF_ERR_INVALID`), `message` borrowed (NULL
+ * is a generic message; invalid UTF-8 fails the call with a generic message and returns
+ * `AF_ERR_UTF8`).
+ */
 af_status af_call_fail(struct af_call *call, int32_t code, const char *message);
 
-// Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL.
+/**
+ * Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL.
+ */
 struct af_dispatcher *af_dispatcher_new(void);
 
-// Frees a dispatcher. Calls in flight finish normally with what they hold; each
-// registration's `free_user_data` runs when the last call using it ends. Do not use `d`
-// afterwards (not even from handlers still running). Calling with NULL is fine.
+/**
+ * Frees a dispatcher. It never blocks and runs no host callback other than the
+ * `free_user_data` releases (so a finalizer may call it). Calls in flight finish
+ * normally with what they hold; each registration's `free_user_data` runs when the last
+ * call using it ends. Call `af_dispatcher_shutdown` first to refuse new calls and drain
+ * those in flight. Do not use `d` afterwards (not even from handlers still running).
+ * Calling with NULL is fine.
+ */
 void af_dispatcher_free(struct af_dispatcher *d);
 
-// Defines named enums and records: `{"enums": [...], "records": [...]}`
-// (docs/descriptors.md). All or nothing: on error nothing is defined. `json` borrowed.
+/**
+ * Defines named enums and records: `{"enums": [...], "records": [...]}`
+ * (docs/descriptors.md). All or nothing: on error nothing is defined. `json` borrowed.
+ */
 af_status af_define_types(struct af_dispatcher *d, const char *json);
 
-// Registers a function from its descriptor JSON (borrowed). `handler` may be NULL only
-// for `"kind": "output"` functions. The dispatcher takes ownership of `user_data` in
-// every case: `free_user_data` (may be NULL) runs exactly once — when the function is
-// unregistered or the dispatcher freed and no call uses it any more, or before this
-// returns if registration fails. A malformed descriptor gives `AF_ERR_INVALID` with a
-// message naming the path (`create_order.parameters.priority.type: unknown enum ...`).
+/**
+ * Registers a function from its descriptor JSON (borrowed). `handler` may be NULL only
+ * for `"kind": "output"` functions. The dispatcher takes ownership of `user_data` in
+ * every case: `free_user_data` (may be NULL) runs exactly once — when the function is
+ * unregistered or the dispatcher freed and no call uses it any more, or before this
+ * returns if registration fails. A malformed descriptor gives `AF_ERR_INVALID` with a
+ * message naming the path (`create_order.parameters.priority.type: unknown enum ...`).
+ */
 af_status af_register_function(struct af_dispatcher *d, const char *descriptor_json, af_handler_fn handler, void *user_data, af_free_fn free_user_data);
 
-// Registers an entity (descriptor JSON borrowed) and its generated `search_{entity}`
-// function. `lookup` (required) is called like a handler: read
-// `af_call_lookup_request` (`{"ids": [...]}` or `{"query": "...", "limit": n}`) and
-// complete with `af_call_return(call, "[...entities...]")`. Ownership of `user_data` as
-// for `af_register_function`.
+/**
+ * Registers an entity (descriptor JSON borrowed) and its generated `search_{entity}`
+ * function. `lookup` (required) is called like a handler: read
+ * `af_call_lookup_request` (`{"ids": [...]}` or `{"query": "...", "limit": n}`) and
+ * complete with `af_call_return(call, "[...entities...]")`. Ownership of `user_data` as
+ * for `af_register_function`.
+ */
 af_status af_register_entity(struct af_dispatcher *d, const char *descriptor_json, af_handler_fn lookup, void *user_data, af_free_fn free_user_data);
 
-// Removes a declared function. Calls in flight finish with it. `function_id` borrowed.
+/**
+ * Removes a declared function. Calls in flight finish with it. `function_id` borrowed.
+ */
 af_status af_unregister_function(struct af_dispatcher *d, const char *function_id);
 
-// Enables (`enabled` 1) or disables (0) a function at run time; a disabled function
-// answers `Disabled`.
+/**
+ * Enables (`enabled` 1) or disables (0) a function at run time; a disabled function
+ * answers `Disabled`.
+ */
 af_status af_set_function_enabled(struct af_dispatcher *d, const char *function_id, uint8_t enabled);
 
-// Sets the limits applied to arguments: the largest input in bytes (default 1 MiB) and
-// the deepest nesting (default 64). Both must be greater than zero.
+/**
+ * Sets the limits applied to arguments: the largest input in bytes (default 1 MiB) and
+ * the deepest nesting (default 64). Both must be greater than zero.
+ */
 af_status af_set_limits(struct af_dispatcher *d, uint64_t max_input_bytes, uint32_t max_depth);
 
-// Sets which calling packages may call any function: `{"allow": [...], "deny": [...]}`
-// (borrowed). A denied caller, or one missing from a non-empty allow list, gets `Denied`
-// and no handler runs. `""` names in-process callers.
+/**
+ * Sets which calling packages may call any function: `{"allow": [...], "deny": [...]}`
+ * (borrowed). A denied caller, or one missing from a non-empty allow list, gets `Denied`
+ * and no handler runs. `""` names in-process callers.
+ */
 af_status af_set_caller_policy(struct af_dispatcher *d, const char *policy_json);
 
-// Sets the caller policy of one function (replacing its descriptor's `callers`).
+/**
+ * Sets the caller policy of one function (replacing its descriptor's `callers`).
+ */
 af_status af_set_function_caller_policy(struct af_dispatcher *d, const char *function_id, const char *policy_json);
 
-// Installs the sink for the core's warnings (a second completion, a late completion,
-// a failing `on_invoked`), replacing any previous one (whose `free_user_data` then
-// runs). NULL `cb` removes it.
+/**
+ * Installs the sink for the core's warnings (a second completion, a late completion,
+ * a failing `on_invoked`), replacing any previous one (whose `free_user_data` then
+ * runs). NULL `cb` removes it.
+ */
 af_status af_set_log_callback(struct af_dispatcher *d, af_log_fn cb, void *user_data, af_free_fn free_user_data);
 
-// Runs a call and blocks until its outcome JSON (owned: free with `af_string_free`),
-// `{"status", "result", "dialog", "errorCode", "message"}`. Never NULL and never fails:
-// a NULL dispatcher or invocation, invalid UTF-8 or a panic is an error outcome.
-// `args_json` (borrowed) is the arguments object; NULL is `{}`. Handlers and delegates
-// answering inline run on this thread; with a timeout, this thread ends the call when
-// it elapses (its `on_invoked`, scope end and cancel callbacks run here), unless a
-// handler blocks on this thread: then it ends when the handler returns.
-char *af_execute(struct af_dispatcher *d, const struct af_invocation *inv, const char *args_json);
+/**
+ * Runs a call and blocks until its outcome JSON (owned: free with `af_string_free`),
+ * `{"status", "result", "dialog", "errorCode", "message"}`. Never NULL and never fails:
+ * a NULL dispatcher or invocation, a `struct_size` smaller than v1, invalid UTF-8 or a
+ * panic is an `InvalidArgument` / `InternalError` outcome naming what is wrong.
+ * `args_json` (borrowed) is the arguments object; NULL is `{}`. Handlers and delegates
+ * answering inline run on this thread; when the timeout elapses (the invocation's, or
+ * the dispatcher's default), this thread ends the call (its `on_invoked`, scope end and
+ * cancel callbacks run here), unless a handler blocks on this thread: then it ends when
+ * the handler returns. After `af_dispatcher_shutdown` the outcome is `LimitExceeded` at
+ * once.
+ */
+char *af_execute_json(struct af_dispatcher *d, const struct af_invocation *inv, const char *args_json);
 
-// Starts a call and returns at once. `on_outcome` (required) receives the outcome JSON
-// exactly once, on the thread that finishes the call: this one when everything answers
-// inline, else the thread that completes the handler, answers the gate or cancels, or a
-// completion thread of the library for a timeout (the timer thread only marks the call
-// timed out; its `on_invoked`, scope end and `on_outcome` run on a completion thread,
-// so a callback that blocks delays no other call's timeout). On `AF_OK` the callback will be called; on an
-// error status (NULL dispatcher, invocation or callback, invalid UTF-8) it is not.
+/**
+ * Starts a call and returns at once. `on_outcome` (required) receives the outcome JSON
+ * exactly once, on the thread that finishes the call: this one when everything answers
+ * inline (or the dispatcher is shutting down), else the thread that completes the
+ * handler, answers the gate or cancels, or a completion thread of the library for a
+ * timeout (the timer thread only marks the call timed out; its `on_invoked`, scope end
+ * and `on_outcome` run on a completion thread, so a callback that blocks delays no other
+ * call's timeout). `on_outcome` is its own release: on `AF_OK` it will be called exactly
+ * once, after which the library keeps nothing of `user_data`; on an error status (NULL
+ * dispatcher, invocation or callback, a `struct_size` smaller than v1, invalid UTF-8) it
+ * is never called.
+ */
 af_status af_execute_async(struct af_dispatcher *d, const struct af_invocation *inv, const char *args_json, af_outcome_fn on_outcome, void *user_data);
 
-// The registry as JSON (owned): `{"functions": [...declared, then generated
-// search_{entity}...], "types": {...}, "entities": [...], "toolkits": [...]}`
-// (docs/descriptors.md). NULL only for a NULL dispatcher.
+/**
+ * The registry as JSON (owned): `{"functions": [...declared, then generated
+ * search_{entity}...], "types": {...}, "entities": [...], "toolkits": [...]}`
+ * (docs/descriptors.md). NULL only for a NULL dispatcher.
+ */
 char *af_registry_json(struct af_dispatcher *d);
 
-// The JSON Schema (draft 2020-12) of a function's parameters (owned), always an object
-// schema. NULL on error (unknown id: `af_last_error`).
-char *af_parameters_schema(struct af_dispatcher *d, const char *function_id);
+/**
+ * The JSON Schema (draft 2020-12) of a function's parameters (owned), always an object
+ * schema. NULL on error (unknown id: `af_last_error`).
+ */
+char *af_parameters_schema_json(struct af_dispatcher *d, const char *function_id);
 
-// The JSON Schema (draft 2020-12) of a function's result value (owned); the text `null`
-// for a void function. NULL on error (unknown id: `af_last_error`).
-char *af_result_schema(struct af_dispatcher *d, const char *function_id);
+/**
+ * The JSON Schema (draft 2020-12) of a function's result value (owned); the text `null`
+ * for a void function. NULL on error (unknown id: `af_last_error`).
+ */
+char *af_result_schema_json(struct af_dispatcher *d, const char *function_id);
 
-// Creates a cancellation token. Caller owns it and must call `af_cancel_token_free`.
+/**
+ * Sets the timeout of invocations whose `timeout_ms` is 0 (`af_execute_json`,
+ * `af_execute_async`, views, MCP `tools/call`): `timeout_ms` milliseconds; 0 (or
+ * `AF_TIMEOUT_NONE`): none. The default is 30000 (30 s). A call it ends is `TimedOut`,
+ * and the log (`af_set_log_callback`) gets a warning naming the function and the
+ * timeout.
+ */
+af_status af_dispatcher_set_default_timeout(struct af_dispatcher *d, uint32_t timeout_ms);
+
+/**
+ * Shuts the dispatcher down: from now on new calls (`af_execute_json`,
+ * `af_execute_async`, views, MCP `tools/call`) end at once with `LimitExceeded` ("the
+ * dispatcher is shutting down") and run no host code; then waits up to `timeout_ms`
+ * (0: not at all; `AF_TIMEOUT_NONE`: as long as it takes) for the calls in flight.
+ * `AF_OK` when none is left; `AF_ERR_TIMED_OUT` when some still run, their count in
+ * `*out_in_flight` (may be NULL; 0 on `AF_OK`). Idempotent. Do not call it from inside a
+ * callback of this dispatcher's calls with a timeout: it would wait for that call too.
+ * `af_dispatcher_free` after it never blocks.
+ */
+af_status af_dispatcher_shutdown(struct af_dispatcher *d, uint32_t timeout_ms, uint32_t *out_in_flight);
+
+/**
+ * How many calls of this dispatcher are running now (started, outcome not yet
+ * delivered); 0 for NULL.
+ */
+uint32_t af_dispatcher_in_flight(struct af_dispatcher *d);
+
+/**
+ * Creates a cancellation token. Caller owns it and must call `af_cancel_token_free`.
+ */
 struct af_cancel_token *af_cancel_token_new(void);
 
-// Cancels every call carrying the token, now and later. Every call carrying it is marked
-// cancelled first (`af_call_is_cancelled` answers 1; late answers are refused). Then the
-// first call that waits for the host ends on this thread before this function returns
-// (its cancel callbacks, `on_invoked`, scope end and outcome run here); each other one
-// ends on a completion thread of the library, so no call's callbacks delay another's.
+/**
+ * Cancels every call carrying the token, now and later. Every call carrying it is marked
+ * cancelled first (`af_call_is_cancelled` answers 1; late answers are refused). Then the
+ * first call that waits for the host ends on this thread before this function returns
+ * (its cancel callbacks, `on_invoked`, scope end and outcome run here); each other one
+ * ends on a completion thread of the library, so no call's callbacks delay another's.
+ */
 af_status af_cancel_token_cancel(struct af_cancel_token *t);
 
-// 1 when the token has been cancelled, else 0 (also for NULL).
+/**
+ * 1 when the token has been cancelled, else 0 (also for NULL).
+ */
 uint8_t af_cancel_token_is_cancelled(const struct af_cancel_token *t);
 
-// Frees a token. Calls carrying it keep their own reference. Calling with NULL is fine.
+/**
+ * Frees a token. Calls carrying it keep their own reference. Calling with NULL is fine.
+ */
 void af_cancel_token_free(struct af_cancel_token *t);
 
-// Adds a delegate (the vtable is copied; `user_data` is owned by the dispatcher from now
-// on and released with `vtable->free_user_data`). Delegates run in the order added.
+/**
+ * Adds a delegate (the vtable is copied; `user_data` is owned by the dispatcher from now
+ * on and released with `vtable->free_user_data`). Delegates run in the order added. A
+ * `struct_size` smaller than the v1 layout is refused (`AF_ERR_INVALID`; nothing is
+ * released, since the release itself cannot be trusted); a NULL vtable is `AF_ERR_NULL`.
+ */
 af_status af_add_delegate(struct af_dispatcher *d, const struct af_delegate *vtable, void *user_data);
 
-// Lets the call go on.
+/**
+ * Lets the call go on.
+ */
 af_status af_gate_allow(struct af_gate *gate);
 
-// Refuses the call with `message` (borrowed): the outcome is `Denied` (for the
-// permission hook, `PermissionDenied`). NULL or invalid UTF-8 still refuses, with a
-// generic message, and returns the error status.
+/**
+ * Refuses the call with `message` (borrowed): the outcome is `Denied` (for the
+ * permission hook, `PermissionDenied`). NULL or invalid UTF-8 still refuses, with a
+ * generic message, and returns the error status.
+ */
 af_status af_gate_deny(struct af_gate *gate, const char *message);
 
-// Asks for the app with `message` (borrowed): on apple, not in the foreground, the
-// outcome is `openApp` (continue in the app; rerun in the foreground passes); in the
-// foreground the gate passes; on android and other the call is refused (`Denied`) with
-// the message.
+/**
+ * Asks for the app with `message` (borrowed): on apple, not in the foreground, the
+ * outcome is `openApp` (continue in the app; rerun in the foreground passes); in the
+ * foreground the gate passes; on android and other the call is refused (`Denied`) with
+ * the message.
+ */
 af_status af_gate_open_app(struct af_gate *gate, const char *message);
 
-// Installs the scope hooks (either may be NULL), replacing previous ones (whose
-// `free_user_data` runs when no call uses them). Calls already running keep the hooks
-// they started with, so every begin has its end.
+/**
+ * Installs the scope hooks (either may be NULL), replacing previous ones (whose
+ * `free_user_data` runs when no call uses them). Calls already running keep the hooks
+ * they started with, so every begin has its end.
+ */
 af_status af_set_scope_hooks(struct af_dispatcher *d, af_scope_fn begin, af_scope_fn end, void *user_data, af_free_fn free_user_data);
 
-// Installs the permission hook asked before every `requiresPermission` function
-// (replacing the previous one). With no hook, such functions answer `PermissionDenied`.
-// NULL `hook` removes it.
+/**
+ * Installs the permission hook asked before every `requiresPermission` function
+ * (replacing the previous one). With no hook, such functions answer `PermissionDenied`.
+ * NULL `hook` removes it.
+ */
 af_status af_set_permission_hook(struct af_dispatcher *d, af_permission_fn hook, void *user_data, af_free_fn free_user_data);
 
 #ifdef __cplusplus
-}  // extern "C"
-#endif  // __cplusplus
+}  /* extern "C" */
+#endif  /* __cplusplus */
 
 #endif  /* APPFUNCTIONS_H */
+
+/* Initialisers: every field listed, struct_size set, the rest zero / NULL. */
+#define AF_INVOCATION_INIT \
+  { (uint32_t)sizeof(af_invocation), 0, NULL, NULL, NULL, 0, 0, { 0, 0, 0 } }
+#define AF_DELEGATE_INIT { (uint32_t)sizeof(af_delegate), 0, NULL, NULL, NULL }
+
+/* af_invocation.timeout_ms: no timeout at all (not even the dispatcher's default). */
+#define AF_TIMEOUT_NONE UINT32_MAX

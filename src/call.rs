@@ -54,7 +54,9 @@ pub struct Invocation {
     /// android: the calling agent's package ("" in-process or from the shell).
     pub caller_package: String,
     pub cancel: Option<CancelTokenRef>,
-    /// Ends the call `TimedOut` when it has not finished in time.
+    /// Ends the call `TimedOut` when it has not finished in time. `None`: the
+    /// dispatcher's default timeout ([`crate::Dispatcher::set_default_timeout`]);
+    /// [`Invocation::NO_TIMEOUT`]: no timeout at all.
     pub timeout: Option<std::time::Duration>,
 }
 
@@ -69,6 +71,10 @@ impl std::fmt::Debug for CancelTokenRef {
 }
 
 impl Invocation {
+    /// A timeout that never elapses: the call runs without one, whatever the dispatcher's
+    /// default.
+    pub const NO_TIMEOUT: std::time::Duration = std::time::Duration::MAX;
+
     pub fn new(function_id: impl Into<String>) -> Invocation {
         Invocation {
             function_id: function_id.into(),
@@ -91,9 +97,14 @@ impl Invocation {
         self.cancel = Some(CancelTokenRef(t.clone()));
         self
     }
+    /// Ends the call `TimedOut` after `d` ([`Invocation::NO_TIMEOUT`]: never).
     pub fn timeout(mut self, d: std::time::Duration) -> Self {
         self.timeout = Some(d);
         self
+    }
+    /// Runs the call without a timeout, whatever the dispatcher's default.
+    pub fn no_timeout(self) -> Self {
+        self.timeout(Self::NO_TIMEOUT)
     }
 }
 
@@ -214,16 +225,55 @@ pub struct Call {
     items: Mutex<Vec<(Box<str>, Box<str>)>>,
     dialog: Mutex<Option<String>>,
     host_data: AtomicUsize,
+    /// Released (dropped) when the host data is replaced or the call ends.
+    host_data_guard: Mutex<HostDataGuard>,
     cancel_code: AtomicU8,
-    cancel_callbacks: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+    cancel_callbacks: Mutex<CancelCallbacks>,
     pub(crate) ctl: Mutex<Ctl>,
     pub(crate) done: Condvar,
     handle: OnceLock<Option<usize>>,
     pub(crate) parent: Option<Arc<Call>>,
     pub(crate) token: Option<CancelToken>,
     pub(crate) token_sub: OnceLock<u64>,
+    /// The timeout in force (the invocation's, or the dispatcher's default).
     pub(crate) timeout: Option<std::time::Duration>,
+    /// `timeout` is the dispatcher's default (for the log line).
+    pub(crate) timeout_is_default: bool,
+    /// The in-flight shard this call counts in (`None`: not counted, e.g. a lookup).
+    pub(crate) in_flight_shard: Option<usize>,
     pub(crate) started: Instant,
+}
+
+/// Something released when dropped (a host's release callback for its data).
+pub type Release = Box<dyn Send>;
+
+#[derive(Default)]
+struct HostDataGuard {
+    guard: Option<Release>,
+    /// The call has ended: data set from now on is released at once.
+    closed: bool,
+}
+
+/// The cancel callbacks of a call.
+#[derive(Default)]
+struct CancelCallbacks {
+    next: u64,
+    list: Vec<(u64, Box<dyn FnOnce() + Send>)>,
+    /// Ids of the callbacks running now (taken from `list` by a cancellation).
+    running: Vec<u64>,
+    /// The call has ended: callbacks registered from now on are dropped at once.
+    closed: bool,
+}
+
+/// What [`Call::on_cancel`] did with the callback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnCancel {
+    /// Registered with this id (for [`Call::remove_on_cancel`]).
+    Registered(u64),
+    /// The call was cancelled already: the callback ran (and was dropped) at once.
+    RanNow(u64),
+    /// The call has ended without cancellation: the callback was dropped unrun.
+    Ended,
 }
 
 impl Call {
@@ -259,15 +309,18 @@ impl Call {
             items: Mutex::new(Vec::new()),
             dialog: Mutex::new(None),
             host_data: AtomicUsize::new(0),
+            host_data_guard: Mutex::new(HostDataGuard::default()),
             cancel_code: AtomicU8::new(0),
-            cancel_callbacks: Mutex::new(Vec::new()),
+            cancel_callbacks: Mutex::new(CancelCallbacks::default()),
             ctl: Mutex::new(Ctl::default()),
             done: Condvar::new(),
             handle: OnceLock::new(),
             parent,
             token: inv.cancel.as_ref().map(|t| t.0.clone()),
             token_sub: OnceLock::new(),
-            timeout: inv.timeout,
+            timeout: inv.timeout.filter(|t| *t != Invocation::NO_TIMEOUT),
+            timeout_is_default: false,
+            in_flight_shard: None,
             started: Instant::now(),
         }
     }
@@ -408,7 +461,38 @@ impl Call {
     }
     /// Host data (a DI scope), set by the scope-begin hook; lookups see their call's.
     pub fn set_host_data(&self, data: usize) {
+        self.set_host_data_with(data, None);
+    }
+    /// Sets host data with a release: `release` is dropped exactly once, when another
+    /// set replaces it or after the scope-end hook when the call ends (at once when the
+    /// call has ended already: then `false`).
+    pub fn set_host_data_with(&self, data: usize, release: Option<Release>) -> bool {
+        let mut g = self.host_data_guard.lock();
+        if g.closed {
+            drop(g);
+            drop(release);
+            return false;
+        }
         self.host_data.store(data, Ordering::Release);
+        let old = std::mem::replace(&mut g.guard, release);
+        drop(g);
+        // the host's release runs with no lock held
+        drop(old);
+        true
+    }
+    /// Releases the host data's guard: the call has ended.
+    pub(crate) fn release_host_data(&self) {
+        let old = {
+            let mut g = self.host_data_guard.lock();
+            g.closed = true;
+            g.guard.take()
+        };
+        if old.is_some() {
+            self.host_data.store(0, Ordering::Release);
+        }
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(old))).is_err() {
+            self.log(LogLevel::Error, "a host data release panicked");
+        }
     }
     pub fn host_data(&self) -> usize {
         match self.host_data.load(Ordering::Acquire) {
@@ -426,14 +510,57 @@ impl Call {
         }
     }
     /// Runs `f` once when the call is cancelled or times out (at once if it already
-    /// was). It runs on the thread that cancels.
-    pub fn on_cancel(&self, f: Box<dyn FnOnce() + Send>) {
+    /// was), on the thread that cancels. `f` is dropped exactly once: after it ran, when
+    /// removed ([`Call::remove_on_cancel`]), or when the call ends without cancellation.
+    pub fn on_cancel(&self, f: Box<dyn FnOnce() + Send>) -> OnCancel {
         let mut cbs = self.cancel_callbacks.lock();
+        cbs.next += 1;
+        let id = cbs.next;
         if self.is_cancelled() {
             drop(cbs);
-            f();
+            self.run_cancel_callback(f);
+            OnCancel::RanNow(id)
+        } else if cbs.closed {
+            drop(cbs);
+            drop(f);
+            OnCancel::Ended
         } else {
-            cbs.push(f);
+            cbs.list.push((id, f));
+            OnCancel::Registered(id)
+        }
+    }
+
+    /// Unregisters a cancel callback: `true` when it was registered (it is dropped now)
+    /// or is running now (it is dropped when it returns).
+    pub fn remove_on_cancel(&self, id: u64) -> bool {
+        let mut cbs = self.cancel_callbacks.lock();
+        if let Some(i) = cbs.list.iter().position(|(x, _)| *x == id) {
+            let (_, f) = cbs.list.remove(i);
+            drop(cbs);
+            // the release runs with no lock held
+            drop(f);
+            return true;
+        }
+        cbs.running.contains(&id)
+    }
+
+    fn run_cancel_callback(&self, f: Box<dyn FnOnce() + Send>) {
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+            self.log(LogLevel::Error, "a cancel callback panicked");
+        }
+    }
+
+    /// Drops the cancel callbacks that never ran: the call has ended.
+    pub(crate) fn close_cancel_callbacks(&self) {
+        let left = {
+            let mut cbs = self.cancel_callbacks.lock();
+            cbs.closed = true;
+            std::mem::take(&mut cbs.list)
+        };
+        if !left.is_empty()
+            && std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(left))).is_err()
+        {
+            self.log(LogLevel::Error, "a cancel callback release panicked");
         }
     }
 
@@ -517,11 +644,32 @@ impl Call {
             }
             (resume, child, ctl.finished)
         };
-        let cbs = std::mem::take(&mut *self.cancel_callbacks.lock());
-        for cb in cbs {
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(cb)).is_err() {
-                self.log(LogLevel::Error, "a cancel callback panicked");
+        if code == ErrorCode::TimedOut && !finished && self.parent.is_none() {
+            self.log(
+                LogLevel::Warn,
+                &format!(
+                    "{} timed out after {} ms ({}); it ends TimedOut",
+                    self.function_id(),
+                    self.timeout.map_or(0, |t| t.as_millis()),
+                    if self.timeout_is_default {
+                        "the dispatcher's default timeout"
+                    } else {
+                        "the invocation's timeout"
+                    }
+                ),
+            );
+        }
+        let cbs = {
+            let mut g = self.cancel_callbacks.lock();
+            let cbs = std::mem::take(&mut g.list);
+            g.running = cbs.iter().map(|(id, _)| *id).collect();
+            cbs
+        };
+        if !cbs.is_empty() {
+            for (_, cb) in cbs {
+                self.run_cancel_callback(cb);
             }
+            self.cancel_callbacks.lock().running.clear();
         }
         if finished {
             return;

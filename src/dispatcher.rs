@@ -366,7 +366,27 @@ pub struct Shared {
     log: RwLock<Option<LogSink>>,
     listeners: Mutex<Vec<(u64, ChangeListener)>>,
     next_listener: AtomicU64,
+    /// Bumped by every change of the registry (registration, enabling, hooks, ...).
+    generation: AtomicU64,
+    /// The timeout of invocations that name none, in milliseconds; 0: none.
+    default_timeout_ms: AtomicU64,
+    /// `shutdown` was called: new calls end at once with `LimitExceeded`.
+    shutting_down: AtomicBool,
+    /// Calls started and not yet ended, per thread group (a call ends on the shard it
+    /// started on, so each shard is exact and never negative).
+    in_flight: [InFlightShard; SNAPSHOT_COPIES],
+    /// `shutdown` waits here for the calls in flight.
+    drain: Mutex<()>,
+    drained: parking_lot::Condvar,
 }
+
+/// One in-flight counter, on cache lines of its own.
+#[repr(align(128))]
+#[derive(Default)]
+struct InFlightShard(AtomicU64);
+
+/// The default timeout of a dispatcher (30 s).
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Shared {
     pub(crate) fn log(&self, level: LogLevel, msg: &str) {
@@ -374,6 +394,33 @@ impl Shared {
         if let Some(s) = sink {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s(level, msg)));
         }
+    }
+
+    /// Counts a new call; `None` (and not counted) when the dispatcher is shutting down.
+    fn call_started(&self) -> Option<usize> {
+        let shard = copy_index();
+        self.in_flight[shard].0.fetch_add(1, Ordering::SeqCst);
+        if self.shutting_down.load(Ordering::SeqCst) {
+            self.call_ended(shard);
+            return None;
+        }
+        Some(shard)
+    }
+
+    /// A call counted on `shard` has ended (its outcome delivered).
+    pub(crate) fn call_ended(&self, shard: usize) {
+        self.in_flight[shard].0.fetch_sub(1, Ordering::SeqCst);
+        if self.shutting_down.load(Ordering::SeqCst) {
+            let _g = self.drain.lock();
+            self.drained.notify_all();
+        }
+    }
+
+    fn in_flight(&self) -> u64 {
+        self.in_flight
+            .iter()
+            .map(|s| s.0.load(Ordering::SeqCst))
+            .sum()
     }
 }
 
@@ -429,6 +476,12 @@ impl Dispatcher {
             log: RwLock::new(None),
             listeners: Mutex::new(Vec::new()),
             next_listener: AtomicU64::new(1),
+            generation: AtomicU64::new(1),
+            default_timeout_ms: AtomicU64::new(DEFAULT_TIMEOUT.as_millis() as u64),
+            shutting_down: AtomicBool::new(false),
+            in_flight: Default::default(),
+            drain: Mutex::new(()),
+            drained: parking_lot::Condvar::new(),
         });
         Dispatcher {
             inner: Arc::new(Inner {
@@ -482,6 +535,7 @@ impl Dispatcher {
             s.version += 1;
             self.inner.version.store(s.version, Ordering::Release);
         }
+        self.inner.shared.generation.fetch_add(1, Ordering::AcqRel);
         // the copies are stale now; dropping them releases what only they held
         for c in &self.inner.copies {
             let old = c.0.write().take();
@@ -527,6 +581,77 @@ impl Dispatcher {
     /// A counter bumped by every registry change.
     pub fn version(&self) -> u64 {
         self.snapshot().version
+    }
+
+    /// A counter that changes with every change of the registry, enabling and disabling
+    /// functions included (what views show may have changed).
+    pub fn generation(&self) -> u64 {
+        self.inner.shared.generation.load(Ordering::Acquire)
+    }
+
+    /// Sets the timeout of invocations that name none (default [`DEFAULT_TIMEOUT`], 30 s);
+    /// `None` or zero: such calls run without a timeout. A call it ends is `TimedOut` and
+    /// logged (warn) naming the function and the timeout.
+    pub fn set_default_timeout(&self, timeout: Option<std::time::Duration>) {
+        let ms = timeout.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+        self.inner
+            .shared
+            .default_timeout_ms
+            .store(ms, Ordering::Release);
+    }
+
+    /// The timeout of invocations that name none; `None`: no timeout.
+    pub fn default_timeout(&self) -> Option<std::time::Duration> {
+        match self.inner.shared.default_timeout_ms.load(Ordering::Acquire) {
+            0 => None,
+            ms => Some(std::time::Duration::from_millis(ms)),
+        }
+    }
+
+    /// How many calls are running now (started and their outcome not yet delivered).
+    pub fn in_flight(&self) -> u64 {
+        self.inner.shared.in_flight()
+    }
+
+    /// Whether [`Dispatcher::shutdown`] was called.
+    pub fn is_shutting_down(&self) -> bool {
+        self.inner.shared.shutting_down.load(Ordering::Acquire)
+    }
+
+    /// Refuses new calls from now on (they end at once with `LimitExceeded`, "the
+    /// dispatcher is shutting down", running no host code) and waits up to `timeout` for
+    /// the calls in flight. Returns how many still run (0: drained). Idempotent.
+    pub fn shutdown(&self, timeout: std::time::Duration) -> u64 {
+        let shared = &self.inner.shared;
+        shared.shutting_down.store(true, Ordering::SeqCst);
+        let deadline = std::time::Instant::now().checked_add(timeout);
+        let mut g = shared.drain.lock();
+        loop {
+            let n = shared.in_flight();
+            if n == 0 {
+                return 0;
+            }
+            match deadline {
+                Some(d) => {
+                    if std::time::Instant::now() >= d {
+                        return n;
+                    }
+                    shared.drained.wait_until(&mut g, d);
+                }
+                None => shared.drained.wait(&mut g),
+            }
+        }
+    }
+
+    /// The outcome of a call refused because the dispatcher is shutting down.
+    fn shutting_down_outcome(inv: &Invocation) -> Outcome {
+        Outcome::error(
+            crate::error::ErrorCode::LimitExceeded,
+            format!(
+                "{}: the dispatcher is shutting down",
+                crate::types::quote_short(&inv.function_id)
+            ),
+        )
     }
 
     /// Defines named enums and records (`{"enums": [...], "records": [...]}`).
@@ -659,6 +784,7 @@ impl Dispatcher {
             .find(id)
             .ok_or_else(|| Error::NotFound(id.into()))?;
         if entry.enabled.swap(enabled, Ordering::AcqRel) != enabled {
+            self.inner.shared.generation.fetch_add(1, Ordering::AcqRel);
             self.notify_changed();
         }
         Ok(())
@@ -833,7 +959,16 @@ impl Dispatcher {
     }
 
     /// Starts a call; `sink` receives the outcome (else it is kept for `wait_outcome`).
-    fn start(&self, inv: &Invocation, args: Option<&str>, sink: Option<OutcomeSink>) -> Arc<Call> {
+    /// `Err` with the sink when the dispatcher is shutting down (no call is made).
+    fn start(
+        &self,
+        inv: &Invocation,
+        args: Option<&str>,
+        sink: Option<OutcomeSink>,
+    ) -> std::result::Result<Arc<Call>, Option<OutcomeSink>> {
+        let Some(shard) = self.inner.shared.call_started() else {
+            return Err(sink);
+        };
         let snap = self.snapshot();
         let slot = snap.slot_of(&inv.function_id);
         let entry = slot.map(|sl| snap.entry_at(sl));
@@ -845,7 +980,13 @@ impl Dispatcher {
         let bound = entry.map(|e| {
             crate::binding::bind_arguments(&snap.types, &e.desc.parameters, args, &snap.limits)
         });
-        let call = Arc::new(Call::new(snap, inv, slot, bound, kind, entity, None));
+        let mut call = Call::new(snap, inv, slot, bound, kind, entity, None);
+        call.in_flight_shard = Some(shard);
+        if inv.timeout.is_none() {
+            call.timeout = self.default_timeout();
+            call.timeout_is_default = true;
+        }
+        let call = Arc::new(call);
         call.ctl.lock().sink = sink;
         if let Some(t) = &inv.cancel {
             match t.0.subscribe(&call) {
@@ -855,7 +996,12 @@ impl Dispatcher {
                 None => call.cancel(crate::error::ErrorCode::Cancelled),
             }
         }
-        call
+        Ok(call)
+    }
+
+    /// When the call must end by (its timeout from its start).
+    fn deadline(call: &Call) -> Option<std::time::Instant> {
+        call.timeout.and_then(|t| call.started.checked_add(t))
     }
 
     /// Runs a call and blocks until its outcome (JSON). Never fails: every failure is an
@@ -869,9 +1015,11 @@ impl Dispatcher {
     /// [`Dispatcher::execute`] with the outcome followed by a NUL (for the C layer).
     #[doc(hidden)]
     pub fn execute_nul(&self, inv: &Invocation, args: Option<&str>) -> String {
-        let call = self.start(inv, args, None);
+        let Ok(call) = self.start(inv, args, None) else {
+            return crate::call::with_nul(&Self::shutting_down_outcome(inv).to_json());
+        };
         crate::pipeline::drive(&call, None);
-        let deadline = inv.timeout.map(|t| call.started + t);
+        let deadline = Self::deadline(&call);
         match call.wait_outcome(deadline) {
             Some(o) => o,
             None => {
@@ -884,10 +1032,12 @@ impl Dispatcher {
     /// Like [`Dispatcher::execute`], as an [`Outcome`] (no JSON made unless a delegate
     /// reads it).
     pub fn execute_outcome(&self, inv: &Invocation, args: Option<&str>) -> Outcome {
-        let call = self.start(inv, args, None);
+        let Ok(call) = self.start(inv, args, None) else {
+            return Self::shutting_down_outcome(inv);
+        };
         call.ctl.lock().keep_outcome = true;
         crate::pipeline::drive(&call, None);
-        let deadline = inv.timeout.map(|t| call.started + t);
+        let deadline = Self::deadline(&call);
         match call.wait_outcome_struct(deadline) {
             Some(o) => o,
             None => {
@@ -935,13 +1085,29 @@ impl Dispatcher {
     }
 
     fn execute_async_sink(&self, inv: &Invocation, args: Option<&str>, sink: OutcomeSink) {
-        let call = self.start(inv, args, Some(sink));
-        if let Some(deadline) = call.timeout.and_then(|t| call.started.checked_add(t)) {
-            let target: std::sync::Weak<dyn crate::timer::Expire> = Arc::downgrade(&call) as _;
-            let key = crate::timer::schedule(deadline, target);
-            call.ctl.lock().timer = Some(key);
-        }
+        let call = match self.start(inv, args, Some(sink)) {
+            Ok(c) => c,
+            Err(sink) => {
+                // refused: the outcome goes to the sink at once, on this thread
+                let o = Self::shutting_down_outcome(inv);
+                let json = crate::call::with_nul(&o.to_json());
+                if let Some(s) = sink {
+                    s(o, &json);
+                }
+                return;
+            }
+        };
         crate::pipeline::drive(&call, None);
+        // a call that finished inline (the common case) never touches the timer; one that
+        // waits for the host gets its deadline now, under its lock, so a finish racing
+        // with this either sees the key (and forgets it) or is seen
+        if let Some(deadline) = Self::deadline(&call) {
+            let mut ctl = call.ctl.lock();
+            if !ctl.finished {
+                let target: std::sync::Weak<dyn crate::timer::Expire> = Arc::downgrade(&call) as _;
+                ctl.timer = Some(crate::timer::schedule(deadline, target));
+            }
+        }
     }
 
     /// The registry: declared functions, then generated ones; types; entities.

@@ -617,6 +617,9 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
             }
         }
     }
+    // the host's releases: its data after the scope end, the cancel callbacks never run
+    call.release_host_data();
+    call.close_cancel_callbacks();
     call.release_handle();
     let sink = call.ctl.lock().sink.take();
     match sink {
@@ -629,6 +632,11 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
             }
         }
         None => {
+            // a synchronous waiter returns as soon as it sees the outcome: the call stops
+            // counting as in flight first
+            if let Some(shard) = call.in_flight_shard {
+                call.shared().call_ended(shard);
+            }
             let mut ctl = call.ctl.lock();
             if ctl.keep_outcome {
                 ctl.outcome = Some(outcome);
@@ -636,6 +644,11 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
                 ctl.outcome_json = Some(json_nul);
             }
             call.done.notify_all();
+            return;
         }
+    }
+    // after the outcome callback returned
+    if let Some(shard) = call.in_flight_shard {
+        call.shared().call_ended(shard);
     }
 }

@@ -10,7 +10,7 @@
 //!   metadata schema's `default`s standing in for properties the view lacks.
 //! - Output tools: calling one ends the run; the bound arguments are the result.
 
-use crate::call::{Invocation, Platform};
+use crate::call::Invocation;
 use crate::descriptor::FunctionDescriptor;
 use crate::dispatcher::{Dispatcher, Entry, Snapshot};
 use crate::error::ErrorCode;
@@ -90,6 +90,8 @@ pub struct View {
     dispatcher: Dispatcher,
     state: Mutex<ViewState>,
     listeners: Mutex<Vec<Arc<dyn Fn() + Send + Sync>>>,
+    /// Bumped when the view's own state changes (metadata, expansion, reset).
+    changes: std::sync::atomic::AtomicU64,
 }
 
 struct ViewState {
@@ -116,7 +118,15 @@ impl View {
                 confirmation: DEFAULT_CONFIRMATION.into(),
             }),
             listeners: Mutex::new(Vec::new()),
+            changes: std::sync::atomic::AtomicU64::new(0),
         })
+    }
+
+    /// A counter that changes whenever what the view shows (its tools or its
+    /// instructions) may have changed: a registry change, a metadata change, an
+    /// expansion, a reset. Never 0.
+    pub fn generation(&self) -> u64 {
+        self.dispatcher.generation() + self.changes.load(std::sync::atomic::Ordering::Acquire)
     }
 
     pub fn dispatcher(&self) -> &Dispatcher {
@@ -163,6 +173,8 @@ impl View {
     }
 
     fn notify(&self) {
+        self.changes
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         let ls: Vec<_> = self.listeners.lock().clone();
         for f in ls {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f()));
@@ -252,14 +264,58 @@ impl View {
     }
 
     /// Runs what the model called: a container expands; a visible function runs through
-    /// the full pipeline (platform `other`); anything else is `FunctionNotFound` saying
+    /// the full pipeline (platform `other`, the dispatcher's default timeout); anything else is `FunctionNotFound` saying
     /// how to make it visible.
     pub fn execute(&self, name: &str, args: Option<&str>) -> ViewOutcome {
         self.execute_with(name, args, &Invocation::new(name))
     }
 
-    /// [`View::execute`] with an invocation's cancellation and timeout.
+    /// [`View::execute`] with an invocation's platform, caller, cancellation and timeout
+    /// (its `function_id` is replaced by `name`).
     pub fn execute_with(&self, name: &str, args: Option<&str>, inv: &Invocation) -> ViewOutcome {
+        match self.prepare(name, inv) {
+            Prepared::Done(vo) => vo,
+            Prepared::Run { inv, void } => {
+                let outcome = self.dispatcher.execute_outcome(&inv, args);
+                finish_run(outcome, void.then(|| self.confirmation()))
+            }
+        }
+    }
+
+    /// [`View::execute_with`] that returns at once: `on_outcome` receives the outcome
+    /// exactly once, on the thread that finishes the call (this one for a container, a
+    /// refusal, or a call that answers inline).
+    pub fn execute_async(
+        &self,
+        name: &str,
+        args: Option<&str>,
+        inv: &Invocation,
+        on_outcome: impl FnOnce(ViewOutcome) + Send + 'static,
+    ) {
+        match self.prepare(name, inv) {
+            Prepared::Done(vo) => on_outcome(vo),
+            Prepared::Run { inv, void } => {
+                let confirmation = void.then(|| self.confirmation());
+                self.dispatcher
+                    .execute_async(&inv, args, move |o: &Outcome, _json: &str| {
+                        on_outcome(finish_run(o.clone(), confirmation))
+                    });
+            }
+        }
+    }
+
+    /// What a call of `name` comes to before any host code runs: a container's
+    /// expansion or a refusal (done), or a function to run.
+    fn prepare(&self, name: &str, inv: &Invocation) -> Prepared {
+        if self.dispatcher.is_shutting_down() {
+            return Prepared::Done(ViewOutcome::plain(Outcome::error(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "{}: the dispatcher is shutting down",
+                    crate::types::quote_short(name)
+                ),
+            )));
+        }
         let snap = self.dispatcher.snapshot();
         let metadata = self.state.lock().metadata.clone();
         if let Some(tk) = snap.toolkit(name).filter(|t| t.collapsible()) {
@@ -299,55 +355,67 @@ impl View {
             if newly {
                 self.notify();
             }
-            return ViewOutcome {
+            return Prepared::Done(ViewOutcome {
                 outcome: Outcome::success(Some(serde_json::to_string(&text).unwrap_or_default())),
                 expanded: newly.then(|| tk.name.clone()),
                 instructions,
                 void_result: false,
-            };
+            });
         }
         let Some(entry) = snap.find(name) else {
-            return ViewOutcome::plain(Outcome::error(
+            return Prepared::Done(ViewOutcome::plain(Outcome::error(
                 ErrorCode::FunctionNotFound,
                 snap.not_found_message(name),
-            ));
+            )));
         };
         if let Some(c) = &entry.desc.condition {
             if !c.eval(&metadata) {
-                return ViewOutcome::plain(Outcome::error(
+                return Prepared::Done(ViewOutcome::plain(Outcome::error(
                     ErrorCode::FunctionNotFound,
                     format!(
                         "{name} is not available in this conversation: it is shown only when \"{}\" holds for the app's metadata",
                         entry.desc.condition_text.as_deref().unwrap_or("")
                     ),
-                ));
+                )));
             }
         }
         if let Some(tk) = entry.desc.toolkit.as_deref().and_then(|t| snap.toolkit(t)) {
             if tk.collapsible() && !self.state.lock().expanded.contains(&tk.name) {
-                return ViewOutcome::plain(Outcome::error(
+                return Prepared::Done(ViewOutcome::plain(Outcome::error(
                     ErrorCode::FunctionNotFound,
                     format!("{name} is in the collapsed toolkit \"{}\": call {} first to make its tools visible", tk.name, tk.name),
-                ));
+                )));
             }
         }
         let mut inv = inv.clone();
         inv.function_id = name.to_owned();
-        inv.platform = Platform::Other;
-        let mut outcome = self.dispatcher.execute_outcome(&inv, args);
-        let void_result = outcome.is_success()
-            && entry.desc.result.is_none()
-            && entry.desc.kind != crate::descriptor::FunctionKind::Output;
-        if void_result && outcome.dialog.is_none() {
-            outcome.dialog = Some(self.confirmation());
-        }
-        ViewOutcome {
-            outcome,
-            expanded: None,
-            instructions: None,
-            void_result,
+        Prepared::Run {
+            inv,
+            void: entry.desc.result.is_none()
+                && entry.desc.kind != crate::descriptor::FunctionKind::Output,
         }
     }
+}
+
+/// A function's outcome as the view shows it: a void function's success carries the
+/// confirmation (`Some` for a void function) as its dialog.
+fn finish_run(mut outcome: Outcome, confirmation: Option<String>) -> ViewOutcome {
+    let void_result = confirmation.is_some() && outcome.is_success();
+    if void_result && outcome.dialog.is_none() {
+        outcome.dialog = confirmation;
+    }
+    ViewOutcome {
+        outcome,
+        expanded: None,
+        instructions: None,
+        void_result,
+    }
+}
+
+/// What [`View::prepare`] decided.
+enum Prepared {
+    Done(ViewOutcome),
+    Run { inv: Invocation, void: bool },
 }
 
 /// What [`View::execute`] did.

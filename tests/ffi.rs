@@ -70,7 +70,7 @@ unsafe extern "C" fn handler(p: *mut c_void, call: *mut af_call) {
         Mode::Later => d.counts.parked.lock().unwrap().push(call as usize),
         Mode::Reenter(disp) => {
             let inv = invocation(c"echo");
-            let out = take(unsafe { af_execute(disp, &inv, cr#"{"x": 5}"#.as_ptr()) });
+            let out = take(unsafe { af_execute_json(disp, &inv, cr#"{"x": 5}"#.as_ptr()) });
             assert!(out.contains(r#""result":{"x":5}"#), "{out}");
             let r = CString::new(out.replace('"', "'")).unwrap();
             assert_eq!(unsafe { af_call_say(call, r.as_ptr()) }, AF_OK);
@@ -91,12 +91,14 @@ unsafe extern "C" fn on_outcome(p: *mut c_void, json: *const c_char) {
 
 fn invocation(id: &CStr) -> af_invocation {
     af_invocation {
-        function_id: id.as_ptr(),
+        struct_size: std::mem::size_of::<af_invocation>() as u32,
         platform: AF_PLATFORM_OTHER,
-        is_foreground: 0,
+        function_id: id.as_ptr(),
         caller_package: std::ptr::null(),
         cancel_token: std::ptr::null(),
         timeout_ms: 0,
+        is_foreground: 0,
+        reserved: [0; 3],
     }
 }
 
@@ -131,6 +133,10 @@ fn register(d: *mut af_dispatcher, desc: &CStr, c: &Arc<Counts>, mode: Mode) -> 
 
 fn app(c: &Arc<Counts>) -> *mut af_dispatcher {
     let d = af_dispatcher_new();
+    // no default timeout: asynchronous calls parked by these tests would otherwise start the
+    // timer thread, which outlives a test under miri (default_timeout_shutdown_and_in_flight
+    // covers the default)
+    assert_eq!(unsafe { af_dispatcher_set_default_timeout(d, 0) }, AF_OK);
     assert_eq!(unsafe { af_define_types(d, TYPES.as_ptr()) }, AF_OK);
     assert_eq!(register(d, ECHO, c, Mode::Echo), AF_OK);
     d
@@ -141,18 +147,18 @@ fn register_execute_free() {
     let c = Arc::new(Counts::default());
     let d = app(&c);
     let inv = invocation(c"echo");
-    let out = take(unsafe { af_execute(d, &inv, cr#"{"x": 1}"#.as_ptr()) });
+    let out = take(unsafe { af_execute_json(d, &inv, cr#"{"x": 1}"#.as_ptr()) });
     assert_eq!(
         out,
         r#"{"status":"success","result":{"x":1},"dialog":null,"errorCode":null,"message":null}"#
     );
-    let out = take(unsafe { af_execute(d, &inv, cr#"{"x": "one"}"#.as_ptr()) });
+    let out = take(unsafe { af_execute_json(d, &inv, cr#"{"x": "one"}"#.as_ptr()) });
     assert!(out.contains("InvalidArgument"), "{out}");
     let reg = take(unsafe { af_registry_json(d) });
     assert!(reg.contains(r#""id":"echo""#), "{reg}");
-    let schema = take(unsafe { af_parameters_schema(d, c"echo".as_ptr()) });
+    let schema = take(unsafe { af_parameters_schema_json(d, c"echo".as_ptr()) });
     assert!(schema.contains("2020-12"), "{schema}");
-    let tools = take(unsafe { af_export(d, c"mcp".as_ptr()) });
+    let tools = take(unsafe { af_export_copy(d, c"mcp".as_ptr()) });
     assert!(tools.starts_with('['), "{tools}");
     assert_eq!(c.freed.load(Ordering::SeqCst), 0);
     unsafe { af_dispatcher_free(d) };
@@ -246,7 +252,7 @@ fn completion_from_another_thread_sync_and_async() {
     };
     assert_eq!(st, AF_OK);
     // blocks until the other thread completes it
-    let out = take(unsafe { af_execute(d, &inv, std::ptr::null()) });
+    let out = take(unsafe { af_execute_json(d, &inv, std::ptr::null()) });
     assert!(out.contains(r#""result":"done""#), "{out}");
     completer.join().unwrap();
     let outcomes = c.outcomes.lock().unwrap().clone();
@@ -264,7 +270,7 @@ fn a_second_completion_is_refused() {
         register(d, cr#"{"id": "twice", "result": "int32"}"#, &c, Mode::Twice),
         AF_OK
     );
-    let out = take(unsafe { af_execute(d, &invocation(c"twice"), std::ptr::null()) });
+    let out = take(unsafe { af_execute_json(d, &invocation(c"twice"), std::ptr::null()) });
     assert!(out.contains(r#""result":1"#), "{out}");
     unsafe { af_dispatcher_free(d) };
 }
@@ -294,15 +300,27 @@ unsafe extern "C" fn scope_begin(p: *mut c_void, call: *mut af_call) {
     let d = unsafe { counts(p) };
     d.counts.begins.fetch_add(1, Ordering::SeqCst);
     let scope = Box::into_raw(Box::new(42u32)) as *mut c_void;
-    assert_eq!(af_call_set_host_data(call, scope), AF_OK);
+    assert_eq!(
+        unsafe { af_call_set_host_data(call, scope, Some(free_scope)) },
+        AF_OK
+    );
 }
+
+/// The host data's release: runs after scope end.
+unsafe extern "C" fn free_scope(scope: *mut c_void) {
+    assert_eq!(*unsafe { Box::from_raw(scope as *mut u32) }, 42);
+    SCOPES_FREED.fetch_add(1, Ordering::SeqCst);
+}
+
+static SCOPES_FREED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 unsafe extern "C" fn scope_end(p: *mut c_void, call: *mut af_call) {
     let d = unsafe { counts(p) };
     d.counts.ends.fetch_add(1, Ordering::SeqCst);
+    // still attached in scope end; released right after it
     let scope = af_call_host_data(call);
     assert!(!scope.is_null());
-    assert_eq!(*unsafe { Box::from_raw(scope as *mut u32) }, 42);
+    assert_eq!(*unsafe { &*(scope as *const u32) }, 42);
 }
 
 #[test]
@@ -320,6 +338,8 @@ fn gates_delegates_and_scopes() {
     );
     assert_eq!(register(d, cr#"{"id": "other"}"#, &c, Mode::Echo), AF_OK);
     let vt = af_delegate {
+        struct_size: std::mem::size_of::<af_delegate>() as u32,
+        reserved: 0,
         on_invoking: Some(on_invoking),
         on_invoked: Some(on_invoked),
         free_user_data: Some(free_data),
@@ -339,22 +359,23 @@ fn gates_delegates_and_scopes() {
     };
     assert_eq!(st, AF_OK);
 
-    let out = take(unsafe { af_execute(d, &invocation(c"echo"), cr#"{"x": 2}"#.as_ptr()) });
+    let out = take(unsafe { af_execute_json(d, &invocation(c"echo"), cr#"{"x": 2}"#.as_ptr()) });
     assert!(out.contains("success"), "{out}");
-    let out = take(unsafe { af_execute(d, &invocation(c"other"), std::ptr::null()) });
+    let out = take(unsafe { af_execute_json(d, &invocation(c"other"), std::ptr::null()) });
     assert!(
         out.contains(r#""errorCode":"Denied","message":"not you""#),
         "{out}"
     );
     let mut apple = invocation(c"later");
     apple.platform = AF_PLATFORM_APPLE;
-    let out = take(unsafe { af_execute(d, &apple, std::ptr::null()) });
+    let out = take(unsafe { af_execute_json(d, &apple, std::ptr::null()) });
     assert!(out.contains(r#""status":"openApp""#), "{out}");
-    let out = take(unsafe { af_execute(d, &invocation(c"nope"), std::ptr::null()) });
+    let out = take(unsafe { af_execute_json(d, &invocation(c"nope"), std::ptr::null()) });
     assert!(out.contains("FunctionNotFound"), "{out}");
     assert_eq!(c.handled.load(Ordering::SeqCst), 1);
     assert_eq!(c.begins.load(Ordering::SeqCst), 4);
     assert_eq!(c.ends.load(Ordering::SeqCst), 4);
+    assert_eq!(SCOPES_FREED.load(Ordering::SeqCst), 4);
     assert_eq!(c.invoked.load(Ordering::SeqCst), 4);
     unsafe { af_dispatcher_free(d) };
     // three functions, the delegate and the scope hooks
@@ -376,7 +397,7 @@ fn stale_and_bogus_handles_are_refused() {
     );
     let mut inv = invocation(c"later");
     inv.timeout_ms = 1;
-    let out = take(unsafe { af_execute(d, &inv, std::ptr::null()) });
+    let out = take(unsafe { af_execute_json(d, &inv, std::ptr::null()) });
     assert!(out.contains("TimedOut"), "{out}");
     let h = c.parked.lock().unwrap().pop().unwrap() as *mut af_call;
     // the call has ended: completions are refused, accessors answer NULL
@@ -489,7 +510,7 @@ fn execute_reentered_from_a_handler() {
         ),
         AF_OK
     );
-    let out = take(unsafe { af_execute(d, &invocation(c"outer"), std::ptr::null()) });
+    let out = take(unsafe { af_execute_json(d, &invocation(c"outer"), std::ptr::null()) });
     assert!(
         out.contains(r#""result":{"x":6}"#) && out.contains("'x':5"),
         "{out}"
@@ -515,26 +536,322 @@ fn strings_and_errors() {
     );
     assert!(!last_error().is_empty());
     let bad = [b'{', b'"', 0xc3, b'"', b'}', 0];
-    let out = take(unsafe { af_execute(d, &invocation(c"x"), bad.as_ptr() as *const c_char) });
+    let out = take(unsafe { af_execute_json(d, &invocation(c"x"), bad.as_ptr() as *const c_char) });
     assert!(
         out.contains("InvalidArgument") && out.contains("UTF-8"),
         "{out}"
     );
     let out =
-        take(unsafe { af_execute(std::ptr::null_mut(), &invocation(c"x"), std::ptr::null()) });
+        take(unsafe { af_execute_json(std::ptr::null_mut(), &invocation(c"x"), std::ptr::null()) });
     assert!(out.contains("InvalidArgument"), "{out}");
-    let out = take(unsafe { af_execute(d, std::ptr::null(), std::ptr::null()) });
+    let out = take(unsafe { af_execute_json(d, std::ptr::null(), std::ptr::null()) });
     assert!(out.contains("InvalidArgument"), "{out}");
     let mut inv = invocation(c"x");
     inv.platform = 7;
-    let out = take(unsafe { af_execute(d, &inv, std::ptr::null()) });
+    let out = take(unsafe { af_execute_json(d, &inv, std::ptr::null()) });
     assert!(out.contains("platform"), "{out}");
-    assert!(unsafe { af_export(d, c"nope".as_ptr()) }.is_null());
-    let resp =
-        take(unsafe { af_mcp_handle(d, cr#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.as_ptr()) });
+    assert!(unsafe { af_export_copy(d, c"nope".as_ptr()) }.is_null());
+    let resp = take(unsafe {
+        af_mcp_handle_json(d, cr#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.as_ptr())
+    });
     assert!(resp.contains(r#""result":{}"#), "{resp}");
-    let resp = take(unsafe { af_mcp_handle(d, bad.as_ptr() as *const c_char) });
+    let resp = take(unsafe { af_mcp_handle_json(d, bad.as_ptr() as *const c_char) });
     assert!(resp.contains("-32700"), "{resp}");
     unsafe { af_dispatcher_free(d) };
     unsafe { af_dispatcher_free(std::ptr::null_mut()) };
+}
+
+/// A host built against a newer header: its invocation has a field v1 does not know.
+#[repr(C)]
+struct NewerInvocation {
+    v1: af_invocation,
+    later_field: u64,
+}
+
+#[test]
+fn struct_sizes_smaller_refused_larger_accepted() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    let mut inv = invocation(c"echo");
+    inv.struct_size = 24;
+    let out = take(unsafe { af_execute_json(d, &inv, cr#"{"x": 1}"#.as_ptr()) });
+    assert!(
+        out.contains("InvalidArgument")
+            && out.contains("af_invocation.struct_size is 24, smaller than the v1 layout"),
+        "{out}"
+    );
+    let ctx = Arc::as_ptr(&c) as *mut c_void;
+    assert_eq!(
+        unsafe { af_execute_async(d, &inv, std::ptr::null(), Some(on_outcome), ctx) },
+        AF_ERR_INVALID
+    );
+    assert!(last_error().contains("struct_size"), "{}", last_error());
+    let newer = NewerInvocation {
+        v1: invocation(c"echo"),
+        later_field: u64::MAX,
+    };
+    let mut newer = newer;
+    newer.v1.struct_size = std::mem::size_of::<NewerInvocation>() as u32;
+    let out = take(unsafe {
+        af_execute_json(
+            d,
+            &newer as *const NewerInvocation as *const af_invocation,
+            cr#"{"x": 1}"#.as_ptr(),
+        )
+    });
+    assert!(out.contains(r#""result":{"x":1}"#), "{out}");
+    let mut vt = af_delegate {
+        struct_size: 8,
+        reserved: 0,
+        on_invoking: None,
+        on_invoked: Some(on_invoked),
+        free_user_data: Some(free_data),
+    };
+    // refused, and nothing released: the release itself is not trusted
+    let ud = data(&c, Mode::Echo);
+    assert_eq!(unsafe { af_add_delegate(d, &vt, ud) }, AF_ERR_INVALID);
+    assert!(last_error().contains("af_delegate.struct_size is 8"));
+    unsafe { free_data(ud) };
+    vt.struct_size = std::mem::size_of::<af_delegate>() as u32;
+    assert_eq!(
+        unsafe { af_add_delegate(d, &vt, data(&c, Mode::Echo)) },
+        AF_OK
+    );
+    unsafe { af_dispatcher_free(d) };
+    assert_eq!(c.freed.load(Ordering::SeqCst), 3);
+}
+
+unsafe extern "C" fn count_cancel(p: *mut c_void) {
+    let c = unsafe { &*(p as *const Counts) };
+    c.handled.fetch_add(100, Ordering::SeqCst);
+}
+
+unsafe extern "C" fn count_release(p: *mut c_void) {
+    let c = unsafe { &*(p as *const Counts) };
+    c.freed.fetch_add(1, Ordering::SeqCst);
+}
+
+#[test]
+fn cancel_callbacks_are_released_once() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        register(
+            d,
+            cr#"{"id": "later", "result": "string"}"#,
+            &c,
+            Mode::Later
+        ),
+        AF_OK
+    );
+    let cb = Arc::new(Counts::default());
+    let ctx = Arc::as_ptr(&cb) as *mut c_void;
+    let token = af_cancel_token_new();
+    let mut inv = invocation(c"later");
+    inv.cancel_token = token;
+    inv.timeout_ms = AF_TIMEOUT_NONE;
+    let oc = Arc::as_ptr(&c) as *mut c_void;
+    assert_eq!(
+        unsafe { af_execute_async(d, &inv, std::ptr::null(), Some(on_outcome), oc) },
+        AF_OK
+    );
+    let h = c.parked.lock().unwrap()[0] as *mut af_call;
+    let (mut a, mut b) = (0u64, 0u64);
+    let reg = |id: &mut u64| unsafe {
+        af_call_on_cancel(h, Some(count_cancel), ctx, Some(count_release), id)
+    };
+    assert_eq!(reg(&mut a), AF_OK);
+    assert_eq!(reg(&mut b), AF_OK);
+    assert!(a != 0 && b != 0 && a != b);
+    // removed: released at once, never run
+    assert_eq!(af_call_on_cancel_remove(h, a), AF_OK);
+    assert_eq!(cb.freed.load(Ordering::SeqCst), 1);
+    assert_eq!(af_call_on_cancel_remove(h, a), AF_ERR_NOT_FOUND);
+    // a NULL cb is refused and its data released at once
+    assert_eq!(
+        unsafe { af_call_on_cancel(h, None, ctx, Some(count_release), std::ptr::null_mut()) },
+        AF_ERR_NULL
+    );
+    assert_eq!(cb.freed.load(Ordering::SeqCst), 2);
+    assert_eq!(unsafe { af_cancel_token_cancel(token) }, AF_OK);
+    // b ran once, then was released
+    assert_eq!(cb.handled.load(Ordering::SeqCst), 100);
+    assert_eq!(cb.freed.load(Ordering::SeqCst), 3);
+    assert!(c.outcomes.lock().unwrap()[0].contains("Cancelled"));
+    // the call has ended: the handle is dead, the registration released at once
+    assert_eq!(
+        unsafe { af_call_on_cancel(h, Some(count_cancel), ctx, Some(count_release), &mut a) },
+        AF_ERR_INVALID_HANDLE
+    );
+    assert_eq!((a, cb.freed.load(Ordering::SeqCst)), (0, 4));
+    unsafe { af_cancel_token_free(token) };
+    unsafe { af_dispatcher_free(d) };
+}
+
+#[test]
+fn default_timeout_shutdown_and_in_flight() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        register(
+            d,
+            cr#"{"id": "later", "result": "string"}"#,
+            &c,
+            Mode::Later
+        ),
+        AF_OK
+    );
+    assert_eq!(unsafe { af_dispatcher_set_default_timeout(d, 5) }, AF_OK);
+    let out = take(unsafe { af_execute_json(d, &invocation(c"later"), std::ptr::null()) });
+    assert!(
+        out.contains("TimedOut") && out.contains("later did not finish within 5 ms"),
+        "{out}"
+    );
+    assert_eq!(unsafe { af_dispatcher_set_default_timeout(d, 0) }, AF_OK);
+    let oc = Arc::as_ptr(&c) as *mut c_void;
+    assert_eq!(unsafe { af_dispatcher_in_flight(d) }, 0);
+    assert_eq!(
+        unsafe {
+            af_execute_async(
+                d,
+                &invocation(c"later"),
+                std::ptr::null(),
+                Some(on_outcome),
+                oc,
+            )
+        },
+        AF_OK
+    );
+    assert_eq!(unsafe { af_dispatcher_in_flight(d) }, 1);
+    let mut left = 99u32;
+    assert_eq!(
+        unsafe { af_dispatcher_shutdown(d, 0, &mut left) },
+        AF_ERR_TIMED_OUT
+    );
+    assert_eq!(left, 1);
+    // refused at once, no handler runs
+    let out = take(unsafe { af_execute_json(d, &invocation(c"echo"), cr#"{"x": 1}"#.as_ptr()) });
+    assert!(
+        out.contains("LimitExceeded") && out.contains("shutting down"),
+        "{out}"
+    );
+    let h = c.parked.lock().unwrap().pop().unwrap() as *mut af_call;
+    assert_eq!(unsafe { af_call_return(h, c"\"x\"".as_ptr()) }, AF_OK);
+    assert_eq!(unsafe { af_dispatcher_shutdown(d, 1000, &mut left) }, AF_OK);
+    assert_eq!((left, unsafe { af_dispatcher_in_flight(d) }), (0, 0));
+    assert_eq!(c.handled.load(Ordering::SeqCst), 2);
+    unsafe { af_dispatcher_free(d) };
+    assert_eq!(
+        unsafe { af_dispatcher_shutdown(std::ptr::null_mut(), 0, std::ptr::null_mut()) },
+        AF_ERR_NULL
+    );
+}
+
+#[test]
+fn error_code_names_and_the_last_error_ring() {
+    let name = |c| {
+        unsafe { CStr::from_ptr(af_error_code_name(c)) }
+            .to_str()
+            .unwrap()
+    };
+    assert_eq!(name(AF_CODE_TIMED_OUT), "TimedOut");
+    assert_eq!(name(AF_CODE_INTERNAL_ERROR), "InternalError");
+    assert!(af_error_code_name(0).is_null());
+    assert!(af_error_code_name(13).is_null());
+    for code in 1..=12 {
+        assert_eq!(
+            unsafe { af_error_code_from_name(af_error_code_name(code)) },
+            code
+        );
+    }
+    assert_eq!(unsafe { af_error_code_from_name(c"timedout".as_ptr()) }, 0);
+    assert_eq!(unsafe { af_error_code_from_name(std::ptr::null()) }, 0);
+    // a lent message outlives the next failing calls
+    assert_eq!(
+        unsafe { af_define_types(std::ptr::null_mut(), c"{}".as_ptr()) },
+        AF_ERR_NULL
+    );
+    let first = af_last_error();
+    let copy = take(af_last_error_copy());
+    for _ in 0..7 {
+        assert_eq!(unsafe { af_gate_allow(std::ptr::null_mut()) }, AF_ERR_NULL);
+    }
+    assert_eq!(unsafe { CStr::from_ptr(first) }.to_str().unwrap(), copy);
+    assert!(copy.contains("dispatcher is NULL"), "{copy}");
+}
+
+unsafe extern "C" fn count_outcome(p: *mut c_void, json: *const c_char) {
+    unsafe { on_outcome(p, json) }
+}
+
+#[test]
+fn views_take_invocations() {
+    let c = Arc::new(Counts::default());
+    let d = app(&c);
+    assert_eq!(
+        unsafe {
+            af_define_toolkit(
+                d,
+                cr#"{"name": "tools", "description": "More tools"}"#.as_ptr(),
+                None,
+                std::ptr::null_mut(),
+                None,
+            )
+        },
+        AF_OK
+    );
+    assert_eq!(
+        register(
+            d,
+            cr#"{"id": "later", "toolkit": "tools", "result": "string"}"#,
+            &c,
+            Mode::Later
+        ),
+        AF_OK
+    );
+    let v = unsafe { af_view_new(d, std::ptr::null()) };
+    assert!(!v.is_null());
+    let g0 = unsafe { af_view_generation(v) };
+    assert!(g0 != 0);
+    let out =
+        take(unsafe { af_view_execute_json(v, &invocation(c"echo"), cr#"{"x": 3}"#.as_ptr()) });
+    assert!(out.contains(r#""result":{"x":3}"#), "{out}");
+    assert_eq!(unsafe { af_view_generation(v) }, g0);
+    // the container expands: what the view shows changed
+    let oc = Arc::as_ptr(&c) as *mut c_void;
+    assert_eq!(
+        unsafe {
+            af_view_execute_async(
+                v,
+                &invocation(c"tools"),
+                std::ptr::null(),
+                Some(count_outcome),
+                oc,
+            )
+        },
+        AF_OK
+    );
+    assert!(c.outcomes.lock().unwrap()[0].contains("now available"));
+    let g1 = unsafe { af_view_generation(v) };
+    assert!(g1 != g0);
+    // the invocation's timeout applies to views
+    let mut inv = invocation(c"later");
+    inv.timeout_ms = 1;
+    let out = take(unsafe { af_view_execute_json(v, &inv, std::ptr::null()) });
+    assert!(out.contains("TimedOut"), "{out}");
+    inv.struct_size = 4;
+    let out = take(unsafe { af_view_execute_json(v, &inv, std::ptr::null()) });
+    assert!(out.contains("struct_size is 4"), "{out}");
+    assert_eq!(
+        unsafe { af_view_execute_async(v, &inv, std::ptr::null(), Some(count_outcome), oc) },
+        AF_ERR_INVALID
+    );
+    assert_eq!(
+        unsafe { af_set_function_enabled(d, c"echo".as_ptr(), 0) },
+        AF_OK
+    );
+    assert!(unsafe { af_view_generation(v) } != g1);
+    assert_eq!(unsafe { af_view_generation(std::ptr::null_mut()) }, 0);
+    unsafe { af_view_free(v) };
+    unsafe { af_dispatcher_free(d) };
 }

@@ -489,3 +489,111 @@ fn a_token_ends_its_first_call_on_the_cancelling_thread_and_the_others_on_the_po
         vec![Some(ErrorCode::Cancelled); 3]
     );
 }
+
+#[test]
+fn default_timeout_and_shutdown_that_drains() {
+    let d = Dispatcher::new();
+    assert_eq!(d.default_timeout(), Some(Duration::from_secs(30)));
+    let pending: Arc<Mutex<Vec<Arc<Call>>>> = Arc::default();
+    let p2 = pending.clone();
+    d.register_function(
+        r#"{"id":"slow","result":"int32"}"#,
+        Some(Arc::new(move |c: &Arc<Call>| {
+            p2.lock().unwrap().push(c.clone())
+        })),
+    )
+    .unwrap();
+    let logged: Arc<Mutex<Vec<String>>> = Arc::default();
+    let l2 = logged.clone();
+    d.set_log_sink(Some(Arc::new(move |level, msg: &str| {
+        if level == LogLevel::Warn {
+            l2.lock().unwrap().push(msg.to_owned())
+        }
+    })));
+    // an invocation without a timeout gets the dispatcher's default, logged when it fires
+    d.set_default_timeout(Some(Duration::from_millis(10)));
+    let o = d.execute_outcome(&Invocation::new("slow"), None);
+    assert_eq!(o.error_code, Some(ErrorCode::TimedOut));
+    assert!(
+        logged
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|m| m.contains("slow timed out after 10 ms (the dispatcher's default timeout)")),
+        "{:?}",
+        logged.lock().unwrap()
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(&Invocation::new("slow"), None, move |o, _| {
+        tx.send(o.error_code).unwrap()
+    });
+    assert_eq!(
+        rx.recv_timeout(Duration::from_secs(5)).unwrap(),
+        Some(ErrorCode::TimedOut)
+    );
+    // no_timeout overrides the default; in flight until completed
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(&Invocation::new("slow").no_timeout(), None, move |o, _| {
+        tx.send(o.result.clone()).unwrap()
+    });
+    assert!(rx.recv_timeout(Duration::from_millis(50)).is_err());
+    assert_eq!(d.in_flight(), 1);
+    assert_eq!(d.shutdown(Duration::ZERO), 1);
+    let o = d.execute_outcome(&Invocation::new("slow"), None);
+    assert_eq!(o.error_code, Some(ErrorCode::LimitExceeded));
+    assert!(o.message.unwrap().contains("shutting down"));
+    // the refused call ran no handler: three parked (two timed out, one waiting)
+    assert_eq!(pending.lock().unwrap().len(), 3);
+    let last = pending.lock().unwrap().pop().unwrap();
+    let waiter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        last.complete(Ok(Some("7".into()))).unwrap();
+    });
+    assert_eq!(d.shutdown(Duration::from_secs(10)), 0);
+    assert_eq!(rx.recv().unwrap().as_deref(), Some("7"));
+    waiter.join().unwrap();
+    assert_eq!(d.in_flight(), 0);
+    // 0 / None: no default timeout
+    d.set_default_timeout(None);
+    assert_eq!(d.default_timeout(), None);
+}
+
+#[test]
+fn cancel_callbacks_and_host_data_are_released_once() {
+    struct Drops(Arc<AtomicUsize>);
+    impl Drop for Drops {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let d = Dispatcher::new();
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let ran = Arc::new(AtomicUsize::new(0));
+    let (dr, r) = (dropped.clone(), ran.clone());
+    d.register_function(
+        r#"{"id":"f","result":"int32"}"#,
+        Some(Arc::new(move |c: &Arc<Call>| {
+            // one removed, one left to the end of the call, one replaced host data
+            let g = Drops(dr.clone());
+            let id = match c.on_cancel(Box::new(move || drop(g))) {
+                call::OnCancel::Registered(id) => id,
+                other => panic!("{other:?}"),
+            };
+            assert!(c.remove_on_cancel(id));
+            assert!(!c.remove_on_cancel(id));
+            let (g, r) = (Drops(dr.clone()), r.clone());
+            c.on_cancel(Box::new(move || {
+                r.fetch_add(1, Ordering::SeqCst);
+                drop(g)
+            }));
+            assert!(c.set_host_data_with(1, Some(Box::new(Drops(dr.clone())))));
+            assert!(c.set_host_data_with(2, Some(Box::new(Drops(dr.clone())))));
+            c.complete(Ok(Some("1".into()))).unwrap();
+        })),
+    )
+    .unwrap();
+    let o = d.execute_outcome(&Invocation::new("f"), None);
+    assert_eq!(o.result.as_deref(), Some("1"));
+    assert_eq!(dropped.load(Ordering::SeqCst), 4);
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+}

@@ -319,3 +319,47 @@ fn custom_names__the_id_is_the_name_everywhere_and_the_symbol_is_kept() {
     let v = View::new(&d, json!({})).unwrap();
     assert_eq!(names(&v), ["search_web"]);
 }
+
+#[test]
+fn generation_changes_with_what_the_view_shows() {
+    let d = files();
+    let v = View::new(&d, json!({})).unwrap();
+    let g = v.generation();
+    assert_ne!(g, 0);
+    assert_eq!(v.generation(), g, "reading does not change it");
+    v.execute("file_system", None);
+    let g2 = v.generation();
+    assert_ne!(g2, g, "an expansion");
+    v.reset();
+    let g3 = v.generation();
+    assert_ne!(g3, g2, "a reset");
+    v.set_metadata(json!({"x": 1})).unwrap();
+    let g4 = v.generation();
+    assert_ne!(g4, g3, "a metadata change");
+    d.set_enabled("query", false).unwrap();
+    let g5 = v.generation();
+    assert_ne!(g5, g4, "disabling a function");
+    d.register_function(r#"{"id":"late_one"}"#, ok_handler())
+        .unwrap();
+    assert_ne!(v.generation(), g5, "a registration");
+}
+
+#[test]
+fn execute_async_through_a_view() {
+    let d = files();
+    d.register_function(r#"{"id":"touch"}"#, Some(sync_handler(|_| Ok(None))))
+        .unwrap();
+    let v = View::new(&d, json!({})).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let inv = appfunctions::Invocation::new("ignored");
+    for name in ["database", "touch", "read_file"] {
+        let tx = tx.clone();
+        v.execute_async(name, None, &inv, move |vo| tx.send(vo).unwrap());
+    }
+    let expanded = rx.recv().unwrap();
+    assert_eq!(expanded.expanded.as_deref(), Some("database"));
+    let touched = rx.recv().unwrap();
+    assert!(touched.void_result && touched.outcome.dialog.is_some());
+    let hidden = rx.recv().unwrap();
+    assert_eq!(hidden.outcome.error_code, Some(ErrorCode::FunctionNotFound));
+}

@@ -127,7 +127,7 @@ lines = [
     "|---|---|---|---|",
     *rows,
     "",
-    "## af_execute through the C ABI (called from Rust)",
+    "## af_execute_json through the C ABI (called from Rust)",
     "",
     "| form | ns per call |",
     "|---|---|",

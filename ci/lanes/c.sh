@@ -3,6 +3,10 @@
 #   1. built with AddressSanitizer + UBSan, full counts;
 #   2. built plain (-O1 -g) and run under valgrind memcheck, smaller counts (valgrind
 #      serialises threads; the counts are printed below).
+# Before them: the header compiles cleanly as C99 and C++11 with -Wall -Wextra -pedantic
+# -Werror; the README's C blocks compile and the main one links and runs as written
+# (ci/readme_c.sh); the library's SONAME is libappfunctions.so.<ABI> and it exports only
+# the af_ functions the header declares.
 # Exits 0 (passed), 1 (failed) or 3 (cannot run here: no C compiler / valgrind).
 #
 # Leak policy: valgrind fails on "definitely" and "indirectly" lost blocks. "Still
@@ -21,20 +25,46 @@ cannot_run() { echo "!!! c lane cannot run: $*" >&2; exit 3; }
 command -v cargo >/dev/null || cannot_run "no cargo on PATH"
 command -v make >/dev/null || cannot_run "no make on PATH"
 CC="${CC:-cc}"
-if ! command -v "$CC" >/dev/null || ! command -v valgrind >/dev/null; then
-  echo "[c] installing the missing tools (C compiler / valgrind)"
+CXX="${CXX:-c++}"
+if ! command -v "$CC" >/dev/null || ! command -v "$CXX" >/dev/null || ! command -v valgrind >/dev/null; then
+  echo "[c] installing the missing tools (C/C++ compilers / valgrind)"
   if command -v apt-get >/dev/null; then
-    (apt-get update -qq && apt-get install -y -qq gcc make valgrind) >/dev/null 2>&1 || true
+    (apt-get update -qq && apt-get install -y -qq gcc g++ make valgrind) >/dev/null 2>&1 || true
   fi
 fi
 command -v "$CC" >/dev/null || cannot_run "no C compiler ($CC) and it could not be installed"
+command -v "$CXX" >/dev/null || cannot_run "no C++ compiler ($CXX) and it could not be installed"
 command -v valgrind >/dev/null || cannot_run "no valgrind and it could not be installed"
 echo 'int main(void){return 0;}' | "$CC" -x c -fsanitize=address,undefined -o /tmp/af-c-probe - 2>/dev/null \
   || cannot_run "$CC cannot build with -fsanitize=address,undefined (libasan/libubsan missing)"
 rm -f /tmp/af-c-probe
 
+echo "[c] the header as strict C99 and C++11 (-Wall -Wextra -pedantic -Werror)"
+mkdir -p "$BUILD"
+"$CC" -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -c tests/c/header_strict.c -o "$BUILD/header_c99.o" || exit 1
+"$CXX" -x c++ -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -c tests/c/header_strict.c -o "$BUILD/header_cxx11.o" || exit 1
+
 echo "[c] cargo build --release"
 cargo build --release -q || exit 1
+
+lib=target/release/libappfunctions.so
+abi=$(sed -n 's/^#define AF_ABI_VERSION \([0-9]*\)$/\1/p' include/appfunctions.h)
+soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+if [[ "$soname" != "libappfunctions.so.$abi" ]]; then
+  echo "[c] $lib has SONAME '$soname', want libappfunctions.so.$abi (build.rs)"; exit 1
+fi
+exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u)
+# the prototypes of the header (a line of their own each: `type af_name(args);`)
+declared=$(grep -E '^[a-z].*[ *]af_[a-z0-9_]+\(.*\);$' include/appfunctions.h | grep -v '^typedef' \
+  | sed -E 's/^.*[ *](af_[a-z0-9_]+)\(.*$/\1/' | sort -u)
+stray=$(comm -23 <(echo "$exported") <(echo "$declared"))
+if [[ -n "$stray" ]]; then echo "[c] $lib exports symbols the header does not declare: $(echo $stray)"; exit 1; fi
+absent=$(comm -13 <(echo "$exported") <(echo "$declared"))
+if [[ -n "$absent" ]]; then echo "[c] the header declares functions $lib does not export: $(echo $absent)"; exit 1; fi
+echo "[c] $lib: SONAME $soname, exports exactly the $(echo "$declared" | wc -l) af_ functions of the header"
+
+echo "[c] the README's C examples"
+CC="$CC" CXX="$CXX" bash ci/readme_c.sh || exit 1
 
 echo "[c] building the harness (ASan+UBSan, and plain for valgrind) with -Wall -Wextra -Werror"
 make -s -C tests/c BUILD="$BUILD" CC="$CC" asan plain || exit 1
@@ -75,7 +105,7 @@ else
 fi
 
 # every function the header exports is exercised by the harness
-missing=$(grep -oE '\baf_[a-z0-9_]+\(' include/appfunctions.h | tr -d '(' | sort -u | while read -r f; do
+missing=$(echo "$declared" | while read -r f; do
   grep -qE "\b$f\(" tests/c/*.c || echo "$f"; done)
 if [[ -n "$missing" ]]; then
   echo "[c] exported functions the harness does not call: $(echo $missing)"

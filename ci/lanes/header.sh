@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Header lane: the committed C header and descriptor schema match the code, and the
-# crate and every binding carry one version (ci/versions.sh).
+# Header lane: the committed C header and descriptor schema match the code, the crate
+# and every binding carry one version (ci/versions.sh), and the header keeps the ABI
+# promise (ci/abi.sh: no incompatible difference from abi/v<N>.txt, only AF_/af_ names,
+# /* */ comments).
 set -euo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$REPO"
@@ -14,6 +16,9 @@ if ! diff -u include/appfunctions.h "$tmp/appfunctions.h"; then
   exit 1
 fi
 echo "[header] include/appfunctions.h is in sync"
+# the ABI promise (docs/abi.md): the header against the committed baseline abi/v<N>.txt
+bash ci/abi.sh --self-test || exit 1
+bash ci/abi.sh || exit 1
 cargo test -q --test generated_files 2>&1 | tail -3
 [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
 echo "[header] include/appfunctions.descriptor.schema.json is in sync"

@@ -168,15 +168,17 @@ fuzz_target!(|data_in: &[u8]| {
         for f in rv["functions"].as_array().expect("functions") {
             let id = f["id"].as_str().expect("id");
             let cid = CString::new(id).unwrap();
-            let ps = take(af_parameters_schema(cd, cid.as_ptr())).expect("parameters schema");
+            let ps = take(af_parameters_schema_json(cd, cid.as_ptr())).expect("parameters schema");
             check_schema(&serde_json::from_str(&ps).expect("schema parses"), id);
             // the text `null` for a void function
-            let rs = take(af_result_schema(cd, cid.as_ptr())).expect("result schema");
+            let rs = take(af_result_schema_json(cd, cid.as_ptr())).expect("result schema");
             let rv: Value = serde_json::from_str(&rs).expect("schema parses");
             if !rv.is_null() {
                 check_schema(&rv, id);
             }
             let inv = af_invocation {
+                struct_size: std::mem::size_of::<af_invocation>() as u32,
+                reserved: [0; 3],
                 function_id: cid.as_ptr(),
                 platform: AF_PLATFORM_OTHER,
                 is_foreground: 0,
@@ -184,7 +186,7 @@ fuzz_target!(|data_in: &[u8]| {
                 cancel_token: std::ptr::null(),
                 timeout_ms: 0,
             };
-            let out = take(af_execute(cd, &inv, args.as_ptr())).expect("an outcome");
+            let out = take(af_execute_json(cd, &inv, args.as_ptr())).expect("an outcome");
             check_outcome(&out, id);
             if let Some(a) = text(args_i) {
                 check_outcome(&d.execute(&Invocation::new(id), Some(a)), id);
@@ -192,7 +194,7 @@ fuzz_target!(|data_in: &[u8]| {
         }
         for (f, name) in Format::ALL.iter().zip(Format::NAMES) {
             let cn = CString::new(name).unwrap();
-            let c = take(af_export(cd, cn.as_ptr()));
+            let c = take(af_export_copy(cd, cn.as_ptr()));
             let r = d.export(*f);
             assert_eq!(c.is_some(), r.is_ok(), "export {name}: C and Rust disagree");
             if let (Some(t), false) = (&c, *f == Format::AndroidXml) {

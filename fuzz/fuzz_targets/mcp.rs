@@ -1,4 +1,4 @@
-//! MCP message handling: `mcp::Session::handle` on the demo app and `af_mcp_handle` on a
+//! MCP message handling: `mcp::Session::handle` on the demo app and `af_mcp_handle_json` on a
 //! C-ABI dispatcher with the same descriptors.
 //!
 //! Input: one JSON-RPC message per line (the seeds are tests/mcp.rs's conversations),
@@ -166,7 +166,7 @@ fuzz_target!(|data: &[u8]| {
         for line in data.split(|b| *b == b'\n').take(32) {
             let line = line.split(|b| *b == 0).next().unwrap_or(b"");
             let c = CString::new(line).unwrap();
-            let cr = af_mcp_handle(d, c.as_ptr());
+            let cr = af_mcp_handle_json(d, c.as_ptr());
             let cr = (!cr.is_null()).then(|| {
                 let t = CStr::from_ptr(cr).to_str().expect("UTF-8").to_owned();
                 af_string_free(cr);

@@ -1,6 +1,9 @@
 //! Exports, toolkits, the metadata schema, agent views and the MCP server.
 
-use super::dispatcher::{dispatcher, error_status, try_status, FfiDispatcher};
+use super::dispatcher::{
+    af_invocation, af_outcome_fn, dispatcher, error_status, invocation, try_status, FfiDispatcher,
+    SendPtr,
+};
 use super::*;
 use crate::export::Format;
 use crate::mcp::{McpConfig, Session};
@@ -58,12 +61,15 @@ unsafe fn format_arg(format: *const c_char) -> Result<Format, af_status> {
         .map_err(|e| fail(AF_ERR_INVALID, &e.to_string()))
 }
 
-/// Exports the registry (owned string): `"mcp"`, `"openai"`, `"openai-chat"`,
+/// Exports the registry (owned text): `"mcp"`, `"openai"`, `"openai-chat"`,
 /// `"anthropic"`, `"gemini"` give a JSON tool list of every enabled function;
 /// `"android-xml"` gives Android's AppFunctions schema XML. NULL on error (unknown format,
 /// a name a vendor refuses: `af_last_error`).
 #[no_mangle]
-pub unsafe extern "C" fn af_export(d: *mut af_dispatcher, format: *const c_char) -> *mut c_char {
+pub unsafe extern "C" fn af_export_copy(
+    d: *mut af_dispatcher,
+    format: *const c_char,
+) -> *mut c_char {
     boundary(std::ptr::null_mut(), || {
         // SAFETY: checked by the helpers.
         let (Ok(d), Ok(f)) = (unsafe { dispatcher(d) }, unsafe { format_arg(format) }) else {
@@ -224,7 +230,7 @@ pub unsafe extern "C" fn af_view_free(v: *mut af_view) {
 /// What the model sees now, in an export format (`"mcp"`, `"openai"`, ...; owned). NULL on
 /// error.
 #[no_mangle]
-pub unsafe extern "C" fn af_view_tools(v: *mut af_view, format: *const c_char) -> *mut c_char {
+pub unsafe extern "C" fn af_view_tools_json(v: *mut af_view, format: *const c_char) -> *mut c_char {
     boundary(std::ptr::null_mut(), || {
         // SAFETY: checked by the helpers.
         let (Ok(v), Ok(f)) = (unsafe { view(v) }, unsafe { format_arg(format) }) else {
@@ -240,45 +246,106 @@ pub unsafe extern "C" fn af_view_tools(v: *mut af_view, format: *const c_char) -
     })
 }
 
-/// Runs what the model called (`name` and `args_json` borrowed; NULL args is `{}`) and
-/// returns the outcome JSON (owned, never NULL). A collapsed toolkit's container expands
-/// and returns its `functionResult` text as the result; a hidden or collapsed function is
+/// Runs what the model called and returns the outcome JSON (owned, never NULL).
+/// `inv->function_id` is the tool name the model called; the invocation's platform,
+/// caller, cancel token and timeout apply as for `af_execute_json` (borrowed, as there).
+/// `args_json` borrowed; NULL is `{}`. A collapsed toolkit's container expands and
+/// returns its `functionResult` text as the result; a hidden or collapsed function is
 /// `FunctionNotFound` saying how to make it visible; an output function returns its
 /// arguments with `"final": true`; a void function's outcome carries the confirmation as
-/// its dialog.
+/// its dialog. A NULL view or invocation, a `struct_size` smaller than v1 or invalid
+/// UTF-8 is an `InvalidArgument` outcome.
 #[no_mangle]
-pub unsafe extern "C" fn af_view_execute(
+pub unsafe extern "C" fn af_view_execute_json(
     v: *mut af_view,
-    name: *const c_char,
+    inv: *const af_invocation,
     args_json: *const c_char,
 ) -> *mut c_char {
-    use super::dispatcher::{error_outcome, last_error_text};
+    use super::dispatcher::error_outcome;
     use crate::error::ErrorCode as C;
     let out = boundary(std::ptr::null_mut(), || {
         // SAFETY: checked by the helpers.
-        let v = match unsafe { view(v) } {
-            Ok(v) => v,
-            Err(_) => return error_outcome(C::InvalidArgument, "the view is NULL"),
+        let (v, inv, args) = match unsafe { view_call_args(v, inv, args_json) } {
+            Ok(t) => t,
+            Err(_) => {
+                return error_outcome(
+                    C::InvalidArgument,
+                    &format!("af_view_execute_json: {}", last_error_text()),
+                )
+            }
         };
-        let (name, args) = match (unsafe { str_arg(name, "name") }, unsafe {
-            opt_str_arg(args_json, "args_json")
-        }) {
-            (Ok(n), Ok(a)) => (n, a),
-            _ => return error_outcome(C::InvalidArgument, &last_error_text()),
-        };
-        out_string(&v.execute(name, args).outcome.to_json())
+        out_string(
+            &v.execute_with(&inv.function_id, args, &inv)
+                .outcome
+                .to_json(),
+        )
     });
     if out.is_null() {
-        error_outcome(C::InternalError, "af_view_execute failed unexpectedly")
+        error_outcome(C::InternalError, "af_view_execute_json failed unexpectedly")
     } else {
         out
     }
 }
 
-/// The system prompts of the toolkits expanded now, joined by blank lines (owned; ""
-/// when none). NULL only for a NULL view.
+/// The view, invocation and arguments of a view call.
+unsafe fn view_call_args<'a>(
+    v: *mut af_view,
+    inv: *const af_invocation,
+    args_json: *const c_char,
+) -> Result<(&'a View, crate::call::Invocation, Option<&'a str>), af_status> {
+    // SAFETY: checked by the helpers.
+    let v = unsafe { view(v) }?;
+    let inv = unsafe { invocation(inv) }?;
+    let args = unsafe { opt_str_arg(args_json, "args_json") }?;
+    Ok((v, inv, args))
+}
+
+/// `af_view_execute_json` that returns at once: `on_outcome` (required) receives the
+/// outcome JSON (borrowed for the callback) exactly once, as for `af_execute_async`: on
+/// this thread for a container, a refusal or a call that answers inline, else on the
+/// thread that finishes the call. On an error status (NULL view, invocation or callback,
+/// a `struct_size` smaller than v1, invalid UTF-8) it is never called.
 #[no_mangle]
-pub unsafe extern "C" fn af_view_instructions(v: *mut af_view) -> *mut c_char {
+pub unsafe extern "C" fn af_view_execute_async(
+    v: *mut af_view,
+    inv: *const af_invocation,
+    args_json: *const c_char,
+    on_outcome: af_outcome_fn,
+    user_data: *mut c_void,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let Some(cb) = on_outcome else {
+            return fail(AF_ERR_NULL, "on_outcome is NULL");
+        };
+        // SAFETY: checked by the helpers.
+        let (v, inv, args) = try_status!(unsafe { view_call_args(v, inv, args_json) });
+        let data = SendPtr(user_data);
+        v.execute_async(&inv.function_id, args, &inv, move |vo| {
+            let data = data;
+            let json = to_cstring(&vo.outcome.to_json());
+            // SAFETY: the host's callback with its own data; json borrowed for the call.
+            unsafe { cb(data.0, json.as_ptr()) }
+        });
+        AF_OK
+    })
+}
+
+/// A counter that changes whenever what the view shows (its tools or its instructions)
+/// may have changed: a registry change (registration, enabling, toolkits), a metadata
+/// change, an expansion, a reset. Compare it with the value seen when the tool list was
+/// last fetched. 0 for NULL.
+#[no_mangle]
+pub unsafe extern "C" fn af_view_generation(v: *mut af_view) -> u64 {
+    boundary(0, || match unsafe { view(v) } {
+        Ok(v) => v.generation(),
+        Err(_) => 0,
+    })
+}
+
+/// The system prompts of the toolkits expanded now, joined by blank lines (owned text;
+/// "" when none). NULL only for a NULL view.
+#[no_mangle]
+pub unsafe extern "C" fn af_view_instructions_copy(v: *mut af_view) -> *mut c_char {
     boundary(std::ptr::null_mut(), || match unsafe { view(v) } {
         Ok(v) => out_string(&v.instructions()),
         Err(_) => std::ptr::null_mut(),
@@ -357,7 +424,7 @@ fn config_from(json: &str, base: &McpConfig) -> Result<McpConfig, af_status> {
 /// Configures the MCP server (borrowed JSON): `{"serverName", "serverVersion",
 /// "serverTitle", "instructions", "pageSize" (tools per tools/list page; 0 is all),
 /// "maxMessageBytes"}`, any subset. Applies to sessions made afterwards, and to the
-/// dispatcher's own session (`af_mcp_handle`), which starts over.
+/// dispatcher's own session (`af_mcp_handle_json`), which starts over.
 #[no_mangle]
 pub unsafe extern "C" fn af_mcp_configure(
     d: *mut af_dispatcher,
@@ -431,7 +498,7 @@ fn c_notify(
 /// reading while calls run, use one thread per message or `af_mcp_serve_stdio`. Malformed
 /// messages get JSON-RPC errors, never NULL.
 #[no_mangle]
-pub unsafe extern "C" fn af_mcp_handle(
+pub unsafe extern "C" fn af_mcp_handle_json(
     d: *mut af_dispatcher,
     message_json: *const c_char,
 ) -> *mut c_char {
@@ -524,9 +591,9 @@ pub unsafe extern "C" fn af_mcp_session_new(
     })
 }
 
-/// Handles one message on a session; as `af_mcp_handle`.
+/// Handles one message on a session; as `af_mcp_handle_json`.
 #[no_mangle]
-pub unsafe extern "C" fn af_mcp_session_handle(
+pub unsafe extern "C" fn af_mcp_session_handle_json(
     s: *mut af_mcp_session,
     message_json: *const c_char,
 ) -> *mut c_char {

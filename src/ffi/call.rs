@@ -1,15 +1,16 @@
 //! The call context: accessors and completions.
 
 use super::*;
-use crate::call::{log_late, resolve_handle, Call, CompleteError, HandleRef};
+use crate::call::{log_late, resolve_handle, Call, CompleteError, HandleRef, OnCancel};
 use crate::error::ErrorCode;
 use std::sync::Arc;
 
 /// One call's scope, passed to handlers, lookups, delegates and hooks. It is a
 /// generation-checked handle, not a pointer: it stays safe to pass after the call ended
 /// (accessors then answer NULL / 0 / `AF_ERR_INVALID_HANDLE`). It is valid from scope
-/// begin to scope end; strings it lends are valid during the callback that received it
-/// and until the call ends (copy them to keep them longer).
+/// begin to scope end; the text the `af_call_*` accessors lend (`const char *`) is valid
+/// during the callback that received the call and until the call ends (copy it to keep
+/// it longer); the `_json` / `_copy` ones return owned text.
 pub struct af_call {
     _private: [u8; 0],
 }
@@ -20,9 +21,10 @@ pub const AF_CALL_FUNCTION: i32 = 0;
 pub const AF_CALL_ENTITY_LOOKUP: i32 = 1;
 
 /// Runs when a call is cancelled or times out: on the thread that calls
-/// `af_cancel_token_cancel` (for the first of the token's calls) or `af_execute` (for its
-/// own timeout), else on a completion thread of the library (an `af_execute_async`
-/// timeout, the token's other calls); never on the timer thread.
+/// `af_cancel_token_cancel` (for the first of the token's calls) or `af_execute_json` (for
+/// its own timeout), else on a completion thread of the library (an `af_execute_async`
+/// timeout, the token's other calls); never on the timer thread. At once on the
+/// registering thread when the call was cancelled already.
 pub type af_cancel_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
 fn live(call: *mut af_call) -> Result<Arc<Call>, af_status> {
@@ -52,8 +54,8 @@ fn lend(call: &Arc<Call>, s: Option<&str>) -> *const c_char {
     }
 }
 
-/// The function's id (borrowed): for an entity lookup, the generated `search_{entity}`.
-/// NULL for a dead handle.
+/// The function's id (lent until the call ends): for an entity lookup, the generated
+/// `search_{entity}`. NULL for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
     boundary(std::ptr::null(), || match live(call) {
@@ -62,8 +64,9 @@ pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
     })
 }
 
-/// The bound, normalised arguments (borrowed JSON object; entity ids replaced by the
-/// entities). NULL for entity lookups, before binding (in scope begin), or a dead handle.
+/// The bound, normalised arguments (a JSON object lent until the call ends; entity ids
+/// replaced by the entities). NULL for entity lookups, before binding (in scope begin),
+/// or a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_args(call: *mut af_call) -> *const c_char {
     boundary(std::ptr::null(), || match live(call) {
@@ -72,8 +75,8 @@ pub extern "C" fn af_call_args(call: *mut af_call) -> *const c_char {
     })
 }
 
-/// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}` (borrowed; the
-/// `limit` key is absent when the caller gave none). NULL otherwise.
+/// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}` (lent until the
+/// call ends; the `limit` key is absent when the caller gave none). NULL otherwise.
 #[no_mangle]
 pub extern "C" fn af_call_lookup_request(call: *mut af_call) -> *const c_char {
     boundary(std::ptr::null(), || match live(call) {
@@ -85,7 +88,7 @@ pub extern "C" fn af_call_lookup_request(call: *mut af_call) -> *const c_char {
 /// The called function's normalised descriptor (owned JSON, as in `af_registry_json`;
 /// the seed's `context.Function`), or NULL for an unknown function or a dead handle.
 #[no_mangle]
-pub extern "C" fn af_call_descriptor(call: *mut af_call) -> *mut c_char {
+pub extern "C" fn af_call_descriptor_json(call: *mut af_call) -> *mut c_char {
     boundary(std::ptr::null_mut(), || {
         let Ok(c) = live(call) else {
             return std::ptr::null_mut();
@@ -103,9 +106,9 @@ pub extern "C" fn af_call_kind(call: *mut af_call) -> i32 {
     boundary(-1, || live(call).map_or(-1, |c| c.kind() as i32))
 }
 
-/// For entity lookups, the entity's name as an owned string (free it); else NULL.
+/// For entity lookups, the entity's name (owned: free it); else NULL.
 #[no_mangle]
-pub extern "C" fn af_call_entity(call: *mut af_call) -> *mut c_char {
+pub extern "C" fn af_call_entity_copy(call: *mut af_call) -> *mut c_char {
     boundary(std::ptr::null_mut(), || {
         match live(call)
             .ok()
@@ -129,7 +132,7 @@ pub extern "C" fn af_call_is_foreground(call: *mut af_call) -> u8 {
     boundary(0, || live(call).map_or(0, |c| u8::from(c.is_foreground())))
 }
 
-/// The calling package (borrowed; "" in-process). NULL for a dead handle.
+/// The calling package (lent until the call ends; "" in-process). NULL for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_caller_package(call: *mut af_call) -> *const c_char {
     boundary(std::ptr::null(), || match live(call) {
@@ -148,33 +151,83 @@ pub extern "C" fn af_call_is_cancelled(call: *mut af_call) -> u8 {
     })
 }
 
-/// Registers `cb` to run once when the call is cancelled or times out (at once, on this
-/// thread, if it already was); see `af_cancel_fn` for the thread. `user_data` is the host's (not freed by the
-/// library).
+/// Registers `cb` to run at most once, when the call is cancelled or times out (at once,
+/// on this thread, if it already was). `free_user_data` (may be NULL) runs exactly once:
+/// right after `cb` ran, when removed with `af_call_on_cancel_remove`, when the call ends
+/// without cancellation, or before this returns on an error status (NULL `cb`, a dead
+/// handle: `AF_ERR_INVALID_HANDLE`; a call that has just ended:
+/// `AF_ERR_ALREADY_COMPLETED`). `*out_id` (may be NULL) receives the registration's id,
+/// 0 on error.
 #[no_mangle]
-pub extern "C" fn af_call_on_cancel(
+pub unsafe extern "C" fn af_call_on_cancel(
     call: *mut af_call,
     cb: af_cancel_fn,
     user_data: *mut c_void,
+    free_user_data: af_free_fn,
+    out_id: *mut u64,
 ) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let set_id = |id: u64| {
+            if !out_id.is_null() {
+                // SAFETY: the host's out pointer, valid for this call.
+                unsafe { *out_id = id };
+            }
+        };
+        set_id(0);
+        // released on every error path below, exactly once
+        let data = ForeignData {
+            ptr: user_data,
+            free: free_user_data,
+        };
+        let Some(f) = cb else {
+            return fail(AF_ERR_NULL, "cb is NULL");
+        };
+        let c = match live(call) {
+            Ok(c) => c,
+            Err(s) => return s,
+        };
+        let r = c.on_cancel(Box::new(move || {
+            let data = data;
+            // SAFETY: the host's callback with its own data; data is released after it.
+            unsafe { f(data.ptr) }
+        }));
+        match r {
+            OnCancel::Registered(id) | OnCancel::RanNow(id) => {
+                set_id(id);
+                AF_OK
+            }
+            OnCancel::Ended => fail(
+                AF_ERR_ALREADY_COMPLETED,
+                &format!(
+                    "the call to {} has ended; the cancel callback will not run (its user_data was released)",
+                    c.function_id()
+                ),
+            ),
+        }
+    })
+}
+
+/// Unregisters a cancel callback by the id `af_call_on_cancel` gave: its `free_user_data`
+/// runs now (or, when `cb` is running on another thread, right after it returns).
+/// `AF_ERR_NOT_FOUND` for an id this call does not know (or whose callback has run).
+#[no_mangle]
+pub extern "C" fn af_call_on_cancel_remove(call: *mut af_call, id: u64) -> af_status {
     boundary(AF_ERR_INTERNAL, || {
         let c = match live(call) {
             Ok(c) => c,
             Err(s) => return s,
         };
-        let Some(f) = cb else {
-            return fail(AF_ERR_NULL, "cb is NULL");
-        };
-        struct P(*mut c_void);
-        // SAFETY: the header requires user_data to be usable from any thread.
-        unsafe impl Send for P {}
-        let p = P(user_data);
-        c.on_cancel(Box::new(move || {
-            let p = p;
-            // SAFETY: the host's callback with its own data.
-            unsafe { f(p.0) }
-        }));
-        AF_OK
+        if c.remove_on_cancel(id) {
+            AF_OK
+        } else {
+            fail(
+                AF_ERR_NOT_FOUND,
+                &format!(
+                    "the call to {} has no cancel callback with id {id} (never registered, removed, or run already)",
+                    c.function_id()
+                ),
+            )
+        }
     })
 }
 
@@ -209,7 +262,10 @@ pub unsafe extern "C" fn af_call_item_set(
 
 /// An item's JSON (owned: free it), or NULL when there is none (or on error).
 #[no_mangle]
-pub unsafe extern "C" fn af_call_item_get(call: *mut af_call, key: *const c_char) -> *mut c_char {
+pub unsafe extern "C" fn af_call_item_get_json(
+    call: *mut af_call,
+    key: *const c_char,
+) -> *mut c_char {
     boundary(std::ptr::null_mut(), || {
         let Ok(c) = live(call) else {
             return std::ptr::null_mut();
@@ -277,15 +333,39 @@ pub unsafe extern "C" fn af_call_say(call: *mut af_call, text: *const c_char) ->
 }
 
 /// Attaches host data (a DI scope) to the call, read back with `af_call_host_data` by
-/// delegates, the handler and lookups of this call. Not freed by the library.
+/// delegates, the handler and lookups of this call. `free_data` (may be NULL) releases it
+/// exactly once: when another `af_call_set_host_data` replaces it (even with the same
+/// pointer), or after the call's scope-end hook when the call ends; on an error status
+/// (a dead handle, or `AF_ERR_ALREADY_COMPLETED` for a call that has just ended) before
+/// this returns.
 #[no_mangle]
-pub extern "C" fn af_call_set_host_data(call: *mut af_call, data: *mut c_void) -> af_status {
-    boundary(AF_ERR_INTERNAL, || match live(call) {
-        Ok(c) => {
-            c.set_host_data(data as usize);
+pub unsafe extern "C" fn af_call_set_host_data(
+    call: *mut af_call,
+    data: *mut c_void,
+    free_data: af_free_fn,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let guard = ForeignData {
+            ptr: data,
+            free: free_data,
+        };
+        let c = match live(call) {
+            Ok(c) => c,
+            Err(s) => return s,
+        };
+        let guard: Option<crate::call::Release> =
+            guard.free.is_some().then(|| Box::new(guard) as _);
+        if c.set_host_data_with(data as usize, guard) {
             AF_OK
+        } else {
+            fail(
+                AF_ERR_ALREADY_COMPLETED,
+                &format!(
+                    "the call to {} has ended; the host data was released",
+                    c.function_id()
+                ),
+            )
         }
-        Err(s) => s,
     })
 }
 

@@ -22,24 +22,41 @@ pub struct af_cancel_token {
     _private: [u8; 0],
 }
 
-/// A request to run a function (`af_execute`, `af_execute_async`). Borrowed for the call:
-/// both functions copy what they need before any host code runs, so the host may reuse
-/// or free it as soon as they return (or, for `af_execute`, inside its own callbacks).
+/// A request to run a function (`af_execute_json`, `af_execute_async`,
+/// `af_view_execute_json`, `af_view_execute_async`). Fill it in from `AF_INVOCATION_INIT`
+/// (which sets `struct_size`). Borrowed for the call: each function copies what it needs
+/// before any host code runs, so the host may reuse or free it as soon as they return.
+///
+/// Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
+/// `struct_size` 0 [0], `platform` 4 [4], `function_id` 8 [8], `caller_package` 16 [12],
+/// `cancel_token` 24 [16], `timeout_ms` 32 [20], `is_foreground` 36 [24], `reserved`
+/// 37 [25]; size 40 [28]. Later versions add fields only at the end.
 #[repr(C)]
 pub struct af_invocation {
-    /// The function's id. Required.
-    pub function_id: *const c_char,
+    /// `sizeof(af_invocation)` of the header the host was built with. The library reads
+    /// only the fields it covers; a size smaller than this v1 layout is refused.
+    pub struct_size: u32,
     /// `AF_PLATFORM_OTHER` (0), `AF_PLATFORM_APPLE` (1) or `AF_PLATFORM_ANDROID` (2).
     pub platform: i32,
-    /// apple: 1 when the app is in the foreground for this run, else 0.
-    pub is_foreground: u8,
+    /// The function's id (for views: the tool name the model called). Required.
+    pub function_id: *const c_char,
     /// android: the calling package. NULL is "" (in-process or the shell).
     pub caller_package: *const c_char,
     /// A token that cancels the call, or NULL. Borrowed: the call keeps its own reference.
     pub cancel_token: *const af_cancel_token,
-    /// Ends the call `TimedOut` after this many milliseconds; 0 is no timeout.
+    /// Ends the call `TimedOut` after this many milliseconds. 0: the dispatcher's default
+    /// (`af_dispatcher_set_default_timeout`, 30 s unless changed); `AF_TIMEOUT_NONE`: no
+    /// timeout at all.
     pub timeout_ms: u32,
+    /// apple: 1 when the app is in the foreground for this run, else 0.
+    pub is_foreground: u8,
+    /// Zero.
+    pub reserved: [u8; 3],
 }
+
+/// `af_invocation.timeout_ms` for a call without any timeout (not even the dispatcher's
+/// default).
+pub const AF_TIMEOUT_NONE: u32 = u32::MAX;
 
 /// An in-process call (a test, an in-app assistant, MCP).
 pub const AF_PLATFORM_OTHER: i32 = 0;
@@ -72,7 +89,7 @@ pub type af_log_fn =
 /// What an `af_dispatcher` points to: the dispatcher and the C layer's MCP state.
 pub(crate) struct FfiDispatcher {
     pub d: Dispatcher,
-    /// The session `af_mcp_handle` uses, made on first use.
+    /// The session `af_mcp_handle_json` uses, made on first use.
     pub mcp: parking_lot::Mutex<Option<Arc<crate::mcp::Session>>>,
     pub mcp_config: parking_lot::Mutex<crate::mcp::McpConfig>,
     pub mcp_notify: parking_lot::Mutex<Option<crate::mcp::Notify>>,
@@ -167,9 +184,12 @@ pub extern "C" fn af_dispatcher_new() -> *mut af_dispatcher {
     })
 }
 
-/// Frees a dispatcher. Calls in flight finish normally with what they hold; each
-/// registration's `free_user_data` runs when the last call using it ends. Do not use `d`
-/// afterwards (not even from handlers still running). Calling with NULL is fine.
+/// Frees a dispatcher. It never blocks and runs no host callback other than the
+/// `free_user_data` releases (so a finalizer may call it). Calls in flight finish
+/// normally with what they hold; each registration's `free_user_data` runs when the last
+/// call using it ends. Call `af_dispatcher_shutdown` first to refuse new calls and drain
+/// those in flight. Do not use `d` afterwards (not even from handlers still running).
+/// Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_dispatcher_free(d: *mut af_dispatcher) {
     boundary((), || {
@@ -364,19 +384,37 @@ pub unsafe extern "C" fn af_set_log_callback(
     })
 }
 
-unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation, af_status> {
-    if inv.is_null() {
-        return Err(fail(AF_ERR_NULL, "the invocation is NULL"));
+/// Reads a host's `struct_size`: refuses NULL and a size smaller than the v1 layout.
+pub(crate) unsafe fn check_struct_size<T>(p: *const T, name: &str) -> Result<(), af_status> {
+    if p.is_null() {
+        return Err(fail(AF_ERR_NULL, &format!("the {name} is NULL")));
     }
-    // SAFETY: a valid af_invocation borrowed for this call.
+    // SAFETY: every such struct starts with its uint32_t struct_size.
+    let size = unsafe { *(p as *const u32) };
+    let v1 = std::mem::size_of::<T>();
+    if (size as usize) < v1 {
+        return Err(fail(
+            AF_ERR_INVALID,
+            &format!(
+                "{name}.struct_size is {size}, smaller than the v1 layout ({v1}): set it to sizeof({name})"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation, af_status> {
+    // SAFETY: checked by the helper; a larger struct (a newer header) starts with v1's.
+    unsafe { check_struct_size(inv, "af_invocation") }?;
+    // SAFETY: a valid af_invocation of at least the v1 size, borrowed for this call.
     let inv = unsafe { &*inv };
     // SAFETY: pointers checked by the helpers.
-    let id = unsafe { str_arg(inv.function_id, "invocation.function_id") }?;
-    let caller = unsafe { opt_str_arg(inv.caller_package, "invocation.caller_package") }?;
+    let id = unsafe { str_arg(inv.function_id, "af_invocation.function_id") }?;
+    let caller = unsafe { opt_str_arg(inv.caller_package, "af_invocation.caller_package") }?;
     let platform = Platform::from_i32(inv.platform).ok_or_else(|| {
         fail(
             AF_ERR_INVALID,
-            &format!("invocation.platform {} is not 0, 1 or 2", inv.platform),
+            &format!("af_invocation.platform {} is not 0, 1 or 2", inv.platform),
         )
     })?;
     let cancel = if inv.cancel_token.is_null() {
@@ -393,7 +431,11 @@ unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation, af_status>
         is_foreground: inv.is_foreground != 0,
         caller_package: caller.unwrap_or("").to_owned(),
         cancel,
-        timeout: (inv.timeout_ms > 0).then(|| Duration::from_millis(inv.timeout_ms.into())),
+        timeout: match inv.timeout_ms {
+            0 => None,
+            AF_TIMEOUT_NONE => Some(Invocation::NO_TIMEOUT),
+            ms => Some(Duration::from_millis(ms.into())),
+        },
     })
 }
 
@@ -403,13 +445,16 @@ pub(crate) fn error_outcome(code: crate::error::ErrorCode, msg: &str) -> *mut c_
 
 /// Runs a call and blocks until its outcome JSON (owned: free with `af_string_free`),
 /// `{"status", "result", "dialog", "errorCode", "message"}`. Never NULL and never fails:
-/// a NULL dispatcher or invocation, invalid UTF-8 or a panic is an error outcome.
+/// a NULL dispatcher or invocation, a `struct_size` smaller than v1, invalid UTF-8 or a
+/// panic is an `InvalidArgument` / `InternalError` outcome naming what is wrong.
 /// `args_json` (borrowed) is the arguments object; NULL is `{}`. Handlers and delegates
-/// answering inline run on this thread; with a timeout, this thread ends the call when
-/// it elapses (its `on_invoked`, scope end and cancel callbacks run here), unless a
-/// handler blocks on this thread: then it ends when the handler returns.
+/// answering inline run on this thread; when the timeout elapses (the invocation's, or
+/// the dispatcher's default), this thread ends the call (its `on_invoked`, scope end and
+/// cancel callbacks run here), unless a handler blocks on this thread: then it ends when
+/// the handler returns. After `af_dispatcher_shutdown` the outcome is `LimitExceeded` at
+/// once.
 #[no_mangle]
-pub unsafe extern "C" fn af_execute(
+pub unsafe extern "C" fn af_execute_json(
     d: *mut af_dispatcher,
     inv: *const af_invocation,
     args_json: *const c_char,
@@ -420,7 +465,10 @@ pub unsafe extern "C" fn af_execute(
         let d = match unsafe { dispatcher(d) } {
             Ok(d) => d,
             Err(_) => {
-                return error_outcome(C::InvalidArgument, "af_execute: the dispatcher is NULL")
+                return error_outcome(
+                    C::InvalidArgument,
+                    "af_execute_json: the dispatcher is NULL",
+                )
             }
         };
         let inv = match unsafe { invocation(inv) } {
@@ -428,7 +476,7 @@ pub unsafe extern "C" fn af_execute(
             Err(_) => {
                 return error_outcome(
                     C::InvalidArgument,
-                    &format!("af_execute: {}", last_error_text()),
+                    &format!("af_execute_json: {}", last_error_text()),
                 )
             }
         };
@@ -441,28 +489,27 @@ pub unsafe extern "C" fn af_execute(
     if out.is_null() {
         error_outcome(
             C::InternalError,
-            &format!("af_execute failed unexpectedly: {}", last_error_text()),
+            &format!("af_execute_json failed unexpectedly: {}", last_error_text()),
         )
     } else {
         out
     }
 }
 
-pub(crate) fn last_error_text() -> String {
-    LAST_ERROR.with(|e| e.borrow().to_string_lossy().into_owned())
-}
-
-struct SendPtr(*mut c_void);
+pub(crate) struct SendPtr(pub *mut c_void);
 // SAFETY: the header requires user_data to be usable from any thread.
 unsafe impl Send for SendPtr {}
 
 /// Starts a call and returns at once. `on_outcome` (required) receives the outcome JSON
 /// exactly once, on the thread that finishes the call: this one when everything answers
-/// inline, else the thread that completes the handler, answers the gate or cancels, or a
-/// completion thread of the library for a timeout (the timer thread only marks the call
-/// timed out; its `on_invoked`, scope end and `on_outcome` run on a completion thread,
-/// so a callback that blocks delays no other call's timeout). On `AF_OK` the callback will be called; on an
-/// error status (NULL dispatcher, invocation or callback, invalid UTF-8) it is not.
+/// inline (or the dispatcher is shutting down), else the thread that completes the
+/// handler, answers the gate or cancels, or a completion thread of the library for a
+/// timeout (the timer thread only marks the call timed out; its `on_invoked`, scope end
+/// and `on_outcome` run on a completion thread, so a callback that blocks delays no other
+/// call's timeout). `on_outcome` is its own release: on `AF_OK` it will be called exactly
+/// once, after which the library keeps nothing of `user_data`; on an error status (NULL
+/// dispatcher, invocation or callback, a `struct_size` smaller than v1, invalid UTF-8) it
+/// is never called.
 #[no_mangle]
 pub unsafe extern "C" fn af_execute_async(
     d: *mut af_dispatcher,
@@ -504,7 +551,7 @@ pub unsafe extern "C" fn af_registry_json(d: *mut af_dispatcher) -> *mut c_char 
 /// The JSON Schema (draft 2020-12) of a function's parameters (owned), always an object
 /// schema. NULL on error (unknown id: `af_last_error`).
 #[no_mangle]
-pub unsafe extern "C" fn af_parameters_schema(
+pub unsafe extern "C" fn af_parameters_schema_json(
     d: *mut af_dispatcher,
     function_id: *const c_char,
 ) -> *mut c_char {
@@ -528,7 +575,7 @@ pub unsafe extern "C" fn af_parameters_schema(
 /// The JSON Schema (draft 2020-12) of a function's result value (owned); the text `null`
 /// for a void function. NULL on error (unknown id: `af_last_error`).
 #[no_mangle]
-pub unsafe extern "C" fn af_result_schema(
+pub unsafe extern "C" fn af_result_schema_json(
     d: *mut af_dispatcher,
     function_id: *const c_char,
 ) -> *mut c_char {
@@ -547,6 +594,75 @@ pub unsafe extern "C" fn af_result_schema(
                 std::ptr::null_mut()
             }
         }
+    })
+}
+
+/// Sets the timeout of invocations whose `timeout_ms` is 0 (`af_execute_json`,
+/// `af_execute_async`, views, MCP `tools/call`): `timeout_ms` milliseconds; 0 (or
+/// `AF_TIMEOUT_NONE`): none. The default is 30000 (30 s). A call it ends is `TimedOut`,
+/// and the log (`af_set_log_callback`) gets a warning naming the function and the
+/// timeout.
+#[no_mangle]
+pub unsafe extern "C" fn af_dispatcher_set_default_timeout(
+    d: *mut af_dispatcher,
+    timeout_ms: u32,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: checked by the helper.
+        let d = try_status!(unsafe { dispatcher(d) });
+        d.set_default_timeout(
+            (timeout_ms > 0 && timeout_ms != AF_TIMEOUT_NONE)
+                .then(|| Duration::from_millis(timeout_ms.into())),
+        );
+        AF_OK
+    })
+}
+
+/// Shuts the dispatcher down: from now on new calls (`af_execute_json`,
+/// `af_execute_async`, views, MCP `tools/call`) end at once with `LimitExceeded` ("the
+/// dispatcher is shutting down") and run no host code; then waits up to `timeout_ms`
+/// (0: not at all; `AF_TIMEOUT_NONE`: as long as it takes) for the calls in flight.
+/// `AF_OK` when none is left; `AF_ERR_TIMED_OUT` when some still run, their count in
+/// `*out_in_flight` (may be NULL; 0 on `AF_OK`). Idempotent. Do not call it from inside a
+/// callback of this dispatcher's calls with a timeout: it would wait for that call too.
+/// `af_dispatcher_free` after it never blocks.
+#[no_mangle]
+pub unsafe extern "C" fn af_dispatcher_shutdown(
+    d: *mut af_dispatcher,
+    timeout_ms: u32,
+    out_in_flight: *mut u32,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: checked by the helper.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let wait = if timeout_ms == AF_TIMEOUT_NONE {
+            Duration::MAX
+        } else {
+            Duration::from_millis(timeout_ms.into())
+        };
+        let left = d.shutdown(wait);
+        if !out_in_flight.is_null() {
+            // SAFETY: the host's out pointer, valid for this call.
+            unsafe { *out_in_flight = u32::try_from(left).unwrap_or(u32::MAX) };
+        }
+        if left == 0 {
+            AF_OK
+        } else {
+            fail(
+                AF_ERR_TIMED_OUT,
+                &format!("{left} call(s) still in flight after waiting {timeout_ms} ms"),
+            )
+        }
+    })
+}
+
+/// How many calls of this dispatcher are running now (started, outcome not yet
+/// delivered); 0 for NULL.
+#[no_mangle]
+pub unsafe extern "C" fn af_dispatcher_in_flight(d: *mut af_dispatcher) -> u32 {
+    boundary(0, || match unsafe { dispatcher(d) } {
+        Ok(d) => u32::try_from(d.in_flight()).unwrap_or(u32::MAX),
+        Err(_) => 0,
     })
 }
 

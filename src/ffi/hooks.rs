@@ -1,6 +1,6 @@
 //! Delegates, gates, scope hooks and the permission hook.
 
-use super::dispatcher::{dispatcher, try_status};
+use super::dispatcher::{check_struct_size, dispatcher, try_status};
 use super::*;
 use crate::call::{answer_gate_handle, Call, CompleteError, Gate, GateDecision};
 use crate::dispatcher::{Delegate, PermissionHook, ScopeHooks};
@@ -15,12 +15,23 @@ pub struct af_gate {
     _private: [u8; 0],
 }
 
-/// A delegate's callbacks (copied by `af_add_delegate`; any member may be NULL).
+/// A delegate's callbacks (copied by `af_add_delegate`; any callback may be NULL). Fill
+/// it in from `AF_DELEGATE_INIT` (which sets `struct_size`).
+///
+/// Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
+/// `struct_size` 0 [0], `reserved` 4 [4], `on_invoking` 8 [8], `on_invoked` 16 [12],
+/// `free_user_data` 24 [16]; size 32 [20]. Later versions add fields only at the end.
 #[repr(C)]
 pub struct af_delegate {
+    /// `sizeof(af_delegate)` of the header the host was built with. The library reads
+    /// only the fields it covers; a size smaller than this v1 layout is refused.
+    pub struct_size: u32,
+    /// Zero.
+    pub reserved: u32,
     /// Runs after the arguments are bound, before the handler, on the thread driving the
-    /// call (never the timer or a completion thread). Answer `gate` once. Delegates run in registration order; the first that does
-    /// not allow decides and the rest are not asked. NULL: allow.
+    /// call (never the timer or a completion thread). Answer `gate` once. Delegates run in
+    /// registration order; the first that does not allow decides and the rest are not
+    /// asked. NULL: allow.
     pub on_invoking: Option<
         unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call, gate: *mut af_gate),
     >,
@@ -34,14 +45,16 @@ pub struct af_delegate {
             outcome_json: *const c_char,
         ),
     >,
-    /// Releases `user_data` when the dispatcher is freed and no call uses the delegate.
+    /// Releases `user_data` when the dispatcher is freed and no call uses the delegate
+    /// (or before `af_add_delegate` returns an error status).
     pub free_user_data: af_free_fn,
 }
 
 /// A scope hook: `begin` runs first in every call, `end` exactly once after the last
 /// `on_invoked`, on every path. `begin` runs on the thread that calls `af_execute*` (or
-/// a stdio MCP worker); `end` on the thread that finishes the call, as `on_invoked`. Use `af_call_set_host_data` in `begin` to attach a DI
-/// scope and release it in `end`.
+/// a stdio MCP worker); `end` on the thread that finishes the call, as `on_invoked`. Use
+/// `af_call_set_host_data` in `begin` to attach a DI scope, with a release that runs
+/// after `end`.
 pub type af_scope_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut af_call)>;
 
 /// Asks the user to approve a `requiresPermission` function: answer `gate` once with
@@ -99,7 +112,9 @@ impl Delegate for CDelegate {
 }
 
 /// Adds a delegate (the vtable is copied; `user_data` is owned by the dispatcher from now
-/// on and released with `vtable->free_user_data`). Delegates run in the order added.
+/// on and released with `vtable->free_user_data`). Delegates run in the order added. A
+/// `struct_size` smaller than the v1 layout is refused (`AF_ERR_INVALID`; nothing is
+/// released, since the release itself cannot be trusted); a NULL vtable is `AF_ERR_NULL`.
 #[no_mangle]
 pub unsafe extern "C" fn af_add_delegate(
     d: *mut af_dispatcher,
@@ -107,10 +122,9 @@ pub unsafe extern "C" fn af_add_delegate(
     user_data: *mut c_void,
 ) -> af_status {
     boundary(AF_ERR_INTERNAL, || {
-        if vtable.is_null() {
-            return fail(AF_ERR_NULL, "the delegate vtable is NULL");
-        }
-        // SAFETY: a valid vtable borrowed for this call.
+        // SAFETY: checked by the helper; a larger struct (a newer header) starts with v1's.
+        try_status!(unsafe { check_struct_size(vtable, "af_delegate") });
+        // SAFETY: a valid vtable of at least the v1 size, borrowed for this call.
         let v = unsafe { &*vtable };
         let del = CDelegate {
             on_invoking: v.on_invoking,
@@ -120,7 +134,7 @@ pub unsafe extern "C" fn af_add_delegate(
                 free: v.free_user_data,
             },
         };
-        // SAFETY: checked by the helper.
+        // SAFETY: checked by the helper (the delegate's data is released on error).
         let d = try_status!(unsafe { dispatcher(d) });
         d.add_delegate(Arc::new(del));
         AF_OK

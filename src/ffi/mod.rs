@@ -4,8 +4,11 @@
 //! - Object first, then inputs, then outputs; callbacks take `void *user_data` first.
 //! - Strings in are NUL-terminated UTF-8, borrowed for the duration of the call. NULL
 //!   where not allowed, or invalid UTF-8, is an error (`AF_ERR_NULL`, `AF_ERR_UTF8`).
-//! - Strings out are owned by the caller, who frees them with `af_string_free`, unless
-//!   the function says "borrowed".
+//! - Ownership is in the name: a function returning text the caller owns ends in `_json`
+//!   or `_copy` (`char *`, freed with `af_string_free`); every other one lends it
+//!   (`const char *`) and says for how long.
+//! - Structs a host fills in start with `struct_size`; the core reads only the fields it
+//!   covers and refuses a size smaller than the v1 layout.
 //! - Every exported function sits behind one panic boundary: a panic becomes a status,
 //!   NULL, or an error outcome; it never unwinds into the host.
 #![allow(non_camel_case_types)]
@@ -51,17 +54,45 @@ pub const AF_ERR_INVALID_HANDLE: af_status = 8;
 pub const AF_ERR_LIMIT: af_status = 9;
 /// An internal error (a bug, a panic caught at the boundary).
 pub const AF_ERR_INTERNAL: af_status = 10;
+/// A wait ended before what it waited for (`af_dispatcher_shutdown`: calls still run).
+pub const AF_ERR_TIMED_OUT: af_status = 11;
 
 /// Bumped on every breaking change of this ABI. Bindings check it when they load.
 pub const AF_ABI_VERSION: u32 = 1;
 
+/// How many messages the thread-local ring of `af_last_error` keeps.
+const LAST_ERROR_RING: usize = 16;
+
+/// This thread's last error messages: a ring, so text lent by `af_last_error` outlives
+/// the next few failures (each failing call writes at most two slots).
+struct LastErrors {
+    slots: [CString; LAST_ERROR_RING],
+    at: usize,
+}
+
 thread_local! {
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    static LAST_ERROR: RefCell<LastErrors> = RefCell::new(LastErrors {
+        slots: Default::default(),
+        at: 0,
+    });
 }
 
 pub(crate) fn set_last_error(msg: &str) {
     let c = to_cstring(msg);
-    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        e.at = (e.at + 1) % LAST_ERROR_RING;
+        let at = e.at;
+        e.slots[at] = c;
+    });
+}
+
+/// This thread's last error message (a copy).
+pub(crate) fn last_error_text() -> String {
+    LAST_ERROR.with(|e| {
+        let e = e.borrow();
+        e.slots[e.at].to_string_lossy().into_owned()
+    })
 }
 
 /// Records `msg` as this thread's last error and returns `status`.
@@ -162,13 +193,25 @@ impl Drop for ForeignData {
 /// thread too, when the last call using a registration ends there).
 pub type af_free_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
-/// The message of the last failure on this thread: borrowed, never NULL ("" when none),
-/// valid until the next failing `af_` call on this thread. Do not free it.
+/// The message of the last failure on this thread: lent, never NULL ("" when none). It
+/// stays valid until at least the 8th failing `af_` call after it on this thread (a
+/// small thread-local ring), so `printf("%s %s", af_x(...), af_last_error())` never reads
+/// freed memory. Do not free it; `af_last_error_copy` gives a copy to keep.
 #[no_mangle]
 pub extern "C" fn af_last_error() -> *const c_char {
     boundary(c"internal error".as_ptr(), || {
-        LAST_ERROR.with(|e| e.borrow().as_ptr())
+        LAST_ERROR.with(|e| {
+            let e = e.borrow();
+            e.slots[e.at].as_ptr()
+        })
     })
+}
+
+/// A copy of this thread's last error message (owned: free it with `af_string_free`;
+/// "" when none). NULL only when memory runs out.
+#[no_mangle]
+pub extern "C" fn af_last_error_copy() -> *mut c_char {
+    boundary(std::ptr::null_mut(), || out_string(&last_error_text()))
 }
 
 /// Frees a string returned by this library. Calling with NULL is fine.
@@ -198,4 +241,82 @@ pub extern "C" fn af_version() -> *const c_char {
 #[no_mangle]
 pub extern "C" fn af_abi_version() -> u32 {
     AF_ABI_VERSION
+}
+
+/// `AF_CODE_*` values and their names in outcome JSON (`errorCode`), NUL-terminated.
+static CODE_NAMES: [(i32, &CStr); 12] = [
+    (1, c"FunctionNotFound"),
+    (2, c"Disabled"),
+    (3, c"InvalidArgument"),
+    (4, c"EntityNotFound"),
+    (5, c"Denied"),
+    (6, c"PermissionDenied"),
+    (7, c"Cancelled"),
+    (8, c"TimedOut"),
+    (9, c"HandlerFailed"),
+    (10, c"LimitExceeded"),
+    (11, c"NotSupported"),
+    (12, c"InternalError"),
+];
+
+/// The name of an `AF_CODE_*` value as outcome JSON writes it (`"FunctionNotFound"`, ...):
+/// lent, static, never to be freed. NULL for a value that is not an `AF_CODE_*`.
+#[no_mangle]
+pub extern "C" fn af_error_code_name(code: i32) -> *const c_char {
+    boundary(std::ptr::null(), || {
+        match CODE_NAMES.iter().find(|(c, _)| *c == code) {
+            Some((_, n)) => n.as_ptr(),
+            None => {
+                set_last_error(&format!("{code} is not an AF_CODE_* value"));
+                std::ptr::null()
+            }
+        }
+    })
+}
+
+/// The `AF_CODE_*` value of an outcome's `errorCode` name (borrowed, e.g.
+/// `"TimedOut"`, matched exactly); 0 for NULL, invalid UTF-8 or an unknown name.
+#[no_mangle]
+pub unsafe extern "C" fn af_error_code_from_name(name: *const c_char) -> i32 {
+    boundary(0, || {
+        // SAFETY: checked by the helper.
+        let Ok(name) = (unsafe { str_arg(name, "name") }) else {
+            return 0;
+        };
+        match CODE_NAMES
+            .iter()
+            .find(|(_, n)| n.to_bytes() == name.as_bytes())
+        {
+            Some((c, _)) => *c,
+            None => {
+                set_last_error(&format!(
+                    "{} is not an error code name",
+                    crate::types::quote_short(name)
+                ));
+                0
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn soname_follows_the_abi_version() {
+        // set by build.rs on Linux
+        if let Some(soname) = option_env!("AF_SONAME") {
+            assert_eq!(soname, format!("libappfunctions.so.{AF_ABI_VERSION}"));
+        }
+    }
+
+    #[test]
+    fn code_names_match_the_core() {
+        for code in crate::error::ErrorCode::ALL {
+            let (n, name) = CODE_NAMES[code as usize - 1];
+            assert_eq!(n, code as i32);
+            assert_eq!(name.to_str().unwrap(), code.as_str());
+        }
+    }
 }

@@ -144,11 +144,26 @@ void app_close(app *a) {
     CHECK_MSG(atomic_load(&a->begins) == atomic_load(&a->ends),
               "every scope begin has its end: %ld begins, %ld ends", atomic_load(&a->begins),
               atomic_load(&a->ends));
+    CHECK_MSG(atomic_load(&a->scope_releases) == atomic_load(&a->ends),
+              "every scope's host data released once: %ld ends, %ld releases",
+              atomic_load(&a->ends), atomic_load(&a->scope_releases));
     pthread_mutex_destroy(&a->mu);
     free(a);
 }
 
 /* ---- scope hooks ------------------------------------------------------------------------- */
+
+#define SCOPE_ENDED 0x5C0DEDL
+
+/* The host data's release: after scope end, exactly once. */
+static void scope_release(void *data) {
+    scope *s = data;
+    CHECK_MSG(s && s->magic == SCOPE_ENDED, "the host data is released after its scope end");
+    if (!s) return;
+    atomic_fetch_add(&s->a->scope_releases, 1);
+    s->magic = 0;
+    free(s);
+}
 
 static void scope_begin(void *ud, af_call *call) {
     reg *r = ud;
@@ -160,7 +175,7 @@ static void scope_begin(void *ud, af_call *call) {
     snprintf(s->function_id, sizeof s->function_id, "%s", fn ? fn : "(NULL)");
     CHECK(af_call_host_data(call) == NULL);
     CHECK(af_call_args(call) == NULL); /* not bound yet */
-    CHECK_STATUS(af_call_set_host_data(call, s), AF_OK);
+    CHECK_STATUS(af_call_set_host_data(call, s, scope_release), AF_OK);
     atomic_fetch_add(&r->a->begins, 1);
     app_trace(r->a, "begin");
 }
@@ -172,8 +187,7 @@ static void scope_end(void *ud, af_call *call) {
     if (!s || s->magic != SCOPE_MAGIC) return;
     const char *fn = af_call_function_id(call);
     CHECK_STREQ(s->function_id, fn);
-    s->magic = 0;
-    free(s);
+    s->magic = SCOPE_ENDED; /* freed by its release, right after this */
     atomic_fetch_add(&r->a->ends, 1);
     app_trace(r->a, "end");
 }
@@ -230,7 +244,7 @@ void h_lookup_order(void *ud, af_call *call) {
     atomic_fetch_add(&a->lookup_runs, 1);
     CHECK_EQ_INT(af_call_kind(call), AF_CALL_ENTITY_LOOKUP);
     CHECK(af_call_args(call) == NULL);
-    char *entity = af_call_entity(call);
+    char *entity = af_call_entity_copy(call);
     CHECK_STREQ(entity, "order");
     af_string_free(entity);
     const char *req = af_call_lookup_request(call);
@@ -324,7 +338,7 @@ static void probe_invoking(void *ud, af_call *call, af_gate *gate) {
     const char *fn = af_call_function_id(call);
     const char *args = af_call_args(call);
     const char *req = af_call_lookup_request(call);
-    char *entity = af_call_entity(call);
+    char *entity = af_call_entity_copy(call);
     if (af_call_kind(call) == AF_CALL_ENTITY_LOOKUP) atomic_fetch_add(&p->lookups_seen, 1);
     pthread_mutex_lock(&p->r.a->mu);
     snprintf(p->last_args, sizeof p->last_args, "%s", args ? args : "(NULL)");
@@ -392,7 +406,10 @@ probe *probe_add_partial(app *a, const char *name, int action, const char *msg, 
     p->action = action;
     p->msg = msg;
     atomic_fetch_add(&a->regs, 1);
-    af_delegate v = {with_invoking ? probe_invoking : NULL, with_invoked ? probe_invoked : NULL, probe_free};
+    af_delegate v = AF_DELEGATE_INIT;
+    v.on_invoking = with_invoking ? probe_invoking : NULL;
+    v.on_invoked = with_invoked ? probe_invoked : NULL;
+    v.free_user_data = probe_free;
     CHECK_STATUS(af_add_delegate(a->d, &v, p), AF_OK);
     return p;
 }

@@ -28,6 +28,7 @@ typedef struct app {
     atomic_long handler_runs;
     atomic_long lookup_runs;
     atomic_long begins, ends;
+    atomic_long scope_releases; /* host data releases (af_call_set_host_data's free_data) */
     atomic_int next_order;
     pthread_mutex_t mu;
     note notes[64];
@@ -56,7 +57,8 @@ void app_trace(app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void app_trace_get(app *a, char *buf, size_t cap);
 void app_trace_reset(app *a);
 
-/* Scope hooks that open a "DI scope" (a heap object) in begin and release it in end. */
+/* Scope hooks that open a "DI scope" (a heap object) in begin, attached as host data with
+ * a release; end closes it, the release (which runs after end) frees it. */
 typedef struct scope {
     long magic;
     app *a;

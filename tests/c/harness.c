@@ -156,8 +156,7 @@ void outcome_free(char *o) { af_string_free(o); }
 /* ---- invocations ------------------------------------------------------------------------ */
 
 af_invocation inv_of(const char *fn, int32_t platform, uint8_t foreground, const char *caller) {
-    af_invocation inv;
-    memset(&inv, 0, sizeof inv);
+    af_invocation inv = AF_INVOCATION_INIT;
     inv.function_id = fn;
     inv.platform = platform;
     inv.is_foreground = foreground;
@@ -171,9 +170,15 @@ char *run(af_dispatcher *d, const char *fn, const char *args) {
 
 char *run_on(af_dispatcher *d, const char *fn, int32_t platform, uint8_t fg, const char *args) {
     af_invocation inv = inv_of(fn, platform, fg, NULL);
-    char *o = af_execute(d, &inv, args);
+    char *o = af_execute_json(d, &inv, args);
     CHECK(o != NULL);
     return o;
+}
+
+char *view_run(af_view *v, const char *name, const char *args) {
+    af_invocation inv = AF_INVOCATION_INIT;
+    inv.function_id = name;
+    return af_view_execute_json(v, &inv, args);
 }
 
 /* ---- the pool ---------------------------------------------------------------------------- */

@@ -115,9 +115,13 @@ void outcome_free(char *o);
 /* ---- invocations --------------------------------------------------------------------- */
 
 af_invocation inv_of(const char *fn, int32_t platform, uint8_t foreground, const char *caller);
-/* af_execute with a fresh invocation (platform other, not foreground). Caller frees. */
+/* af_execute_json with a fresh invocation (platform other, not foreground). Caller frees. */
 char *run(af_dispatcher *d, const char *fn, const char *args);
 char *run_on(af_dispatcher *d, const char *fn, int32_t platform, uint8_t fg, const char *args);
+
+/* af_view_execute_json with a fresh invocation naming `name` (platform other, the
+ * dispatcher's default timeout). Caller frees. */
+char *view_run(af_view *v, const char *name, const char *args);
 
 /* ---- the "other thread": a pool that runs tasks later ------------------------------ */
 

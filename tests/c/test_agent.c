@@ -1,5 +1,5 @@
 /*
- * The agent-facing exports of the header: af_export, toolkits and metadata, agent views
+ * The agent-facing exports of the header: af_export_copy, toolkits and metadata, agent views
  * (af_view_*), and the MCP server (af_mcp_*), each with NULL and invalid UTF-8 in every
  * pointer argument and one happy path over the shared orders/notes scenario.
  */
@@ -17,24 +17,24 @@ static const char *MCP_CALL = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/
 
 TEST(agent__af_export) {
     app *a = app_new();
-    CHECK(af_export(NULL, "mcp") == NULL);
+    CHECK(af_export_copy(NULL, "mcp") == NULL);
     CHECK_LAST_ERROR("dispatcher");
-    CHECK(af_export(a->d, NULL) == NULL);
+    CHECK(af_export_copy(a->d, NULL) == NULL);
     CHECK_LAST_ERROR("format");
-    CHECK(af_export(a->d, BAD_UTF8) == NULL);
+    CHECK(af_export_copy(a->d, BAD_UTF8) == NULL);
     CHECK_LAST_ERROR("format");
-    CHECK(af_export(a->d, "yaml") == NULL);
+    CHECK(af_export_copy(a->d, "yaml") == NULL);
     CHECK_LAST_ERROR("yaml");
     const char *formats[] = {"mcp", "openai", "openai-chat", "anthropic", "gemini", "android-xml"};
     for (int i = 0; i < 6; i++) {
-        char *s = af_export(a->d, formats[i]);
-        CHECK_MSG(s != NULL, "af_export(%s): %s", formats[i], af_last_error());
+        char *s = af_export_copy(a->d, formats[i]);
+        CHECK_MSG(s != NULL, "af_export_copy(%s): %s", formats[i], af_last_error());
         CHECK_HAS(s, "create_order");
         CHECK_HAS(s, "search_order");
         af_string_free(s);
     }
     CHECK_STATUS(af_set_function_enabled(a->d, "create_order", 0), AF_OK);
-    char *s = af_export(a->d, "mcp"); /* every enabled function */
+    char *s = af_export_copy(a->d, "mcp"); /* every enabled function */
     CHECK_LACKS(s, "\"create_order\"");
     af_string_free(s);
     app_close(a);
@@ -126,55 +126,60 @@ TEST(agent__af_view_new_tools_execute_instructions_metadata_reset_confirmation_f
     CHECK(v0 != NULL);
     af_view_free(v0);
 
-    CHECK(af_view_tools(NULL, "mcp") == NULL);
+    CHECK(af_view_tools_json(NULL, "mcp") == NULL);
     CHECK_LAST_ERROR("view");
-    CHECK(af_view_tools(v, NULL) == NULL);
+    CHECK(af_view_tools_json(v, NULL) == NULL);
     CHECK_LAST_ERROR("format");
-    CHECK(af_view_tools(v, BAD_UTF8) == NULL);
+    CHECK(af_view_tools_json(v, BAD_UTF8) == NULL);
     CHECK_LAST_ERROR("format");
-    char *tools = af_view_tools(v, "openai");
+    char *tools = af_view_tools_json(v, "openai");
     CHECK_HAS(tools, "\"notes\""); /* the collapsed toolkit's container */
     CHECK_LACKS(tools, "list_notes");
     CHECK_HAS(tools, "create_order");
     af_string_free(tools);
 
-    char *o = af_view_execute(NULL, "notes", NULL);
+    char *o = view_run(NULL, "notes", NULL);
     CHECK_HAS(o, "\"status\":\"error\"");
     outcome_free(o);
-    o = af_view_execute(v, NULL, NULL);
-    CHECK_HAS(o, "\"status\":\"error\"");
-    CHECK_HAS(o, "name");
+    o = view_run(v, NULL, NULL);
+    CHECK_CODE(o, "InvalidArgument");
+    CHECK_HAS(o, "af_invocation.function_id is NULL");
     outcome_free(o);
-    o = af_view_execute(v, BAD_UTF8, NULL);
-    CHECK_HAS(o, "\"status\":\"error\"");
+    o = view_run(v, BAD_UTF8, NULL);
+    CHECK_CODE(o, "InvalidArgument");
+    CHECK_HAS(o, "af_invocation.function_id is not valid UTF-8");
     outcome_free(o);
-    o = af_view_execute(v, "create_order", BAD_UTF8);
+    o = af_view_execute_json(v, NULL, NULL);
+    CHECK_CODE(o, "InvalidArgument");
+    CHECK_HAS(o, "af_invocation is NULL");
+    outcome_free(o);
+    o = view_run(v, "create_order", BAD_UTF8);
     CHECK_CODE(o, "InvalidArgument");
     outcome_free(o);
-    o = af_view_execute(v, "list_notes", NULL); /* collapsed: says how to make it visible */
+    o = view_run(v, "list_notes", NULL); /* collapsed: says how to make it visible */
     CHECK_CODE(o, "FunctionNotFound");
     CHECK_HAS(o, "notes");
     outcome_free(o);
-    CHECK(af_view_instructions(NULL) == NULL);
-    char *ins = af_view_instructions(v);
+    CHECK(af_view_instructions_copy(NULL) == NULL);
+    char *ins = af_view_instructions_copy(v);
     CHECK_STREQ(ins, "");
     af_string_free(ins);
-    o = af_view_execute(v, "notes", NULL); /* expands, answering the dynamic text */
+    o = view_run(v, "notes", NULL); /* expands, answering the dynamic text */
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "The notes tools are ready (dynamic).");
     outcome_free(o);
-    ins = af_view_instructions(v);
+    ins = af_view_instructions_copy(v);
     CHECK_HAS(ins, "Prefer editing notes over creating them.");
     af_string_free(ins);
-    tools = af_view_tools(v, "mcp");
+    tools = af_view_tools_json(v, "mcp");
     CHECK_HAS(tools, "list_notes");
     CHECK_HAS(tools, "Notes of Ada"); /* {metadata.UserName} */
     af_string_free(tools);
-    o = af_view_execute(v, "list_notes", NULL);
+    o = view_run(v, "list_notes", NULL);
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "Groceries");
     outcome_free(o);
-    o = af_view_execute(v, "final_answer", "{\"text\":\"42\"}");
+    o = view_run(v, "final_answer", "{\"text\":\"42\"}");
     CHECK_HAS(o, "\"final\":true");
     outcome_free(o);
 
@@ -184,7 +189,7 @@ TEST(agent__af_view_new_tools_execute_instructions_metadata_reset_confirmation_f
     CHECK_STATUS(af_view_set_confirmation(v, BAD_UTF8), AF_ERR_UTF8);
     CHECK_LAST_ERROR("text");
     CHECK_STATUS(af_view_set_confirmation(v, "Done."), AF_OK);
-    o = af_view_execute(v, "clear_cache", NULL);
+    o = view_run(v, "clear_cache", NULL);
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"dialog\":\"Done.\"");
     outcome_free(o);
@@ -194,16 +199,16 @@ TEST(agent__af_view_new_tools_execute_instructions_metadata_reset_confirmation_f
     CHECK_STATUS(af_view_set_metadata(v, BAD_UTF8), AF_ERR_UTF8);
     CHECK_LAST_ERROR("metadata_json");
     CHECK_STATUS(af_view_set_metadata(v, "{\"ReadOnly\":true,\"UserName\":\"Ada\"}"), AF_OK);
-    tools = af_view_tools(v, "anthropic");
+    tools = af_view_tools_json(v, "anthropic");
     CHECK_LACKS(tools, "create_order"); /* condition !ReadOnly */
     af_string_free(tools);
-    o = af_view_execute(v, "create_order", "{\"customer\":\"acme\",\"quantity\":1}");
+    o = view_run(v, "create_order", "{\"customer\":\"acme\",\"quantity\":1}");
     CHECK_CODE(o, "FunctionNotFound");
     outcome_free(o);
 
     CHECK_STATUS(af_view_reset(NULL), AF_ERR_NULL);
     CHECK_STATUS(af_view_reset(v), AF_OK);
-    tools = af_view_tools(v, "gemini");
+    tools = af_view_tools_json(v, "gemini");
     CHECK_LACKS(tools, "list_notes");
     af_string_free(tools);
     af_view_free(v);
@@ -214,10 +219,10 @@ TEST(agent__af_view_new_tools_execute_instructions_metadata_reset_confirmation_f
     af_dispatcher_free(a->d);
     a->d = NULL;
     CHECK(atomic_load(&a->frees) < atomic_load(&a->regs));
-    tools = af_view_tools(late, "mcp");
+    tools = af_view_tools_json(late, "mcp");
     CHECK_HAS(tools, "notes");
     af_string_free(tools);
-    o = af_view_execute(late, "create_order", "{\"customer\":\"acme\",\"quantity\":1}");
+    o = view_run(late, "create_order", "{\"customer\":\"acme\",\"quantity\":1}");
     CHECK_SUCCESS(o);
     outcome_free(o);
     af_view_free(late);
@@ -244,27 +249,27 @@ TEST(agent__af_mcp_configure_handle_set_notify) {
     CHECK_LAST_ERROR("config_json");
     CHECK_STATUS(af_mcp_configure(a->d, "{\"serverNam\":1}"), AF_ERR_INVALID);
     CHECK_STATUS(af_mcp_configure(a->d, "{\"serverName\":\"orders-c\",\"pageSize\":0}"), AF_OK);
-    CHECK(af_mcp_handle(NULL, MCP_INIT) == NULL);
+    CHECK(af_mcp_handle_json(NULL, MCP_INIT) == NULL);
     CHECK_LAST_ERROR("dispatcher");
-    CHECK(af_mcp_handle(a->d, NULL) == NULL);
+    CHECK(af_mcp_handle_json(a->d, NULL) == NULL);
     CHECK_LAST_ERROR("message_json");
-    char *r = af_mcp_handle(a->d, BAD_UTF8); /* a JSON-RPC error (or NULL naming it) */
+    char *r = af_mcp_handle_json(a->d, BAD_UTF8); /* a JSON-RPC error (or NULL naming it) */
     if (r) CHECK_HAS(r, "\"error\"");
     else CHECK_LAST_ERROR("message_json");
     af_string_free(r);
-    r = af_mcp_handle(a->d, "{");
+    r = af_mcp_handle_json(a->d, "{");
     CHECK_HAS(r, "\"error\"");
     af_string_free(r);
-    r = af_mcp_handle(a->d, MCP_INIT);
+    r = af_mcp_handle_json(a->d, MCP_INIT);
     CHECK_HAS(r, "\"protocolVersion\":\"2025-06-18\"");
     CHECK_HAS(r, "orders-c");
     af_string_free(r);
-    CHECK(af_mcp_handle(a->d, MCP_INITIALIZED) == NULL); /* a notification: no response */
-    r = af_mcp_handle(a->d, MCP_LIST);
+    CHECK(af_mcp_handle_json(a->d, MCP_INITIALIZED) == NULL); /* a notification: no response */
+    r = af_mcp_handle_json(a->d, MCP_LIST);
     CHECK_HAS(r, "\"create_order\"");
     CHECK_HAS(r, "\"search_order\"");
     af_string_free(r);
-    r = af_mcp_handle(a->d, MCP_CALL);
+    r = af_mcp_handle_json(a->d, MCP_CALL);
     CHECK_HAS(r, "o-100");
     CHECK_HAS(r, "\"id\":3");
     af_string_free(r);
@@ -293,15 +298,15 @@ TEST(agent__af_mcp_session_new_handle_set_notify_set_metadata_free) {
     af_mcp_session_free(NULL);
     af_mcp_session *s = af_mcp_session_new(a->d, "{\"ReadOnly\":false,\"UserName\":\"Ada\"}");
     CHECK(s != NULL);
-    CHECK(af_mcp_session_handle(NULL, MCP_INIT) == NULL);
+    CHECK(af_mcp_session_handle_json(NULL, MCP_INIT) == NULL);
     CHECK_LAST_ERROR("session");
-    CHECK(af_mcp_session_handle(s, NULL) == NULL);
+    CHECK(af_mcp_session_handle_json(s, NULL) == NULL);
     CHECK_LAST_ERROR("message_json");
-    char *r = af_mcp_session_handle(s, MCP_INIT);
+    char *r = af_mcp_session_handle_json(s, MCP_INIT);
     CHECK_HAS(r, "\"result\"");
     af_string_free(r);
-    CHECK(af_mcp_session_handle(s, MCP_INITIALIZED) == NULL);
-    r = af_mcp_session_handle(s, MCP_LIST);
+    CHECK(af_mcp_session_handle_json(s, MCP_INITIALIZED) == NULL);
+    r = af_mcp_session_handle_json(s, MCP_LIST);
     CHECK_HAS(r, "\"create_order\"");
     CHECK_HAS(r, "\"notes\"");
     af_string_free(r);
@@ -316,7 +321,7 @@ TEST(agent__af_mcp_session_new_handle_set_notify_set_metadata_free) {
     CHECK_STATUS(af_mcp_session_set_metadata(s, "{\"ReadOnly\":true,\"UserName\":\"Ada\"}"), AF_OK);
     CHECK(atomic_load(&n.count) >= 1);
     CHECK_HAS(n.last, "notifications/tools/list_changed");
-    r = af_mcp_session_handle(s, MCP_LIST);
+    r = af_mcp_session_handle_json(s, MCP_LIST);
     CHECK_LACKS(r, "\"create_order\"");
     af_string_free(r);
     CHECK_STATUS(af_mcp_session_set_notify(s, NULL, NULL, NULL), AF_OK);

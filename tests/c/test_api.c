@@ -293,24 +293,24 @@ static void check_error_outcome(char *o, const char *code, const char *mentions)
 TEST(api__af_execute_bad_input_is_an_error_outcome) {
     app *a = app_new();
     af_invocation inv = inv_of("list_notes", AF_PLATFORM_OTHER, 0, NULL);
-    check_error_outcome(af_execute(NULL, &inv, NULL), "InvalidArgument", "dispatcher");
-    check_error_outcome(af_execute(a->d, NULL, NULL), "InvalidArgument", "invocation");
+    check_error_outcome(af_execute_json(NULL, &inv, NULL), "InvalidArgument", "dispatcher");
+    check_error_outcome(af_execute_json(a->d, NULL, NULL), "InvalidArgument", "invocation");
     inv.function_id = NULL;
-    check_error_outcome(af_execute(a->d, &inv, NULL), "InvalidArgument", "function_id");
+    check_error_outcome(af_execute_json(a->d, &inv, NULL), "InvalidArgument", "function_id");
     inv.function_id = BAD_UTF8;
-    check_error_outcome(af_execute(a->d, &inv, NULL), "InvalidArgument", "function_id");
+    check_error_outcome(af_execute_json(a->d, &inv, NULL), "InvalidArgument", "function_id");
     inv.function_id = "list_notes";
     inv.caller_package = BAD_UTF8;
-    check_error_outcome(af_execute(a->d, &inv, NULL), "InvalidArgument", "caller_package");
+    check_error_outcome(af_execute_json(a->d, &inv, NULL), "InvalidArgument", "caller_package");
     inv.caller_package = NULL;
     inv.platform = 7;
-    check_error_outcome(af_execute(a->d, &inv, NULL), "InvalidArgument", "platform");
+    check_error_outcome(af_execute_json(a->d, &inv, NULL), "InvalidArgument", "platform");
     inv.platform = AF_PLATFORM_OTHER;
-    check_error_outcome(af_execute(a->d, &inv, BAD_UTF8), "InvalidArgument", "args_json");
-    check_error_outcome(af_execute(a->d, &inv, "{not json"), "InvalidArgument", NULL);
-    check_error_outcome(af_execute(a->d, &inv, "{\"extra\":1}"), "InvalidArgument", "extra");
+    check_error_outcome(af_execute_json(a->d, &inv, BAD_UTF8), "InvalidArgument", "args_json");
+    check_error_outcome(af_execute_json(a->d, &inv, "{not json"), "InvalidArgument", NULL);
+    check_error_outcome(af_execute_json(a->d, &inv, "{\"extra\":1}"), "InvalidArgument", "extra");
     CHECK_EQ_INT(atomic_load(&a->handler_runs), 0);
-    char *o = af_execute(a->d, &inv, NULL); /* NULL args is {} */
+    char *o = af_execute_json(a->d, &inv, NULL); /* NULL args is {} */
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"title\":\"Groceries\"");
     outcome_free(o);
@@ -385,43 +385,43 @@ TEST(api__af_registry_json) {
 
 TEST(api__af_parameters_schema_and_af_result_schema) {
     app *a = app_new();
-    CHECK(af_parameters_schema(NULL, "create_order") == NULL);
+    CHECK(af_parameters_schema_json(NULL, "create_order") == NULL);
     CHECK_LAST_ERROR("dispatcher");
-    CHECK(af_parameters_schema(a->d, NULL) == NULL);
+    CHECK(af_parameters_schema_json(a->d, NULL) == NULL);
     CHECK_LAST_ERROR("function_id");
-    CHECK(af_parameters_schema(a->d, BAD_UTF8) == NULL);
+    CHECK(af_parameters_schema_json(a->d, BAD_UTF8) == NULL);
     CHECK_LAST_ERROR("function_id");
-    CHECK(af_parameters_schema(a->d, "create_ordr") == NULL);
+    CHECK(af_parameters_schema_json(a->d, "create_ordr") == NULL);
     CHECK_LAST_ERROR("create_ordr");
-    CHECK(af_result_schema(NULL, "create_order") == NULL);
+    CHECK(af_result_schema_json(NULL, "create_order") == NULL);
     CHECK_LAST_ERROR("dispatcher");
-    CHECK(af_result_schema(a->d, NULL) == NULL);
+    CHECK(af_result_schema_json(a->d, NULL) == NULL);
     CHECK_LAST_ERROR("function_id");
-    CHECK(af_result_schema(a->d, BAD_UTF8) == NULL);
+    CHECK(af_result_schema_json(a->d, BAD_UTF8) == NULL);
     CHECK_LAST_ERROR("function_id");
-    CHECK(af_result_schema(a->d, "nope") == NULL);
+    CHECK(af_result_schema_json(a->d, "nope") == NULL);
     CHECK_LAST_ERROR("nope");
-    char *s = af_parameters_schema(a->d, "create_order");
+    char *s = af_parameters_schema_json(a->d, "create_order");
     CHECK_HAS(s, "2020-12");
     CHECK_HAS(s, "\"type\":\"object\"");
     CHECK_HAS(s, "\"customer\"");
     CHECK_HAS(s, "Priority");
     af_string_free(s);
-    s = af_parameters_schema(a->d, "search_order");
+    s = af_parameters_schema_json(a->d, "search_order");
     CHECK_HAS(s, "\"query\"");
     CHECK_HAS(s, "\"limit\"");
     af_string_free(s);
-    s = af_parameters_schema(a->d, "list_notes"); /* always an object schema */
+    s = af_parameters_schema_json(a->d, "list_notes"); /* always an object schema */
     CHECK_HAS(s, "\"type\":\"object\"");
     af_string_free(s);
-    s = af_result_schema(a->d, "cancel_order");
+    s = af_result_schema_json(a->d, "cancel_order");
     CHECK_STREQ(s, "null");
     af_string_free(s);
-    s = af_result_schema(a->d, "edit_note");
+    s = af_result_schema_json(a->d, "edit_note");
     CHECK_HAS(s, "null");
     CHECK_HAS(s, "Note");
     af_string_free(s);
-    s = af_result_schema(a->d, "create_order");
+    s = af_result_schema_json(a->d, "create_order");
     CHECK_HAS(s, "2020-12");
     CHECK_HAS(s, "Order");
     af_string_free(s);
@@ -445,12 +445,13 @@ TEST(api__af_cancel_token) {
 TEST(api__af_add_delegate) {
     app *a = app_new();
     atomic_long frees = 0;
-    af_delegate v = {NULL, NULL, counted_free};
+    af_delegate v = AF_DELEGATE_INIT;
+    v.free_user_data = counted_free;
     CHECK_STATUS(af_add_delegate(NULL, &v, counted_new(&frees)), AF_ERR_NULL);
     CHECK_LAST_ERROR("dispatcher");
     CHECK_EQ_INT(frees, 1);
     CHECK_STATUS(af_add_delegate(a->d, NULL, NULL), AF_ERR_NULL);
-    CHECK_LAST_ERROR("vtable");
+    CHECK_LAST_ERROR("af_delegate is NULL");
     CHECK_STATUS(af_add_delegate(a->d, &v, counted_new(&frees)), AF_OK);
     char *o = run(a->d, "list_notes", NULL); /* an all-NULL delegate allows */
     CHECK_SUCCESS(o);
@@ -502,7 +503,8 @@ TEST(api__af_gate_allow_deny_open_app) {
     CHECK_STATUS(af_gate_open_app(NULL, "no"), AF_ERR_NULL);
     CHECK_LAST_ERROR("gate");
     app *a = app_new();
-    af_delegate v = {gate_api_invoking, NULL, NULL};
+    af_delegate v = AF_DELEGATE_INIT;
+    v.on_invoking = gate_api_invoking;
     CHECK_STATUS(af_add_delegate(a->d, &v, NULL), AF_OK);
     for (gate_mode = 0; gate_mode < 5; gate_mode++) {
         char *o = run_on(a->d, "list_notes", AF_PLATFORM_ANDROID, 0, NULL);
@@ -578,20 +580,20 @@ static void accessors_body(af_call *call) {
     CHECK(af_call_args(NULL) == NULL);
     CHECK(af_call_lookup_request(NULL) == NULL);
     CHECK_EQ_INT(af_call_kind(NULL), -1);
-    CHECK(af_call_descriptor(NULL) == NULL);
-    CHECK(af_call_entity(NULL) == NULL);
+    CHECK(af_call_descriptor_json(NULL) == NULL);
+    CHECK(af_call_entity_copy(NULL) == NULL);
     CHECK_EQ_INT(af_call_platform(NULL), -1);
     CHECK_EQ_INT(af_call_is_foreground(NULL), 0);
     CHECK(af_call_caller_package(NULL) == NULL);
     CHECK_EQ_INT(af_call_is_cancelled(NULL), 1);
-    CHECK_STATUS(af_call_on_cancel(NULL, cancel_cb_unused, NULL), AF_ERR_NULL);
+    CHECK_STATUS(af_call_on_cancel(NULL, cancel_cb_unused, NULL, NULL, NULL), AF_ERR_NULL);
     CHECK_LAST_ERROR("call");
     CHECK_STATUS(af_call_item_set(NULL, "k", "1"), AF_ERR_NULL);
     CHECK_LAST_ERROR("call");
-    CHECK(af_call_item_get(NULL, "k") == NULL);
+    CHECK(af_call_item_get_json(NULL, "k") == NULL);
     CHECK_STATUS(af_call_say(NULL, "hi"), AF_ERR_NULL);
     CHECK_LAST_ERROR("call");
-    CHECK_STATUS(af_call_set_host_data(NULL, NULL), AF_ERR_NULL);
+    CHECK_STATUS(af_call_set_host_data(NULL, NULL, NULL), AF_ERR_NULL);
     CHECK_LAST_ERROR("call");
     CHECK(af_call_host_data(NULL) == NULL);
     CHECK_STATUS(af_call_return(NULL, NULL), AF_ERR_NULL);
@@ -608,12 +610,12 @@ static void accessors_body(af_call *call) {
     CHECK_HAS(af_call_args(call), "\"title\":\"t\"");
     CHECK(af_call_lookup_request(call) == NULL);
     CHECK_EQ_INT(af_call_kind(call), AF_CALL_FUNCTION);
-    CHECK(af_call_entity(call) == NULL);
+    CHECK(af_call_entity_copy(call) == NULL);
     CHECK_EQ_INT(af_call_platform(call), AF_PLATFORM_ANDROID);
     CHECK_EQ_INT(af_call_is_foreground(call), 0);
     CHECK_STREQ(af_call_caller_package(call), "com.google.android.apps.gemini");
     CHECK_EQ_INT(af_call_is_cancelled(call), 0);
-    CHECK_STATUS(af_call_on_cancel(call, NULL, NULL), AF_ERR_NULL);
+    CHECK_STATUS(af_call_on_cancel(call, NULL, NULL, NULL, NULL), AF_ERR_NULL);
     CHECK_LAST_ERROR("cb");
     /* items */
     CHECK_STATUS(af_call_item_set(call, NULL, "1"), AF_ERR_NULL);
@@ -626,14 +628,14 @@ static void accessors_body(af_call *call) {
     CHECK_LAST_ERROR("json");
     CHECK_STATUS(af_call_item_set(call, "k", "{not json"), AF_ERR_INVALID);
     CHECK_LAST_ERROR("k");
-    CHECK(af_call_item_get(call, NULL) == NULL);
+    CHECK(af_call_item_get_json(call, NULL) == NULL);
     CHECK_LAST_ERROR("key");
-    CHECK(af_call_item_get(call, BAD_UTF8) == NULL);
+    CHECK(af_call_item_get_json(call, BAD_UTF8) == NULL);
     CHECK_LAST_ERROR("key");
-    CHECK(af_call_item_get(call, "missing") == NULL);
+    CHECK(af_call_item_get_json(call, "missing") == NULL);
     CHECK_STATUS(af_call_item_set(call, "k", "{\"n\":1}"), AF_OK);
     CHECK_STATUS(af_call_item_set(call, "k", "[2]"), AF_OK); /* replaces */
-    char *v = af_call_item_get(call, "k");
+    char *v = af_call_item_get_json(call, "k");
     CHECK_STREQ(v, "[2]");
     af_string_free(v);
     /* dialog */
@@ -646,7 +648,7 @@ static void accessors_body(af_call *call) {
     /* host data */
     static int host;
     CHECK(af_call_host_data(call) == NULL);
-    CHECK_STATUS(af_call_set_host_data(call, &host), AF_OK);
+    CHECK_STATUS(af_call_set_host_data(call, &host, NULL), AF_OK);
     CHECK(af_call_host_data(call) == &host);
     CHECK_STATUS(af_call_return(call, "{\"id\":9,\"title\":\"t\",\"content\":\"c\"}"), AF_OK);
     CHECK_STATUS(af_call_return(call, "{}"), AF_ERR_ALREADY_COMPLETED);
@@ -656,7 +658,7 @@ TEST(api__af_call_accessors_null_live_and_dead) {
     app *a = app_bare();
     reg_body(a, CREATE_NOTE_JSON, accessors_body);
     af_invocation inv = inv_of("create_note", AF_PLATFORM_ANDROID, 0, "com.google.android.apps.gemini");
-    char *o = af_execute(a->d, &inv, "{\"title\":\"t\",\"content\":\"c\"}");
+    char *o = af_execute_json(a->d, &inv, "{\"title\":\"t\",\"content\":\"c\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"dialog\":\"Note created.\"");
     CHECK_HAS(o, "\"result\":{\"id\":9,\"title\":\"t\",\"content\":\"c\"}");
@@ -666,18 +668,18 @@ TEST(api__af_call_accessors_null_live_and_dead) {
     CHECK(af_call_args(dead_call) == NULL);
     CHECK(af_call_lookup_request(dead_call) == NULL);
     CHECK_EQ_INT(af_call_kind(dead_call), -1);
-    CHECK(af_call_descriptor(dead_call) == NULL);
-    CHECK(af_call_entity(dead_call) == NULL);
+    CHECK(af_call_descriptor_json(dead_call) == NULL);
+    CHECK(af_call_entity_copy(dead_call) == NULL);
     CHECK_EQ_INT(af_call_platform(dead_call), -1);
     CHECK_EQ_INT(af_call_is_foreground(dead_call), 0);
     CHECK(af_call_caller_package(dead_call) == NULL);
     CHECK_EQ_INT(af_call_is_cancelled(dead_call), 1);
-    CHECK_STATUS(af_call_on_cancel(dead_call, cancel_cb_unused, NULL), AF_ERR_INVALID_HANDLE);
+    CHECK_STATUS(af_call_on_cancel(dead_call, cancel_cb_unused, NULL, NULL, NULL), AF_ERR_INVALID_HANDLE);
     CHECK_LAST_ERROR("ended");
     CHECK_STATUS(af_call_item_set(dead_call, "k", "1"), AF_ERR_INVALID_HANDLE);
-    CHECK(af_call_item_get(dead_call, "k") == NULL);
+    CHECK(af_call_item_get_json(dead_call, "k") == NULL);
     CHECK_STATUS(af_call_say(dead_call, "late"), AF_ERR_INVALID_HANDLE);
-    CHECK_STATUS(af_call_set_host_data(dead_call, NULL), AF_ERR_INVALID_HANDLE);
+    CHECK_STATUS(af_call_set_host_data(dead_call, NULL, NULL), AF_ERR_INVALID_HANDLE);
     CHECK(af_call_host_data(dead_call) == NULL);
     CHECK_STATUS(af_call_return(dead_call, NULL), AF_ERR_ALREADY_COMPLETED);
     CHECK_STATUS(af_call_fail(dead_call, AF_CODE_HANDLER_FAILED, "late"), AF_ERR_ALREADY_COMPLETED);

@@ -32,7 +32,9 @@ static sign_in *add_sign_in(app *a) {
     s->r.magic = 0x0DDBA11L;
     s->r.a = a;
     atomic_fetch_add(&a->regs, 1);
-    af_delegate v = {sign_in_invoking, NULL, app_reg_free}; /* on_invoked: the default */
+    af_delegate v = AF_DELEGATE_INIT;
+    v.on_invoking = sign_in_invoking;
+    v.free_user_data = app_reg_free; /* on_invoked: the default */
     CHECK_STATUS(af_add_delegate(a->d, &v, s), AF_OK);
     return s;
 }
@@ -77,14 +79,16 @@ static telemetry *add_telemetry(app *a) {
     t->r.a = a;
     pthread_mutex_init(&t->mu, NULL);
     atomic_fetch_add(&a->regs, 1);
-    af_delegate v = {NULL, telemetry_invoked, telemetry_free}; /* on_invoking: the default */
+    af_delegate v = AF_DELEGATE_INIT;
+    v.on_invoked = telemetry_invoked;
+    v.free_user_data = telemetry_free; /* on_invoking: the default */
     CHECK_STATUS(af_add_delegate(a->d, &v, t), AF_OK);
     return t;
 }
 
 static char *exec(app *a, const char *fn, int platform, int fg, const char *caller, const char *args) {
     af_invocation inv = inv_of(fn, platform, (uint8_t)fg, caller);
-    char *o = af_execute(a->d, &inv, args);
+    char *o = af_execute_json(a->d, &inv, args);
     CHECK(o != NULL);
     return o;
 }
@@ -404,7 +408,8 @@ TEST(delegates__what_fails_in_on_invoked_is_logged_and_ignored) {
     log_sink s;
     log_sink_init(&s);
     CHECK_STATUS(af_set_log_callback(a->d, log_cb, &s, NULL), AF_OK);
-    af_delegate v = {NULL, misbehaving_invoked, NULL};
+    af_delegate v = AF_DELEGATE_INIT;
+    v.on_invoked = misbehaving_invoked;
     CHECK_STATUS(af_add_delegate(a->d, &v, NULL), AF_OK);
     probe *after = probe_add_partial(a, "after", GATE_ALLOW, NULL, false, true);
     char *o = run(a->d, "create_order", ACME);
@@ -493,11 +498,11 @@ static void context_handler(void *ud, af_call *call) {
     atomic_fetch_add(&r->a->handler_runs, 1);
     char buf[512];
     /* the seed's context.Function: the descriptor of the function being called */
-    char *desc = af_call_descriptor(call);
+    char *desc = af_call_descriptor_json(call);
     CHECK_HAS(desc, "\"id\":\"whoami\"");
     CHECK_HAS(desc, "\"result\":\"string\"");
     af_string_free(desc);
-    char *item = af_call_item_get(call, "seen");
+    char *item = af_call_item_get_json(call, "seen");
     snprintf(buf, sizeof buf, "\"%s|%d|%d|%s|%s|%s\"", af_call_function_id(call), af_call_platform(call),
              af_call_is_foreground(call), af_call_caller_package(call), item ? "item" : "-",
              af_call_host_data(call) ? "host" : "-");
@@ -517,8 +522,8 @@ TEST(context__function_id_and_function) {
     char *o = run(a->d, "whoami", NULL);
     CHECK_HAS(o, "\"result\":\"whoami|");
     outcome_free(o);
-    /* the handler checks af_call_descriptor; its result schema comes from the registry */
-    char *s = af_result_schema(a->d, "whoami");
+    /* the handler checks af_call_descriptor_json; its result schema comes from the registry */
+    char *s = af_result_schema_json(a->d, "whoami");
     CHECK_HAS(s, "\"type\":\"string\"");
     af_string_free(s);
     app_close(a);
@@ -606,7 +611,7 @@ TEST(context__services_the_calls_di_scope) {
 static void items_invoking(void *ud, af_call *call, af_gate *gate) {
     (void)ud;
     if (af_call_kind(call) == AF_CALL_ENTITY_LOOKUP) {
-        char *v = af_call_item_get(call, "seen"); /* a lookup sees its call's items */
+        char *v = af_call_item_get_json(call, "seen"); /* a lookup sees its call's items */
         CHECK_STREQ(v, "{\"by\":\"first\"}");
         af_string_free(v);
     } else {
@@ -616,7 +621,7 @@ static void items_invoking(void *ud, af_call *call, af_gate *gate) {
 }
 static void items_invoking2(void *ud, af_call *call, af_gate *gate) {
     (void)ud;
-    char *v = af_call_item_get(call, "seen");
+    char *v = af_call_item_get_json(call, "seen");
     CHECK_STREQ(v, "{\"by\":\"first\"}");
     af_string_free(v);
     af_gate_allow(gate);
@@ -624,15 +629,18 @@ static void items_invoking2(void *ud, af_call *call, af_gate *gate) {
 static void items_invoked(void *ud, af_call *call, const char *outcome) {
     (void)ud;
     (void)outcome;
-    char *v = af_call_item_get(call, "seen");
+    char *v = af_call_item_get_json(call, "seen");
     if (af_call_kind(call) == AF_CALL_FUNCTION) CHECK_STREQ(v, "{\"by\":\"first\"}");
     af_string_free(v);
 }
 
 TEST(context__items_state_shared_between_delegates_and_the_handler) {
     app *a = context_app();
-    af_delegate v1 = {items_invoking, NULL, NULL};
-    af_delegate v2 = {items_invoking2, items_invoked, NULL};
+    af_delegate v1 = AF_DELEGATE_INIT;
+    v1.on_invoking = items_invoking;
+    af_delegate v2 = AF_DELEGATE_INIT;
+    v2.on_invoking = items_invoking2;
+    v2.on_invoked = items_invoked;
     CHECK_STATUS(af_add_delegate(a->d, &v1, NULL), AF_OK);
     CHECK_STATUS(af_add_delegate(a->d, &v2, NULL), AF_OK);
     char *o = run(a->d, "whoami", NULL);
@@ -731,14 +739,14 @@ TEST(calling__every_call_goes_through_the_dispatcher_scope_binding_delegates_han
 TEST(calling__call_it_directly_from_a_test_create_test_order) {
     app *a = app_new();
     af_invocation inv = inv_of("create_order", AF_PLATFORM_OTHER, 0, NULL);
-    char *o = af_execute(a->d, &inv, "{\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Normal\"}");
+    char *o = af_execute_json(a->d, &inv, "{\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Normal\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"dialog\":\"Order created.\"");
     CHECK_HAS(o, "\"result\":{\"id\":\"o-100\",\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Normal\"}");
     CHECK_HAS(o, "\"errorCode\":null");
     outcome_free(o);
     /* and the failure branch: "{ErrorCode}: {Message}" */
-    o = af_execute(a->d, &inv, "{\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Urgent\"}");
+    o = af_execute_json(a->d, &inv, "{\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Urgent\"}");
     char code[64], msg[256];
     CHECK(json_str(o, "errorCode", code, sizeof code));
     CHECK(json_str(o, "message", msg, sizeof msg));
@@ -785,7 +793,7 @@ TEST(calling__execute_never_throws_every_failure_is_an_outcome) {
     outcome_free(o);
     af_invocation inv = inv_of("hang", AF_PLATFORM_OTHER, 0, NULL);
     inv.timeout_ms = 20;
-    o = af_execute(a->d, &inv, NULL);
+    o = af_execute_json(a->d, &inv, NULL);
     CHECK_CODE(o, "TimedOut");
     outcome_free(o);
     app_close(a);
@@ -874,15 +882,14 @@ TEST(calling__date_time_values_are_iso_8601_strings) {
 TEST(calling__invocation_defaults_to_other_not_foreground_so_open_app_refuses_like_android) {
     app *a = app_new();
     add_sign_in(a);
-    af_invocation inv;
-    memset(&inv, 0, sizeof inv); /* the defaults */
+    af_invocation inv = AF_INVOCATION_INIT; /* the defaults */
     inv.function_id = "cancel_order";
-    char *o = af_execute(a->d, &inv, CANCEL_O1);
+    char *o = af_execute_json(a->d, &inv, CANCEL_O1);
     CHECK_CODE(o, "Denied");
     CHECK_HAS(o, "\"message\":\"Sign in to cancel orders.\"");
     outcome_free(o);
     inv.is_foreground = 1; /* in-process: foreground changes nothing */
-    o = af_execute(a->d, &inv, CANCEL_O1);
+    o = af_execute_json(a->d, &inv, CANCEL_O1);
     CHECK_CODE(o, "Denied");
     outcome_free(o);
     CHECK_EQ_INT(atomic_load(&a->handler_runs), 0);

@@ -96,6 +96,14 @@ typedef struct sscope {
     rec *r;
 } sscope;
 
+/* The scope's release, right after its end. */
+static void s_release(void *data) {
+    sscope *sc = data;
+    CHECK_MSG(sc && sc->magic == 0x5C0DED, "host data released after its scope end");
+    atomic_fetch_add(&S.a->scope_releases, 1);
+    free(sc);
+}
+
 static void s_begin(void *ud, af_call *call) {
     (void)ud;
     rec *r = rec_of(call);
@@ -105,7 +113,7 @@ static void s_begin(void *ud, af_call *call) {
     sscope *sc = malloc(sizeof *sc);
     if (!sc) abort();
     *sc = (sscope){0x5C0BE, r};
-    af_call_set_host_data(call, sc);
+    CHECK_STATUS(af_call_set_host_data(call, sc, s_release), AF_OK);
 }
 
 static void s_end(void *ud, af_call *call) {
@@ -116,8 +124,7 @@ static void s_end(void *ud, af_call *call) {
         check_failed(__FILE__, __LINE__, "scope end without its scope");
         return;
     }
-    sc->magic = 0;
-    free(sc);
+    sc->magic = 0x5C0DED; /* its release frees it, right after this */
     atomic_fetch_add(&r->ends, 1);
     atomic_fetch_add(&S.a->ends, 1);
 }
@@ -266,7 +273,7 @@ static void *stress_worker(void *arg) {
                 atomic_fetch_sub(&S.in_flight, 1);
             }
         } else {
-            char *o = af_execute(S.a->d, &inv, args);
+            char *o = af_execute_json(S.a->d, &inv, args);
             check_outcome(r, o);
             af_string_free(o);
         }
@@ -313,9 +320,13 @@ TEST(stress__random_gates_completions_cancellations_and_timeouts) {
     CHECK_STATUS(af_register_function(a->d, "{\"id\":\"work\",\"parameters\":[{\"name\":\"n\",\"type\":\"int64\"}],\"result\":\"int32\"}",
                                       s_handler, app_reg(a, NULL), app_reg_free), AF_OK);
     CHECK_STATUS(af_set_scope_hooks(a->d, s_begin, s_end, app_reg(a, NULL), app_reg_free), AF_OK);
-    af_delegate gk = {s_gatekeeper, NULL, app_reg_free};
+    af_delegate gk = AF_DELEGATE_INIT;
+    gk.on_invoking = s_gatekeeper;
+    gk.free_user_data = app_reg_free;
     CHECK_STATUS(af_add_delegate(a->d, &gk, app_reg(a, NULL)), AF_OK);
-    af_delegate tel = {NULL, s_telemetry, app_reg_free};
+    af_delegate tel = AF_DELEGATE_INIT;
+    tel.on_invoked = s_telemetry;
+    tel.free_user_data = app_reg_free;
     CHECK_STATUS(af_add_delegate(a->d, &tel, app_reg(a, NULL)), AF_OK);
 
     s_churn ch = {0};

@@ -123,7 +123,7 @@ TEST(threads__asynchronous_completion_from_another_thread) {
     app_install_scope_hooks(a);
     pool *pl = pool_start(2);
     later_ctx *c = reg_later(a, LATER_NOTES, pl, 3000, DEFER_RETURN);
-    /* af_execute blocks until the other thread completes */
+    /* af_execute_json blocks until the other thread completes */
     char *o = run(a->d, "list_notes_later", NULL);
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "from another thread");
@@ -159,7 +159,7 @@ static void nested_handler(void *ud, af_call *call) {
     reg *r = ud;
     int nth = atomic_fetch_add(&nested_count, 1) + 1;
     atomic_fetch_add(&r->a->handler_runs, 1);
-    /* a handler calls af_execute on the same dispatcher (no library lock is held) */
+    /* a handler calls af_execute_json on the same dispatcher (no library lock is held) */
     char *inner = run_on(r->a->d, "create_order", af_call_platform(call), 0,
                          "{\"customer\":\"inner\",\"quantity\":1}");
     CHECK_SUCCESS(inner);
@@ -190,7 +190,9 @@ static void reentrant_invoking(void *ud, af_call *call, af_gate *gate) {
 TEST(threads__af_execute_from_inside_a_handler_on_the_same_dispatcher) {
     app *a = app_new();
     app_install_scope_hooks(a);
-    af_delegate v = {reentrant_invoking, NULL, app_reg_free};
+    af_delegate v = AF_DELEGATE_INIT;
+    v.on_invoking = reentrant_invoking;
+    v.free_user_data = app_reg_free;
     CHECK_STATUS(af_add_delegate(a->d, &v, app_reg(a, NULL)), AF_OK);
     CHECK_STATUS(af_register_function(a->d, "{\"id\":\"outer\",\"result\":\"string\"}", nested_handler, app_reg(a, NULL), app_reg_free), AF_OK);
     char *o = run(a->d, "outer", NULL);
@@ -231,7 +233,8 @@ static void *churn_main(void *arg) {
             CHECK(s == AF_OK || s == AF_ERR_NOT_FOUND);
         }
         if (c->cycles % 16 == 0) {
-            af_delegate v = {NULL, NULL, app_reg_free};
+            af_delegate v = AF_DELEGATE_INIT;
+            v.free_user_data = app_reg_free;
             CHECK_STATUS(af_add_delegate(c->a->d, &v, app_reg(c->a, NULL)), AF_OK);
             app_install_scope_hooks(c->a);
         }
@@ -427,7 +430,7 @@ TEST(pipeline__caller_policy_dispatcher_wide_and_per_function_is_denied_with_no_
     } cases[] = {{"com.evil", false}, {"com.unknown", false}, {"com.google.android.apps.gemini", true}, {NULL, true}};
     for (int i = 0; i < 4; i++) {
         af_invocation inv = inv_of("create_order", AF_PLATFORM_ANDROID, 0, cases[i].caller);
-        char *o = af_execute(a->d, &inv, args);
+        char *o = af_execute_json(a->d, &inv, args);
         if (cases[i].allowed) {
             CHECK_SUCCESS(o);
         } else {
@@ -442,23 +445,23 @@ TEST(pipeline__caller_policy_dispatcher_wide_and_per_function_is_denied_with_no_
     /* per function: replaces the descriptor's "callers" */
     CHECK_STATUS(af_set_function_caller_policy(a->d, "create_order", "{\"deny\":[\"com.google.android.apps.gemini\"]}"), AF_OK);
     af_invocation inv = inv_of("create_order", AF_PLATFORM_ANDROID, 0, "com.google.android.apps.gemini");
-    char *o = af_execute(a->d, &inv, args);
+    char *o = af_execute_json(a->d, &inv, args);
     CHECK_CODE(o, "Denied");
     CHECK_HAS(o, "create_order");
     outcome_free(o);
     inv.function_id = "list_notes"; /* other functions still allowed */
-    o = af_execute(a->d, &inv, NULL);
+    o = af_execute_json(a->d, &inv, NULL);
     CHECK_SUCCESS(o);
     outcome_free(o);
     inv = inv_of("create_order", AF_PLATFORM_ANDROID, 0, "com.example.agent");
-    o = af_execute(a->d, &inv, args);
+    o = af_execute_json(a->d, &inv, args);
     CHECK_SUCCESS(o);
     outcome_free(o);
     /* a descriptor's own "callers" */
     CHECK_STATUS(af_register_function(a->d, "{\"id\":\"gemini_only\",\"callers\":{\"allow\":[\"com.google.android.apps.gemini\"]}}",
                                       wipe_handler, app_reg(a, NULL), app_reg_free), AF_OK);
     inv = inv_of("gemini_only", AF_PLATFORM_ANDROID, 0, "com.example.agent");
-    o = af_execute(a->d, &inv, NULL);
+    o = af_execute_json(a->d, &inv, NULL);
     CHECK_CODE(o, "Denied");
     outcome_free(o);
     CHECK_EQ_INT(atomic_load(&a->handler_runs), 4);
@@ -475,7 +478,7 @@ TEST(pipeline__cancellation_before_the_handler_starts_the_handler_never_runs) {
     CHECK_STATUS(af_cancel_token_cancel(t), AF_OK);
     af_invocation inv = inv_of("create_order", AF_PLATFORM_OTHER, 0, NULL);
     inv.cancel_token = t;
-    char *o = af_execute(a->d, &inv, "{\"customer\":\"acme\",\"quantity\":1}");
+    char *o = af_execute_json(a->d, &inv, "{\"customer\":\"acme\",\"quantity\":1}");
     CHECK_CODE(o, "Cancelled");
     outcome_free(o);
     outcome_slot s = {0};
@@ -501,7 +504,7 @@ TEST(pipeline__cancellation_while_a_gate_is_pending_the_handler_never_runs_late_
     pool_post(pl, cancel_task, t, 5000);
     af_invocation inv = inv_of("list_notes", AF_PLATFORM_OTHER, 0, NULL);
     inv.cancel_token = t;
-    char *o = af_execute(a->d, &inv, NULL);
+    char *o = af_execute_json(a->d, &inv, NULL);
     CHECK_CODE(o, "Cancelled");
     outcome_free(o);
     pool_stop(pl);
@@ -530,7 +533,7 @@ static void running_handler(void *ud, af_call *call) {
     running *rn = ud;
     rn->call = call;
     CHECK_EQ_INT(af_call_is_cancelled(call), 0);
-    CHECK_STATUS(af_call_on_cancel(call, on_cancel_cb, rn), AF_OK);
+    CHECK_STATUS(af_call_on_cancel(call, on_cancel_cb, rn, NULL, NULL), AF_OK);
     atomic_store(&rn->started, 1); /* and returns without completing: it runs "in the background" */
 }
 
@@ -599,7 +602,7 @@ TEST(pipeline__cancelling_a_running_handler_of_a_blocking_af_execute) {
     inv.cancel_token = t;
     pool *pl = pool_start(1);
     pool_post(pl, cancel_task, t, 3000);
-    char *o = af_execute(a->d, &inv, NULL);
+    char *o = af_execute_json(a->d, &inv, NULL);
     pool_stop(pl);
     CHECK_CODE(o, "Cancelled");
     outcome_free(o);
@@ -619,7 +622,7 @@ TEST(pipeline__timeouts_end_the_call_timed_out) {
     af_invocation inv = inv_of("slow_job", AF_PLATFORM_ANDROID, 0, NULL);
     inv.timeout_ms = 20;
     uint64_t t0 = now_us();
-    char *o = af_execute(a->d, &inv, NULL);
+    char *o = af_execute_json(a->d, &inv, NULL);
     CHECK(now_us() - t0 >= 20000);
     CHECK_CODE(o, "TimedOut");
     CHECK_HAS(o, "20 ms");
@@ -640,7 +643,7 @@ TEST(pipeline__timeouts_end_the_call_timed_out) {
     /* a call that finishes in time is not affected */
     inv.function_id = "list_notes";
     inv.timeout_ms = 5000;
-    o = af_execute(a->d, &inv, NULL);
+    o = af_execute_json(a->d, &inv, NULL);
     CHECK_SUCCESS(o);
     outcome_free(o);
     sleep_us(2000);
@@ -695,7 +698,7 @@ TEST(pipeline__scope_end_runs_exactly_once_on_every_path) {
                 while (atomic_load(&s.calls) == 0) sleep_us(500);
                 o = s.json;
             } else {
-                o = owned = af_execute(a->d, &inv, paths[i].args);
+                o = owned = af_execute_json(a->d, &inv, paths[i].args);
             }
             CHECK_HAS(o, paths[i].expect);
             CHECK_MSG(atomic_load(&a->begins) == b0 + 1 && atomic_load(&a->ends) == e0 + 1,

@@ -68,8 +68,8 @@ static af_status reg_fn(app *a, const char *json, af_handler_fn h) {
 /* The view's MCP tool list with the whitespace between tokens removed (the export is
  * pretty-printed), so checks can look for "name":"x". Free with af_string_free. */
 static char *tools_of(af_view *v) {
-    char *t = af_view_tools(v, "mcp");
-    CHECK_MSG(t != NULL, "af_view_tools: %s", af_last_error());
+    char *t = af_view_tools_json(v, "mcp");
+    CHECK_MSG(t != NULL, "af_view_tools_json: %s", af_last_error());
     if (!t) return NULL;
     bool in_str = false, esc = false;
     char *w = t;
@@ -139,14 +139,14 @@ TEST(collapse__a_toolkits_functions_are_grouped_under_one_container) {
     /* every format shows the container */
     const char *formats[] = {"openai", "openai-chat", "anthropic", "gemini"};
     for (int i = 0; i < 4; i++) {
-        t = af_view_tools(v, formats[i]);
-        CHECK_MSG(t != NULL, "af_view_tools(%s): %s", formats[i], af_last_error());
+        t = af_view_tools_json(v, formats[i]);
+        CHECK_MSG(t != NULL, "af_view_tools_json(%s): %s", formats[i], af_last_error());
         CHECK_HAS(t, "file_system");
         CHECK_LACKS(t, "read_file");
         af_string_free(t);
     }
-    /* the registry (af_export) is not a view: it lists every function */
-    t = af_export(a->d, "mcp");
+    /* the registry (af_export_copy) is not a view: it lists every function */
+    t = af_export_copy(a->d, "mcp");
     CHECK_HAS(t, "read_file");
     af_string_free(t);
     af_view_free(v);
@@ -157,13 +157,13 @@ TEST(collapse__a_toolkits_functions_are_grouped_under_one_container) {
 TEST(collapse__providing_a_description_enables_collapsing) {
     app *a = files_app();
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "read_file", "{\"path\":\"a.txt\"}");
+    char *o = view_run(v, "read_file", "{\"path\":\"a.txt\"}");
     CHECK_CODE(o, "FunctionNotFound");
     CHECK_HAS(o, "call file_system first");
     outcome_free(o);
     CHECK_EQ_INT(a->handler_runs, 0);
 
-    o = af_view_execute(v, "file_system", NULL); /* the container: expands */
+    o = view_run(v, "file_system", NULL); /* the container: expands */
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "read_file, write_file, delete_file");
     outcome_free(o);
@@ -174,7 +174,7 @@ TEST(collapse__providing_a_description_enables_collapsing) {
     CHECK_LACKS(t, "\"name\":\"file_system\"");
     CHECK_HAS(t, "\"name\":\"database\""); /* the other toolkit stays collapsed */
     af_string_free(t);
-    o = af_view_execute(v, "read_file", "{\"path\":\"a.txt\"}");
+    o = view_run(v, "read_file", "{\"path\":\"a.txt\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":\"ok\"");
     outcome_free(o);
@@ -192,7 +192,7 @@ TEST(collapse__providing_a_description_enables_collapsing) {
     CHECK_HAS(t, "\"name\":\"file_system\"");
     CHECK_LACKS(t, "read_file");
     af_string_free(t);
-    o = af_view_execute(v, "read_file", "{\"path\":\"a.txt\"}");
+    o = view_run(v, "read_file", "{\"path\":\"a.txt\"}");
     CHECK_CODE(o, "FunctionNotFound");
     outcome_free(o);
     af_view_free(v);
@@ -208,15 +208,15 @@ TEST(collapse__without_collapse_the_functions_are_always_visible) {
     CHECK_HAS(t, "\"name\":\"add\"");              /* no toolkit at all */
     CHECK_LACKS(t, "\"name\":\"plain\"");          /* no container for it */
     af_string_free(t);
-    char *o = af_view_execute(v, "ungrouped_helper", NULL);
+    char *o = view_run(v, "ungrouped_helper", NULL);
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":\"ok\"");
     outcome_free(o);
-    o = af_view_execute(v, "add", "{\"a\":2,\"b\":3}");
+    o = view_run(v, "add", "{\"a\":2,\"b\":3}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":5");
     outcome_free(o);
-    o = af_view_execute(v, "plain", NULL); /* not a tool */
+    o = view_run(v, "plain", NULL); /* not a tool */
     CHECK_CODE(o, "FunctionNotFound");
     outcome_free(o);
     CHECK_STATUS(af_view_reset(v), AF_OK); /* nothing to collapse */
@@ -233,12 +233,12 @@ TEST(collapse__without_collapse_the_functions_are_always_visible) {
 TEST(collapse_with_instructions__two_instruction_types_serve_different_purposes) {
     app *a = files_app();
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "database", NULL);
+    char *o = view_run(v, "database", NULL);
     CHECK_SUCCESS(o);
     CHECK_HAS(o, DB_RESULT);  /* FunctionResult: the tool call's result */
     CHECK_LACKS(o, DB_PROMPT); /* not the system prompt */
     outcome_free(o);
-    char *ins = af_view_instructions(v);
+    char *ins = af_view_instructions_copy(v);
     CHECK_STREQ(ins, DB_PROMPT); /* SystemPrompt: the system instructions */
     CHECK_LACKS(ins, "transactions");
     af_string_free(ins);
@@ -251,20 +251,20 @@ TEST(collapse_with_instructions__two_instruction_types_serve_different_purposes)
 TEST(collapse_with_instructions__function_result_once_on_expansion) {
     app *a = files_app();
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "database", NULL);
+    char *o = view_run(v, "database", NULL);
     CHECK_SUCCESS(o);
     char want[256];
     snprintf(want, sizeof want, "\"result\":\"%s\"", DB_RESULT);
     CHECK_HAS(o, want);
     outcome_free(o);
-    o = af_view_execute(v, "database", NULL); /* already expanded: not again */
+    o = view_run(v, "database", NULL); /* already expanded: not again */
     CHECK_SUCCESS(o);
     CHECK_LACKS(o, "transactions");
     CHECK_HAS(o, "already available");
     CHECK_HAS(o, "query, insert");
     outcome_free(o);
     CHECK_STATUS(af_view_reset(v), AF_OK); /* a new expansion: once more */
-    o = af_view_execute(v, "database", NULL);
+    o = view_run(v, "database", NULL);
     CHECK_HAS(o, want);
     outcome_free(o);
     af_view_free(v);
@@ -276,19 +276,19 @@ TEST(collapse_with_instructions__function_result_once_on_expansion) {
 TEST(collapse_with_instructions__without_function_result_the_expansion_lists_the_functions) {
     app *a = files_app();
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "file_system", NULL);
+    char *o = view_run(v, "file_system", NULL);
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "The file_system tools are now available: read_file, write_file, delete_file.");
     outcome_free(o);
-    char *ins = af_view_instructions(v); /* no SystemPrompt: nothing */
+    char *ins = af_view_instructions_copy(v); /* no SystemPrompt: nothing */
     CHECK_STREQ(ins, "");
     af_string_free(ins);
     /* a disabled member is not listed */
     CHECK_STATUS(af_set_function_enabled(a->d, "insert", 0), AF_OK);
-    o = af_view_execute(v, "database", NULL);
+    o = view_run(v, "database", NULL);
     CHECK_HAS(o, DB_RESULT);
     outcome_free(o);
-    o = af_view_execute(v, "database", NULL);
+    o = view_run(v, "database", NULL);
     CHECK_HAS(o, "The database tools are already available: query.");
     outcome_free(o);
     af_view_free(v);
@@ -300,21 +300,21 @@ TEST(collapse_with_instructions__without_function_result_the_expansion_lists_the
 TEST(collapse_with_instructions__system_prompt_every_turn_while_expanded) {
     app *a = files_app();
     af_view *v = af_view_new(a->d, "{}");
-    char *ins = af_view_instructions(v);
+    char *ins = af_view_instructions_copy(v);
     CHECK_STREQ(ins, ""); /* collapsed: not injected */
     af_string_free(ins);
-    char *o = af_view_execute(v, "database", NULL);
+    char *o = view_run(v, "database", NULL);
     outcome_free(o);
     for (int turn = 0; turn < 3; turn++) { /* every turn, also after other calls */
-        ins = af_view_instructions(v);
+        ins = af_view_instructions_copy(v);
         CHECK_STREQ(ins, DB_PROMPT);
         af_string_free(ins);
-        o = af_view_execute(v, "query", NULL);
+        o = view_run(v, "query", NULL);
         CHECK_SUCCESS(o);
         outcome_free(o);
     }
     CHECK_STATUS(af_view_reset(v), AF_OK); /* collapsed again: gone */
-    ins = af_view_instructions(v);
+    ins = af_view_instructions_copy(v);
     CHECK_STREQ(ins, "");
     af_string_free(ins);
     af_view_free(v);
@@ -329,9 +329,9 @@ TEST(collapse_with_instructions__system_prompts_of_every_expanded_toolkit_are_jo
                                    NULL, app_reg(a, NULL), app_reg_free), AF_OK);
     CHECK_STATUS(reg_fn(a, "{\"id\":\"send_mail\",\"toolkit\":\"mail\"}", h_void), AF_OK);
     af_view *v = af_view_new(a->d, "{}");
-    outcome_free(af_view_execute(v, "database", NULL));
-    outcome_free(af_view_execute(v, "mail", NULL));
-    char *ins = af_view_instructions(v);
+    outcome_free(view_run(v, "database", NULL));
+    outcome_free(view_run(v, "mail", NULL));
+    char *ins = af_view_instructions_copy(v);
     CHECK_HAS(ins, DB_PROMPT);
     CHECK_HAS(ins, "Never send mail without asking.");
     CHECK_HAS(ins, "\n\n");
@@ -383,20 +383,20 @@ TEST(dynamic_instructions__function_result_and_system_prompt_from_the_host) {
     app *a = app_bare();
     searchers *s = search_app(a, "{\"name\":\"search\",\"description\":\"Search operations\"}", true);
     af_view *v = af_view_new(a->d, "{\"searchers\":\"web, news\"}");
-    char *ins = af_view_instructions(v);
+    char *ins = af_view_instructions_copy(v);
     CHECK_STREQ(ins, ""); /* collapsed: the host is not asked */
     af_string_free(ins);
     CHECK_EQ_INT(s->asked_prompt, 0);
-    char *o = af_view_execute(v, "search", NULL);
+    char *o = view_run(v, "search", NULL);
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":\"Available: web, news\"");
     outcome_free(o);
     CHECK_EQ_INT(s->asked_result, 1);
-    ins = af_view_instructions(v);
+    ins = af_view_instructions_copy(v);
     CHECK_STREQ(ins, "Always prefer exact matches over fuzzy matches.");
     af_string_free(ins);
     int prompts = atomic_load(&s->asked_prompt);
-    ins = af_view_instructions(v); /* asked again every turn */
+    ins = af_view_instructions_copy(v); /* asked again every turn */
     CHECK_STREQ(ins, "Always prefer exact matches over fuzzy matches.");
     af_string_free(ins);
     CHECK(atomic_load(&s->asked_prompt) > prompts);
@@ -404,11 +404,11 @@ TEST(dynamic_instructions__function_result_and_system_prompt_from_the_host) {
     /* the texts follow the view's metadata: a new expansion sees the new searchers */
     CHECK_STATUS(af_view_set_metadata(v, "{\"searchers\":\"web, news, images\"}"), AF_OK);
     CHECK_STATUS(af_view_reset(v), AF_OK);
-    o = af_view_execute(v, "search", NULL);
+    o = view_run(v, "search", NULL);
     CHECK_HAS(o, "\"result\":\"Available: web, news, images\"");
     outcome_free(o);
     af_view *empty = af_view_new(a->d, NULL);
-    o = af_view_execute(empty, "search", NULL);
+    o = view_run(empty, "search", NULL);
     CHECK_HAS(o, "\"result\":\"Available: none\"");
     outcome_free(o);
     af_view_free(empty);
@@ -422,11 +422,11 @@ TEST(dynamic_instructions__an_unanswered_text_falls_back_to_the_static_one) {
     searchers *s = search_app(a, "{\"name\":\"search\",\"description\":\"Search operations\","
                                  "\"functionResult\":\"static result\",\"systemPrompt\":\"Static guidelines.\"}", false);
     af_view *v = af_view_new(a->d, "{\"searchers\":\"web\"}");
-    char *o = af_view_execute(v, "search", NULL);
+    char *o = view_run(v, "search", NULL);
     CHECK_HAS(o, "\"result\":\"Available: web\""); /* answered: the host's text wins */
     CHECK_LACKS(o, "static result");
     outcome_free(o);
-    char *ins = af_view_instructions(v);
+    char *ins = af_view_instructions_copy(v);
     CHECK_STREQ(ins, "Static guidelines."); /* not answered: the static text */
     af_string_free(ins);
     CHECK(atomic_load(&s->asked_prompt) >= 1);
@@ -462,7 +462,7 @@ TEST(toolkind__function_is_executed_and_its_result_returned) {
     af_view *v = af_view_new(a->d, "{}");
     const char *ids[] = {"explicit", "implicit"};
     for (int i = 0; i < 2; i++) {
-        char *o = af_view_execute(v, ids[i], NULL);
+        char *o = view_run(v, ids[i], NULL);
         CHECK_SUCCESS(o);
         CHECK_HAS(o, "\"result\":\"ok\"");
         CHECK_LACKS(o, "\"final\"");
@@ -488,7 +488,7 @@ TEST(toolkind_output__calling_it_ends_the_run_arguments_are_the_result) {
     CHECK_HAS(t, "City name");
     CHECK_HAS(t, "tempCelsius");
     af_string_free(t);
-    char *o = af_view_execute(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":21.5,\"condition\":\"sunny\"}");
+    char *o = view_run(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":21.5,\"condition\":\"sunny\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"final\":true");
     CHECK_HAS(o, "\"city\":\"Paris\"");
@@ -497,12 +497,12 @@ TEST(toolkind_output__calling_it_ends_the_run_arguments_are_the_result) {
     CHECK_HAS(o, "\"errorCode\":null");
     outcome_free(o);
     /* invalid arguments do not end the run: the model can try again */
-    o = af_view_execute(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":\"warm\",\"condition\":\"sunny\"}");
+    o = view_run(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":\"warm\",\"condition\":\"sunny\"}");
     CHECK_CODE(o, "InvalidArgument");
     CHECK_HAS(o, "tempCelsius");
     CHECK_LACKS(o, "\"final\"");
     outcome_free(o);
-    /* through the dispatcher too (af_execute), the outcome is final */
+    /* through the dispatcher too (af_execute_json), the outcome is final */
     o = run(a->d, "report", "{\"city\":\"Oslo\",\"tempCelsius\":-3,\"condition\":\"snow\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"final\":true");
@@ -518,24 +518,24 @@ TEST(toolkind_output__the_response_is_typed_and_validated) {
     app *a = weather_app();
     CHECK_STATUS(af_register_function(a->d, REPORT_JSON, NULL, NULL, NULL), AF_OK);
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":21.5}"); /* missing */
+    char *o = view_run(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":21.5}"); /* missing */
     CHECK_CODE(o, "InvalidArgument");
     CHECK_HAS(o, "condition");
     CHECK_LACKS(o, "\"final\"");
     outcome_free(o);
-    o = af_view_execute(v, "report", "\"sunny in Paris\""); /* free-form text */
+    o = view_run(v, "report", "\"sunny in Paris\""); /* free-form text */
     CHECK_CODE(o, "InvalidArgument");
     CHECK_LACKS(o, "\"final\"");
     outcome_free(o);
-    o = af_view_execute(v, "report", "{\"city\":7,\"tempCelsius\":1,\"condition\":\"x\"}");
+    o = view_run(v, "report", "{\"city\":7,\"tempCelsius\":1,\"condition\":\"x\"}");
     CHECK_CODE(o, "InvalidArgument");
     CHECK_HAS(o, "city");
     outcome_free(o);
-    char *schema = af_parameters_schema(a->d, "report");
+    char *schema = af_parameters_schema_json(a->d, "report");
     CHECK_HAS(schema, "\"tempCelsius\"");
     CHECK_HAS(schema, "\"required\"");
     af_string_free(schema);
-    schema = af_result_schema(a->d, "report");
+    schema = af_result_schema_json(a->d, "report");
     CHECK_HAS(schema, "\"city\"");
     af_string_free(schema);
     af_view_free(v);
@@ -549,7 +549,7 @@ TEST(toolkind_output__the_method_is_never_executed) {
     CHECK_STATUS(reg_fn(a, REPORT_JSON, h_ok), AF_OK); /* a handler, which must not run */
     af_view *v = af_view_new(a->d, "{}");
     for (int i = 0; i < 3; i++) {
-        char *o = af_view_execute(v, "report", "{\"city\":\"Rome\",\"tempCelsius\":30,\"condition\":\"sunny\"}");
+        char *o = view_run(v, "report", "{\"city\":\"Rome\",\"tempCelsius\":30,\"condition\":\"sunny\"}");
         CHECK_SUCCESS(o);
         CHECK_HAS(o, "\"final\":true");
         CHECK_HAS(o, "Rome");
@@ -570,7 +570,7 @@ TEST(toolkind_output__the_result_is_the_record_the_agent_filled_in) {
     CHECK_STATUS(af_register_function(a->d, "{\"id\":\"final_answer\",\"kind\":\"output\",\"parameters\":[{\"name\":\"text\",\"type\":\"string\"}]}",
                                       NULL, app_reg(a, NULL), app_reg_free), AF_OK);
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "report", "{\"condition\":\"cloudy\",\"city\":\"Lima\",\"tempCelsius\":18.25}");
+    char *o = view_run(v, "report", "{\"condition\":\"cloudy\",\"city\":\"Lima\",\"tempCelsius\":18.25}");
     CHECK_SUCCESS(o);
     const char *res = o ? strstr(o, "\"result\":{") : NULL;
     CHECK(res != NULL);
@@ -578,7 +578,7 @@ TEST(toolkind_output__the_result_is_the_record_the_agent_filled_in) {
     CHECK_HAS(res, "\"tempCelsius\":18.25");
     CHECK_HAS(res, "\"condition\":\"cloudy\"");
     outcome_free(o);
-    o = af_view_execute(v, "final_answer", "{\"text\":\"42\"}");
+    o = view_run(v, "final_answer", "{\"text\":\"42\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":{\"text\":\"42\"}");
     CHECK_HAS(o, "\"final\":true");
@@ -603,11 +603,11 @@ TEST(toolkind_output__compatible_with_the_generic_form) {
     char *t = tools_of(v);
     CHECK_HAS(t, "Report the weather in Celsius");
     af_string_free(t);
-    char *o = af_view_execute(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":21.5,\"condition\":\"sunny\"}");
+    char *o = view_run(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":21.5,\"condition\":\"sunny\"}");
     CHECK_HAS(o, "\"final\":true");
     outcome_free(o);
     CHECK_STATUS(af_view_set_metadata(v, "{\"StructuredReports\":false}"), AF_OK);
-    o = af_view_execute(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":21.5,\"condition\":\"sunny\"}");
+    o = view_run(v, "report", "{\"city\":\"Paris\",\"tempCelsius\":21.5,\"condition\":\"sunny\"}");
     CHECK_CODE(o, "FunctionNotFound");
     CHECK_LACKS(o, "\"final\"");
     outcome_free(o);
@@ -656,11 +656,11 @@ TEST(generic_form__dynamic_descriptions_render_with_the_metadata) {
     CHECK_STATUS(af_set_metadata_schema(a->d, "[\"ProviderName\",\"HasAdvancedFeatures\"]"), AF_OK);
     CHECK_STATUS(reg_fn(a, "{\"id\":\"search\",\"description\":\"Search using {metadata.ProviderName}\",\"result\":\"string\"}", h_ok), AF_OK);
     af_view *v = af_view_new(a->d, "{\"ProviderName\":\"Bing\"}");
-    char *t = af_view_tools(v, "openai");
+    char *t = af_view_tools_json(v, "openai");
     CHECK_HAS(t, "Search using Bing");
     af_string_free(t);
     CHECK_STATUS(af_view_set_metadata(v, "{\"ProviderName\":\"Kagi\"}"), AF_OK);
-    t = af_view_tools(v, "anthropic");
+    t = af_view_tools_json(v, "anthropic");
     CHECK_HAS(t, "Search using Kagi");
     CHECK_LACKS(t, "Bing");
     af_string_free(t);
@@ -687,7 +687,7 @@ TEST(conditional_functions__shown_only_when_the_condition_holds) {
     CHECK_LACKS(t, "advanced_search");
     CHECK_HAS(t, "\"name\":\"basic_search\"");
     af_string_free(t);
-    char *o = af_view_execute(v, "advanced_search", "{\"query\":\"x\"}");
+    char *o = view_run(v, "advanced_search", "{\"query\":\"x\"}");
     CHECK_CODE(o, "FunctionNotFound");
     CHECK_HAS(o, "HasAdvancedFeatures && !ReadOnly");
     outcome_free(o);
@@ -698,7 +698,7 @@ TEST(conditional_functions__shown_only_when_the_condition_holds) {
     CHECK_HAS(t, "\"name\":\"advanced_search\"");
     CHECK_HAS(t, "Advanced search with filters");
     af_string_free(t);
-    o = af_view_execute(v, "advanced_search", "{\"query\":\"x\"}");
+    o = view_run(v, "advanced_search", "{\"query\":\"x\"}");
     CHECK_SUCCESS(o);
     outcome_free(o);
     CHECK_EQ_INT(a->handler_runs, 1);
@@ -707,7 +707,7 @@ TEST(conditional_functions__shown_only_when_the_condition_holds) {
     t = tools_of(v);
     CHECK_LACKS(t, "advanced_search");
     af_string_free(t);
-    o = af_view_execute(v, "advanced_search", "{\"query\":\"x\"}");
+    o = view_run(v, "advanced_search", "{\"query\":\"x\"}");
     CHECK_CODE(o, "FunctionNotFound");
     outcome_free(o);
     CHECK_EQ_INT(a->handler_runs, 1);
@@ -750,7 +750,7 @@ TEST(return_types__synchronous_results_are_returned) {
     CHECK_STATUS(af_register_function(a->d, "{\"id\":\"get_name\",\"result\":\"string\"}", h_returns,
                                       app_reg(a, (void *)"\"HPD-Agent\""), app_reg_free), AF_OK);
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "get_name", NULL);
+    char *o = view_run(v, "get_name", NULL);
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":\"HPD-Agent\"");
     CHECK_HAS(o, "\"dialog\":null"); /* not void: no confirmation */
@@ -765,7 +765,7 @@ TEST(return_types__asynchronous_results_are_awaited) {
     later l = {pool_start(1), NULL};
     CHECK_STATUS(af_register_function(a->d, "{\"id\":\"get_name_async\",\"result\":\"string\"}", h_async, app_reg(a, &l), app_reg_free), AF_OK);
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "get_name_async", NULL); /* blocks until the pool answers */
+    char *o = view_run(v, "get_name_async", NULL); /* blocks until the pool answers */
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":\"HPD-Agent\"");
     outcome_free(o);
@@ -792,21 +792,21 @@ TEST(return_types__complex_types_are_serialized_to_json) {
     CHECK_STATUS(af_register_function(a->d, "{\"id\":\"bad_weather\",\"result\":{\"record\":\"WeatherResult\"}}",
                                       h_returns, app_reg(a, (void *)"{\"temperature\":\"hot\",\"condition\":\"Sunny\"}"), app_reg_free), AF_OK);
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "get_weather", "{\"city\":\"Paris\"}");
+    char *o = view_run(v, "get_weather", "{\"city\":\"Paris\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":{\"temperature\":72,\"condition\":\"Sunny\"}");
     CHECK_HAS(o, "\"dialog\":null");
     outcome_free(o);
-    o = af_view_execute(v, "find_files", "{\"directory\":\"/tmp\",\"pattern\":\"*.txt\"}");
+    o = view_run(v, "find_files", "{\"directory\":\"/tmp\",\"pattern\":\"*.txt\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":[\"a.txt\",\"b.txt\"]");
     outcome_free(o);
     /* a result that is not the declared type is not passed on */
-    o = af_view_execute(v, "bad_weather", NULL);
+    o = view_run(v, "bad_weather", NULL);
     CHECK_CODE(o, "HandlerFailed");
     CHECK_LACKS(o, "\"hot\"");
     outcome_free(o);
-    char *schema = af_result_schema(a->d, "get_weather");
+    char *schema = af_result_schema_json(a->d, "get_weather");
     CHECK_HAS(schema, "\"temperature\"");
     af_string_free(schema);
     af_view_free(v);
@@ -819,29 +819,29 @@ TEST(return_types__void_returns_a_confirmation) {
     CHECK_STATUS(reg_fn(a, "{\"id\":\"log_message\",\"parameters\":[{\"name\":\"message\",\"type\":\"string\"}]}", h_void), AF_OK);
     CHECK_STATUS(reg_fn(a, "{\"id\":\"log_loudly\",\"parameters\":[{\"name\":\"message\",\"type\":\"string\"}]}", h_void_says), AF_OK);
     af_view *v = af_view_new(a->d, "{}");
-    char *o = af_view_execute(v, "log_message", "{\"message\":\"hi\"}");
+    char *o = view_run(v, "log_message", "{\"message\":\"hi\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"result\":null");
     CHECK_HAS(o, "\"dialog\":\"Done: the function completed successfully.\"");
     outcome_free(o);
     CHECK_STATUS(af_view_set_confirmation(v, "Logged."), AF_OK);
-    o = af_view_execute(v, "log_message", "{\"message\":\"hi\"}");
+    o = view_run(v, "log_message", "{\"message\":\"hi\"}");
     CHECK_HAS(o, "\"dialog\":\"Logged.\"");
     outcome_free(o);
-    o = af_view_execute(v, "log_loudly", "{\"message\":\"hi\"}"); /* its own dialog wins */
+    o = view_run(v, "log_loudly", "{\"message\":\"hi\"}"); /* its own dialog wins */
     CHECK_HAS(o, "\"dialog\":\"Message written to the console.\"");
     outcome_free(o);
     /* the confirmation belongs to the view; a failed void call has none */
     af_view *other = af_view_new(a->d, "{}");
-    o = af_view_execute(other, "log_message", "{\"message\":\"hi\"}");
+    o = view_run(other, "log_message", "{\"message\":\"hi\"}");
     CHECK_HAS(o, "\"dialog\":\"Done: the function completed successfully.\"");
     outcome_free(o);
-    o = af_view_execute(other, "log_message", "{\"message\":5}");
+    o = view_run(other, "log_message", "{\"message\":5}");
     CHECK_CODE(o, "InvalidArgument");
     CHECK_LACKS(o, "Done: the function");
     outcome_free(o);
     af_view_free(other);
-    /* outside a view (af_execute) there is no confirmation */
+    /* outside a view (af_execute_json) there is no confirmation */
     o = run(a->d, "log_message", "{\"message\":\"hi\"}");
     CHECK_SUCCESS(o);
     CHECK_HAS(o, "\"dialog\":null");
@@ -866,10 +866,10 @@ TEST(custom_names__the_agent_sees_the_custom_name) {
     CHECK_HAS(t, "\"name\":\"search_web\"");
     CHECK_LACKS(t, "PerformWebSearch");
     af_string_free(t);
-    char *o = af_view_execute(v, "search_web", "{\"query\":\"rust\"}");
+    char *o = view_run(v, "search_web", "{\"query\":\"rust\"}");
     CHECK_SUCCESS(o);
     outcome_free(o);
-    o = af_view_execute(v, "PerformWebSearch", "{\"query\":\"rust\"}");
+    o = view_run(v, "PerformWebSearch", "{\"query\":\"rust\"}");
     CHECK_CODE(o, "FunctionNotFound");
     outcome_free(o);
     af_view_free(v);

@@ -82,7 +82,7 @@ public struct AppFunctionItems: Sendable {
 
     /// The item's JSON text, or nil.
     public func json(_ key: String) -> String? {
-        takeString(af_call_item_get(call.raw, key))
+        takeString(af_call_item_get_json(call.raw, key))
     }
 
     public subscript<T: Decodable>(_ key: String, as type: T.Type) -> T? { self.get(key, as: type) }

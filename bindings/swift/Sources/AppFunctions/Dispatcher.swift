@@ -133,10 +133,12 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 
     /// Adds a delegate; delegates run in the order added.
     public func addDelegate(_ delegate: some AppFunctionDelegate) throws {
-        var vtable = af_delegate(
-            on_invoking: onInvokingTrampoline,
-            on_invoked: onInvokedTrampoline,
-            free_user_data: releaseUserData)
+        // the v1 af_delegate: struct_size first (the core refuses a smaller one)
+        var vtable = af_delegate()
+        vtable.struct_size = UInt32(MemoryLayout<af_delegate>.size)
+        vtable.on_invoking = onInvokingTrampoline
+        vtable.on_invoked = onInvokedTrampoline
+        vtable.free_user_data = releaseUserData
         try check(af_add_delegate(raw, &vtable, DelegateBox(delegate).retainedPointer()), "addDelegate")
     }
 
@@ -197,13 +199,15 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
                 let box = Unmanaged.passRetained(OutcomeBox(continuation)).toOpaque()
                 let st: af_status = invocation.functionId.withCString { id in
                     withOptionalCString(invocation.callerPackage) { caller in
-                        var inv = af_invocation(
-                            function_id: id,
-                            platform: invocation.platform.rawValue,
-                            is_foreground: invocation.isForeground ? 1 : 0,
-                            caller_package: caller,
-                            cancel_token: token.raw,
-                            timeout_ms: invocation.timeoutMilliseconds)
+                        // the v1 af_invocation: struct_size first, the rest zero (reserved)
+                        var inv = af_invocation()
+                        inv.struct_size = UInt32(MemoryLayout<af_invocation>.size)
+                        inv.platform = invocation.platform.rawValue
+                        inv.function_id = id
+                        inv.caller_package = caller
+                        inv.cancel_token = token.raw
+                        inv.timeout_ms = invocation.timeoutMilliseconds
+                        inv.is_foreground = invocation.isForeground ? 1 : 0
                         return af_execute_async(raw, &inv, arguments, outcomeTrampoline, box)
                     }
                 }
@@ -238,6 +242,30 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         await execute(AppFunctionInvocation(functionId), arguments: arguments)
     }
 
+    // MARK: Timeouts and shutdown
+
+    /// The timeout of invocations that name none (default 30 s): a call still running then
+    /// ends `TimedOut`, and the log handler gets a warning. nil: no default timeout.
+    public func setDefaultTimeout(_ timeout: Duration?) throws {
+        let ms = timeout.map { AppFunctionInvocation.milliseconds($0) } ?? 0
+        try check(af_dispatcher_set_default_timeout(raw, ms == AF_TIMEOUT_NONE ? 0 : ms), "setDefaultTimeout")
+    }
+
+    /// Calls running now (started, their outcome not yet delivered).
+    public var inFlight: Int { Int(af_dispatcher_in_flight(raw)) }
+
+    /// Refuses new calls from now on (they end `LimitExceeded`, "the dispatcher is shutting
+    /// down", running no handler or delegate) and waits up to `timeout` for the calls in
+    /// flight, on this thread. Returns how many still run (0: drained). Idempotent; releasing
+    /// the dispatcher afterwards never blocks. Do not call it from a handler or delegate.
+    @discardableResult
+    public func shutdown(timeout: Duration) -> Int {
+        var left: UInt32 = 0
+        let ms = timeout <= .zero ? 0 : AppFunctionInvocation.milliseconds(timeout)
+        _ = af_dispatcher_shutdown(raw, ms, &left)
+        return Int(left)
+    }
+
     // MARK: Reading the registry
 
     /// The declared functions, then the generated `search_{entity}` ones.
@@ -247,7 +275,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 
     /// The JSON Schema (draft 2020-12) of a function's parameters.
     public func parametersJSONSchema(_ functionId: String) throws -> String {
-        guard let s = takeString(af_parameters_schema(raw, functionId)) else {
+        guard let s = takeString(af_parameters_schema_json(raw, functionId)) else {
             throw AppFunctionError(.functionNotFound, lastError())
         }
         return s
@@ -255,7 +283,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 
     /// The JSON Schema (draft 2020-12) of a function's result (`null` for void).
     public func resultJSONSchema(_ functionId: String) throws -> String {
-        guard let s = takeString(af_result_schema(raw, functionId)) else {
+        guard let s = takeString(af_result_schema_json(raw, functionId)) else {
             throw AppFunctionError(.functionNotFound, lastError())
         }
         return s

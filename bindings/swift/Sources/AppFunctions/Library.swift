@@ -32,6 +32,13 @@ public enum AppFunctionsLibrary {
                 \(expectedABIVersion). Use the library and the Swift package from the same release.
                 """)
         }
+        // the error codes' names come from the core (af_error_code_name), not a table here
+        for code in AppFunctionErrorCode.allCases {
+            let name = af_error_code_name(code.cValue).map { String(cString: $0) }
+            if name != code.rawValue {
+                fatalError("AppFunctions: error code \(code.cValue) is \(name ?? "unknown") in the native library but \(code.rawValue) here")
+            }
+        }
         return true
     }()
 }

@@ -29,14 +29,14 @@ extension AppFunctionDispatcher {
     /// The registry as a tool list: `"mcp"`, `"openai"`, `"openai-chat"`, `"anthropic"`,
     /// `"gemini"` (JSON) or `"android-xml"` (Android's AppFunctions schema).
     public func export(format: String) throws -> String {
-        guard let s = takeString(af_export(raw, format)) else {
+        guard let s = takeString(af_export_copy(raw, format)) else {
             throw AppFunctionError(.notSupported, "export(\(format)): \(lastError())")
         }
         return s
     }
 }
 
-/// One blocking `af_mcp_handle` on its own thread (it keeps the dispatcher alive meanwhile).
+/// One blocking `af_mcp_handle_json` on its own thread (it keeps the dispatcher alive meanwhile).
 private final class MCPRequest: @unchecked Sendable {
     let dispatcher: AppFunctionDispatcher
     let message: String
@@ -49,6 +49,6 @@ private final class MCPRequest: @unchecked Sendable {
     }
 
     func run() {
-        continuation.resume(returning: takeString(af_mcp_handle(dispatcher.raw, message)))
+        continuation.resume(returning: takeString(af_mcp_handle_json(dispatcher.raw, message)))
     }
 }

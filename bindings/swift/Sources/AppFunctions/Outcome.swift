@@ -144,8 +144,13 @@ public struct AppFunctionInvocation: Sendable {
     public var isForeground: Bool
     /// Android: the calling package.
     public var callerPackage: String?
-    /// Ends the call `TimedOut` after this long (milliseconds precision).
+    /// Ends the call `TimedOut` after this long (milliseconds precision). nil: the
+    /// dispatcher's default (30 s unless `setDefaultTimeout` changed it);
+    /// `AppFunctionInvocation.noTimeout` (or anything from 49.7 days up): none at all.
     public var timeout: Duration?
+
+    /// A timeout that never elapses (`AF_TIMEOUT_NONE`).
+    public static let noTimeout: Duration = .seconds(Int64(UInt32.max))
 
     public init(
         _ functionId: String,
@@ -161,11 +166,18 @@ public struct AppFunctionInvocation: Sendable {
         self.timeout = timeout
     }
 
+    /// `af_invocation.timeout_ms`: 0 (nil) is the dispatcher's default, `AF_TIMEOUT_NONE` none.
     var timeoutMilliseconds: UInt32 {
         guard let timeout else { return 0 }
-        let (s, atto) = timeout.components
+        return Self.milliseconds(timeout)
+    }
+
+    /// A duration in whole milliseconds, rounded up, at least 1; `AF_TIMEOUT_NONE`
+    /// (UInt32.max) from 49.7 days up.
+    static func milliseconds(_ d: Duration) -> UInt32 {
+        let (s, atto) = d.components
         if s < 0 || (s == 0 && atto <= 0) { return 1 }
         let ms = Double(s) * 1000 + Double(atto) / 1e15
-        return ms >= Double(UInt32.max) ? UInt32.max : max(1, UInt32(ms.rounded(.up)))
+        return ms >= Double(UInt32.max) ? AF_TIMEOUT_NONE : max(1, UInt32(ms.rounded(.up)))
     }
 }

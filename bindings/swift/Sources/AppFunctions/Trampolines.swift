@@ -63,11 +63,17 @@ final class RunningTask: @unchecked Sendable {
     }
 }
 
-/// Running handler tasks by key; the key is the `af_call_on_cancel` user data.
+/// Running handler tasks by key; the key is the `af_call_on_cancel` user data, removed by
+/// its release (the core runs it exactly once: after the cancel callback, when the call
+/// ends without one, or at once when it refuses the registration).
 let runningTasks = HandleTable<RunningTask>()
 
 let cancelTrampoline: af_cancel_fn = { userData in
     runningTasks.get(UInt(userData: userData))?.cancel()
+}
+
+let releaseRunningTask: af_free_fn = { userData in
+    runningTasks.remove(UInt(userData: userData))
 }
 
 /// Starts a handler or lookup on a new task and completes the call from it.
@@ -78,7 +84,6 @@ func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle) {
     let running = RunningTask()
     let key = runningTasks.insert(running)
     let task = Task {
-        defer { runningTasks.remove(key) }
         do {
             let result = try await run(context, input)
             if !running.cancelledByCore { complete(call, result) }
@@ -89,7 +94,7 @@ func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle) {
         }
     }
     running.set(task)
-    _ = af_call_on_cancel(call.raw, cancelTrampoline, key.asUserData)
+    _ = af_call_on_cancel(call.raw, cancelTrampoline, key.asUserData, releaseRunningTask, nil)
 }
 
 func complete(_ call: CallHandle, _ json: String?) {
@@ -174,19 +179,23 @@ let permissionTrampoline: af_permission_fn = { userData, call, gate in
     }
 }
 
+/// The host data's release: the core runs it exactly once, right after scope end.
+let releaseHostScope: af_free_fn = { userData in
+    hostScopes.remove(UInt(userData: userData))
+}
+
 let scopeBeginTrampoline: af_scope_fn = { userData, call in
     guard let call, let b = box(userData, as: ScopeBox.self) else { return }
     if let scope = b.begin(AppFunctionContext(CallHandle(raw: call))) {
         let key = hostScopes.insert(scope)
-        _ = af_call_set_host_data(call, key.asUserData)
+        _ = af_call_set_host_data(call, key.asUserData, releaseHostScope)
     }
 }
 
 let scopeEndTrampoline: af_scope_fn = { userData, call in
     guard let call else { return }
     let key = UInt(userData: af_call_host_data(call))
-    let scope = key == 0 ? nil : hostScopes.remove(key)
-    _ = af_call_set_host_data(call, nil)
+    let scope = key == 0 ? nil : hostScopes.get(key)
     guard let b = box(userData, as: ScopeBox.self) else { return }
     b.end?(AppFunctionContext(CallHandle(raw: call)), scope)
 }

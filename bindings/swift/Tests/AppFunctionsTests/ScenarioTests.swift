@@ -270,6 +270,55 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(outcome.errorCode, .timedOut, "\(outcome)")
     }
 
+    func testTheDispatchersDefaultTimeoutEndsAStuckHandler() async throws {
+        try dispatcher.register(AppFunctionDescriptor("stuck")) { (_, _: NoArguments) -> String in
+            try await Task.sleep(for: .seconds(30))
+            return "never"
+        }
+        let warnings = Counter()
+        try dispatcher.setLogHandler { level, message in
+            if level == .warn && message.contains("stuck timed out after 50 ms") { warnings.increment() }
+        }
+        try dispatcher.setDefaultTimeout(.milliseconds(50))
+        let outcome = await dispatcher.execute("stuck") // no timeout of its own: the default
+        XCTAssertEqual(outcome.errorCode, .timedOut, "\(outcome)")
+        XCTAssertEqual(warnings.value, 1)
+        // an invocation's own timeout wins; noTimeout is none at all
+        try dispatcher.setDefaultTimeout(.milliseconds(10))
+        try dispatcher.register(AppFunctionDescriptor("brief")) { (_, _: NoArguments) -> String in
+            try await Task.sleep(for: .milliseconds(60))
+            return "done"
+        }
+        let done = await dispatcher.execute(AppFunctionInvocation("brief", timeout: AppFunctionInvocation.noTimeout))
+        XCTAssertEqual(try done.result(as: String.self), "done")
+        try dispatcher.setDefaultTimeout(nil)
+        let again = await dispatcher.execute("brief")
+        XCTAssertEqual(again.status, .success, "\(again)")
+    }
+
+    func testShutdownDrainsTheCallsInFlightAndRefusesNewOnes() async throws {
+        let started = Flag(), release = Flag()
+        try dispatcher.register(AppFunctionDescriptor("long_job")) { (_, _: NoArguments) -> String in
+            started.set()
+            try await release.wait()
+            return "finished"
+        }
+        let d = dispatcher!
+        let running = Task { await d.execute("long_job") }
+        try await started.wait()
+        XCTAssertEqual(d.inFlight, 1)
+        XCTAssertEqual(d.shutdown(timeout: .zero), 1, "one call still runs")
+        let refused = await d.execute("create_order", arguments: #"{"customer":"a","quantity":1}"#)
+        XCTAssertEqual(refused.errorCode, .limitExceeded, "\(refused)")
+        XCTAssertTrue(refused.message?.contains("shutting down") ?? false, "\(refused)")
+        release.set()
+        let left = await Task.detached { d.shutdown(timeout: .seconds(10)) }.value
+        XCTAssertEqual(left, 0)
+        let finished = await running.value
+        XCTAssertEqual(try finished.result(as: String.self), "finished")
+        XCTAssertEqual(d.inFlight, 0)
+    }
+
     func testOneHundredConcurrentTasks() async throws {
         let d = dispatcher!
         let outcomes = await withTaskGroup(of: AppFunctionOutcome.self) { group in

@@ -33,7 +33,7 @@ class AppFunctionContext internal constructor(internal val call: Pointer) {
 
     /** The called function's normalised descriptor (as in the registry; the seed's `context.Function`). */
     val descriptor: JsonObject?
-        get() = AfNative.af_call_descriptor(call).takeUtf8()?.let { AppJson.parseToJsonElement(it) as? JsonObject }
+        get() = AfNative.af_call_descriptor_json(call).takeUtf8()?.let { AppJson.parseToJsonElement(it) as? JsonObject }
 
     /** True when this call is an entity lookup (the provider of an entity, or delegates seeing one). */
     val isEntityLookup: Boolean get() = AfNative.af_call_kind(call) == AfNative.AF_CALL_ENTITY_LOOKUP
@@ -57,7 +57,7 @@ class AppFunctionContext internal constructor(internal val call: Pointer) {
 
     class Items internal constructor(private val call: Pointer) {
         /** The item's JSON, or null when there is none. */
-        fun getJson(key: String): String? = AfNative.af_call_item_get(call, key.cstr()).takeUtf8()
+        fun getJson(key: String): String? = AfNative.af_call_item_get_json(call, key.cstr()).takeUtf8()
 
         fun setJson(key: String, json: String) {
             val s = AfNative.af_call_item_set(call, key.cstr(), json.cstr())

@@ -7,6 +7,7 @@ import com.sun.jna.Pointer
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.CallBody
 import dev.appfunctions.internal.DelegateData
+import dev.appfunctions.internal.DelegateLayout
 import dev.appfunctions.internal.DispatcherState
 import dev.appfunctions.internal.EntityBody
 import dev.appfunctions.internal.Handles
@@ -240,10 +241,13 @@ class AppFunctionDispatcher(
         val cls = delegate.javaClass
         val overridesInvoking = !cls.getMethod("onInvoking", AppFunctionContext::class.java, Continuation::class.java).declaringClass.isInterface
         val overridesInvoked = !cls.getMethod("onInvoked", AppFunctionContext::class.java, AppFunctionOutcome::class.java).declaringClass.isInterface
-        val vtable = Memory(3L * Native.POINTER_SIZE)
-        vtable.setPointer(0, if (overridesInvoking) CallbackReference.getFunctionPointer(Trampolines.OnInvoking) else null)
-        vtable.setPointer(Native.POINTER_SIZE.toLong(), if (overridesInvoked) CallbackReference.getFunctionPointer(Trampolines.OnInvoked) else null)
-        vtable.setPointer(2L * Native.POINTER_SIZE, CallbackReference.getFunctionPointer(Trampolines.Free))
+        // the v1 af_delegate: struct_size first (the core refuses a smaller one), then the callbacks
+        val vtable = Memory(DelegateLayout.SIZE)
+        vtable.clear()
+        vtable.setInt(DelegateLayout.STRUCT_SIZE, DelegateLayout.SIZE.toInt())
+        vtable.setPointer(DelegateLayout.ON_INVOKING, if (overridesInvoking) CallbackReference.getFunctionPointer(Trampolines.OnInvoking) else null)
+        vtable.setPointer(DelegateLayout.ON_INVOKED, if (overridesInvoked) CallbackReference.getFunctionPointer(Trampolines.OnInvoked) else null)
+        vtable.setPointer(DelegateLayout.FREE_USER_DATA, CallbackReference.getFunctionPointer(Trampolines.Free))
         val data = DelegateData(state, delegate, cls.simpleName.ifEmpty { cls.name })
         val s = withNative { AfNative.af_add_delegate(it, vtable, data.handOver()) }
         check(s, "adding delegate")
@@ -330,7 +334,7 @@ class AppFunctionDispatcher(
             val tokenPtr = cancel?.acquire()
             try {
                 fillInvocation(inv, invocation, tokenPtr)
-                return AfNative.af_execute(native.ptr, inv, argumentsJson.cstr()).takeUtf8()!!
+                return AfNative.af_execute_json(native.ptr, inv, argumentsJson.cstr()).takeUtf8()!!
             } finally {
                 if (tokenPtr != null) cancel.releaseUse()
             }
@@ -341,7 +345,7 @@ class AppFunctionDispatcher(
     }
 
     private fun fillInvocation(m: Pointer, inv: AppFunctionInvocation, token: Pointer?) {
-        val timeout = inv.timeout?.inWholeMilliseconds?.coerceIn(0, UInt.MAX_VALUE.toLong()) ?: 0
+        val timeout = timeoutMs(inv.timeout)
         InvocationLayout.fill(
             m,
             native.cString(inv.functionId),
@@ -349,8 +353,42 @@ class AppFunctionDispatcher(
             inv.isForeground,
             inv.callerPackage?.let { native.cString(it) },
             token,
-            timeout.toInt(),
+            timeout,
         )
+    }
+
+    /** A timeout as af_invocation.timeout_ms: null is 0 (the dispatcher's default), INFINITE is AF_TIMEOUT_NONE. */
+    private fun timeoutMs(t: kotlin.time.Duration?): Int = when {
+        t == null -> 0
+        t.isInfinite() -> AfNative.AF_TIMEOUT_NONE
+        else -> t.inWholeMilliseconds.coerceIn(1, UInt.MAX_VALUE.toLong() - 1).toUInt().toInt()
+    }
+
+    // --- timeouts and shutdown -------------------------------------------------------------
+
+    /**
+     * The timeout of invocations that name none (default 30 s): calls still running then end
+     * `TimedOut` (logged as a warning). null or [kotlin.time.Duration.INFINITE]: no default.
+     */
+    fun setDefaultTimeout(timeout: kotlin.time.Duration?) {
+        val ms = if (timeout == null || timeout.isInfinite()) 0 else timeout.inWholeMilliseconds.coerceIn(1, UInt.MAX_VALUE.toLong() - 1).toUInt().toInt()
+        check(withNative { AfNative.af_dispatcher_set_default_timeout(it, ms) }, "setting the default timeout")
+    }
+
+    /** Calls running now (started, their outcome not yet delivered). */
+    val inFlight: Int get() = withNative { AfNative.af_dispatcher_in_flight(it) }
+
+    /**
+     * Refuses new calls from now on (they end `LimitExceeded`, running no handler or delegate)
+     * and waits up to [timeout] for the calls in flight. Returns how many still run (0: drained).
+     * Idempotent; [close] afterwards never blocks.
+     */
+    fun shutdown(timeout: kotlin.time.Duration): Int {
+        val ms = if (timeout.isInfinite()) AfNative.AF_TIMEOUT_NONE else timeout.inWholeMilliseconds.coerceIn(0, UInt.MAX_VALUE.toLong() - 1).toUInt().toInt()
+        val left = IntArray(1)
+        val s = withNative { AfNative.af_dispatcher_shutdown(it, ms, left) }
+        if (s != AfNative.AF_OK && s != AfNative.AF_ERR_TIMED_OUT) throw IllegalStateException("shutdown: ${lastError()}")
+        return left[0]
     }
 
     private fun closedOutcome() = AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "the AppFunctionDispatcher is closed")
@@ -365,18 +403,18 @@ class AppFunctionDispatcher(
 
     /** The JSON Schema (draft 2020-12) of a function's parameters. */
     fun parametersJsonSchema(functionId: String): String =
-        withNative { AfNative.af_parameters_schema(it, functionId.cstr()).takeUtf8() } ?: throw NoSuchElementException(lastError())
+        withNative { AfNative.af_parameters_schema_json(it, functionId.cstr()).takeUtf8() } ?: throw NoSuchElementException(lastError())
 
     /** The JSON Schema (draft 2020-12) of a function's result (`null` for void). */
     fun resultJsonSchema(functionId: String): String =
-        withNative { AfNative.af_result_schema(it, functionId.cstr()).takeUtf8() } ?: throw NoSuchElementException(lastError())
+        withNative { AfNative.af_result_schema_json(it, functionId.cstr()).takeUtf8() } ?: throw NoSuchElementException(lastError())
 
     /**
      * Exports the registry: `"mcp"`, `"openai"`, `"openai-chat"`, `"anthropic"`, `"gemini"` give a
      * JSON tool list of every enabled function; `"android-xml"` gives Android's AppFunctions schema XML.
      */
     fun export(format: String): String =
-        withNative { AfNative.af_export(it, format.cstr()).takeUtf8() } ?: throw IllegalArgumentException(lastError())
+        withNative { AfNative.af_export_copy(it, format.cstr()).takeUtf8() } ?: throw IllegalArgumentException(lastError())
 
     // --- MCP ---------------------------------------------------------------------------------
 
@@ -386,7 +424,7 @@ class AppFunctionDispatcher(
      * until its outcome (call it from a thread of an I/O pool, one message per call, to keep
      * reading while calls run).
      */
-    fun mcpHandle(message: String): String? = withNative { AfNative.af_mcp_handle(it, message.cstr()).takeUtf8() }
+    fun mcpHandle(message: String): String? = withNative { AfNative.af_mcp_handle_json(it, message.cstr()).takeUtf8() }
 
     /** Configures the MCP server: `{"serverName", "serverVersion", "serverTitle", "instructions", "pageSize", "maxMessageBytes"}`, any subset. */
     fun mcpConfigure(configJson: String) = check(withNative { AfNative.af_mcp_configure(it, configJson.cstr()) }, "configuring MCP")

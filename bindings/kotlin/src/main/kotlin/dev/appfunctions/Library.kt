@@ -6,7 +6,10 @@ import dev.appfunctions.internal.utf8
 /** Thrown when libappfunctions cannot be loaded or is not the ABI this binding was written for. */
 class AppFunctionsLibraryException(message: String, cause: Throwable? = null) : RuntimeException(message, cause)
 
-/** The native library: loaded and checked (`af_abi_version() == 1`) on first use. */
+/**
+ * The native library: loaded and checked on first use: `af_abi_version() == 1`, and every
+ * [AppFunctionErrorCode] has the name the core gives its value (`af_error_code_name`).
+ */
 object AppFunctionsLibrary {
     /** The `AF_ABI_VERSION` this binding was written for. */
     const val ABI_VERSION: Int = 1
@@ -24,6 +27,12 @@ object AppFunctionsLibrary {
                 )
             }
             checkAbi(abi)
+            for (code in AppFunctionErrorCode.entries) {
+                val name = AfNative.af_error_code_name(code.code).utf8()
+                if (name != code.name) {
+                    throw AppFunctionsLibraryException("error code ${code.code} is '$name' in libappfunctions but ${code.name} in this binding")
+                }
+            }
             AfNative.af_version().utf8().orEmpty()
         }
     }

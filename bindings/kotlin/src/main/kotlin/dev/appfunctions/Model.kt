@@ -54,7 +54,7 @@ data class AppFunctionInvocation(
     val isForeground: Boolean = false,
     /** Android: the calling package (null is "", in-process). */
     val callerPackage: String? = null,
-    /** Ends the call `TimedOut` after this long; null is no timeout. */
+    /** Ends the call `TimedOut` after this long; null is the dispatcher's default (30 s unless [AppFunctionDispatcher.setDefaultTimeout] changed it); [Duration.INFINITE] is none. */
     val timeout: Duration? = null,
 )
 

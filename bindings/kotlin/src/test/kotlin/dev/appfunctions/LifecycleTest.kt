@@ -23,6 +23,7 @@ import kotlin.test.assertFailsWith
 import kotlin.test.assertNotNull
 import kotlin.test.assertNull
 import kotlin.test.assertTrue
+import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
 
 class LifecycleTest {
@@ -141,5 +142,55 @@ class LifecycleTest {
             e.message,
         )
         AppFunctionsLibrary.checkAbi(1)
+    }
+
+    @Test
+    fun `the v1 structs carry their size and the error code names come from the core`() {
+        val p = com.sun.jna.Native.POINTER_SIZE
+        assertEquals(if (p == 8) 40L else 28L, dev.appfunctions.internal.InvocationLayout.SIZE)
+        assertEquals(if (p == 8) 32L else 20L, dev.appfunctions.internal.DelegateLayout.SIZE)
+        for (code in AppFunctionErrorCode.entries) {
+            assertEquals(code.code, dev.appfunctions.internal.AfNative.af_error_code_from_name(code.name.toByteArray() + 0))
+        }
+    }
+
+    @Test
+    fun `shutdown drains the calls in flight and refuses new ones`() = runBlocking {
+        val (d, functions, _) = fullApp()
+        val started = functions.slowStarted.getOrPut("s1") { CompletableDeferred() }
+        val outcome = async(Dispatchers.Default) { d.execute(AppFunctionInvocation("slow_report"), """{"tag":"s1","millis":300}""") }
+        withTimeout(5.seconds) { started.await() }
+        assertEquals(1, d.inFlight)
+        assertEquals(1, d.shutdown(kotlin.time.Duration.ZERO))
+        val refused = d.executeBlocking(AppFunctionInvocation("create_order"), """{"customer":"a","quantity":1}""")
+        assertEquals(AppFunctionErrorCode.LimitExceeded, refused.errorCode, refused.json)
+        assertTrue(refused.message!!.contains("shutting down"), refused.json)
+        assertEquals(0, d.shutdown(10.seconds))
+        assertEquals("report s1", outcome.await().result.toString().trim('"'))
+        assertEquals(0, d.inFlight)
+        d.close()
+        withTimeout(5.seconds) { while (d.userDataReleased < d.userDataHandedOver) kotlinx.coroutines.delay(5) }
+        assertEquals(d.userDataHandedOver, d.userDataReleased)
+    }
+
+    @Test
+    fun `the default timeout ends a suspended handler and releases its cancel registration`() = runBlocking {
+        val handlesBefore = Handles.size
+        val (d, _, _) = fullApp()
+        val registered = Handles.size
+        d.setDefaultTimeout(50.milliseconds)
+        val o = d.execute(AppFunctionInvocation("slow_report"), """{"tag":"t1","millis":5000}""")
+        assertEquals(AppFunctionErrorCode.TimedOut, o.errorCode, o.json)
+        assertTrue(o.message!!.contains("50 ms"), o.json)
+        // the job's cancel registration and the call's handles are all released
+        withTimeout(5.seconds) { while (Handles.size > registered) kotlinx.coroutines.delay(5) }
+        // an explicit timeout wins over the default; INFINITE is none
+        d.setDefaultTimeout(null)
+        val ok = d.execute(AppFunctionInvocation("slow_report", timeout = kotlin.time.Duration.INFINITE), """{"tag":"t2","millis":100}""")
+        assertTrue(ok.isSuccess, ok.json)
+        d.close()
+        // the completing thread lets go of the call (and the registrations) just after the outcome
+        withTimeout(5.seconds) { while (Handles.size > handlesBefore) kotlinx.coroutines.delay(5) }
+        assertEquals(handlesBefore, Handles.size)
     }
 }

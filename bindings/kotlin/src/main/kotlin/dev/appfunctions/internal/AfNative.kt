@@ -1,4 +1,6 @@
-// The raw C ABI (include/appfunctions.h), JNA direct mapping. Names are the C names.
+// The raw C ABI v1 (include/appfunctions.h), JNA direct mapping. Names are the C names;
+// an owned string comes from a function ending in _json or _copy (read, then freed with
+// af_string_free: takeUtf8), every other one is lent (utf8).
 // Strings in are NUL-terminated UTF-8 ByteArrays (never `String`: JNA would encode those
 // with the locale's charset); strings out are `Pointer`s read as UTF-8 (owned ones are then
 // freed with af_string_free). Opaque handles and user data are `Pointer`s.
@@ -48,27 +50,31 @@ internal object AfNative {
     }
 
     external fun af_last_error(): Pointer?
+    external fun af_last_error_copy(): Pointer?
     external fun af_string_free(s: Pointer?)
     external fun af_version(): Pointer?
     external fun af_abi_version(): Int
+    external fun af_error_code_name(code: Int): Pointer?
+    external fun af_error_code_from_name(name: ByteArray?): Int
 
     // the call context
     external fun af_call_function_id(call: Pointer?): Pointer?
     external fun af_call_args(call: Pointer?): Pointer?
     external fun af_call_lookup_request(call: Pointer?): Pointer?
-    external fun af_call_descriptor(call: Pointer?): Pointer?
+    external fun af_call_descriptor_json(call: Pointer?): Pointer?
     external fun af_call_kind(call: Pointer?): Int
-    external fun af_call_entity(call: Pointer?): Pointer?
+    external fun af_call_entity_copy(call: Pointer?): Pointer?
     external fun af_call_platform(call: Pointer?): Int
     external fun af_call_is_foreground(call: Pointer?): Byte
     external fun af_call_caller_package(call: Pointer?): Pointer?
     external fun af_call_is_cancelled(call: Pointer?): Byte
-    external fun af_call_on_cancel(call: Pointer?, cb: UserDataFn?, userData: Pointer?): Int
+    external fun af_call_on_cancel(call: Pointer?, cb: UserDataFn?, userData: Pointer?, free: UserDataFn?, outId: LongArray?): Int
+    external fun af_call_on_cancel_remove(call: Pointer?, id: Long): Int
     external fun af_call_item_set(call: Pointer?, key: ByteArray?, json: ByteArray?): Int
-    external fun af_call_item_get(call: Pointer?, key: ByteArray?): Pointer?
+    external fun af_call_item_get_json(call: Pointer?, key: ByteArray?): Pointer?
     external fun af_call_say(call: Pointer?, text: ByteArray?): Int
     external fun af_call_log(call: Pointer?, level: Int, message: ByteArray?): Int
-    external fun af_call_set_host_data(call: Pointer?, data: Pointer?): Int
+    external fun af_call_set_host_data(call: Pointer?, data: Pointer?, free: UserDataFn?): Int
     external fun af_call_host_data(call: Pointer?): Pointer?
     external fun af_call_return(call: Pointer?, resultJson: ByteArray?): Int
     external fun af_call_fail(call: Pointer?, code: Int, message: ByteArray?): Int
@@ -85,20 +91,23 @@ internal object AfNative {
     external fun af_set_caller_policy(d: Pointer?, policy: ByteArray?): Int
     external fun af_set_function_caller_policy(d: Pointer?, functionId: ByteArray?, policy: ByteArray?): Int
     external fun af_set_log_callback(d: Pointer?, cb: LogFn?, userData: Pointer?, free: UserDataFn?): Int
-    external fun af_execute(d: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
+    external fun af_execute_json(d: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
     external fun af_execute_async(d: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: OutcomeFn?, userData: Pointer?): Int
+    external fun af_dispatcher_set_default_timeout(d: Pointer?, timeoutMs: Int): Int
+    external fun af_dispatcher_shutdown(d: Pointer?, timeoutMs: Int, outInFlight: IntArray?): Int
+    external fun af_dispatcher_in_flight(d: Pointer?): Int
     external fun af_registry_json(d: Pointer?): Pointer?
-    external fun af_parameters_schema(d: Pointer?, functionId: ByteArray?): Pointer?
-    external fun af_result_schema(d: Pointer?, functionId: ByteArray?): Pointer?
+    external fun af_parameters_schema_json(d: Pointer?, functionId: ByteArray?): Pointer?
+    external fun af_result_schema_json(d: Pointer?, functionId: ByteArray?): Pointer?
 
     // agent views (only what registration needs)
     external fun af_define_toolkit(d: Pointer?, json: ByteArray?, texts: Pointer?, userData: Pointer?, free: UserDataFn?): Int
     external fun af_set_metadata_schema(d: Pointer?, json: ByteArray?): Int
 
     // exports and MCP
-    external fun af_export(d: Pointer?, format: ByteArray?): Pointer?
+    external fun af_export_copy(d: Pointer?, format: ByteArray?): Pointer?
     external fun af_mcp_configure(d: Pointer?, config: ByteArray?): Int
-    external fun af_mcp_handle(d: Pointer?, message: ByteArray?): Pointer?
+    external fun af_mcp_handle_json(d: Pointer?, message: ByteArray?): Pointer?
 
     // cancellation
     external fun af_cancel_token_new(): Pointer?
@@ -116,6 +125,9 @@ internal object AfNative {
 
     const val AF_OK = 0
     const val AF_ERR_ALREADY_COMPLETED = 6
+    const val AF_ERR_TIMED_OUT = 11
+    /** af_invocation.timeout_ms: no timeout at all (UINT32_MAX). */
+    const val AF_TIMEOUT_NONE = -1
     const val AF_CALL_ENTITY_LOOKUP = 1
 }
 

@@ -57,29 +57,47 @@ internal class NativeDispatcher : Runnable {
     }
 }
 
-/** `af_invocation` layout (repr(C)), computed for this platform's pointer size. */
+/**
+ * The v1 `af_invocation` layout (the header states it: 40 bytes on 64-bit, 28 on 32-bit, no
+ * hidden padding), for this platform's pointer size. [fill] sets `struct_size` to [SIZE].
+ */
 internal object InvocationLayout {
     private val P = Native.POINTER_SIZE.toLong()
-    private fun align(off: Long, a: Long) = (off + a - 1) / a * a
-    val FUNCTION_ID = 0L
-    val PLATFORM = P
-    val IS_FOREGROUND = PLATFORM + 4
-    val CALLER_PACKAGE = align(IS_FOREGROUND + 1, P)
+    const val STRUCT_SIZE = 0L
+    const val PLATFORM = 4L
+    const val FUNCTION_ID = 8L
+    val CALLER_PACKAGE = FUNCTION_ID + P
     val CANCEL_TOKEN = CALLER_PACKAGE + P
     val TIMEOUT_MS = CANCEL_TOKEN + P
-    val SIZE = align(TIMEOUT_MS + 4, P)
+    val IS_FOREGROUND = TIMEOUT_MS + 4
+    val RESERVED = IS_FOREGROUND + 1
+    val SIZE = (RESERVED + 3 + P - 1) / P * P
 
     fun fill(m: Pointer, functionId: Pointer, platform: Int, foreground: Boolean, callerPackage: Pointer?, token: Pointer?, timeoutMs: Int) {
-        m.setPointer(FUNCTION_ID, functionId)
+        m.setInt(STRUCT_SIZE, SIZE.toInt())
         m.setInt(PLATFORM, platform)
-        m.setByte(IS_FOREGROUND, if (foreground) 1 else 0)
+        m.setPointer(FUNCTION_ID, functionId)
         m.setPointer(CALLER_PACKAGE, callerPackage)
         m.setPointer(CANCEL_TOKEN, token)
         m.setInt(TIMEOUT_MS, timeoutMs)
+        m.setByte(IS_FOREGROUND, if (foreground) 1 else 0)
+        m.setByte(RESERVED, 0)
+        m.setShort(RESERVED + 1, 0)
     }
 
     private val perThread = ThreadLocal.withInitial { Memory(SIZE).also { it.clear() } }
 
-    /** A per-thread block: af_execute copies the invocation before running host code, so nesting is safe. */
+    /** A per-thread block: af_execute_json copies the invocation before running host code, so nesting is safe. */
     fun threadBlock(): Memory = perThread.get()
+}
+
+/** The v1 `af_delegate` layout: 32 bytes on 64-bit, 20 on 32-bit. */
+internal object DelegateLayout {
+    private val P = Native.POINTER_SIZE.toLong()
+    const val STRUCT_SIZE = 0L
+    const val RESERVED = 4L
+    const val ON_INVOKING = 8L
+    val ON_INVOKED = ON_INVOKING + P
+    val FREE_USER_DATA = ON_INVOKED + P
+    val SIZE = FREE_USER_DATA + P
 }

@@ -76,9 +76,10 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
         }
         if (!job.isCompleted) {
             // It suspended: let the core's cancellation (a cancelled token, a timeout) cancel it.
+            // The core releases the key exactly once (Trampolines.Release): after the cancel
+            // callback ran, or when the call ends without one, or at once on a refusal.
             val key = Handles.put(job)
-            job.invokeOnCompletion { Handles.remove(key) }
-            AfNative.af_call_on_cancel(call, Trampolines.CancelJob, Handles.pointer(key))
+            AfNative.af_call_on_cancel(call, Trampolines.CancelJob, Handles.pointer(key), Trampolines.Release, null)
         }
     }
 
@@ -157,6 +158,13 @@ internal object Trampolines {
         override fun invoke(userData: Pointer?) {
             val d = Handles.remove(userData) as? UserData ?: return
             d.state.released.incrementAndGet()
+        }
+    }
+
+    /** The release of a plain [Handles] entry (cancel callbacks, host data): forgets it. */
+    val Release = object : UserDataFn {
+        override fun invoke(userData: Pointer?) {
+            Handles.remove(userData)
         }
     }
 
@@ -250,7 +258,8 @@ internal object Trampolines {
             val d = Handles[userData] as? ScopeHooksData ?: return
             try {
                 val scope = d.begin(AppFunctionContext(call!!))
-                AfNative.af_call_set_host_data(call, Handles.pointer(Handles.put(ScopeBox(scope))))
+                // released by the core right after scope end (or at once if it refuses)
+                AfNative.af_call_set_host_data(call, Handles.pointer(Handles.put(ScopeBox(scope))), Release)
             } catch (t: Throwable) {
                 d.state.log(3, "scope begin failed: $t")
             }
@@ -260,7 +269,7 @@ internal object Trampolines {
     val ScopeEnd = object : CallFn {
         override fun invoke(userData: Pointer?, call: Pointer?) {
             val d = Handles[userData] as? ScopeHooksData ?: return
-            val box = Handles.remove(AfNative.af_call_host_data(call)) as? ScopeBox ?: return
+            val box = Handles[AfNative.af_call_host_data(call)] as? ScopeBox ?: return
             try {
                 d.end(AppFunctionContext(call!!), box.scope)
             } catch (t: Throwable) {
