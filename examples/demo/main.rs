@@ -5,6 +5,7 @@
 //!   cargo run --example demo -- export FMT   print an export (mcp, openai, openai-chat,
 //!                                            anthropic, gemini, android-xml)
 //!   cargo run --example demo -- agent        an agent's view, step by step
+//!   cargo run --example demo -- --help       the commands
 
 mod app;
 
@@ -249,6 +250,22 @@ fn agent() {
     println!("{}", pretty(&vo.outcome.to_json()));
 }
 
+/// `demo --help`: the commands.
+const USAGE: &str = "\
+appfunctions demo: the seeds' orders and notes apps on the public Rust API
+
+usage: demo [COMMAND]
+
+commands:
+  tour            the registry, a schema and the outcomes of calls (the default)
+  mcp             serve the app as an MCP server over stdio (newline-delimited JSON-RPC)
+  export FORMAT   print an export: mcp, openai, openai-chat, anthropic, gemini, android-xml
+  agent           an agent's view, step by step: a collapsed toolkit, its expansion, an
+                  output tool
+  help            this text (also -h, --help)
+
+with cargo: cargo run --example demo -- COMMAND";
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -256,8 +273,9 @@ fn main() {
         Some("mcp") => serve_mcp(),
         Some("export") => export(args.get(1).map(String::as_str)),
         Some("agent") => agent(),
+        Some("help" | "-h" | "--help") => println!("{USAGE}"),
         Some(other) => {
-            eprintln!("unknown command {other:?}; use: (nothing) | mcp | export FORMAT | agent");
+            eprintln!("unknown command {other:?}\n\n{USAGE}");
             std::process::exit(2);
         }
     }
