@@ -16,13 +16,15 @@
 //! | `\s \S` | ECMA's WhiteSpace and LineTerminator (U+FEFF included, U+0085 not) | an explicit class |
 //! | `[…] [^…]`, ranges, `\b` (backspace) inside a class, `[]`, `[^]` | as ECMA | a class of code points |
 //! | `^ $` | start and end of the string (no `m` flag) | `^ $` |
-//! | `\b \B` | ASCII word boundary | `(?-u:\b)`, `(?-u:\B)` |
+//! | `\b` | ASCII word boundary | `(?-u:\b)` |
 //! | `( )`, `(?: )`, `(?<name> )` | grouping (captures do not matter for a test) | `(?: )` |
 //! | `* + ? {n} {n,} {n,m}`, lazy `?` | repetition | the same |
 //! | `\|` | alternation | `\|` |
 //!
 //! Refused at registration, naming the construct and where it is: lookahead and lookbehind
-//! (`(?=` `(?!` `(?<=` `(?<!`), backreferences (`\1`, `\k<name>`), Unicode property escapes
+//! (`(?=` `(?!` `(?<=` `(?<!`), backreferences (`\1`, `\k<name>`), `\B` (the engine's ASCII
+//! `\B` also holds between the bytes of one character, so `\B` would match "x😀y"), group
+//! names used twice, Unicode property escapes
 //! (`\p{…}` `\P{…}`: the engines' Unicode tables and property names differ), inline
 //! modifiers (`(?i:…)`), lone surrogates, and everything the `u` flag makes a syntax error
 //! (a lone `{`, `}` or `]`, `\a` and other unknown escapes, octal escapes, a quantifier on an
@@ -58,6 +60,7 @@ impl Pattern {
             chars: &chars,
             pos: 0,
             out: String::with_capacity(source.len() * 2 + 8),
+            names: Vec::new(),
         };
         t.disjunction(0)?;
         if t.pos < chars.len() {
@@ -106,6 +109,7 @@ struct Translator<'a> {
     chars: &'a [char],
     pos: usize,
     out: String,
+    names: Vec<String>,
 }
 
 /// One element of a class: a code point or a class escape (`\d` …) in Rust class syntax.
@@ -161,12 +165,15 @@ impl Translator<'_> {
                     self.out.push('$');
                     false
                 }
-                '\\' if matches!(self.peek_at(1), Some('b' | 'B')) => {
-                    let b = self.peek_at(1) == Some('b');
+                '\\' if self.peek_at(1) == Some('b') => {
                     self.pos += 2;
-                    self.out
-                        .push_str(if b { r"(?-u:\b)" } else { r"(?-u:\B)" });
+                    self.out.push_str(r"(?-u:\b)");
                     false
+                }
+                '\\' if self.peek_at(1) == Some('B') => {
+                    return Err(format!(
+                        "\"\\B\" at position {at} is not supported: the core's regex engine would also find it between the bytes of one character (write the context out instead)"
+                    ))
                 }
                 '(' => {
                     self.group(depth)?;
@@ -264,6 +271,7 @@ impl Translator<'_> {
                     chars: self.chars,
                     pos: self.pos,
                     out: String::new(),
+                    names: Vec::new(),
                 };
                 probe.braces().is_some()
             }
@@ -352,6 +360,13 @@ impl Translator<'_> {
                     "the group name at position {start} is not closed by \">\""
                 ));
             }
+            let name: String = self.chars[start..self.pos].iter().collect();
+            if self.names.contains(&name) {
+                return Err(format!(
+                    "the group name \"{name}\" at position {start} is used twice"
+                ));
+            }
+            self.names.push(name);
             self.pos += 1;
         } else if self.starts_with("(?") {
             return Err(format!(
@@ -623,7 +638,8 @@ mod tests {
         assert!(!m("a$", "a\n"));
         // \b is an ASCII word boundary
         assert!(m(r"\bfoo\b", "éfooé"));
-        assert!(!m(r"\B", "aéa"));
+        assert!(m(r"\b", "x😀y"));
+        assert!(!m(r"😀\b", "😀 "));
         // classes: literal [ and & inside, backspace, empty classes, ranges
         assert!(m(r"^[[&&]+$", "[&"));
         assert!(m(r"^[\b]$", "\u{8}"));
@@ -669,6 +685,11 @@ mod tests {
             ("[a", "not closed"),
             ("a\\", "lone \"\\\""),
             ("a{1000000}", "too large"),
+            (r"a\B", "\"\\B\" at position 1 is not supported"),
+            (
+                "(?<n>a)|(?<n>b)",
+                "the group name \"n\" at position 11 is used twice",
+            ),
         ] {
             let e = refused(p);
             assert!(e.contains(says), "{p}: {e}");
