@@ -1097,17 +1097,16 @@ impl Dispatcher {
                 return;
             }
         };
-        crate::pipeline::drive(&call, None);
-        // a call that finished inline (the common case) never touches the timer; one that
-        // waits for the host gets its deadline now, under its lock, so a finish racing
-        // with this either sees the key (and forgets it) or is seen
+        // the deadline is on the timer before any host code runs: a handler (or gate) that
+        // blocks inline, on this thread, is marked timed out at its deadline and its cancel
+        // callbacks run then (they may be what stops it), not when it returns. A call that
+        // finishes in time takes its deadline off again (pipeline::finish).
         if let Some(deadline) = Self::deadline(&call) {
-            let mut ctl = call.ctl.lock();
-            if !ctl.finished {
-                let target: std::sync::Weak<dyn crate::timer::Expire> = Arc::downgrade(&call) as _;
-                ctl.timer = Some(crate::timer::schedule(deadline, target));
-            }
+            let target: std::sync::Weak<dyn crate::timer::Expire> = Arc::downgrade(&call) as _;
+            let key = crate::timer::schedule(deadline, target);
+            call.ctl.lock().timer = Some(key);
         }
+        crate::pipeline::drive(&call, None);
     }
 
     /// The registry: declared functions, then generated ones; types; entities.

@@ -597,3 +597,37 @@ fn cancel_callbacks_and_host_data_are_released_once() {
     assert_eq!(dropped.load(Ordering::SeqCst), 4);
     assert_eq!(ran.load(Ordering::SeqCst), 0);
 }
+
+#[test]
+#[cfg_attr(miri, ignore = "waits on real time")]
+fn an_async_handler_blocked_inline_is_marked_timed_out_at_its_deadline() {
+    // the handler works inline (on the thread that called execute_async) until the call
+    // is cancelled: the deadline must mark it while it runs, and its cancel callback must
+    // run then, not when the handler returns
+    let d = Dispatcher::new();
+    let saw = Arc::new(Mutex::new(None));
+    let s = saw.clone();
+    d.register_function(
+        r#"{"id":"works_inline","result":"int32"}"#,
+        Some(Arc::new(move |c: &Arc<Call>| {
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            let _ = c.on_cancel(Box::new(move || {
+                let _ = tx.send(());
+            }));
+            let stopped_by_cancel = rx.recv_timeout(Duration::from_secs(10)).is_ok();
+            *s.lock().unwrap() = Some((stopped_by_cancel, c.is_cancelled()));
+        })),
+    )
+    .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(
+        &Invocation::new("works_inline").timeout(Duration::from_millis(20)),
+        None,
+        move |o, _| tx.send(o.error_code).unwrap(),
+    );
+    assert_eq!(*saw.lock().unwrap(), Some((true, true)));
+    assert_eq!(
+        rx.recv_timeout(Duration::from_secs(10)).unwrap(),
+        Some(ErrorCode::TimedOut)
+    );
+}
