@@ -4,13 +4,17 @@
 //! `cargo run --release --example soak -- [seconds]` (default 20)
 //!
 //! Faults: handlers that panic (Rust API), that never complete (ended by timeouts,
-//! synchronous and asynchronous, then completed late), that complete twice; dispatchers
+//! synchronous and asynchronous, then completed late), that complete twice; slow host
+//! callbacks (a timed-out call whose cancel callback, `on_invoked`, scope end and outcome
+//! callback each block for `SOAK_SLOW_MS`, 25 ms by default); dispatchers
 //! freed while their calls are in flight; registration, unregistration and
 //! enable/disable churn during calls; `af_execute_json` re-entered from a delegate; hostile
 //! descriptors and arguments (malformed, wrong types, too deep, too large, invalid
 //! UTF-8) mixed into the traffic.
 //!
-//! Invariants: every call gets exactly one outcome, of the expected kind; every scope
+//! Invariants: every call gets exactly one outcome, of the expected kind; every timeout
+//! fires on time whatever other calls' callbacks do (each one's lateness beyond its
+//! deadline is measured and must stay under `SOAK_LATENESS_MS`, 1000 ms by default); every scope
 //! begin has exactly one end; every `user_data` handed to the library is freed exactly
 //! once (refused registrations included); RSS stays flat after warm-up (sampled from
 //! /proc/self/statm). The last line is `soak: N passed, M failed` (invariant checks).
@@ -82,10 +86,95 @@ unsafe extern "C" fn free_user_data(p: *mut c_void) {
     });
 }
 
-/// Async calls waiting for their outcome (ticket → expected kind).
-fn pending() -> &'static Mutex<HashMap<u64, &'static str>> {
-    static P: OnceLock<Mutex<HashMap<u64, &'static str>>> = OnceLock::new();
+/// An async call waiting for its outcome.
+struct Pending {
+    /// What the outcome must contain.
+    want: &'static str,
+    /// When its timeout is due (timed-out calls only).
+    deadline: Option<Instant>,
+    /// Its own host callbacks are slow: its lateness is taken when its cancel callback
+    /// starts, and its outcome callback blocks too.
+    slow: bool,
+}
+
+/// Async calls waiting for their outcome, by ticket.
+fn pending() -> &'static Mutex<HashMap<u64, Pending>> {
+    static P: OnceLock<Mutex<HashMap<u64, Pending>>> = OnceLock::new();
     P.get_or_init(Default::default)
+}
+
+// ---------------------------------------------------------------- timeout lateness
+
+/// How long each slow host callback blocks (`SOAK_SLOW_MS`).
+fn slow() -> Duration {
+    static S: OnceLock<Duration> = OnceLock::new();
+    *S.get_or_init(|| {
+        Duration::from_millis(
+            std::env::var("SOAK_SLOW_MS")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(25),
+        )
+    })
+}
+
+/// The most a timeout may fire after its deadline (`SOAK_LATENESS_MS`).
+fn lateness_bound() -> Duration {
+    static S: OnceLock<Duration> = OnceLock::new();
+    *S.get_or_init(|| {
+        Duration::from_millis(
+            std::env::var("SOAK_LATENESS_MS")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(1000),
+        )
+    })
+}
+
+/// Lateness of every timeout, in 100 µs buckets up to 10 s (the last bucket holds the
+/// rest), made before the RSS baseline so that it does not grow during the run.
+const LATE_BUCKETS: usize = 100_000;
+fn late_hist() -> &'static [AtomicU64] {
+    static H: OnceLock<Vec<AtomicU64>> = OnceLock::new();
+    H.get_or_init(|| (0..LATE_BUCKETS).map(|_| AtomicU64::new(0)).collect())
+}
+static LATE_MAX_US: AtomicU64 = AtomicU64::new(0);
+
+/// Records how late a timeout fired (its deadline to when the host learned of it).
+fn timeout_fired(what: &str, deadline: Instant) {
+    let late = Instant::now().saturating_duration_since(deadline);
+    let us = late.as_micros() as u64;
+    late_hist()[((us / 100) as usize).min(LATE_BUCKETS - 1)].fetch_add(1, Ordering::Relaxed);
+    LATE_MAX_US.fetch_max(us, Ordering::Relaxed);
+    check(late <= lateness_bound(), || {
+        format!(
+            "a timeout ({what}) fired {} ms after its deadline (bound {} ms)",
+            late.as_millis(),
+            lateness_bound().as_millis()
+        )
+    });
+}
+
+/// (count, median ms, p99 ms) of the recorded lateness.
+fn lateness_summary() -> (u64, f64, f64) {
+    let h: Vec<u64> = late_hist()
+        .iter()
+        .map(|b| b.load(Ordering::Relaxed))
+        .collect();
+    let n: u64 = h.iter().sum();
+    let at = |q: f64| {
+        let rank = ((n as f64 - 1.0) * q).round() as u64;
+        let mut seen = 0;
+        for (i, c) in h.iter().enumerate() {
+            seen += c;
+            if seen > rank {
+                // the bucket's middle
+                return (i as f64 + 0.5) / 10.0;
+            }
+        }
+        0.0
+    };
+    (n, at(0.5), at(0.99))
 }
 
 unsafe extern "C" fn on_outcome(p: *mut c_void, json: *const c_char) {
@@ -98,9 +187,17 @@ unsafe extern "C" fn on_outcome(p: *mut c_void, json: *const c_char) {
         None => check(false, || {
             format!("a second or unknown outcome for ticket {id}: {text}")
         }),
-        Some(want) => check(text.contains(want), || {
-            format!("ticket {id}: wanted {want}, got {text}")
-        }),
+        Some(p) => {
+            check(text.contains(p.want), || {
+                format!("ticket {id}: wanted {}, got {text}", p.want)
+            });
+            if p.slow {
+                fault("slow outcome callback");
+                std::thread::sleep(slow());
+            } else if let Some(deadline) = p.deadline {
+                timeout_fired("asynchronous, at its outcome", deadline);
+            }
+        }
     }
 }
 
@@ -120,7 +217,17 @@ unsafe extern "C" fn scope_begin(_: *mut c_void, call: *mut af_call) {
     });
 }
 
+/// The call runs slow host callbacks (function `slow_cb`).
+unsafe fn is_slow(call: *mut af_call) -> bool {
+    let id = af_call_function_id(call);
+    !id.is_null() && CStr::from_ptr(id).to_bytes() == b"slow_cb"
+}
+
 unsafe extern "C" fn scope_end(_: *mut c_void, call: *mut af_call) {
+    if is_slow(call) {
+        fault("slow scope end");
+        std::thread::sleep(slow());
+    }
     let token = af_call_host_data(call) as usize as u64;
     let was_open = open_scopes()
         .lock()
@@ -179,6 +286,46 @@ unsafe extern "C" fn h_never(_: *mut c_void, call: *mut af_call) {
     // ended by its timeout: its cancel callback runs, then is released
     watch_cancel(call, true);
     NEVER.with(|n| n.set(call as usize));
+}
+
+thread_local! {
+    /// The ticket of the asynchronous call being started on this thread (its handler runs
+    /// inline, before af_execute_async returns).
+    static TICKET: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Never completes; its cancel callback notes when the timeout fired, then blocks.
+unsafe extern "C" fn h_slow(_: *mut c_void, call: *mut af_call) {
+    let ticket = TICKET.with(|t| t.get());
+    let st = af_call_on_cancel(
+        call,
+        Some(slow_cancel),
+        ticket as usize as *mut c_void,
+        None,
+        std::ptr::null_mut(),
+    );
+    check(st == AF_OK, || format!("af_call_on_cancel: status {st}"));
+}
+
+unsafe extern "C" fn slow_cancel(p: *mut c_void) {
+    let ticket = p as usize as u64;
+    let deadline = pending()
+        .lock()
+        .unwrap()
+        .get(&ticket)
+        .and_then(|p| p.deadline);
+    if let Some(deadline) = deadline {
+        timeout_fired("slow callbacks, at its cancel callback", deadline);
+    }
+    fault("slow cancel callback");
+    std::thread::sleep(slow());
+}
+
+unsafe extern "C" fn on_invoked(_: *mut c_void, call: *mut af_call, _outcome: *const c_char) {
+    if is_slow(call) {
+        fault("slow on_invoked");
+        std::thread::sleep(slow());
+    }
 }
 
 /// Cancel callbacks registered and not yet released (must be 0 at the end).
@@ -280,6 +427,7 @@ fn make_dispatcher() -> *mut af_dispatcher {
                 Some(h_later),
             ) == AF_OK
             && reg(d, r#"{"id": "never", "result": "string"}"#, Some(h_never)) == AF_OK
+            && reg(d, r#"{"id": "slow_cb", "result": "string"}"#, Some(h_slow)) == AF_OK
             && reg(
                 d,
                 r#"{"id": "reenter", "result": {"record": "X"}, "parameters": [{"name": "x", "type": "int32"}]}"#,
@@ -296,7 +444,7 @@ fn make_dispatcher() -> *mut af_dispatcher {
             struct_size: std::mem::size_of::<af_delegate>() as u32,
             reserved: 0,
             on_invoking: Some(on_invoking),
-            on_invoked: None,
+            on_invoked: Some(on_invoked),
             free_user_data: Some(free_user_data),
         };
         let ok = ok && af_add_delegate(d, &vt, user_data()) == AF_OK;
@@ -411,8 +559,18 @@ fn start_async(
     tickets: &mut Vec<u64>,
 ) {
     let t = next_id();
-    pending().lock().unwrap().insert(t, want);
+    let deadline =
+        (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms.into()));
+    pending().lock().unwrap().insert(
+        t,
+        Pending {
+            want,
+            deadline,
+            slow: id.to_bytes() == b"slow_cb",
+        },
+    );
     tickets.push(t);
+    TICKET.with(|x| x.set(t));
     let st = unsafe {
         af_execute_async(
             d,
@@ -432,6 +590,9 @@ fn start_async(
 fn worker(seed: u64, rust: Dispatcher) {
     let mut r = Rng(seed);
     let mut tickets = Vec::new();
+    // calls with slow callbacks of their own: not waited for with the others (that would
+    // stall this thread's traffic), only at the end
+    let mut slow_tickets = Vec::new();
     let mut n = 0u64;
     while !STOP.load(Ordering::Relaxed) {
         n += 1;
@@ -463,7 +624,9 @@ fn worker(seed: u64, rust: Dispatcher) {
             70 => {
                 // never completes: a synchronous timeout, then a late completion
                 NEVER.with(|c| c.set(0));
+                let deadline = Instant::now() + Duration::from_millis(1);
                 let out = take(unsafe { af_execute_json(d, &inv(c"never", 1), std::ptr::null()) });
+                timeout_fired("synchronous, at its return", deadline);
                 fault("handler never completes (sync timeout)");
                 check(outcome_code(&out).as_deref() == Some("TimedOut"), || {
                     format!("never: {out}")
@@ -478,6 +641,12 @@ fn worker(seed: u64, rust: Dispatcher) {
                     );
                 }
                 CALLS.fetch_add(1, Ordering::Relaxed);
+            }
+            71..=73 if r.below(64) == 0 => {
+                // a timed-out call whose own callbacks are slow: the other timeouts must
+                // not wait for them
+                fault("slow host callbacks (a timed-out call)");
+                start_async(d, c"slow_cb", 1, cr#"{}"#, "TimedOut", &mut slow_tickets);
             }
             71..=73 => {
                 fault("handler never completes (async timeout)");
@@ -588,9 +757,12 @@ fn worker(seed: u64, rust: Dispatcher) {
         }
         if n % 512 == 0 {
             wait_pending(&mut tickets);
+            let p = pending().lock().unwrap();
+            slow_tickets.retain(|t| p.contains_key(t));
         }
     }
     wait_pending(&mut tickets);
+    wait_pending(&mut slow_tickets);
 }
 
 fn completer() {
@@ -685,6 +857,7 @@ fn main() {
     let d = make_dispatcher();
     DISPATCHER.store(d as usize as u64, Ordering::Release);
 
+    late_hist();
     let start = Instant::now();
     let warmup = Duration::from_secs_f64((seconds * 0.25).max(1.0));
     let mut samples: Vec<(f64, u64, u64)> = Vec::new(); // (seconds, calls, rss KiB)
@@ -782,6 +955,13 @@ fn main() {
     println!(
         "soak: RSS {rss_start} KiB at start, {rss_end} KiB at end; after warm-up ({:.1} s) {growth_kib:+} KiB over {calls_measured} calls = {per_million:+.1} KiB per million calls (threshold {threshold_kib} KiB)",
         warmup.as_secs_f64()
+    );
+    let (fired, p50, p99) = lateness_summary();
+    println!(
+        "soak: timeouts fired {fired}; lateness beyond the deadline: median {p50:.2} ms, p99 {p99:.2} ms, max {:.2} ms (bound {} ms, SOAK_LATENESS_MS; slow callbacks block {} ms, SOAK_SLOW_MS)",
+        LATE_MAX_US.load(Ordering::Relaxed) as f64 / 1000.0,
+        lateness_bound().as_millis(),
+        slow().as_millis()
     );
     for m in failures().lock().unwrap().iter() {
         println!("soak: FAILED: {m}");

@@ -91,9 +91,11 @@ echo
 echo "[c] run 2/2: valgrind memcheck"
 VG_THREAD_CALLS="${AF_VALGRIND_THREAD_CALLS:-2000}"
 VG_STRESS_CALLS="${AF_VALGRIND_STRESS_CALLS:-4000}"
-echo "[c]   counts: AF_THREAD_CALLS=$VG_THREAD_CALLS (x8 threads), AF_STRESS_CALLS=$VG_STRESS_CALLS (x8 threads) — reduced for valgrind"
+# valgrind runs one thread at a time: the timeout test's bound (1 s natively) is 3 s here
+VG_TIMEOUT_BOUND_MS="${AF_VALGRIND_TIMEOUT_BOUND_MS:-3000}"
+echo "[c]   counts: AF_THREAD_CALLS=$VG_THREAD_CALLS (x8 threads), AF_STRESS_CALLS=$VG_STRESS_CALLS (x8 threads) — reduced for valgrind; AF_TIMEOUT_BOUND_MS=$VG_TIMEOUT_BOUND_MS"
 start=$(date +%s)
-if AF_THREAD_CALLS="$VG_THREAD_CALLS" AF_STRESS_CALLS="$VG_STRESS_CALLS" AF_TEST_TIMEOUT=600 \
+if AF_THREAD_CALLS="$VG_THREAD_CALLS" AF_STRESS_CALLS="$VG_STRESS_CALLS" AF_TEST_TIMEOUT=600 AF_TIMEOUT_BOUND_MS="$VG_TIMEOUT_BOUND_MS" \
    valgrind --quiet --error-exitcode=1 --leak-check=full \
      --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
      --fair-sched=yes --child-silent-after-fork=yes \

@@ -1,7 +1,8 @@
 /*
  * Threads and the call's life: many threads executing, completion from another thread,
  * re-entrancy, registration while calls run, second and late completions, the permission
- * hook, caller policy, cancellation, timeouts, scope end on every path, the log callback.
+ * hook, caller policy, cancellation, timeouts (on time whatever host callbacks block), scope
+ * end on every path, the log callback.
  */
 #include "app.h"
 
@@ -709,4 +710,132 @@ TEST(pipeline__scope_end_runs_exactly_once_on_every_path) {
     }
     af_cancel_token_free(cancelled);
     app_close(a);
+}
+
+/* ---- timeouts fire on time whatever host code does (issue 18) ------------------------------ */
+
+typedef struct lateness {
+    atomic_int outcomes, timed_out;
+    atomic_llong last_us; /* the latest outcome, counted from before the first call */
+    atomic_int on_caller_thread;
+    pthread_t caller;
+    uint64_t t0;
+} lateness;
+
+static void never_answers(void *ud, af_call *call) {
+    reg *r = ud;
+    (void)call; /* returns without completing: only the timeout ends the call */
+    atomic_fetch_add(&r->a->handler_runs, 1);
+}
+
+static void telemetry_blocks_100ms(void *ud, af_call *call, const char *outcome_json) {
+    (void)ud;
+    (void)call;
+    (void)outcome_json;
+    sleep_us(100000); /* a telemetry delegate writing its log (seed 000) */
+}
+
+static void on_outcome_lateness(void *ud, const char *json) {
+    lateness *l = ud;
+    long long at = (long long)(now_us() - l->t0);
+    if (json_has(json, "\"errorCode\":\"TimedOut\"")) atomic_fetch_add(&l->timed_out, 1);
+    if (pthread_equal(pthread_self(), l->caller)) atomic_fetch_add(&l->on_caller_thread, 1);
+    long long prev = atomic_load(&l->last_us);
+    while (at > prev && !atomic_compare_exchange_weak(&l->last_us, &prev, at)) {
+    }
+    atomic_fetch_add(&l->outcomes, 1);
+}
+
+static long long run_timeouts(app *a, int n, lateness *l) {
+    memset(l, 0, sizeof *l);
+    l->caller = pthread_self();
+    l->t0 = now_us();
+    af_invocation inv = inv_of("never", AF_PLATFORM_OTHER, 0, NULL);
+    inv.timeout_ms = 20;
+    for (int i = 0; i < n; i++) CHECK_STATUS(af_execute_async(a->d, &inv, NULL, on_outcome_lateness, l), AF_OK);
+    uint64_t give_up = now_us() + 60 * 1000000ull;
+    while (atomic_load(&l->outcomes) < n && now_us() < give_up) sleep_us(2000);
+    CHECK_EQ_INT(atomic_load(&l->outcomes), n);
+    CHECK_EQ_INT(atomic_load(&l->timed_out), n);
+    CHECK_EQ_INT(atomic_load(&l->on_caller_thread), 0); /* a library completion thread */
+    return atomic_load(&l->last_us);
+}
+
+TEST(threads__fifty_20ms_timeouts_with_an_on_invoked_blocking_100ms_all_end_within_a_second) {
+    /* One timer thread running every timed-out call's on_invoked in turn made the last of
+     * these 50 outcomes arrive after 5 s. The timer only marks the call timed out; a
+     * completion thread (one more whenever none is free) runs the rest, so each call waits
+     * only for its own on_invoked: the bound does not grow with the number of calls. */
+    long bound_ms = env_long("AF_TIMEOUT_BOUND_MS", 1000);
+    app *a = app_bare();
+    app_install_scope_hooks(a);
+    CHECK_STATUS(af_register_function(a->d, "{\"id\":\"never\",\"result\":\"string\"}", never_answers,
+                                      app_reg(a, NULL), app_reg_free),
+                 AF_OK);
+    af_delegate v = AF_DELEGATE_INIT;
+    v.on_invoked = telemetry_blocks_100ms;
+    v.free_user_data = app_reg_free;
+    CHECK_STATUS(af_add_delegate(a->d, &v, app_reg(a, NULL)), AF_OK);
+    lateness l;
+    long long ten = run_timeouts(a, 10, &l);
+    long long fifty = run_timeouts(a, 50, &l);
+    test_note("the last outcome after %lld ms of 10 calls, %lld ms of 50 (bound %ld ms, AF_TIMEOUT_BOUND_MS)",
+              ten / 1000, fifty / 1000, bound_ms);
+    CHECK_MSG(ten < bound_ms * 1000, "the last of 10 timeouts ended after %lld ms", ten / 1000);
+    CHECK_MSG(fifty < bound_ms * 1000, "the last of 50 timeouts ended after %lld ms", fifty / 1000);
+    CHECK_EQ_INT(atomic_load(&a->handler_runs), 60);
+    app_close(a); /* every scope ended, every user_data freed */
+}
+
+/* ---- a token carrying several calls ------------------------------------------------------------ */
+
+typedef struct token_calls {
+    atomic_int outcomes, here;
+    pthread_t canceller;
+} token_calls;
+
+static token_calls *the_token_calls;
+
+static void on_invoked_waits_for_the_others(void *ud, af_call *call, const char *outcome_json) {
+    (void)ud;
+    (void)call;
+    token_calls *t = the_token_calls;
+    if (!json_has(outcome_json, "Cancelled") || !pthread_equal(pthread_self(), t->canceller)) return;
+    /* the call ended on the cancelling thread waits for the other two: they must not wait
+     * for it (they end on completion threads) */
+    atomic_fetch_add(&t->here, 1);
+    uint64_t give_up = now_us() + 10 * 1000000ull;
+    while (atomic_load(&t->outcomes) < 2 && now_us() < give_up) sleep_us(1000);
+}
+
+static void on_outcome_count(void *ud, const char *json) {
+    token_calls *t = ud;
+    CHECK_CODE(json, "Cancelled");
+    atomic_fetch_add(&t->outcomes, 1);
+}
+
+TEST(pipeline__a_token_ends_its_first_call_on_the_cancelling_thread_and_the_others_without_waiting) {
+    app *a = app_bare();
+    app_install_scope_hooks(a);
+    CHECK_STATUS(af_register_function(a->d, "{\"id\":\"never\",\"result\":\"string\"}", never_answers,
+                                      app_reg(a, NULL), app_reg_free),
+                 AF_OK);
+    af_delegate v = AF_DELEGATE_INIT;
+    v.on_invoked = on_invoked_waits_for_the_others;
+    v.free_user_data = app_reg_free;
+    CHECK_STATUS(af_add_delegate(a->d, &v, app_reg(a, NULL)), AF_OK);
+    token_calls t = {0};
+    t.canceller = pthread_self();
+    the_token_calls = &t;
+    af_cancel_token *tok = af_cancel_token_new();
+    af_invocation inv = inv_of("never", AF_PLATFORM_OTHER, 0, NULL);
+    inv.cancel_token = tok;
+    for (int i = 0; i < 3; i++) CHECK_STATUS(af_execute_async(a->d, &inv, NULL, on_outcome_count, &t), AF_OK);
+    CHECK_STATUS(af_cancel_token_cancel(tok), AF_OK);
+    /* the first call ended here, after the two others had ended elsewhere */
+    CHECK_EQ_INT(atomic_load(&t.here), 1);
+    CHECK_EQ_INT(atomic_load(&t.outcomes), 3);
+    af_cancel_token_free(tok);
+    app_close(a);
+    the_token_calls = NULL;
 }
