@@ -109,7 +109,8 @@ struct Parameter {
     /// May be omitted by the caller (the default, if any, is applied).
     #[serde(default)]
     optional: bool,
-    /// Shorthand for `{"nullable": T}`.
+    /// Shorthand for `{"nullable": T}`. A nullable parameter may be omitted and then binds
+    /// as null (so `"optional": false` is refused on it).
     #[serde(default)]
     nullable: bool,
     /// A value of the parameter's type; makes the parameter optional.
@@ -216,6 +217,8 @@ struct Field {
     description: Option<String>,
     #[serde(default)]
     optional: bool,
+    /// Shorthand for `{"nullable": T}`. A nullable field may be omitted and then binds as
+    /// null (so `"optional": false` is refused on it).
     #[serde(default)]
     nullable: bool,
     /// Numbers: the value is at least this (JSON Schema `minimum`; inside the width of an

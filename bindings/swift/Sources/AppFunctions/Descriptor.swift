@@ -5,7 +5,8 @@ public struct AppFunctionField: Sendable {
     public let name: String
     public let type: AppFunctionType
     public let description: String?
-    /// True for `Optional` Swift types: the field may be absent (or null).
+    /// True for `Optional` Swift types: the field is nullable, so by the core's one nullable
+    /// rule it may be absent (and then binds as null).
     public let isOptional: Bool
     let valueType: any AppFunctionValue.Type
 
@@ -26,13 +27,15 @@ public struct AppFunctionField: Sendable {
     var json: JSONValue {
         var o: [(String, JSONValue)] = [("name", .string(name)), ("type", type.json)]
         if let d = description { o.append(("description", .string(d))) }
-        if isOptional { o.append(("optional", .bool(true))); o.append(("nullable", .bool(true))) }
+        // nullable is enough: the core's one nullable rule makes the field optional
+        if isOptional { o.append(("nullable", .bool(true))) }
         return .object(o)
     }
 }
 
-/// A parameter of a function. `Optional` Swift types become optional, nullable parameters;
-/// a `default` makes a parameter optional with that value filled in by the core.
+/// A parameter of a function. `Optional` Swift types become nullable parameters, which the
+/// caller may omit (the core's one nullable rule: omitted binds as null, like an explicit
+/// null); a `default` makes a parameter optional with that value filled in by the core.
 public struct AppFunctionParameter: Sendable {
     public let name: String
     public let type: AppFunctionType
@@ -80,7 +83,8 @@ public struct AppFunctionParameter: Sendable {
     var json: JSONValue {
         var o: [(String, JSONValue)] = [("name", .string(name)), ("type", type.json)]
         if let d = description { o.append(("description", .string(d))) }
-        if isOptional { o.append(("optional", .bool(true))) }
+        // no "optional": nullable parameters are optional by the core's one nullable rule,
+        // and a default makes a parameter optional
         if isNullable { o.append(("nullable", .bool(true))) }
         if let d = defaultJSON { o.append(("default", .raw(d))) }
         return .object(o)

@@ -7,8 +7,11 @@ package dev.appfunctions
  * a KSP processor will read it at build time, as Jetpack's `isDescribedByKDoc` does).
  *
  * The first parameter may be an [AppFunctionContext]. Other parameters are bound by name from
- * the camelCase arguments object; nullable ones are optional, ones with Kotlin default values
- * are optional and get their default. The method may be `suspend`; it returns Unit, a
+ * the camelCase arguments object; nullable ones may be omitted and then receive null (the
+ * core's one nullable rule: omitted and null are the same call, so a Kotlin default value on
+ * a nullable parameter is not used; give it a [DefaultValue] instead), non-nullable ones with
+ * Kotlin default values are optional and get their default. The method may be `suspend`; it
+ * returns Unit, a
  * primitive, a `java.time` value, an enum, an [AppFunctionSerializable] or [AppFunctionEntity]
  * class, or a List/Set of those (nullable allowed).
  */

@@ -145,7 +145,9 @@ private fun readFunction(state: DispatcherState, instance: Any, fn: KFunction<*>
                         put("name", rp.name)
                         put("type", rp.shape.descriptorType)
                         rp.p.findAnnotation<Description>()?.let { put("description", it.value) }
-                        if (rp.p.isOptional || rp.p.type.isMarkedNullable) put("optional", true)
+                        // a nullable parameter needs no "optional": the core's one nullable rule
+                        // lets it be omitted and binds it as null
+                        if (rp.p.isOptional) put("optional", true)
                         rp.p.findAnnotation<DefaultValue>()?.let { put("default", AppJsonParseAny(it.json, "$id.parameters.${rp.name} @DefaultValue")) }
                     },
                 )

@@ -191,7 +191,8 @@ internal sealed class Shape {
                     put("name", f.name)
                     put("type", f.shape.descriptorType)
                     f.description?.let { put("description", it) }
-                    if (f.param.isOptional || f.param.type.isMarkedNullable) put("optional", true)
+                    // nullable fields are optional by the core's one nullable rule
+                    if (f.param.isOptional) put("optional", true)
                 },
             )
         }
