@@ -1,0 +1,6 @@
+namespace System.Runtime.CompilerServices;
+
+/// <summary>Lets netstandard2.0 compile records (init accessors).</summary>
+internal static class IsExternalInit
+{
+}

@@ -1,0 +1,203 @@
+using System.Collections.Concurrent;
+using AppFunctions.Interop;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace AppFunctions;
+
+/// <summary>
+/// What the core's callbacks need: the DI scope factory, the logger and the function table.
+/// Held by every registration's GCHandle, so it must never reference the
+/// <see cref="AppFunctionDispatcher"/> or its handle (that would keep them alive forever).
+/// </summary>
+internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger logger)
+{
+    private readonly ConcurrentDictionary<string, FunctionRegistration> _functions = new(StringComparer.Ordinal);
+
+    internal IServiceScopeFactory ScopeFactory { get; } = scopeFactory;
+
+    internal ILogger Logger { get; } = logger ?? NullLogger.Instance;
+
+    internal FunctionRegistration? Function(string id) => _functions.GetValueOrDefault(id);
+
+    internal void Add(FunctionRegistration reg) => _functions[reg.Id] = reg;
+
+    internal void Remove(string id) => _functions.TryRemove(id, out _);
+
+    /// <summary>The context the scope-begin hook attached to this call (or to the call it serves).</summary>
+    internal unsafe AppFunctionContext ContextOf(nint call)
+    {
+        var context = UserData.TryGet<AppFunctionContext>(Native.af_call_host_data(call));
+        if (context is null)
+        {
+            // no scope hook ran for this call (it cannot happen with the hooks installed): keep
+            // the context on the call so that the scope end disposes its DI scope.
+            context = new AppFunctionContext(this, call, PendingOptions.Current);
+            var h = UserData.Alloc(context);
+            if (Native.af_call_set_host_data(call, h, &Trampolines.Release) != Native.AF_OK)
+            {
+                UserData.Free(h);
+            }
+        }
+        return context.For(call);
+    }
+
+    internal void AskPermission(nint call, nint gate)
+    {
+        var context = ContextOf(call);
+        if (context.Options?.PreApproved == true)
+        {
+            Gates.Answer(gate, AppFunctionGate.Allow);
+            return;
+        }
+        var handler = context.Services.GetService<IAppFunctionPermissionHandler>();
+        if (handler is null)
+        {
+            Gates.Answer(gate, AppFunctionGate.Deny(
+                $"{context.FunctionId} requires permission and no IAppFunctionPermissionHandler is registered: register one to ask the user."));
+            return;
+        }
+        var task = handler.ApproveAsync(context, context.CancellationToken);
+        if (task.IsCompletedSuccessfully)
+        {
+            Gates.Answer(gate, Approval(task.Result, context));
+            return;
+        }
+        _ = Later(task, gate, context, this);
+
+        static async Task Later(Task<bool> task, nint gate, AppFunctionContext context, DispatcherCore core)
+        {
+            AppFunctionGate answer;
+            try
+            {
+                answer = Approval(await task.ConfigureAwait(false), context);
+            }
+            catch (Exception e)
+            {
+                core.LogError(e, "the permission handler failed");
+                answer = AppFunctionGate.Deny("the permission handler failed: " + e.Message);
+            }
+            Gates.Answer(gate, answer);
+        }
+
+        static AppFunctionGate Approval(bool approved, AppFunctionContext context) =>
+            approved ? AppFunctionGate.Allow : AppFunctionGate.Deny($"The user did not approve {context.FunctionId}.");
+    }
+
+    internal void CoreLog(int level, string message)
+    {
+        var l = level switch
+        {
+            0 => LogLevel.Debug,
+            1 => LogLevel.Information,
+            2 => LogLevel.Warning,
+            _ => LogLevel.Error,
+        };
+        if (Logger.IsEnabled(l))
+        {
+            Logger.Log(l, "{Message}", message);
+        }
+    }
+
+    internal void LogError(Exception e, string what) => Logger.LogError(e, "AppFunctions: {What}", what);
+
+    internal unsafe void LogInvokedFailure(nint call, Exception e)
+    {
+        var id = Utf8.Read(Native.af_call_function_id(call)) ?? "?";
+        Logger.LogError(e, "AppFunctions: OnInvoked of {Function} threw (ignored): {Message}", id, e.Message);
+        Span<byte> buf = stackalloc byte[512];
+        using var t = new Utf8.Text($"OnInvoked threw (ignored): {e.Message}", buf);
+        Native.af_call_log(call, 3, t.Pointer);
+    }
+}
+
+internal sealed class FunctionRegistration(DispatcherCore core, string id, Generated.FunctionHandler? handler, Generated.RequestBinder? bind)
+{
+    internal DispatcherCore Core { get; } = core;
+
+    internal string Id { get; } = id;
+
+    internal Generated.FunctionHandler? Handler { get; } = handler;
+
+    internal Generated.RequestBinder? Bind { get; } = bind;
+}
+
+internal sealed class EntityRegistration(DispatcherCore core, string name, Generated.FunctionHandler lookup)
+{
+    internal DispatcherCore Core { get; } = core;
+
+    internal string Name { get; } = name;
+
+    internal Generated.FunctionHandler Lookup { get; } = lookup;
+}
+
+/// <summary>One delegate: resolved from the call's scope for every call.</summary>
+internal sealed class DelegateRegistration(DispatcherCore core, Func<IServiceProvider, IAppFunctionDelegate> resolve)
+{
+    internal DispatcherCore Core { get; } = core;
+
+    internal void Invoking(nint call, nint gate)
+    {
+        var context = Core.ContextOf(call);
+        var task = resolve(context.Services).OnInvoking(context, context.CancellationToken);
+        if (task.IsCompletedSuccessfully)
+        {
+            Gates.Answer(gate, task.Result ?? AppFunctionGate.Allow);
+            return;
+        }
+        _ = Later(task, gate, Core);
+
+        static async Task Later(Task<AppFunctionGate> task, nint gate, DispatcherCore core)
+        {
+            AppFunctionGate answer;
+            try
+            {
+                answer = await task.ConfigureAwait(false) ?? AppFunctionGate.Allow;
+            }
+            catch (Exception e)
+            {
+                core.LogError(e, "a delegate's OnInvoking failed");
+                answer = AppFunctionGate.Deny(e.Message);
+            }
+            Gates.Answer(gate, answer);
+        }
+    }
+
+    internal void Invoked(nint call, ReadOnlySpan<byte> outcomeJson)
+    {
+        var context = Core.ContextOf(call);
+        Exception? exception = context.HandlerException;
+        if (exception is null)
+        {
+            var outcome = AppFunctionOutcome.Parse(outcomeJson);
+            if (outcome.Status != AppFunctionStatus.Success)
+            {
+                exception = new AppFunctionException(outcome.ErrorCode ?? AppFunctionErrorCode.Denied, outcome.Message ?? "");
+            }
+        }
+        var task = resolve(context.Services).OnInvoked(context, exception is null ? context.Result : null, exception);
+        if (task.IsCompleted)
+        {
+            if (task.IsFaulted)
+            {
+                Core.LogInvokedFailure(call, task.Exception!.InnerException ?? task.Exception);
+            }
+            return;
+        }
+        var id = context.FunctionId;
+        context.TrackInvoked(Observe(task, Core, id));
+
+        static async Task Observe(Task task, DispatcherCore core, string id)
+        {
+            try
+            {
+                await task.ConfigureAwait(false);
+            }
+            catch (Exception e)
+            {
+                core.Logger.LogError(e, "AppFunctions: OnInvoked of {Function} threw (ignored): {Message}", id, e.Message);
+            }
+        }
+    }
+}

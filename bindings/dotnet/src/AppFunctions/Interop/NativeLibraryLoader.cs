@@ -1,0 +1,135 @@
+using System.Reflection;
+using System.Runtime.InteropServices;
+
+namespace AppFunctions.Interop;
+
+/// <summary>
+/// Finds the native core and checks its ABI once, before the first handle is made.
+/// One <see cref="NativeLibrary.SetDllImportResolver"/> for this assembly:
+/// <list type="bullet">
+/// <item>iOS, tvOS, Mac Catalyst: the core is linked statically into the app (<c>__Internal</c>),
+/// so symbols come from the main program.</item>
+/// <item>elsewhere: <c>APPFUNCTIONS_NATIVE_LIBRARY</c> (a path) when set, else the runtime's own
+/// probing (the package's <c>runtimes/&lt;rid&gt;/native/</c> asset, the app folder), by the
+/// platform's file name.</item>
+/// </list>
+/// </summary>
+internal static class NativeLibraryLoader
+{
+    private static readonly object Gate = new();
+    private static volatile bool s_checked;
+    private static int s_resolverSet;
+
+    /// <summary>The platforms whose native library naming and linking differ.</summary>
+    internal enum Platform
+    {
+        Linux,
+        Android,
+        MacOS,
+        IOS,
+        TvOS,
+        MacCatalyst,
+        Windows,
+    }
+
+    internal static Platform Current =>
+        OperatingSystem.IsAndroid() ? Platform.Android
+        : OperatingSystem.IsMacCatalyst() ? Platform.MacCatalyst
+        : OperatingSystem.IsIOS() ? Platform.IOS
+        : OperatingSystem.IsTvOS() ? Platform.TvOS
+        : OperatingSystem.IsMacOS() ? Platform.MacOS
+        : OperatingSystem.IsWindows() ? Platform.Windows
+        : Platform.Linux;
+
+    /// <summary>What the resolver loads on <paramref name="platform"/>: <c>__Internal</c> (the main
+    /// program, static linking) or the library file names to probe, in order.</summary>
+    internal static IReadOnlyList<string> Candidates(Platform platform) => platform switch
+    {
+        Platform.IOS or Platform.TvOS or Platform.MacCatalyst => ["__Internal"],
+        Platform.MacOS => ["libappfunctions.dylib", "appfunctions"],
+        Platform.Windows => ["appfunctions.dll", "appfunctions"],
+        // Android loads from the APK's lib/<abi>/ by file name; Linux from runtimes/<rid>/native/.
+        _ => ["libappfunctions.so", "libappfunctions.so.1", "appfunctions"],
+    };
+
+    internal static void InstallResolver()
+    {
+        if (Interlocked.Exchange(ref s_resolverSet, 1) == 0)
+        {
+            NativeLibrary.SetDllImportResolver(typeof(NativeLibraryLoader).Assembly, Resolve);
+        }
+    }
+
+    private static nint Resolve(string name, Assembly assembly, DllImportSearchPath? searchPath)
+    {
+        if (name != Native.Library)
+        {
+            return 0;
+        }
+        var env = Environment.GetEnvironmentVariable("APPFUNCTIONS_NATIVE_LIBRARY");
+        if (!string.IsNullOrEmpty(env))
+        {
+            return NativeLibrary.Load(env);
+        }
+        foreach (var candidate in Candidates(Current))
+        {
+            if (candidate == "__Internal")
+            {
+                return NativeLibrary.GetMainProgramHandle();
+            }
+            if (NativeLibrary.TryLoad(candidate, assembly, searchPath, out var h))
+            {
+                return h;
+            }
+        }
+        return 0; // the runtime's default probing, then DllNotFoundException
+    }
+
+    /// <summary>Loads the core and checks <c>af_abi_version()</c>; throws
+    /// <see cref="AppFunctionsLibraryException"/> with what went wrong.</summary>
+    internal static void EnsureLoaded()
+    {
+        if (s_checked)
+        {
+            return;
+        }
+        lock (Gate)
+        {
+            if (s_checked)
+            {
+                return;
+            }
+            InstallResolver();
+            uint abi;
+            try
+            {
+                abi = Native.af_abi_version();
+            }
+            catch (Exception e) when (e is DllNotFoundException or EntryPointNotFoundException or BadImageFormatException)
+            {
+                throw new AppFunctionsLibraryException(
+                    $"AppFunctions: cannot load the native core '{Native.Library}' ({string.Join(", ", Candidates(Current))}) on {Current}/{RuntimeInformation.RuntimeIdentifier}: {e.Message} " +
+                    "Reference the AppFunctions package (it carries runtimes/<rid>/native/), put the library beside the app, or set APPFUNCTIONS_NATIVE_LIBRARY to its path.", e);
+            }
+            CheckAbi(abi);
+            s_checked = true;
+        }
+    }
+
+    internal static void CheckAbi(uint abi)
+    {
+        if (abi != Native.AbiVersion)
+        {
+            throw new AppFunctionsLibraryException(
+                $"AppFunctions: the native core speaks C ABI version {abi}, this binding was written for version {Native.AbiVersion}. " +
+                "Use the native library that ships with this AppFunctions package.");
+        }
+    }
+}
+
+/// <summary>The native core cannot be loaded, or speaks another ABI version.</summary>
+public sealed class AppFunctionsLibraryException : Exception
+{
+    /// <summary>Creates the exception.</summary>
+    public AppFunctionsLibraryException(string message, Exception? inner = null) : base(message, inner) { }
+}

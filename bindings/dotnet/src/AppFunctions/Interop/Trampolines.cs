@@ -1,0 +1,324 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace AppFunctions.Interop;
+
+/// <summary>
+/// The C callbacks: static <c>[UnmanagedCallersOnly]</c> functions whose address the core
+/// keeps. Each recovers its state from the <c>user_data</c> GCHandle and never lets an
+/// exception cross into C.
+/// </summary>
+internal static unsafe class Trampolines
+{
+    /// <summary>The release path of every registration: frees its GCHandle (exactly once, any thread).</summary>
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void Release(void* userData)
+    {
+        try
+        {
+            UserData.Free(userData);
+        }
+        catch
+        {
+            // never unwind into C
+        }
+    }
+
+    /// <summary>A function's handler: <c>user_data</c> is its <see cref="FunctionRegistration"/>.</summary>
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void Handler(void* userData, nint call)
+    {
+        FunctionRegistration? reg = null;
+        try
+        {
+            reg = UserData.Get<FunctionRegistration>(userData);
+            var context = reg.Core.ContextOf(call);
+            context.Registration = reg;
+            reg.Handler!(new Generated.AppFunctionCall(context));
+        }
+        catch (Exception e)
+        {
+            Fail(call, e, reg?.Core);
+        }
+    }
+
+    /// <summary>An entity lookup: <c>user_data</c> is its <see cref="EntityRegistration"/>.</summary>
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void Lookup(void* userData, nint call)
+    {
+        EntityRegistration? reg = null;
+        try
+        {
+            reg = UserData.Get<EntityRegistration>(userData);
+            var context = reg.Core.ContextOf(call);
+            reg.Lookup(new Generated.AppFunctionCall(context));
+        }
+        catch (Exception e)
+        {
+            Fail(call, e, reg?.Core);
+        }
+    }
+
+    internal static void Fail(nint call, Exception e, DispatcherCore? core)
+    {
+        try
+        {
+            var code = e is AppFunctionException ae ? ae.Code
+                : e is OperationCanceledException ? AppFunctionErrorCode.Cancelled
+                : AppFunctionErrorCode.HandlerFailed;
+            Span<byte> buf = stackalloc byte[512];
+            using var m = new Utf8.Text(e.Message, buf);
+            Native.af_call_fail(call, (int)code, m.Pointer);
+        }
+        catch (Exception inner)
+        {
+            core?.LogError(inner, "failing a call failed");
+        }
+    }
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void ScopeBegin(void* userData, nint call)
+    {
+        try
+        {
+            var core = UserData.Get<DispatcherCore>(userData);
+            var context = new AppFunctionContext(core, call, PendingOptions.Current);
+            var h = UserData.Alloc(context);
+            if (Native.af_call_set_host_data(call, h, &Release) != Native.AF_OK)
+            {
+                UserData.Free(h);
+            }
+        }
+        catch
+        {
+            // the context is created on demand later
+        }
+    }
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void ScopeEnd(void* userData, nint call)
+    {
+        try
+        {
+            UserData.TryGet<AppFunctionContext>(Native.af_call_host_data(call))?.End();
+        }
+        catch (Exception e)
+        {
+            UserData.TryGet<DispatcherCore>(userData)?.LogError(e, "ending a call's scope failed");
+        }
+    }
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void OnInvoking(void* userData, nint call, nint gate)
+    {
+        DelegateRegistration? reg = null;
+        try
+        {
+            reg = UserData.Get<DelegateRegistration>(userData);
+            reg.Invoking(call, gate);
+        }
+        catch (Exception e)
+        {
+            reg?.Core.LogError(e, "a delegate's OnInvoking failed");
+            Gates.Answer(gate, AppFunctionGate.Deny(e.Message));
+        }
+    }
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void OnInvoked(void* userData, nint call, byte* outcomeJson)
+    {
+        DelegateRegistration? reg = null;
+        try
+        {
+            reg = UserData.Get<DelegateRegistration>(userData);
+            reg.Invoked(call, Utf8.Span(outcomeJson));
+        }
+        catch (Exception e)
+        {
+            reg?.Core.LogInvokedFailure(call, e);
+        }
+    }
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void Permission(void* userData, nint call, nint gate)
+    {
+        DispatcherCore? core = null;
+        try
+        {
+            core = UserData.Get<DispatcherCore>(userData);
+            core.AskPermission(call, gate);
+        }
+        catch (Exception e)
+        {
+            core?.LogError(e, "the permission handler failed");
+            Gates.Answer(gate, AppFunctionGate.Deny("the permission handler failed: " + e.Message));
+        }
+    }
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void Log(void* userData, int level, byte* message)
+    {
+        try
+        {
+            UserData.Get<DispatcherCore>(userData).CoreLog(level, Utf8.Read(message) ?? "");
+        }
+        catch
+        {
+            // logging must never fail the core
+        }
+    }
+
+    /// <summary>The outcome of <c>af_execute_async</c>/<c>af_view_execute_async</c>: its own release.</summary>
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void Outcome(void* userData, byte* outcomeJson)
+    {
+        PendingExecute? pending = null;
+        try
+        {
+            pending = UserData.Get<PendingExecute>(userData);
+            UserData.Free(userData);
+            pending.Complete(AppFunctionOutcome.Parse(Utf8.Span(outcomeJson)));
+        }
+        catch (Exception e)
+        {
+            pending?.Complete(AppFunctionOutcome.Failure(AppFunctionErrorCode.InternalError, "AppFunctions: " + e.Message));
+        }
+    }
+
+    /// <summary><c>af_call_on_cancel</c>: user_data is the call's CancellationTokenSource.</summary>
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void Cancel(void* userData)
+    {
+        try
+        {
+            UserData.Get<CancellationTokenSource>(userData).Cancel();
+        }
+        catch
+        {
+            // a handler's cancellation callback threw: nothing to report it to here
+        }
+    }
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void ToolkitText(void* userData, byte* toolkit, int which, byte* metadataJson, nint output)
+    {
+        try
+        {
+            var texts = UserData.Get<ToolkitTexts>(userData);
+            var text = texts.Text(which, Utf8.Read(metadataJson) ?? "{}");
+            if (text is not null)
+            {
+                Span<byte> buf = stackalloc byte[512];
+                using var t = new Utf8.Text(text, buf);
+                Native.af_text_set(output, t.Pointer);
+            }
+        }
+        catch
+        {
+            // not answering uses the static text
+        }
+    }
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void McpNotify(void* userData, byte* message)
+    {
+        try
+        {
+            UserData.Get<Action<string>>(userData)(Utf8.Read(message) ?? "");
+        }
+        catch
+        {
+            // the host's sink threw
+        }
+    }
+}
+
+internal static unsafe class Gates
+{
+    internal static void Answer(nint gate, AppFunctionGate answer)
+    {
+        if (answer.Kind == AppFunctionGate.GateKind.Allow)
+        {
+            Native.af_gate_allow(gate);
+            return;
+        }
+        Span<byte> buf = stackalloc byte[256];
+        using var m = new Utf8.Text(answer.Message ?? "", buf);
+        if (answer.Kind == AppFunctionGate.GateKind.Deny)
+        {
+            Native.af_gate_deny(gate, m.Pointer);
+        }
+        else
+        {
+            Native.af_gate_open_app(gate, m.Pointer);
+        }
+    }
+}
+
+/// <summary>Options of one <c>Execute</c> that the core cannot carry, read by the scope-begin
+/// hook, which the core runs first and inline on the thread that started the call.</summary>
+internal sealed class PendingOptions
+{
+    [ThreadStatic]
+    private static PendingOptions? t_current;
+
+    internal static PendingOptions? Current => t_current;
+
+    /// <summary>The caller already approved a RequiresPermission function (an approved AI tool call).</summary>
+    internal bool PreApproved { get; init; }
+
+    internal static PendingOptions? Push(PendingOptions? options)
+    {
+        var previous = t_current;
+        t_current = options;
+        return previous;
+    }
+
+    internal static void Pop(PendingOptions? previous) => t_current = previous;
+}
+
+/// <summary>A call started with <c>af_execute_async</c>: completed inline (no Task machinery
+/// beyond the result) or later through a TaskCompletionSource.</summary>
+internal sealed class PendingExecute
+{
+    private const int Running = 0, Done = 1, Waiting = 2;
+    private int _state;
+    private AppFunctionOutcome? _outcome;
+    private TaskCompletionSource<AppFunctionOutcome>? _tcs;
+
+    internal CancelTokenHandle? Token { get; set; }
+
+    internal CancellationTokenRegistration Registration { get; set; }
+
+    internal void Complete(AppFunctionOutcome outcome)
+    {
+        Registration.Unregister();
+        Token?.Dispose();
+        _outcome = outcome;
+        if (Interlocked.Exchange(ref _state, Done) == Waiting)
+        {
+            _tcs!.TrySetResult(outcome);
+        }
+    }
+
+    internal Task<AppFunctionOutcome> Task
+    {
+        get
+        {
+            if (Volatile.Read(ref _state) == Done)
+            {
+                return System.Threading.Tasks.Task.FromResult(_outcome!);
+            }
+            _tcs = new TaskCompletionSource<AppFunctionOutcome>(TaskCreationOptions.RunContinuationsAsynchronously);
+            return Interlocked.CompareExchange(ref _state, Waiting, Running) == Done
+                ? System.Threading.Tasks.Task.FromResult(_outcome!)
+                : _tcs.Task;
+        }
+    }
+}
+
+/// <summary>Dynamic toolkit texts (the seed's <c>FunctionResult: nameof(...)</c>).</summary>
+internal sealed class ToolkitTexts(Func<int, string, string?> text)
+{
+    internal string? Text(int which, string metadataJson) => text(which, metadataJson);
+}

@@ -1,0 +1,321 @@
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Serialization.Metadata;
+
+namespace AppFunctions;
+
+/// <summary>Who is calling.</summary>
+public enum AppFunctionPlatform
+{
+    /// <summary>An in-process call (a test, an in-app assistant, MCP).</summary>
+    Other = 0,
+
+    /// <summary>Siri, Shortcuts, Spotlight.</summary>
+    Apple = 1,
+
+    /// <summary>Android AppFunctions callers such as Gemini.</summary>
+    Android = 2,
+}
+
+/// <summary>How a call ended.</summary>
+public enum AppFunctionStatus
+{
+    /// <summary>The function ran; <see cref="AppFunctionOutcome.ResultJson"/> holds its result.</summary>
+    Success,
+
+    /// <summary>The call failed; see <see cref="AppFunctionOutcome.ErrorCode"/> and <see cref="AppFunctionOutcome.Message"/>.</summary>
+    Error,
+
+    /// <summary>Apple: continue in the app and run again in the foreground.</summary>
+    OpenApp,
+}
+
+/// <summary>The core's closed list of error codes (values are the C ABI's <c>AF_CODE_*</c>).</summary>
+public enum AppFunctionErrorCode
+{
+    /// <summary>No function (declared or generated <c>search_{entity}</c>) has this id.</summary>
+    FunctionNotFound = 1,
+
+    /// <summary>The function is disabled at run time.</summary>
+    Disabled = 2,
+
+    /// <summary>The arguments do not bind; the message names the parameter and the reason.</summary>
+    InvalidArgument = 3,
+
+    /// <summary>An entity id did not resolve.</summary>
+    EntityNotFound = 4,
+
+    /// <summary>A delegate refused, an OpenApp gate on Android/Other, or the caller policy.</summary>
+    Denied = 5,
+
+    /// <summary>A RequiresPermission function was not approved.</summary>
+    PermissionDenied = 6,
+
+    /// <summary>The call was cancelled.</summary>
+    Cancelled = 7,
+
+    /// <summary>The call's timeout elapsed first.</summary>
+    TimedOut = 8,
+
+    /// <summary>The handler threw or reported an error, or returned a result that breaks its type.</summary>
+    HandlerFailed = 9,
+
+    /// <summary>A limit was exceeded (also: the dispatcher is shutting down).</summary>
+    LimitExceeded = 10,
+
+    /// <summary>The operation is not supported.</summary>
+    NotSupported = 11,
+
+    /// <summary>A bug in the core or the binding.</summary>
+    InternalError = 12,
+}
+
+/// <summary>A request to run a function (<see cref="AppFunctionDispatcher.Execute"/>).</summary>
+/// <param name="FunctionId">The function's id.</param>
+public sealed record AppFunctionInvocation(string FunctionId)
+{
+    /// <summary>Who calls; default <see cref="AppFunctionPlatform.Other"/> (an OpenApp gate then refuses, as on Android).</summary>
+    public AppFunctionPlatform Platform { get; init; } = AppFunctionPlatform.Other;
+
+    /// <summary>Apple: the app is in the foreground for this run (default false).</summary>
+    public bool IsForeground { get; init; }
+
+    /// <summary>Android: the calling agent's package name (null/empty from the shell or in-process).</summary>
+    public string? CallerPackage { get; init; }
+
+    /// <summary>Ends the call <c>TimedOut</c> after this long; null: the dispatcher's default
+    /// (30 s unless <see cref="AppFunctionsOptions.DefaultTimeout"/> says otherwise);
+    /// <see cref="Timeout.InfiniteTimeSpan"/>: none.</summary>
+    public TimeSpan? Timeout { get; init; }
+}
+
+/// <summary>What a delegate's <see cref="IAppFunctionDelegate.OnInvoking"/> decides.</summary>
+public sealed class AppFunctionGate
+{
+    private AppFunctionGate(GateKind kind, string? message)
+    {
+        Kind = kind;
+        Message = message;
+    }
+
+    internal enum GateKind
+    {
+        Allow,
+        Deny,
+        OpenApp,
+    }
+
+    internal GateKind Kind { get; }
+
+    /// <summary>The message of a refusal or an OpenApp request.</summary>
+    public string? Message { get; }
+
+    /// <summary>Lets the call go on.</summary>
+    public static AppFunctionGate Allow { get; } = new(GateKind.Allow, null);
+
+    /// <summary>Refuses the call: <c>Denied</c> with the message.</summary>
+    public static AppFunctionGate Deny(string message) => new(GateKind.Deny, message);
+
+    /// <summary>Asks for the app: on iOS the user continues in the app and the function runs again
+    /// in the foreground (where this gate passes); on Android and in-process the call is refused
+    /// (<c>Denied</c>) with the message.</summary>
+    public static AppFunctionGate OpenApp(string message) => new(GateKind.OpenApp, message);
+
+    internal static readonly Task<AppFunctionGate> AllowTask = Task.FromResult(Allow);
+
+    /// <inheritdoc/>
+    public override string ToString() => Kind == GateKind.Allow ? "Allow" : $"{Kind}({Message})";
+}
+
+/// <summary>A failure with one of the core's codes: throw it from a handler or provider to end the
+/// call with that code; <see cref="IAppFunctionDelegate.OnInvoked"/> receives refusals as one.</summary>
+public sealed class AppFunctionException : Exception
+{
+    /// <summary>Creates the exception.</summary>
+    public AppFunctionException(AppFunctionErrorCode code, string message) : base(message) => Code = code;
+
+    /// <summary>The error code.</summary>
+    public AppFunctionErrorCode Code { get; }
+}
+
+/// <summary>
+/// Handles what cuts across every function: sign-in checks, feature flags, telemetry. Declare as
+/// many as you like in the app project: <c>AddAppFunctions()</c> finds and registers them.
+/// Both methods have default implementations, so implement only what you need.
+/// </summary>
+public interface IAppFunctionDelegate
+{
+    /// <summary>Runs after the arguments are bound and before the handler. The first delegate that
+    /// does not return <see cref="AppFunctionGate.Allow"/> decides the call.</summary>
+    Task<AppFunctionGate> OnInvoking(AppFunctionContext context, CancellationToken cancellationToken) => AppFunctionGate.AllowTask;
+
+    /// <summary>Runs after the handler with its result or exception (a refusal arrives as an
+    /// <see cref="AppFunctionException"/> with <c>Denied</c>). Exceptions thrown here are logged and ignored.</summary>
+    Task OnInvoked(AppFunctionContext context, object? result, Exception? exception) => Task.CompletedTask;
+}
+
+/// <summary>
+/// The outcome of a call. <see cref="AppFunctionDispatcher.Execute"/> never throws: every
+/// failure comes back as one of these.
+/// </summary>
+public sealed class AppFunctionOutcome
+{
+    private AppFunctionOutcome(AppFunctionStatus status, string? resultJson, string? dialog, AppFunctionErrorCode? errorCode, string? message, bool isFinal)
+    {
+        Status = status;
+        ResultJson = resultJson;
+        Dialog = dialog;
+        ErrorCode = errorCode;
+        Message = message;
+        IsFinal = isFinal;
+    }
+
+    /// <summary>Success, Error or OpenApp.</summary>
+    public AppFunctionStatus Status { get; }
+
+    /// <summary>The result as JSON text (null for a void function or a failure).</summary>
+    public string? ResultJson { get; }
+
+    /// <summary>The text for Siri, or returned with the Android result (<see cref="AppFunctionContext.Say"/>).</summary>
+    public string? Dialog { get; }
+
+    /// <summary>The error code when <see cref="Status"/> is Error.</summary>
+    public AppFunctionErrorCode? ErrorCode { get; }
+
+    /// <summary>What went wrong (or the OpenApp message).</summary>
+    public string? Message { get; }
+
+    /// <summary>An output-kind function answered: the agent run ends with <see cref="ResultJson"/> as its result.</summary>
+    public bool IsFinal { get; }
+
+    /// <summary>Decodes <see cref="ResultJson"/> (default when absent).</summary>
+    public T? GetResult<T>(JsonTypeInfo<T> typeInfo) => ResultJson is null ? default : JsonSerializer.Deserialize(ResultJson, typeInfo);
+
+    /// <summary>The outcome JSON, as the core writes it.</summary>
+    public string ToJson()
+    {
+        using var buffer = new MemoryStream();
+        using (var w = new Utf8JsonWriter(buffer))
+        {
+            w.WriteStartObject();
+            w.WriteString("status", Status switch { AppFunctionStatus.Success => "success", AppFunctionStatus.OpenApp => "openApp", _ => "error" });
+            w.WritePropertyName("result");
+            if (ResultJson is null)
+            {
+                w.WriteNullValue();
+            }
+            else
+            {
+                w.WriteRawValue(ResultJson, skipInputValidation: true);
+            }
+            w.WriteString("dialog", Dialog);
+            w.WriteString("errorCode", ErrorCode?.ToString());
+            w.WriteString("message", Message);
+            if (IsFinal)
+            {
+                w.WriteBoolean("final", true);
+            }
+            w.WriteEndObject();
+        }
+        return Encoding.UTF8.GetString(buffer.ToArray());
+    }
+
+    /// <inheritdoc/>
+    public override string ToString() => ToJson();
+
+    internal static AppFunctionOutcome Failure(AppFunctionErrorCode code, string message) =>
+        new(AppFunctionStatus.Error, null, null, code, message, false);
+
+    internal static AppFunctionOutcome Parse(string json) => Parse(Encoding.UTF8.GetBytes(json));
+
+    /// <summary>Reads the core's outcome JSON in one pass, without a DOM.</summary>
+    internal static AppFunctionOutcome Parse(ReadOnlySpan<byte> json)
+    {
+        try
+        {
+            var r = new Utf8JsonReader(json);
+            var status = AppFunctionStatus.Error;
+            string? result = null, dialog = null, message = null;
+            AppFunctionErrorCode? code = null;
+            bool isFinal = false;
+            r.Read();
+            while (r.Read() && r.TokenType == JsonTokenType.PropertyName)
+            {
+                if (r.ValueTextEquals("status"u8))
+                {
+                    r.Read();
+                    status = r.ValueTextEquals("success"u8) ? AppFunctionStatus.Success
+                        : r.ValueTextEquals("openApp"u8) ? AppFunctionStatus.OpenApp
+                        : AppFunctionStatus.Error;
+                }
+                else if (r.ValueTextEquals("result"u8))
+                {
+                    r.Read();
+                    if (r.TokenType != JsonTokenType.Null)
+                    {
+                        long start = r.TokenStartIndex;
+                        r.Skip();
+                        long end = r.BytesConsumed;
+                        result = Encoding.UTF8.GetString(json[(int)start..(int)end]);
+                    }
+                }
+                else if (r.ValueTextEquals("dialog"u8))
+                {
+                    r.Read();
+                    dialog = r.TokenType == JsonTokenType.Null ? null : r.GetString();
+                }
+                else if (r.ValueTextEquals("message"u8))
+                {
+                    r.Read();
+                    message = r.TokenType == JsonTokenType.Null ? null : r.GetString();
+                }
+                else if (r.ValueTextEquals("errorCode"u8))
+                {
+                    r.Read();
+                    if (r.TokenType != JsonTokenType.Null)
+                    {
+                        code = ErrorCodes.FromName(r);
+                    }
+                }
+                else if (r.ValueTextEquals("final"u8))
+                {
+                    r.Read();
+                    isFinal = r.TokenType == JsonTokenType.True;
+                }
+                else
+                {
+                    r.Read();
+                    r.Skip();
+                }
+            }
+            return new AppFunctionOutcome(status, result, dialog, code, message, isFinal);
+        }
+        catch (JsonException e)
+        {
+            return Failure(AppFunctionErrorCode.InternalError, "AppFunctions: the core's outcome is not valid JSON: " + e.Message);
+        }
+    }
+}
+
+internal static class ErrorCodes
+{
+    private static readonly string[] Names =
+    [
+        "", "FunctionNotFound", "Disabled", "InvalidArgument", "EntityNotFound", "Denied", "PermissionDenied",
+        "Cancelled", "TimedOut", "HandlerFailed", "LimitExceeded", "NotSupported", "InternalError",
+    ];
+
+    internal static string Name(AppFunctionErrorCode code) => (int)code > 0 && (int)code < Names.Length ? Names[(int)code] : code.ToString();
+
+    internal static AppFunctionErrorCode FromName(Utf8JsonReader r)
+    {
+        for (int i = 1; i < Names.Length; i++)
+        {
+            if (r.ValueTextEquals(Names[i]))
+            {
+                return (AppFunctionErrorCode)i;
+            }
+        }
+        return AppFunctionErrorCode.InternalError;
+    }
+}
