@@ -16,6 +16,9 @@ internal static unsafe partial class Native
 {
     internal const string Library = "appfunctions";
 
+    // The resolver is installed before the first call into the library, whichever it is.
+    static Native() => NativeLibraryLoader.InstallResolver();
+
     /// <summary>The ABI this binding was written for (<c>AF_ABI_VERSION</c>).</summary>
     internal const uint AbiVersion = 1;
 

@@ -1,0 +1,136 @@
+using System.Runtime.CompilerServices;
+using AppFunctions.Interop;
+using AppFunctions.Tests.Lifecycle;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace AppFunctions.Tests;
+
+[CollectionDefinition("serial", DisableParallelization = true)]
+public sealed class SerialCollection;
+
+/// <summary>GCHandles handed to the core, counted by its release callbacks (run alone: the counter is global).</summary>
+[Collection("serial")]
+public sealed class LifecycleTests
+{
+    private static async Task WaitForLive(long expected)
+    {
+        for (int i = 0; i < 500 && UserData.Live != expected; i++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            await Task.Delay(10);
+        }
+        Assert.Equal(expected, UserData.Live);
+    }
+
+    [Fact]
+    public async Task Dispose_releases_every_GCHandle_the_core_held()
+    {
+        long baseline = UserData.Live;
+        long allocated = UserData.Allocated;
+        using (var host = TestHost.Create(typeof(Counter).Namespace!, s => s.AddSingleton<Counter>()))
+        {
+            for (int i = 1; i <= 50; i++)
+            {
+                var o = await host.Dispatcher.Execute(new AppFunctionInvocation("count"), "{}", new CancellationTokenSource().Token);
+                Assert.Equal(i.ToString(System.Globalization.CultureInfo.InvariantCulture), o.ResultJson);
+            }
+            Assert.True(UserData.Live > baseline); // registrations, hooks, the delegate
+        }
+        await WaitForLive(baseline);
+        Assert.True(UserData.Allocated - allocated >= 50 * 2); // per call: the outcome and the call's context
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static WeakReference Forgotten(ServiceProvider sp)
+    {
+        var d = new AppFunctionDispatcher(sp, new AppFunctionsOptions { Include = t => t.Namespace == typeof(Counter).Namespace });
+        var o = d.Execute(new AppFunctionInvocation("count"), "{}").GetAwaiter().GetResult();
+        Assert.Equal(AppFunctionStatus.Success, o.Status);
+        return new WeakReference(d);
+    }
+
+    [Fact]
+    public async Task A_forgotten_dispatcher_is_released_by_its_finalizer()
+    {
+        var services = new ServiceCollection().AddSingleton<Counter>();
+        services.AddAppFunctions(o => o.Include = t => t.Namespace == typeof(Counter).Namespace);
+        using var sp = services.BuildServiceProvider();
+        long baseline = UserData.Live;
+        var weak = Forgotten(sp);
+        await WaitForLive(baseline);
+        Assert.False(weak.IsAlive);
+    }
+
+    [Fact]
+    public async Task A_disposed_dispatcher_answers_with_an_outcome_not_an_exception()
+    {
+        var host = TestHost.Create(typeof(Counter).Namespace!, s => s.AddSingleton<Counter>());
+        var d = host.Dispatcher;
+        host.Dispose();
+        var o = await d.Execute(new AppFunctionInvocation("count"), "{}");
+        Assert.Equal(AppFunctionStatus.Error, o.Status);
+        Assert.Equal(AppFunctionErrorCode.InternalError, o.ErrorCode);
+        Assert.Contains("disposed", o.Message);
+    }
+
+    [Fact]
+    public async Task Shutdown_refuses_new_calls()
+    {
+        using var host = TestHost.Create(typeof(Counter).Namespace!, s => s.AddSingleton<Counter>());
+        Assert.Equal(0, host.Dispatcher.Shutdown(TimeSpan.FromSeconds(1)));
+        var o = await host.Dispatcher.Execute(new AppFunctionInvocation("count"), "{}");
+        Assert.Equal(AppFunctionErrorCode.LimitExceeded, o.ErrorCode);
+        Assert.Equal(0, host.Dispatcher.InFlight);
+    }
+}
+
+/// <summary>The loader: one resolver, per-platform choices, the ABI check.</summary>
+public sealed class NativeLibraryTests
+{
+    [Fact]
+    public void The_resolver_picks___Internal_on_Apple_mobile_and_the_file_elsewhere()
+    {
+        Assert.Equal(["__Internal"], NativeLibraryLoader.Candidates(NativeLibraryLoader.Platform.IOS));
+        Assert.Equal(["__Internal"], NativeLibraryLoader.Candidates(NativeLibraryLoader.Platform.MacCatalyst));
+        Assert.Equal(["__Internal"], NativeLibraryLoader.Candidates(NativeLibraryLoader.Platform.TvOS));
+        Assert.Equal("libappfunctions.so", NativeLibraryLoader.Candidates(NativeLibraryLoader.Platform.Android)[0]);
+        Assert.Equal("libappfunctions.so", NativeLibraryLoader.Candidates(NativeLibraryLoader.Platform.Linux)[0]);
+        Assert.Equal("libappfunctions.dylib", NativeLibraryLoader.Candidates(NativeLibraryLoader.Platform.MacOS)[0]);
+        Assert.Equal("appfunctions.dll", NativeLibraryLoader.Candidates(NativeLibraryLoader.Platform.Windows)[0]);
+        Assert.Equal(NativeLibraryLoader.Platform.Linux, NativeLibraryLoader.Current);
+    }
+
+    [Fact]
+    public void The_ABI_version_is_checked_with_a_clear_message()
+    {
+        NativeLibraryLoader.EnsureLoaded();
+        Assert.Equal(Native.AbiVersion, Native.af_abi_version());
+        var e = Assert.Throws<AppFunctionsLibraryException>(() => NativeLibraryLoader.CheckAbi(2));
+        Assert.Contains("version 2", e.Message);
+        Assert.Contains("version 1", e.Message);
+        Assert.False(string.IsNullOrEmpty(AppFunctionDispatcher.NativeVersion));
+    }
+
+    [Fact]
+    public unsafe void The_struct_layouts_match_ABI_v1()
+    {
+        Assert.Equal(40, sizeof(AfInvocation));
+        Assert.Equal(32, sizeof(AfDelegate));
+        Assert.Equal(36, (int)System.Runtime.InteropServices.Marshal.OffsetOf<AfInvocation>(nameof(AfInvocation.is_foreground)));
+        Assert.Equal(32, (int)System.Runtime.InteropServices.Marshal.OffsetOf<AfInvocation>(nameof(AfInvocation.timeout_ms)));
+        Assert.Equal(24, (int)System.Runtime.InteropServices.Marshal.OffsetOf<AfDelegate>(nameof(AfDelegate.free_user_data)));
+    }
+
+    [Fact]
+    public void Error_code_names_match_the_core()
+    {
+        foreach (AppFunctionErrorCode code in Enum.GetValues<AppFunctionErrorCode>())
+        {
+            unsafe
+            {
+                Assert.Equal(code.ToString(), Utf8.Read(Native.af_error_code_name((int)code)));
+            }
+        }
+    }
+}
