@@ -32,6 +32,19 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         var logger = (ILogger?)services.GetService<ILoggerFactory>()?.CreateLogger("AppFunctions") ?? NullLogger.Instance;
         _handle = DispatcherHandle.Create();
         _core = new DispatcherCore(services.GetRequiredService<IServiceScopeFactory>(), logger);
+        try
+        {
+            Setup(options);
+        }
+        catch
+        {
+            _handle.Dispose(); // what was registered is released now, not by the finalizer
+            throw;
+        }
+    }
+
+    private void Setup(AppFunctionsOptions options)
+    {
         Check(Native.af_set_scope_hooks(_handle, &Trampolines.ScopeBegin, &Trampolines.ScopeEnd, UserData.Alloc(_core), &Trampolines.Release), "af_set_scope_hooks");
         Check(Native.af_set_permission_hook(_handle, &Trampolines.Permission, UserData.Alloc(_core), &Trampolines.Release), "af_set_permission_hook");
         Check(Native.af_set_log_callback(_handle, &Trampolines.Log, UserData.Alloc(_core), &Trampolines.Release), "af_set_log_callback");

@@ -23,18 +23,24 @@ public sealed class McpDemoTests
         return Path.Combine(dir?.FullName ?? ".", "target", "release", "examples", "demo");
     }
 
-    [Fact]
-    public async Task Handshake_list_call_a_tool_error_and_list_changed_after_a_toolkit_expands()
+    /// <summary>null: the SDK's newest revision (2026-07-28, stateless: change notifications travel only on
+    /// subscriptions/listen streams, which the core does not serve yet, so the client lists again);
+    /// 2025-11-25: the initialize handshake, where the server pushes list_changed.</summary>
+    [Theory]
+    [InlineData(null)]
+    [InlineData("2025-11-25")]
+    public async Task Handshake_list_call_a_tool_error_and_list_changed_after_a_toolkit_expands(string? protocolVersion)
     {
         var demo = Demo();
         Assert.True(File.Exists(demo), $"the demo is not built at {demo}: cargo build --release --example demo");
         var transport = new StdioClientTransport(new StdioClientTransportOptions { Name = "appfunctions-demo", Command = demo, Arguments = ["mcp"] });
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        await using var client = await McpClient.CreateAsync(transport, cancellationToken: cts.Token);
+        await using var client = await McpClient.CreateAsync(transport, new McpClientOptions { ProtocolVersion = protocolVersion }, cancellationToken: cts.Token);
 
         // handshake
-        Assert.Equal("appfunctions-demo", client.ServerInfo.Name);
-        Assert.True(client.ServerCapabilities.Tools?.ListChanged);
+        Assert.Equal(protocolVersion ?? "2026-07-28", client.NegotiatedProtocolVersion);
+        Assert.Equal("appfunctions-demo", client.ServerInfo?.Name);
+        Assert.True(client.ServerCapabilities?.Tools?.ListChanged);
         Assert.Contains("orders", client.ServerInstructions ?? "");
 
         var listChanged = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -71,7 +77,10 @@ public sealed class McpDemoTests
         var expand = await client.CallToolAsync("orders", new Dictionary<string, object?>(), cancellationToken: cts.Token);
         Assert.NotEqual(true, expand.IsError);
         Assert.Contains("order_stats", string.Join(" ", expand.Content.OfType<TextContentBlock>().Select(c => c.Text)));
-        await listChanged.Task.WaitAsync(cts.Token);
+        if (protocolVersion is not null)
+        {
+            await listChanged.Task.WaitAsync(cts.Token);
+        }
         var after = await client.ListToolsAsync(cancellationToken: cts.Token);
         Assert.Contains(after, t => t.Name == "order_stats");
     }
