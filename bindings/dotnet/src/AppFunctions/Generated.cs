@@ -342,7 +342,8 @@ public sealed class AppFunctionRegistrar
                 }
                 w.WriteEndArray();
             });
-        }));
+        }
+    ));
 
     /// <summary>A function (a null handler only for output functions).</summary>
     public void RegisterFunction(string id, string json, FunctionHandler? handler, RequestBinder? bind) =>

@@ -83,11 +83,8 @@ internal static unsafe class Trampolines
         {
             var core = UserData.Get<DispatcherCore>(userData);
             var context = new AppFunctionContext(core, call, PendingOptions.Current);
-            var h = UserData.Alloc(context);
-            if (Native.af_call_set_host_data(call, h, &Release) != Native.AF_OK)
-            {
-                UserData.Free(h);
-            }
+            // on an error status the core runs the release itself (plan: Deviations)
+            Native.af_call_set_host_data(call, UserData.Alloc(context), &Release);
         }
         catch
         {

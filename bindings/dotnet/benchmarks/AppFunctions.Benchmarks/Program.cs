@@ -1,0 +1,90 @@
+// One Execute round trip from C#, beside the same function through Microsoft.Extensions.AI's
+// AIFunctionFactory (reflection binding), in one BenchmarkDotNet run:
+//   dotnet run -c Release --project benchmarks/AppFunctions.Benchmarks -- --filter '*'
+using System.Text.Json;
+using AppFunctions;
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Running;
+using Microsoft.Extensions.AI;
+using Microsoft.Extensions.DependencyInjection;
+
+BenchmarkSwitcher.FromAssembly(typeof(ExecuteBenchmarks).Assembly).Run(args);
+
+public enum Priority
+{
+    Low,
+    Normal,
+    High,
+}
+
+public sealed record Order(string Id, string Customer, int Quantity, Priority Priority);
+
+/// <summary>The seed's create_order with a trivial body.</summary>
+public class BenchFunctions
+{
+    /// <summary>Creates an order for a customer.</summary>
+    [AppFunction]
+    public static Order CreateOrder(string customer, int quantity, Priority priority = Priority.Normal) => new("o-1", customer, quantity, priority);
+}
+
+[MemoryDiagnoser]
+public class ExecuteBenchmarks
+{
+    private const string Args = """{"customer":"acme","quantity":2,"priority":"Normal"}""";
+    private static readonly AppFunctionInvocation Invocation = new("create_order");
+    private ServiceProvider _provider = null!;
+    private AppFunctionDispatcher _dispatcher = null!;
+    private AIFunction _factory = null!;
+    private AIFunction _appFunction = null!;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _provider = new ServiceCollection().AddAppFunctions().BuildServiceProvider();
+        _dispatcher = _provider.GetRequiredService<AppFunctionDispatcher>();
+        _factory = AIFunctionFactory.Create(BenchFunctions.CreateOrder, "create_order");
+        _appFunction = _dispatcher.AsAIFunctions().Single(f => f.Name == "create_order");
+        var check = _dispatcher.Execute(Invocation, Args).GetAwaiter().GetResult();
+        if (check.Status != AppFunctionStatus.Success)
+        {
+            throw new InvalidOperationException(check.ToJson());
+        }
+    }
+
+    [GlobalCleanup]
+    public void Cleanup() => _provider.Dispose();
+
+    /// <summary>The seed's API: await dispatcher.Execute(...) (completes inline here).</summary>
+    [Benchmark(Baseline = true)]
+    public AppFunctionOutcome Execute() => _dispatcher.Execute(Invocation, Args).GetAwaiter().GetResult();
+
+    /// <summary>The raw outcome JSON, blocking (af_execute_json).</summary>
+    [Benchmark]
+    public string ExecuteJson() => _dispatcher.ExecuteJson(Invocation, Args);
+
+    /// <summary>The same function through AIFunctionFactory.Create(...).InvokeAsync, arguments parsed from the same JSON.</summary>
+    [Benchmark]
+    public object? AIFunctionFactoryInvoke()
+    {
+        using var doc = JsonDocument.Parse(Args);
+        var arguments = new AIFunctionArguments();
+        foreach (var p in doc.RootElement.EnumerateObject())
+        {
+            arguments[p.Name] = p.Value.Clone();
+        }
+        return _factory.InvokeAsync(arguments).AsTask().GetAwaiter().GetResult();
+    }
+
+    /// <summary>dispatcher.AsAIFunctions(): the core's schema and binding behind an AIFunction.</summary>
+    [Benchmark]
+    public object? AppFunctionAsAIFunction()
+    {
+        using var doc = JsonDocument.Parse(Args);
+        var arguments = new AIFunctionArguments();
+        foreach (var p in doc.RootElement.EnumerateObject())
+        {
+            arguments[p.Name] = p.Value.Clone();
+        }
+        return _appFunction.InvokeAsync(arguments).AsTask().GetAwaiter().GetResult();
+    }
+}

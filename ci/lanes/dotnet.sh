@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# .NET lane: the native library (release) and the demo, then the .NET binding in
+# bindings/dotnet: restore, build (warnings are errors), `dotnet format` check, xunit tests,
+# a NativeAOT publish of the sample (zero trimming/AOT warnings) and a run of it, and
+# `dotnet pack` with the stripped linux-x64 library.
+#   exit 0  passed
+#   exit 1  a build, test, publish or pack step failed
+#   exit 3  the lane cannot run here (no .NET 10 SDK, crates cannot be resolved)
+# Env: REPO (default: this script's repo root). Output: target/dotnet/ (aot/, nupkg/, logs).
+set -euo pipefail
+
+REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+BINDING="$REPO/bindings/dotnet"
+OUT="$REPO/target/dotnet"
+source "$REPO/ci/env.sh"
+
+say() { printf '[dotnet lane] %s\n' "$*"; }
+cannot_run() {
+  printf '\n[dotnet lane] !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' >&2
+  printf '[dotnet lane] !!! THE DOTNET LANE CANNOT RUN: %s\n' "$*" >&2
+  printf '[dotnet lane] !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\n' >&2
+  exit 3
+}
+fail() { say "FAILED: $*"; exit 1; }
+
+# --- the .NET SDK ----------------------------------------------------------------
+command -v dotnet >/dev/null 2>&1 || cannot_run "no .NET SDK: 'dotnet' is not on PATH (install the .NET 10 SDK)"
+SDK="$(dotnet --version 2>/dev/null || true)"
+[[ "${SDK%%.*}" =~ ^[0-9]+$ && "${SDK%%.*}" -ge 10 ]] || cannot_run "the .NET SDK is '${SDK:-unknown}', the binding needs 10 or newer"
+say "dotnet SDK $SDK"
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 DOTNET_CLI_WORKLOAD_UPDATE_NOTIFY_DISABLE=1
+
+# --- native library and the demo (MCP test) --------------------------------------
+af_cargo_setup || cannot_run "crates cannot be resolved here"
+say "cargo build --release --lib --example demo (in $REPO)"
+(cd "$REPO" && cargo build --release --lib --example demo) || fail "cargo build --release"
+LIB="$REPO/target/release/libappfunctions.so"
+[[ -f "$LIB" ]] || fail "$LIB was not built"
+mkdir -p "$OUT/native"
+cp "$LIB" "$OUT/native/libappfunctions.so"
+strip --strip-unneeded "$OUT/native/libappfunctions.so" || fail "strip"
+say "native library: $(du -h "$LIB" | cut -f1) built, $(du -h "$OUT/native/libappfunctions.so" | cut -f1) stripped for the package"
+
+cd "$BINDING"
+say "dotnet restore"
+dotnet restore AppFunctions.sln || fail "dotnet restore (is the NuGet feed in nuget.config reachable?)"
+say "dotnet build -c Release (warnings are errors)"
+dotnet build AppFunctions.sln -c Release --no-restore -v q -clp:NoSummary 2>&1 | tee "$OUT/build.log" | grep -E "warning|error" || true
+[[ ${PIPESTATUS[0]} == 0 ]] || fail "dotnet build"
+say "dotnet format --verify-no-changes"
+dotnet format AppFunctions.sln --verify-no-changes --no-restore 2>&1 | grep -v "^Warnings were encountered" || true
+dotnet format AppFunctions.sln --verify-no-changes --no-restore >/dev/null 2>&1 || fail "dotnet format: run 'dotnet format bindings/dotnet/AppFunctions.sln'"
+
+say "dotnet test -c Release"
+set +e
+dotnet test AppFunctions.sln -c Release --no-build 2>&1 | tee "$OUT/test.log"
+TEST_RC=${PIPESTATUS[0]}
+set -e
+PASSED=$(grep -oE 'Passed: +[0-9]+' "$OUT/test.log" | awk '{ n += $2 } END { print n + 0 }')
+FAILED=$(grep -oE 'Failed: +[0-9]+' "$OUT/test.log" | awk '{ n += $2 } END { print n + 0 }')
+echo "dotnet: ${PASSED:-0} passed, ${FAILED:-0} failed"
+[[ $TEST_RC == 0 && "${PASSED:-0}" -gt 0 ]] || fail "dotnet test"
+
+say "NativeAOT publish of the sample (linux-x64)"
+rm -rf "$OUT/aot"
+dotnet publish samples/AppFunctions.Sample -c Release -r linux-x64 -o "$OUT/aot" 2>&1 | tee "$OUT/publish.log"
+[[ ${PIPESTATUS[0]} == 0 ]] || fail "dotnet publish (NativeAOT)"
+WARNINGS=$(grep -cE ": warning (IL|CS|CA)[0-9]+" "$OUT/publish.log" || true)
+[[ "$WARNINGS" == 0 ]] || fail "the NativeAOT publish printed $WARNINGS trimming/AOT warning(s)"
+say "0 trimming/AOT warnings; running the published sample"
+cp "$OUT/native/libappfunctions.so" "$OUT/aot/"
+"$OUT/aot/AppFunctions.Sample" || fail "the NativeAOT sample"
+
+say "dotnet pack"
+rm -rf "$OUT/nupkg"
+dotnet pack src/AppFunctions -c Release --no-build -o "$OUT/nupkg" -p:AppFunctionsPackNative="$OUT/native/libappfunctions.so" || fail "dotnet pack"
+PKG="$(ls "$OUT"/nupkg/AppFunctions.*.nupkg | head -1)"
+python3 -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$PKG" > "$OUT/nupkg/contents.txt"
+for entry in runtimes/linux-x64/native/libappfunctions.so analyzers/dotnet/cs/AppFunctions.Generators.dll lib/net8.0/AppFunctions.dll lib/net10.0/AppFunctions.dll README.md; do
+  grep -qx "$entry" "$OUT/nupkg/contents.txt" || fail "the package lacks $entry"
+done
+say "package: $PKG ($(du -h "$PKG" | cut -f1))"
+say "passed"
