@@ -175,7 +175,7 @@ public sealed class AppFunctionContext
         }
     }
 
-    /// <summary>The core closed the call's scope: dispose the DI scope (after any OnInvoked still running).</summary>
+    /// <summary>The call ended (its host data was released): dispose the DI scope (after any OnInvoked still running).</summary>
     internal void End()
     {
         if (Interlocked.Exchange(ref _ended, 1) != 0)

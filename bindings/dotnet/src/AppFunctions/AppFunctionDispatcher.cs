@@ -45,7 +45,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
 
     private void Setup(AppFunctionsOptions options)
     {
-        Check(Native.af_set_scope_hooks(_handle, &Trampolines.ScopeBegin, &Trampolines.ScopeEnd, UserData.Alloc(_core), &Trampolines.Release), "af_set_scope_hooks");
+        Check(Native.af_set_scope_hooks(_handle, &Trampolines.ScopeBegin, null, UserData.Alloc(_core), &Trampolines.Release), "af_set_scope_hooks");
         Check(Native.af_set_permission_hook(_handle, &Trampolines.Permission, UserData.Alloc(_core), &Trampolines.Release), "af_set_permission_hook");
         Check(Native.af_set_log_callback(_handle, &Trampolines.Log, UserData.Alloc(_core), &Trampolines.Release), "af_set_log_callback");
         if (options.DefaultTimeout is { } timeout)

@@ -34,7 +34,7 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
             // no scope hook ran for this call (it cannot happen with the hooks installed): keep
             // the context on the call so that the scope end disposes its DI scope.
             context = new AppFunctionContext(this, call, PendingOptions.Current);
-            Native.af_call_set_host_data(call, UserData.Alloc(context), &Trampolines.Release); // released by the core on every path
+            Native.af_call_set_host_data(call, UserData.Alloc(context), &Trampolines.EndContext); // released by the core on every path
         }
         return context.For(call);
     }

@@ -84,7 +84,7 @@ internal static unsafe class Trampolines
             var core = UserData.Get<DispatcherCore>(userData);
             var context = new AppFunctionContext(core, call, PendingOptions.Current);
             // on an error status the core runs the release itself (plan: Deviations)
-            Native.af_call_set_host_data(call, UserData.Alloc(context), &Release);
+            Native.af_call_set_host_data(call, UserData.Alloc(context), &EndContext);
         }
         catch
         {
@@ -92,16 +92,20 @@ internal static unsafe class Trampolines
         }
     }
 
+    /// <summary>The release of a call's context (its host data): the core runs it once, after the
+    /// call's scope ended, on every path. The call's DI scope is disposed here.</summary>
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
-    internal static void ScopeEnd(void* userData, nint call)
+    internal static void EndContext(void* userData)
     {
         try
         {
-            UserData.TryGet<AppFunctionContext>(Native.af_call_host_data(call))?.End();
+            var context = UserData.Get<AppFunctionContext>(userData);
+            UserData.Free(userData);
+            context.End();
         }
-        catch (Exception e)
+        catch
         {
-            UserData.TryGet<DispatcherCore>(userData)?.LogError(e, "ending a call's scope failed");
+            // End logs what fails itself; nothing may unwind into C
         }
     }
 
