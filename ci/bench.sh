@@ -5,7 +5,8 @@
 #
 #   ci/bench.sh                 everything (about 10 minutes on 2 cores)
 #   ci/bench.sh --quick         shorter criterion runs and 1M calls for RSS
-#   ci/bench.sh --bindings      also the Kotlin and Swift round trips (their lanes must run)
+#   ci/bench.sh --bindings      also the Kotlin, Swift and .NET round trips (their lanes must run)
+#   ci/bench.sh --dotnet        also the .NET round trips (BenchmarkDotNet), without Kotlin and Swift
 #
 # Benchmarks are measured, never timed tests: run on a quiet machine and compare ratios
 # taken in the same run.
@@ -15,12 +16,13 @@ export REPO
 cd "$REPO"
 source "$REPO/ci/env.sh"; af_cargo_setup
 mapfile -t MAVEN_OFFLINE < <(af_maven_args)
-QUICK=0; BINDINGS=0
+QUICK=0; BINDINGS=0; DOTNET=0
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
-    --bindings) BINDINGS=1 ;;
-    *) echo "usage: ci/bench.sh [--quick] [--bindings]" >&2; exit 2 ;;
+    --bindings) BINDINGS=1; DOTNET=1 ;;
+    --dotnet) DOTNET=1 ;;
+    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet]" >&2; exit 2 ;;
   esac
 done
 OUT="$REPO/target/bench"; mkdir -p "$OUT"
@@ -67,6 +69,19 @@ if [[ $BINDINGS == 1 ]]; then
   S_NS=$( { echo "$SWIFT_OUT"; [[ -n "$SWIFT_LOG" ]] && cat "$SWIFT_LOG"; } | grep -oE 'BENCH swift execute round trip: [0-9]+' | grep -oE '[0-9]+$' | head -1)
   echo "kotlin: ${K_NS:-not measured} ns/call, swift: ${S_NS:-not measured} ns/call"
   BIND_JSON=$(printf '{"kotlin_execute_blocking_ns": %s, "swift_execute_ns": %s}' "${K_NS:-null}" "${S_NS:-null}")
+fi
+if [[ $DOTNET == 1 ]]; then
+  echo "== .NET: BenchmarkDotNet (Execute, ExecuteJson, AIFunctionFactory, AsAIFunctions), same run as the C figure above"
+  if command -v dotnet >/dev/null; then
+    cargo build -q --release --lib
+    rm -rf "$OUT/dotnet-bdn"
+    BDN_JOB=(); [[ $QUICK == 1 ]] && BDN_JOB=(--job short)
+    (cd bindings/dotnet && dotnet run -c Release --project benchmarks/AppFunctions.Benchmarks -- \
+        --filter '*' --exporters json --artifacts "$OUT/dotnet-bdn" "${BDN_JOB[@]}") | grep -E '^\|' || true
+    BIND_JSON=$(python3 ci/bench/dotnet_figures.py "$OUT/dotnet-bdn" "$BIND_JSON")
+  else
+    echo "!!! no .NET SDK: the .NET round trips are not measured" >&2
+  fi
 fi
 echo "$BIND_JSON" > "$OUT/bindings.json"
 

@@ -177,6 +177,21 @@ lines += ["", "Before the timer handed completions to the pool, its one thread r
           "[threads.md](threads.md)), so the 100 ms only delays the call's own outcome.", ""]
 if bindings:
     lines += ["## Bindings", "", "| binding | figure |", "|---|---|"] + [f"| {k} | {fmt(v)} |" for k, v in bindings.items()] + [""]
+if bindings.get("dotnet_execute_ns"):
+    ex, c, fac = bindings.get("dotnet_execute_ns"), s.get("execute_plain_ns"), bindings.get("dotnet_aifunctionfactory_ns")
+    def verdict(ok):
+        return "met" if ok else "**missed**"
+    lines += ["## .NET binding (BenchmarkDotNet, same run)", "",
+              "`create_order` with the seed's arguments and a trivial handler (`bindings/dotnet/benchmarks`).", "",
+              "| what | measured | target | |", "|---|---|---|---|",
+              f"| `await dispatcher.Execute(...)` | {fmt(ex)} ns | ≤ 1,500 ns | {verdict(ex <= 1500)} |"]
+    if c:
+        lines.append(f"| Execute vs the C figure (`af_execute`, plain, {fmt(c)} ns) | {fmt(ex / c)}× | ≤ 2× | {verdict(ex / c <= 2)} |")
+    if fac:
+        lines.append(f"| Execute vs `AIFunctionFactory.Create(...).InvokeAsync` ({fmt(fac)} ns) | {fmt(ex / fac)}× | < 1× | {verdict(ex < fac)} |")
+    lines += [f"| `ExecuteJson` (blocking, raw outcome JSON) | {fmt(bindings.get('dotnet_execute_json_ns'))} ns | | |",
+              f"| `AsAIFunctions()` tool's `InvokeAsync` | {fmt(bindings.get('dotnet_asaifunction_ns'))} ns | | |",
+              f"| bytes allocated per Execute (outcome, task, request, result, the call's context) | {fmt(bindings.get('dotnet_execute_alloc_bytes'))} | | |", ""]
 lines += [
     "## Why the missed targets are missed",
     "",
