@@ -145,7 +145,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             using var args = new Utf8.Text(argumentsJson ?? "{}", argsBuf);
             bool tokenRef = false;
             var ud = UserData.Alloc(pending);
-            int status;
+            int status = -1;
             var previous = PendingOptions.Push(options);
             try
             {
@@ -163,6 +163,12 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                 status = target is AppFunctionView view
                     ? Native.af_view_execute_async(view.Handle, &inv, args.Pointer, &Trampolines.Outcome, ud)
                     : Native.af_execute_async(((AppFunctionDispatcher)target)._handle, &inv, args.Pointer, &Trampolines.Outcome, ud);
+            }
+            catch
+            {
+                UserData.Free(ud); // the core never saw it (a disposed dispatcher or view)
+                pending.Token?.Dispose();
+                throw;
             }
             finally
             {
