@@ -24,15 +24,17 @@ public sealed class AppFunctionsGenerator : IIncrementalGenerator
     /// <inheritdoc/>
     public void Initialize(IncrementalGeneratorInitializationContext context)
     {
+        // Each step builds its unit's model (strings only) from the symbol it matched, so later
+        // steps cache on equal models: an edit elsewhere does not re-emit the file.
         var plain = context.SyntaxProvider.ForAttributeWithMetadataName(AttrName,
             static (n, _) => n is MethodDeclarationSyntax,
-            static (c, _) => Meta(c.TargetSymbol.ContainingType));
+            static (c, _) => Units.Functions(c.TargetSymbol.ContainingType, c.SemanticModel.Compilation));
         var generic = context.SyntaxProvider.ForAttributeWithMetadataName(AttrName + "`1",
             static (n, _) => n is MethodDeclarationSyntax,
-            static (c, _) => Meta(c.TargetSymbol.ContainingType));
+            static (c, _) => Units.Functions(c.TargetSymbol.ContainingType, c.SemanticModel.Compilation));
         var entities = context.SyntaxProvider.ForAttributeWithMetadataName("AppFunctions.AppFunctionEntityAttribute",
             static (n, _) => n is TypeDeclarationSyntax,
-            static (c, _) => Meta((INamedTypeSymbol)c.TargetSymbol));
+            static (c, _) => Units.Entity((INamedTypeSymbol)c.TargetSymbol, c.SemanticModel.Compilation));
         var implementers = context.SyntaxProvider.CreateSyntaxProvider(
             static (n, _) => n is ClassDeclarationSyntax { BaseList: not null },
             static (c, ct) =>
@@ -40,22 +42,15 @@ public sealed class AppFunctionsGenerator : IIncrementalGenerator
                 var symbol = c.SemanticModel.GetDeclaredSymbol(c.Node, ct) as INamedTypeSymbol;
                 if (symbol is null || symbol.IsAbstract || symbol.IsGenericType)
                 {
-                    return null;
+                    return EquatableArray<UnitModel>.Empty;
                 }
-                return symbol.AllInterfaces.Any(i => i.ToDisplayString() == "AppFunctions.IAppFunctionDelegate"
-                                                     || i.OriginalDefinition.ToDisplayString() == "AppFunctions.IAppFunctionEntityProvider<TEntity>")
-                    ? Meta(symbol)
-                    : null;
-            }).Where(static s => s is not null).Select(static (s, _) => s!);
+                return Units.Implementer(symbol).ToEquatable();
+            });
 
-        var names = plain.Collect().Combine(generic.Collect()).Combine(entities.Collect()).Combine(implementers.Collect())
-            .Select(static (x, _) => new Names4(
-                x.Left.Left.Left.AddRange(x.Left.Left.Right).Distinct().OrderBy(s => s, System.StringComparer.Ordinal).ToEquatable(),
-                x.Left.Right.Distinct().OrderBy(s => s, System.StringComparer.Ordinal).ToEquatable(),
-                x.Right.Distinct().OrderBy(s => s, System.StringComparer.Ordinal).ToEquatable()));
-
-        var model = names.Combine(context.CompilationProvider)
-            .Select(static (x, ct) => Build(x.Left, x.Right, ct));
+        var units = plain.Collect().Combine(generic.Collect()).Combine(entities.Collect()).Combine(implementers.Collect())
+            .Select(static (x, _) => x.Left.Left.Left.Concat(x.Left.Left.Right).Concat(x.Left.Right).Concat(x.Right.SelectMany(u => u)).ToEquatable());
+        var assembly = context.CompilationProvider.Select(static (c, _) => c.AssemblyName ?? "app");
+        var model = units.Combine(assembly).Select(static (x, _) => Build(x.Left, x.Right)).WithTrackingName("AppFunctionsModel");
 
         context.RegisterSourceOutput(model, static (spc, m) =>
         {
@@ -70,57 +65,15 @@ public sealed class AppFunctionsGenerator : IIncrementalGenerator
         });
     }
 
-    private static string Meta(INamedTypeSymbol t) => t.ToDisplayString(SymbolDisplayFormat.FullyQualifiedFormat);
-
-    internal sealed record Names4(EquatableArray<string> FunctionTypes, EquatableArray<string> Entities, EquatableArray<string> Implementers);
-
     internal sealed record AssemblyModel(string AssemblyName, EquatableArray<UnitModel> Units, EquatableArray<DiagnosticInfo> Diagnostics);
 
-    private static AssemblyModel Build(Names4 names, Compilation compilation, CancellationToken ct)
+    private static AssemblyModel Build(EquatableArray<UnitModel> all, string assemblyName)
     {
-        var byName = new Dictionary<string, INamedTypeSymbol>();
-        INamedTypeSymbol? Find(string fq)
-        {
-            if (byName.TryGetValue(fq, out var s))
-            {
-                return s;
-            }
-            var meta = fq.Replace("global::", "");
-            s = compilation.GetTypeByMetadataName(meta) ?? FindNested(compilation.GlobalNamespace, meta);
-            if (s is not null)
-            {
-                byName[fq] = s;
-            }
-            return s;
-        }
-        var units = new List<UnitModel>();
         var diags = new List<DiagnosticInfo>();
-        foreach (var t in names.Entities)
-        {
-            ct.ThrowIfCancellationRequested();
-            if (Find(t) is { } e)
-            {
-                units.Add(Units.Entity(e, compilation));
-            }
-        }
-        foreach (var t in names.FunctionTypes)
-        {
-            ct.ThrowIfCancellationRequested();
-            if (Find(t) is { } c)
-            {
-                units.Add(Units.Functions(c, compilation));
-            }
-        }
-        foreach (var t in names.Implementers)
-        {
-            ct.ThrowIfCancellationRequested();
-            if (Find(t) is { } c)
-            {
-                units.AddRange(Units.Implementer(c));
-            }
-        }
-        // entities first, then functions, then delegates and providers; within each, source order
-        var ordered = units.OrderBy(u => u.SortKey, System.StringComparer.Ordinal).ToList();
+        // one unit per type (a class with several functions matched once per method); entities
+        // first, then functions, then delegates and providers; within each, source order
+        var ordered = all.GroupBy(u => u.DeclaringType).Select(g => g.First())
+            .OrderBy(u => u.SortKey, System.StringComparer.Ordinal).ToList();
 
         // one id per function, one C# type per descriptor type name
         var ids = new Dictionary<string, string>();
@@ -149,45 +102,7 @@ public sealed class AppFunctionsGenerator : IIncrementalGenerator
             }
             typeNames[nt.Name] = nt.FullName;
         }
-        return new AssemblyModel(compilation.AssemblyName ?? "app", ordered.ToEquatable(), diags.ToEquatable());
-    }
-
-    private static INamedTypeSymbol? FindNested(INamespaceSymbol ns, string displayName)
-    {
-        foreach (var t in ns.GetTypeMembers())
-        {
-            var found = FindIn(t, displayName);
-            if (found is not null)
-            {
-                return found;
-            }
-        }
-        foreach (var child in ns.GetNamespaceMembers())
-        {
-            var found = FindNested(child, displayName);
-            if (found is not null)
-            {
-                return found;
-            }
-        }
-        return null;
-    }
-
-    private static INamedTypeSymbol? FindIn(INamedTypeSymbol t, string displayName)
-    {
-        if (t.ToDisplayString() == displayName)
-        {
-            return t;
-        }
-        foreach (var n in t.GetTypeMembers())
-        {
-            var f = FindIn(n, displayName);
-            if (f is not null)
-            {
-                return f;
-            }
-        }
-        return null;
+        return new AssemblyModel(assemblyName, ordered.ToEquatable(), diags.Distinct().ToEquatable());
     }
 }
 

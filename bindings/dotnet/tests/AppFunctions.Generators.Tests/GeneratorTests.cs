@@ -292,6 +292,21 @@ public sealed class GeneratorTests
     }
 
     [Fact]
+    public void An_unrelated_edit_does_not_regenerate()
+    {
+        var parse = new CSharpParseOptions(LanguageVersion.Latest);
+        var app = CSharpSyntaxTree.ParseText("using AppFunctions; public class C { [AppFunction] public int F(int x) => x; }", parse);
+        var compilation = CSharpCompilation.Create("App", [app], References, new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary));
+        GeneratorDriver driver = CSharpGeneratorDriver.Create([new AppFunctionsGenerator().AsSourceGenerator()], parseOptions: parse,
+            driverOptions: new GeneratorDriverOptions(IncrementalGeneratorOutputKind.None, trackIncrementalGeneratorSteps: true));
+        driver = driver.RunGenerators(compilation);
+        var edited = compilation.AddSyntaxTrees(CSharpSyntaxTree.ParseText("public class Unrelated { public int Y => 2; }", parse));
+        driver = driver.RunGenerators(edited);
+        var steps = driver.GetRunResult().Results[0].TrackedSteps["AppFunctionsModel"];
+        Assert.All(steps.SelectMany(s => s.Outputs), o => Assert.True(o.Reason is IncrementalStepRunReason.Cached or IncrementalStepRunReason.Unchanged, o.Reason.ToString()));
+    }
+
+    [Fact]
     public void Every_diagnostic_id_is_tested()
     {
         var ids = typeof(AppFunctionsGenerator).Assembly.GetType("AppFunctions.Generators.Diagnostics")!
