@@ -138,6 +138,11 @@ fn mcp(dir: &Path) {
         json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":meta}}),
         json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_order","arguments":{"customer":"a","quantity":1},"_meta":meta}}),
         json!({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2030-01-01"}}}),
+        json!({"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"_meta":meta,"notifications":{"toolsListChanged":true}}}),
+        json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"orders","_meta":meta}}),
+        json!({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"orders","arguments":{"tool":"order_stats","arguments":{}},"_meta":meta}}),
+        json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"order_stats","_meta":meta}}),
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s"}}),
     ];
     let lines: Vec<String> = modern.iter().map(|v| v.to_string()).collect();
     write(dir, "seed-modern", lines.join("\n").as_bytes());

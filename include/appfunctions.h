@@ -269,9 +269,11 @@ typedef struct af_invocation {
 typedef void (*af_outcome_fn)(void *user_data, const char *outcome_json);
 
 /**
- * Receives a server-initiated MCP message (a notification such as
- * `notifications/tools/list_changed`), borrowed for the callback, to send on the host's
- * transport. Called from any thread (the one that changed the registry or the view).
+ * Receives a server-initiated MCP message, borrowed for the callback, to send on the
+ * host's transport: `notifications/tools/list_changed`, and in the 2026-07-28 revision
+ * a `subscriptions/listen` stream's acknowledgment and notifications. Called from any
+ * thread (the one that changed the registry or the view); a stream's acknowledgment is
+ * sent from inside the handle call that opened it, before that call returns.
  */
 typedef void (*af_mcp_notify_fn)(void *user_data, const char *message_json);
 
@@ -562,8 +564,10 @@ af_status af_view_set_confirmation(struct af_view *v, const char *text);
 /**
  * Configures the MCP server (borrowed JSON): `{"serverName", "serverVersion",
  * "serverTitle", "instructions", "pageSize" (tools per tools/list page; 0 is all),
- * "maxMessageBytes"}`, any subset. Applies to sessions made afterwards, and to the
- * dispatcher's own session (`af_mcp_handle_json`), which starts over.
+ * "maxMessageBytes" (largest message, default 8 MiB), "maxSubscriptions" (open
+ * `subscriptions/listen` streams per session, default 16)}`, any subset. Applies to
+ * sessions made afterwards, and to the dispatcher's own session (`af_mcp_handle_json`),
+ * which starts over.
  */
 af_status af_mcp_configure(struct af_dispatcher *d, const char *config_json);
 
@@ -578,7 +582,9 @@ char *af_mcp_handle_json(struct af_dispatcher *d, const char *message_json);
 
 /**
  * Sets where the dispatcher's own session sends notifications (`list_changed`);
- * replaces the previous sink. NULL `cb` removes it.
+ * replaces the previous sink. NULL `cb` removes it (and ends its open
+ * `subscriptions/listen` streams). Set it before the first message: a session without a
+ * sink answers `listChanged: false` and refuses `subscriptions/listen`.
  */
 af_status af_mcp_set_notify(struct af_dispatcher *d, af_mcp_notify_fn cb, void *user_data, af_free_fn free_user_data);
 
@@ -605,7 +611,9 @@ struct af_mcp_session *af_mcp_session_new(struct af_dispatcher *d, const char *m
 char *af_mcp_session_handle_json(struct af_mcp_session *s, const char *message_json);
 
 /**
- * Sets where a session sends notifications; NULL `cb` removes it.
+ * Sets where a session sends notifications; NULL `cb` removes it (and ends its open
+ * `subscriptions/listen` streams). Without a sink the session answers
+ * `listChanged: false` and refuses `subscriptions/listen`.
  */
 af_status af_mcp_session_set_notify(struct af_mcp_session *s, af_mcp_notify_fn cb, void *user_data, af_free_fn free_user_data);
 

@@ -463,7 +463,21 @@ impl Default for Dispatcher {
     }
 }
 
+/// The largest descriptor document accepted (types, a function, an entity, a toolkit,
+/// the metadata schema): 4 MiB. A real one is a few KiB; the limit keeps a runaway or
+/// hostile document from being parsed into a tree many times its size.
+pub(crate) const MAX_DOCUMENT_BYTES: usize = 4 << 20;
+
 fn parse_json(text: &str, what: &str) -> Result<Value> {
+    if text.len() > MAX_DOCUMENT_BYTES {
+        return Err(Error::Json {
+            what: what.into(),
+            reason: format!(
+                "the document is {} bytes, more than the limit of {MAX_DOCUMENT_BYTES}",
+                text.len()
+            ),
+        });
+    }
     serde_json::from_str(text).map_err(|e| Error::Json {
         what: what.into(),
         reason: e.to_string(),

@@ -85,6 +85,19 @@ impl Toolkit {
 /// The default confirmation of a void function's success, as tools see it.
 pub const DEFAULT_CONFIRMATION: &str = "Done: the function completed successfully.";
 
+/// How collapsible toolkits behave in a tool list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolkitMode {
+    /// Per conversation (seed 004): a container is listed until the model calls it; the
+    /// call expands it, so its members are listed instead from then on.
+    Expanding,
+    /// A fixed list, for protocols whose tool list must not change as a side effect of
+    /// calls (MCP 2026-07-28): a container is always listed and its members never are;
+    /// called without arguments it returns its members' definitions, called with
+    /// `{"tool", "arguments"}` it runs that member. Nothing in the view changes.
+    Routing,
+}
+
 /// One conversation's view of a dispatcher. Thread-safe.
 pub struct View {
     dispatcher: Dispatcher,
@@ -235,16 +248,267 @@ impl View {
 
     /// The MCP tool objects the model sees now (for the MCP adapter).
     pub fn mcp_tools(&self) -> Vec<Value> {
+        self.mcp_tools_in(ToolkitMode::Expanding)
+    }
+
+    /// The MCP tool objects the model sees now, with toolkits in `mode`.
+    pub fn mcp_tools_in(&self, mode: ToolkitMode) -> Vec<Value> {
         let snap = self.dispatcher.snapshot();
         let (metadata, expanded) = {
             let s = self.state.lock();
-            (s.metadata.clone(), s.expanded.clone())
+            let expanded = match mode {
+                ToolkitMode::Expanding => s.expanded.clone(),
+                ToolkitMode::Routing => BTreeSet::new(),
+            };
+            (s.metadata.clone(), expanded)
         };
+        let shown = Self::shown(&snap, &metadata, &expanded);
         let texts = with_defaults(&snap, &metadata);
-        render_all(&snap, &Self::shown(&snap, &metadata, &expanded), &texts)
-            .iter()
-            .map(|r| export::mcp_tool(&r.spec()))
+        match mode {
+            ToolkitMode::Expanding => render_all(&snap, &shown, &texts),
+            ToolkitMode::Routing => render_routing(&snap, &shown, &metadata, &texts),
+        }
+        .iter()
+        .map(|r| export::mcp_tool(&r.spec()))
+        .collect()
+    }
+
+    /// The functions of a toolkit the view's metadata lets the model see (enabled, their
+    /// condition holding), in registration order.
+    fn members<'s>(snap: &'s Snapshot, toolkit: &str, metadata: &Value) -> Vec<&'s Arc<Entry>> {
+        snap.entries()
+            .filter(|e| e.desc.toolkit.as_deref() == Some(toolkit))
+            .filter(|e| {
+                e.is_enabled() && e.desc.condition.as_ref().is_none_or(|c| c.eval(metadata))
+            })
             .collect()
+    }
+
+    /// Runs a tool the model sees now in `mode`; `None` when `name` is not one of them
+    /// (unknown, disabled, hidden by a condition, inside a collapsed toolkit, or a
+    /// container already expanded): nothing runs and nothing says why, so a caller can
+    /// answer exactly as for a name that does not exist.
+    pub fn execute_tool(
+        &self,
+        name: &str,
+        args: Option<&str>,
+        inv: &Invocation,
+        mode: ToolkitMode,
+    ) -> Option<ViewOutcome> {
+        if self.dispatcher.is_shutting_down() {
+            return Some(ViewOutcome::plain(Outcome::error(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "{}: the dispatcher is shutting down",
+                    crate::types::quote_short(name)
+                ),
+            )));
+        }
+        let snap = self.dispatcher.snapshot();
+        let metadata = {
+            let s = self.state.lock();
+            if !Self::visible_in(&snap, &s.metadata, &s.expanded, name, mode) {
+                return None;
+            }
+            s.metadata.clone()
+        };
+        if let Some(tk) = snap.toolkit(name).filter(|t| t.collapsible()) {
+            let members = Self::members(&snap, name, &metadata);
+            return Some(match mode {
+                ToolkitMode::Expanding => self.expand(&snap, tk, &members, &metadata),
+                ToolkitMode::Routing => self.route(&snap, tk, &members, args, inv, &metadata),
+            });
+        }
+        let entry = snap.find(name)?;
+        Some(self.run(&entry, name, args, inv))
+    }
+
+    /// Whether `name` is a tool the model sees now in `mode` (what
+    /// [`View::execute_tool`] would run), without rendering the list.
+    pub fn shows(&self, name: &str, mode: ToolkitMode) -> bool {
+        let snap = self.dispatcher.snapshot();
+        let s = self.state.lock();
+        Self::visible_in(&snap, &s.metadata, &s.expanded, name, mode)
+    }
+
+    fn visible_in(
+        snap: &Snapshot,
+        metadata: &Value,
+        expanded: &BTreeSet<String>,
+        name: &str,
+        mode: ToolkitMode,
+    ) -> bool {
+        let shown = |e: &Arc<Entry>| {
+            e.is_enabled() && e.desc.condition.as_ref().is_none_or(|c| c.eval(metadata))
+        };
+        if snap.toolkit(name).is_some_and(|t| t.collapsible()) {
+            let collapsed = mode == ToolkitMode::Routing || !expanded.contains(name);
+            return collapsed
+                && snap
+                    .entries()
+                    .any(|e| e.desc.toolkit.as_deref() == Some(name) && shown(e));
+        }
+        let Some(entry) = snap.find(name) else {
+            return false;
+        };
+        shown(&entry)
+            && match entry.desc.toolkit.as_deref().and_then(|t| snap.toolkit(t)) {
+                Some(tk) if tk.collapsible() => {
+                    mode == ToolkitMode::Expanding && expanded.contains(&tk.name)
+                }
+                _ => true,
+            }
+    }
+
+    /// Expands a collapsed toolkit: its members become visible; the first expansion
+    /// returns its `functionResult` and system prompt.
+    fn expand(
+        &self,
+        snap: &Snapshot,
+        tk: &Toolkit,
+        members: &[&Arc<Entry>],
+        metadata: &Value,
+    ) -> ViewOutcome {
+        let texts = with_defaults(snap, metadata);
+        let newly = self.state.lock().expanded.insert(tk.name.clone());
+        let names: Vec<&str> = members.iter().map(|e| e.desc.id.as_str()).collect();
+        let text = if newly {
+            tk.text(ToolkitText::FunctionResult, &texts)
+                .unwrap_or_else(|| {
+                    format!(
+                        "The {} tools are now available: {}.",
+                        tk.name,
+                        names.join(", ")
+                    )
+                })
+        } else {
+            format!(
+                "The {} tools are already available: {}.",
+                tk.name,
+                names.join(", ")
+            )
+        };
+        let instructions = if newly {
+            tk.text(ToolkitText::SystemPrompt, &texts)
+        } else {
+            None
+        };
+        if newly {
+            self.notify();
+        }
+        ViewOutcome {
+            outcome: Outcome::success(Some(serde_json::to_string(&text).unwrap_or_default())),
+            expanded: newly.then(|| tk.name.clone()),
+            instructions,
+            void_result: false,
+            ran: None,
+        }
+    }
+
+    /// A routing container's call: without `tool`, its members' definitions (with the
+    /// `functionResult` and the system prompt); with `tool`, that member's call.
+    fn route(
+        &self,
+        snap: &Snapshot,
+        tk: &Toolkit,
+        members: &[&Arc<Entry>],
+        args: Option<&str>,
+        inv: &Invocation,
+        metadata: &Value,
+    ) -> ViewOutcome {
+        let invalid =
+            |msg: String| ViewOutcome::plain(Outcome::error(ErrorCode::InvalidArgument, msg));
+        let names: Vec<&str> = members.iter().map(|e| e.desc.id.as_str()).collect();
+        let texts = with_defaults(snap, metadata);
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct RouteArgs<'a> {
+            #[serde(borrow, default)]
+            tool: Option<std::borrow::Cow<'a, str>>,
+            #[serde(borrow, default)]
+            arguments: Option<&'a serde_json::value::RawValue>,
+        }
+        let parsed: RouteArgs<'_> = match args {
+            None => RouteArgs {
+                tool: None,
+                arguments: None,
+            },
+            Some(a) => match serde_json::from_str(a) {
+                Ok(r) => r,
+                Err(e) => {
+                    return invalid(format!(
+                        "{}: expected {{\"tool\": one of {}, \"arguments\": {{...}}}}, or no arguments to list the tools ({e})",
+                        tk.name,
+                        names.join(", ")
+                    ))
+                }
+            },
+        };
+        let Some(tool) = parsed.tool else {
+            if parsed.arguments.is_some() {
+                return invalid("arguments: given without \"tool\"; name the tool to run".into());
+            }
+            let rendered = render_all(
+                snap,
+                &members
+                    .iter()
+                    .map(|e| Shown::Function(e))
+                    .collect::<Vec<_>>(),
+                &texts,
+            );
+            let defs: Vec<Value> = rendered
+                .iter()
+                .map(|r| export::mcp_tool(&r.spec()))
+                .collect();
+            let intro = tk
+                .text(ToolkitText::FunctionResult, &texts)
+                .unwrap_or_else(|| format!("The {} tools: {}.", tk.name, names.join(", ")));
+            let text = format!(
+                "{intro}\n\nCall {} with {{\"tool\": <name>, \"arguments\": {{...}}}} to run one of these tools:\n{}",
+                tk.name,
+                Value::Array(defs)
+            );
+            return ViewOutcome {
+                outcome: Outcome::success(Some(serde_json::to_string(&text).unwrap_or_default())),
+                expanded: None,
+                instructions: tk.text(ToolkitText::SystemPrompt, &texts),
+                void_result: false,
+                ran: None,
+            };
+        };
+        let Some(entry) = members.iter().find(|e| e.desc.id == tool) else {
+            return invalid(format!(
+                "tool: {} is not one of the {} tools ({})",
+                crate::types::quote_short(&tool),
+                tk.name,
+                names.join(", ")
+            ));
+        };
+        let args = match parsed.arguments.map(|a| a.get()) {
+            None | Some("null") => None,
+            Some(a) if a.starts_with('{') => Some(a),
+            Some(_) => return invalid("arguments: expected a JSON object".into()),
+        };
+        let name = entry.desc.id.clone();
+        self.run(entry, &name, args, inv)
+    }
+
+    /// Runs a visible function through the full pipeline with the invocation's options.
+    fn run(
+        &self,
+        entry: &Arc<Entry>,
+        name: &str,
+        args: Option<&str>,
+        inv: &Invocation,
+    ) -> ViewOutcome {
+        let mut inv = inv.clone();
+        inv.function_id = name.to_owned();
+        let void = entry.desc.result.is_none()
+            && entry.desc.kind != crate::descriptor::FunctionKind::Output;
+        let outcome = self.dispatcher.execute_outcome(&inv, args);
+        let mut vo = finish_run(outcome, void.then(|| self.confirmation()));
+        vo.ran = Some(name.to_owned());
+        vo
     }
 
     /// The system prompts of the toolkits expanded now, for the host to add to the system
@@ -319,48 +583,8 @@ impl View {
         let snap = self.dispatcher.snapshot();
         let metadata = self.state.lock().metadata.clone();
         if let Some(tk) = snap.toolkit(name).filter(|t| t.collapsible()) {
-            let newly = self.state.lock().expanded.insert(tk.name.clone());
-            let members: Vec<&str> = snap
-                .entries()
-                .filter(|e| e.desc.toolkit.as_deref() == Some(name))
-                .filter(|e| {
-                    e.is_enabled() && e.desc.condition.as_ref().is_none_or(|c| c.eval(&metadata))
-                })
-                .map(|e| e.desc.id.as_str())
-                .collect();
-            let text = if newly {
-                tk.text(
-                    ToolkitText::FunctionResult,
-                    &with_defaults(&snap, &metadata),
-                )
-                .unwrap_or_else(|| {
-                    format!(
-                        "The {} tools are now available: {}.",
-                        tk.name,
-                        members.join(", ")
-                    )
-                })
-            } else {
-                format!(
-                    "The {} tools are already available: {}.",
-                    tk.name,
-                    members.join(", ")
-                )
-            };
-            let instructions = if newly {
-                tk.text(ToolkitText::SystemPrompt, &with_defaults(&snap, &metadata))
-            } else {
-                None
-            };
-            if newly {
-                self.notify();
-            }
-            return Prepared::Done(ViewOutcome {
-                outcome: Outcome::success(Some(serde_json::to_string(&text).unwrap_or_default())),
-                expanded: newly.then(|| tk.name.clone()),
-                instructions,
-                void_result: false,
-            });
+            let members = Self::members(&snap, name, &metadata);
+            return Prepared::Done(self.expand(&snap, tk, &members, &metadata));
         }
         let Some(entry) = snap.find(name) else {
             return Prepared::Done(ViewOutcome::plain(Outcome::error(
@@ -409,6 +633,7 @@ fn finish_run(mut outcome: Outcome, confirmation: Option<String>) -> ViewOutcome
         expanded: None,
         instructions: None,
         void_result,
+        ran: None,
     }
 }
 
@@ -427,6 +652,9 @@ pub struct ViewOutcome {
     pub instructions: Option<String>,
     /// The function is void and succeeded (tools show the confirmation text).
     pub void_result: bool,
+    /// The function that ran (a routing container's member when the container routed
+    /// the call); `None` when no function ran (an expansion, a refusal).
+    pub ran: Option<String>,
 }
 
 impl ViewOutcome {
@@ -436,6 +664,7 @@ impl ViewOutcome {
             expanded: None,
             instructions: None,
             void_result: false,
+            ran: None,
         }
     }
 }
@@ -512,6 +741,47 @@ fn render_all(snap: &Snapshot, shown: &[Shown<'_>], metadata: &Value) -> Vec<Ren
             },
         })
         .collect()
+}
+
+/// [`render_all`] with routing containers (`metadata` decides which members show;
+/// `texts` renders the texts): their input schema names the members the
+/// metadata shows, and they have no output schema (a routed call returns its member's).
+fn render_routing(
+    snap: &Snapshot,
+    shown: &[Shown<'_>],
+    metadata: &Value,
+    texts: &Value,
+) -> Vec<RenderedTool> {
+    let mut out = render_all(snap, shown, texts);
+    for (r, s) in out.iter_mut().zip(shown) {
+        if let Shown::Container(tk) = s {
+            let names: Vec<&str> = View::members(snap, &tk.name, metadata)
+                .iter()
+                .map(|e| e.desc.id.as_str())
+                .collect();
+            r.schemas = Arc::new((
+                json!({
+                    "$schema": schema::DRAFT_2020_12,
+                    "type": "object",
+                    "properties": {
+                        "tool": {
+                            "type": "string",
+                            "enum": names,
+                            "description": "The tool to run. Leave it out to get the tools' descriptions and parameters."
+                        },
+                        "arguments": {
+                            "type": "object",
+                            "description": "The arguments of that tool, as its parameters say."
+                        }
+                    },
+                    "additionalProperties": false
+                }),
+                None,
+            ));
+            r.hints = Hints::default();
+        }
+    }
+    out
 }
 
 /// A container tool's schemas: no parameters, a text result.

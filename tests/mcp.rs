@@ -227,7 +227,7 @@ fn expanding_a_toolkit_sends_list_changed_and_returns_its_instructions() {
         .iter()
         .map(|c| c["text"].as_str().unwrap())
         .collect();
-    assert!(texts[0].starts_with("Available: order_stats"));
+    assert!(texts[0].starts_with("Order analytics is ready: use order_stats"));
     assert!(texts[1].starts_with("CRITICAL"));
     assert_eq!(
         sent.lock().unwrap().as_slice(),
@@ -540,4 +540,492 @@ fn stdio_blocked_host_code_holds_up_neither_other_calls_nor_the_reader() {
         vec![1, 2, 3, 4, 5, 6],
         "no response for the cancelled call: {rest:?}"
     );
+}
+
+const ENVELOPE: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+fn modern(s: &Session, id: Value, method: &str, mut params: Value) -> Option<Value> {
+    params["_meta"] = serde_json::from_str(ENVELOPE).unwrap();
+    s.handle(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string())
+        .map(|r| serde_json::from_str(&r).unwrap())
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn sent_values(sent: &Mutex<Vec<String>>) -> Vec<Value> {
+    sent.lock()
+        .unwrap()
+        .iter()
+        .map(|m| serde_json::from_str(m).unwrap())
+        .collect()
+}
+
+#[test]
+fn discover_leaves_out_instructions_when_there_are_none() {
+    let (_a, s, _) = session(0);
+    let r = modern(&s, json!(1), "server/discover", json!({})).unwrap();
+    assert!(r["result"].get("instructions").is_none(), "{r}");
+    assert_eq!(r["result"]["capabilities"]["tools"]["listChanged"], true);
+    let a = app::build();
+    let s = Session::new(
+        &a.dispatcher,
+        McpConfig {
+            instructions: Some("Shop tools.".into()),
+            ..Default::default()
+        },
+        json!({}),
+    )
+    .unwrap();
+    let r = modern(&s, json!(1), "server/discover", json!({})).unwrap();
+    assert_eq!(r["result"]["instructions"], "Shop tools.");
+}
+
+#[test]
+fn list_changed_is_false_where_no_notification_can_be_delivered() {
+    let a = app::build();
+    let s = Session::new(&a.dispatcher, McpConfig::default(), json!({})).unwrap();
+    let r = modern(&s, json!(1), "server/discover", json!({})).unwrap();
+    assert_eq!(r["result"]["capabilities"]["tools"]["listChanged"], false);
+    let r = modern(
+        &s,
+        json!(2),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+    .unwrap();
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    let s = Session::new(&a.dispatcher, McpConfig::default(), json!({})).unwrap();
+    assert_eq!(
+        init(&s, "2025-11-25")["result"]["capabilities"]["tools"]["listChanged"],
+        false
+    );
+}
+
+#[test]
+fn subscriptions_listen_acknowledges_first_then_delivers_list_changed_until_cancelled() {
+    let (a, s, sent) = session(0);
+    assert!(modern(
+        &s,
+        json!("sub-1"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}})
+    )
+    .is_none());
+    // a stream that asked for nothing we have is acknowledged with an empty filter
+    assert!(modern(
+        &s,
+        json!(9),
+        "subscriptions/listen",
+        json!({"notifications": {"resourcesListChanged": true}})
+    )
+    .is_none());
+    assert_eq!(
+        sent_values(&sent),
+        [
+            json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"},"notifications":{"toolsListChanged":true}}}),
+            json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":9},"notifications":{}}}),
+        ]
+    );
+    let changed = json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"}}});
+    a.dispatcher
+        .register_function(r#"{"id":"late","kind":"output"}"#, None)
+        .unwrap();
+    assert_eq!(&sent_values(&sent)[2..], std::slice::from_ref(&changed));
+    // what the client may see changes with the host's metadata
+    s.view()
+        .set_metadata(json!({"HasAdvancedFeatures": true}))
+        .unwrap();
+    assert_eq!(sent_values(&sent)[2..], [changed.clone(), changed]);
+    // the client cancels: no further message for that stream
+    assert!(s
+        .handle(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"sub-1"}}"#
+        )
+        .is_none());
+    assert_eq!(s.subscriptions(), 1);
+    a.dispatcher
+        .register_function(r#"{"id":"later","kind":"output"}"#, None)
+        .unwrap();
+    assert_eq!(sent_values(&sent).len(), 4);
+    // a reused id and a missing filter are refused
+    modern(
+        &s,
+        json!(9),
+        "subscriptions/listen",
+        json!({"notifications": {}}),
+    )
+    .map(|r| assert_eq!(r["error"]["code"], -32600))
+    .unwrap();
+    modern(&s, json!(10), "subscriptions/listen", json!({}))
+        .map(|r| assert_eq!(r["error"]["code"], -32602))
+        .unwrap();
+    // the server's own teardown answers the open stream
+    s.close_subscriptions();
+    let last = sent_values(&sent).pop().unwrap();
+    assert_eq!(last["id"], 9);
+    assert_eq!(last["result"]["resultType"], "complete");
+    assert_eq!(
+        last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        9
+    );
+    assert_eq!(s.subscriptions(), 0);
+}
+
+#[test]
+fn subscriptions_are_limited_and_the_handshake_era_has_none() {
+    let (_a, s, _) = session(0);
+    for i in 0..16 {
+        assert!(modern(
+            &s,
+            json!(i),
+            "subscriptions/listen",
+            json!({"notifications": {}})
+        )
+        .is_none());
+    }
+    let r = modern(
+        &s,
+        json!(16),
+        "subscriptions/listen",
+        json!({"notifications": {}}),
+    )
+    .unwrap();
+    assert_eq!(r["error"]["code"], -32600);
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("at most 16"));
+    let (_a, s, _) = session(0);
+    init(&s, "2025-11-25");
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}),
+    );
+    assert_eq!(r["error"]["code"], -32601);
+}
+
+#[test]
+fn a_stream_ends_cleanly_when_the_stdio_transport_closes() {
+    let (a, s, _) = session(0);
+    let input = format!(
+        "{}\n{}\n",
+        json!({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":serde_json::from_str::<Value>(ENVELOPE).unwrap()}}),
+        json!({"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"_meta":serde_json::from_str::<Value>(ENVELOPE).unwrap(),"notifications":{"toolsListChanged":true}}})
+    );
+    let out = SharedBuf::default();
+    appfunctions::mcp::stdio::serve(s.clone(), input.as_bytes(), out.clone()).unwrap();
+    let lines = out.lines();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["id"], 1);
+    assert_eq!(
+        lines[1]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(s.subscriptions(), 0);
+    a.dispatcher
+        .register_function(r#"{"id":"late","kind":"output"}"#, None)
+        .unwrap();
+    assert_eq!(
+        out.lines().len(),
+        2,
+        "nothing is written after the transport closed"
+    );
+}
+
+#[derive(Clone, Default)]
+struct SharedBuf(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for SharedBuf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl SharedBuf {
+    fn lines(&self) -> Vec<Value> {
+        String::from_utf8(self.0.lock().unwrap().clone())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+#[test]
+fn the_stateless_tool_list_is_the_same_before_and_after_calls() {
+    let (_a, s, sent) = session(0);
+    let list =
+        |id| modern(&s, json!(id), "tools/list", json!({})).unwrap()["result"]["tools"].clone();
+    let before = list(1);
+    let names: Vec<&str> = before
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"orders") && !names.contains(&"order_stats"),
+        "{names:?}"
+    );
+    let orders = before
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "orders")
+        .unwrap();
+    // the container routes to the members the metadata shows, and only to those
+    assert_eq!(
+        orders["inputSchema"]["properties"]["tool"]["enum"],
+        json!(["order_stats"])
+    );
+    assert!(orders.get("outputSchema").is_none());
+    // called without arguments, the container describes its tools; nothing changes
+    let menu = modern(&s, json!(2), "tools/call", json!({"name": "orders"})).unwrap();
+    let text = menu["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Order analytics is ready") && text.contains("\"name\":\"order_stats\""),
+        "{text}"
+    );
+    assert!(!text.contains("find_orders"), "{text}");
+    assert!(menu["result"]["content"][1]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("CRITICAL"));
+    assert_eq!(list(3), before);
+    // a member runs through its container
+    let r = modern(
+        &s,
+        json!(4),
+        "tools/call",
+        json!({"name": "orders", "arguments": {"tool": "order_stats", "arguments": {}}}),
+    )
+    .unwrap();
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(r["result"]["structuredContent"]["open"].is_number(), "{r}");
+    assert_eq!(list(5), before);
+    // a member called by name is not a tool of this list
+    let r = modern(&s, json!(6), "tools/call", json!({"name": "order_stats"})).unwrap();
+    assert_eq!(r["error"]["code"], -32602);
+    // a member the metadata hides answers exactly like one that does not exist
+    let route = |id, tool: &str| {
+        let r = modern(
+            &s,
+            json!(id),
+            "tools/call",
+            json!({"name": "orders", "arguments": {"tool": tool}}),
+        )
+        .unwrap();
+        assert_eq!(r["result"]["isError"], true);
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .replace(tool, "X")
+    };
+    assert_eq!(route(7, "find_orders"), route(8, "no_such_tool"));
+    assert!(
+        sent.lock().unwrap().is_empty(),
+        "no notification: nothing changed"
+    );
+}
+
+#[test]
+fn the_handshake_era_keeps_one_view_per_session() {
+    let a = app::build();
+    let s1 = Session::new(&a.dispatcher, McpConfig::default(), json!({})).unwrap();
+    let s2 = Session::new(&a.dispatcher, McpConfig::default(), json!({})).unwrap();
+    init(&s1, "2025-11-25");
+    init(&s2, "2025-11-25");
+    let list = |s: &Session| {
+        names(&req(
+            s,
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        ))
+    };
+    let before = list(&s2);
+    req(
+        &s1,
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"orders"}}),
+    );
+    assert!(list(&s1).contains(&"order_stats".to_owned()));
+    assert_eq!(list(&s2), before);
+}
+
+#[test]
+fn tools_the_client_cannot_see_are_unknown_tools_and_nothing_says_why() {
+    let (a, s, _) = session(0);
+    init(&s, "2025-11-25");
+    let call = |id: i64, name: &str| {
+        req(
+            &s,
+            json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":{}}}),
+        )
+    };
+    let unknown = |r: Value, name: &str| {
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert_eq!(
+            r["error"]["message"],
+            format!("unknown tool: \"{name}\""),
+            "the message says nothing but the name it was given"
+        );
+    };
+    unknown(call(1, "order_stats"), "order_stats"); // in the collapsed toolkit
+    unknown(call(2, "find_orders"), "find_orders"); // hidden by its condition
+    unknown(call(3, "no_such_tool"), "no_such_tool");
+    assert_eq!(call(4, "orders")["result"]["isError"], false);
+    unknown(call(5, "orders"), "orders"); // expanded: no longer listed
+    assert_eq!(call(6, "order_stats")["result"]["isError"], false);
+    unknown(call(7, "find_orders"), "find_orders"); // still hidden by its condition
+    a.dispatcher.set_enabled("create_note", false).unwrap();
+    unknown(call(8, "create_note"), "create_note");
+}
+
+#[test]
+fn error_responses_without_an_id_leave_it_out_since_2025_11_25() {
+    let (_a, s, _) = session(0);
+    init(&s, "2025-11-25");
+    let r: Value = serde_json::from_str(&s.handle("{").unwrap()).unwrap();
+    assert_eq!(r["error"]["code"], -32700);
+    assert!(r.get("id").is_none(), "{r}");
+    let (_a, s, _) = session(0);
+    init(&s, "2025-06-18");
+    let r: Value = serde_json::from_str(&s.handle("{").unwrap()).unwrap();
+    assert!(
+        r["id"].is_null() && r.get("id").is_some(),
+        "JSON-RPC 2.0 says null: {r}"
+    );
+}
+
+#[test]
+fn oversized_messages_are_refused_before_they_are_read() {
+    let a = app::build();
+    let s = Session::new(
+        &a.dispatcher,
+        McpConfig {
+            max_message_bytes: 100,
+            ..Default::default()
+        },
+        json!({}),
+    )
+    .unwrap();
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "y".repeat(200)
+    );
+    let mut bytes = big.clone().into_bytes();
+    bytes.push(0xff); // invalid UTF-8 past the limit is never looked at
+    for r in [s.handle(&big).unwrap(), s.handle_bytes(&bytes).unwrap()] {
+        let v: Value = serde_json::from_str(&r).unwrap();
+        assert_eq!(v["error"]["code"], -32600);
+        assert!(v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("more than the limit of 100"));
+    }
+    let r: Value = serde_json::from_str(&s.handle_bytes(b"{\"a\":\xff}").unwrap()).unwrap();
+    assert_eq!(r["error"]["code"], -32700);
+}
+
+/// The C ABI's host-driven session: a `subscriptions/listen` stream's acknowledgment and
+/// notifications go to the session's notification callback; the call that opened it
+/// returns NULL (no response yet).
+mod through_the_c_abi {
+    use appfunctions::ffi::*;
+    use serde_json::Value;
+    use std::ffi::{c_char, c_void, CStr, CString};
+    use std::sync::Mutex;
+
+    unsafe extern "C" fn collect(user_data: *mut c_void, message: *const c_char) {
+        // SAFETY: user_data is the test's Mutex; message is borrowed for the call.
+        let sink = unsafe { &*(user_data as *const Mutex<Vec<Value>>) };
+        let text = unsafe { CStr::from_ptr(message) }.to_str().unwrap();
+        sink.lock()
+            .unwrap()
+            .push(serde_json::from_str(text).unwrap());
+    }
+
+    #[test]
+    fn a_host_driven_session_serves_subscriptions_through_its_notification_callback() {
+        let sink: Mutex<Vec<Value>> = Mutex::new(Vec::new());
+        let env = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        // SAFETY: live handles and NUL-terminated strings, as the header requires; the
+        // sink outlives the session.
+        unsafe {
+            let d = af_dispatcher_new();
+            let f = CString::new(r#"{"id":"ping_me","kind":"output"}"#).unwrap();
+            assert_eq!(
+                af_register_function(d, f.as_ptr(), None, std::ptr::null_mut(), None),
+                AF_OK
+            );
+            let s = af_mcp_session_new(d, std::ptr::null());
+            let handle = |m: String| {
+                let c = CString::new(m).unwrap();
+                let r = af_mcp_session_handle_json(s, c.as_ptr());
+                (!r.is_null()).then(|| {
+                    let v: Value =
+                        serde_json::from_str(CStr::from_ptr(r).to_str().unwrap()).unwrap();
+                    af_string_free(r);
+                    v
+                })
+            };
+            // no sink yet: nothing can be delivered, so nothing is advertised
+            let r = handle(format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{env}}}}}"#
+            ))
+            .unwrap();
+            assert_eq!(r["result"]["capabilities"]["tools"]["listChanged"], false);
+            let r = handle(format!(r#"{{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{{{env},"notifications":{{"toolsListChanged":true}}}}}}"#)).unwrap();
+            assert_eq!(r["error"]["code"], -32601);
+            assert_eq!(
+                af_mcp_session_set_notify(s, Some(collect), &sink as *const _ as *mut c_void, None),
+                AF_OK
+            );
+            let r = handle(format!(
+                r#"{{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{{{env}}}}}"#
+            ))
+            .unwrap();
+            assert_eq!(r["result"]["capabilities"]["tools"]["listChanged"], true);
+            assert!(handle(format!(r#"{{"jsonrpc":"2.0","id":4,"method":"subscriptions/listen","params":{{{env},"notifications":{{"toolsListChanged":true}}}}}}"#)).is_none());
+            {
+                let got = sink.lock().unwrap();
+                assert_eq!(got.len(), 1);
+                assert_eq!(got[0]["method"], "notifications/subscriptions/acknowledged");
+                assert_eq!(
+                    got[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+                    4
+                );
+            }
+            let meta = CString::new(r#"{"Plan": "pro"}"#).unwrap();
+            assert_eq!(af_mcp_session_set_metadata(s, meta.as_ptr()), AF_OK);
+            {
+                let got = sink.lock().unwrap();
+                assert_eq!(got.len(), 2);
+                assert_eq!(got[1]["method"], "notifications/tools/list_changed");
+                assert_eq!(
+                    got[1]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+                    4
+                );
+            }
+            // the client cancels: the stream ends, nothing more is sent for it
+            assert!(handle(
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#
+                    .into()
+            )
+            .is_none());
+            assert_eq!(af_mcp_session_set_metadata(s, meta.as_ptr()), AF_OK);
+            assert_eq!(sink.lock().unwrap().len(), 2);
+            af_mcp_session_free(s);
+            af_dispatcher_free(d);
+        }
+    }
 }

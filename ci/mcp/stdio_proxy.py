@@ -4,8 +4,10 @@
     stdio_proxy.py LOGFILE -- SERVER_CMD [ARGS...]
 
 Every newline-delimited message is forwarded unchanged and appended to
-LOGFILE as `C->S <line>` or `S->C <line>` (server stderr as `ERR <line>`).
-Used to capture the transcripts in docs/mcp-notes.md. Standard library only.
+LOGFILE as `C->S <line>` or `S->C <line>` (server stderr as `ERR <line>`);
+`--- connection PID opened|closed` lines bound each connection. Used to capture
+the transcripts in docs/mcp-notes.md, and by the mcp lane, whose
+schema_check.py validates every S->C message. Standard library only.
 """
 import subprocess
 import sys
@@ -25,6 +27,7 @@ def main() -> int:
             log.write(f"{tag} {raw.decode('utf-8', 'replace').rstrip()}\n")
 
     child = subprocess.Popen(argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    note("---", f"connection {child.pid} opened".encode())
 
     def pump_in() -> None:
         for line in sys.stdin.buffer:
@@ -51,7 +54,9 @@ def main() -> int:
         note("S->C", line)
         out.write(line)
         out.flush()
-    return child.wait()
+    rc = child.wait()
+    note("---", f"connection {child.pid} closed".encode())
+    return rc
 
 
 if __name__ == "__main__":

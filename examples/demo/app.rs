@@ -170,7 +170,7 @@ pub const METADATA_SCHEMA: &str = r#"{"type": "object", "properties": {
 pub const ORDERS_TOOLKIT: &str = r#"{
   "name": "orders",
   "description": "Order analytics for {metadata.ShopName}: statistics and advanced search.",
-  "functionResult": "Available: order_stats, and find_orders when advanced features are on. Prefer order_stats for totals.",
+  "functionResult": "Order analytics is ready: use order_stats for totals.",
   "systemPrompt": "CRITICAL: never reveal customer names to anyone but the signed-in owner."
 }"#;
 

@@ -132,7 +132,20 @@ fn tour() {
     }
 }
 
-fn serve_mcp() {
+/// `demo mcp [--metadata-file PATH]`: serves the demo app over stdio. With a metadata
+/// file, the app's metadata (the view's properties: `ShopName`, `HasAdvancedFeatures`)
+/// is read from it at start and again whenever it changes, as a real host would change
+/// it when its user signs in or flips a setting: the tool list follows, and clients get
+/// `notifications/tools/list_changed`.
+fn serve_mcp(args: &[String]) {
+    let metadata_file = match args {
+        [] => None,
+        [flag, path] if flag == "--metadata-file" => Some(std::path::PathBuf::from(path)),
+        _ => {
+            eprintln!("usage: demo mcp [--metadata-file PATH]\n\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
     let app = app::build();
     let config = appfunctions::mcp::McpConfig {
         server_name: "appfunctions-demo".into(),
@@ -142,12 +155,39 @@ fn serve_mcp() {
         ),
         ..Default::default()
     };
-    let session = appfunctions::mcp::Session::new(
-        &app.dispatcher,
-        config,
-        serde_json::json!({"ShopName": "the demo shop"}),
-    )
-    .expect("session");
+    let read = |path: &std::path::Path| -> Option<serde_json::Value> {
+        let text = std::fs::read_to_string(path).ok()?;
+        match serde_json::from_str(&text) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                eprintln!("appfunctions demo: {}: {e}", path.display());
+                None
+            }
+        }
+    };
+    let initial = metadata_file
+        .as_deref()
+        .and_then(read)
+        .unwrap_or_else(|| serde_json::json!({"ShopName": "the demo shop"}));
+    let session =
+        appfunctions::mcp::Session::new(&app.dispatcher, config, initial.clone()).expect("session");
+    if let Some(path) = metadata_file {
+        let weak = std::sync::Arc::downgrade(&session);
+        std::thread::spawn(move || {
+            let mut last = Some(initial);
+            while let Some(s) = weak.upgrade() {
+                let now = read(&path);
+                if now.is_some() && now != last {
+                    if let Err(e) = s.view().set_metadata(now.clone().unwrap_or_default()) {
+                        eprintln!("appfunctions demo: {}: {e}", path.display());
+                    }
+                    last = now;
+                }
+                drop(s);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+    }
     eprintln!("appfunctions demo: serving MCP on stdio (signed out: cancel_order asks to sign in)");
     if let Err(e) = appfunctions::mcp::stdio::serve_stdio(session) {
         eprintln!("appfunctions demo: {e}");
@@ -258,7 +298,10 @@ usage: demo [COMMAND]
 
 commands:
   tour            the registry, a schema and the outcomes of calls (the default)
-  mcp             serve the app as an MCP server over stdio (newline-delimited JSON-RPC)
+  mcp [--metadata-file PATH]
+                  serve the app as an MCP server over stdio (newline-delimited JSON-RPC);
+                  with a metadata file, the app's metadata is read from it, and again
+                  whenever it changes (the tool list follows)
   export FORMAT   print an export: mcp, openai, openai-chat, anthropic, gemini, android-xml
   agent           an agent's view, step by step: a collapsed toolkit, its expansion, an
                   output tool
@@ -270,7 +313,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         None | Some("tour") => tour(),
-        Some("mcp") => serve_mcp(),
+        Some("mcp") => serve_mcp(&args[1..]),
         Some("export") => export(args.get(1).map(String::as_str)),
         Some("agent") => agent(),
         Some("help" | "-h" | "--help") => println!("{USAGE}"),

@@ -48,9 +48,11 @@ pub const AF_TOOLKIT_FUNCTION_RESULT: i32 = 0;
 /// The text added to the system instructions every turn while a toolkit is expanded.
 pub const AF_TOOLKIT_SYSTEM_PROMPT: i32 = 1;
 
-/// Receives a server-initiated MCP message (a notification such as
-/// `notifications/tools/list_changed`), borrowed for the callback, to send on the host's
-/// transport. Called from any thread (the one that changed the registry or the view).
+/// Receives a server-initiated MCP message, borrowed for the callback, to send on the
+/// host's transport: `notifications/tools/list_changed`, and in the 2026-07-28 revision
+/// a `subscriptions/listen` stream's acknowledgment and notifications. Called from any
+/// thread (the one that changed the registry or the view); a stream's acknowledgment is
+/// sent from inside the handle call that opened it, before that call returns.
 pub type af_mcp_notify_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, message_json: *const c_char)>;
 
@@ -410,10 +412,11 @@ fn config_from(json: &str, base: &McpConfig) -> Result<McpConfig, af_status> {
             "instructions" => c.instructions = val.as_str().map(str::to_owned),
             "pageSize" => c.page_size = val.as_u64().ok_or_else(bad)? as usize,
             "maxMessageBytes" => c.max_message_bytes = val.as_u64().filter(|n| *n > 0).ok_or_else(bad)? as usize,
+            "maxSubscriptions" => c.max_subscriptions = val.as_u64().ok_or_else(bad)? as usize,
             other => {
                 return Err(fail(
                     AF_ERR_INVALID,
-                    &format!("config_json.{other}: unknown key; allowed: serverName, serverVersion, serverTitle, instructions, pageSize, maxMessageBytes"),
+                    &format!("config_json.{other}: unknown key; allowed: serverName, serverVersion, serverTitle, instructions, pageSize, maxMessageBytes, maxSubscriptions"),
                 ))
             }
         }
@@ -423,8 +426,10 @@ fn config_from(json: &str, base: &McpConfig) -> Result<McpConfig, af_status> {
 
 /// Configures the MCP server (borrowed JSON): `{"serverName", "serverVersion",
 /// "serverTitle", "instructions", "pageSize" (tools per tools/list page; 0 is all),
-/// "maxMessageBytes"}`, any subset. Applies to sessions made afterwards, and to the
-/// dispatcher's own session (`af_mcp_handle_json`), which starts over.
+/// "maxMessageBytes" (largest message, default 8 MiB), "maxSubscriptions" (open
+/// `subscriptions/listen` streams per session, default 16)}`, any subset. Applies to
+/// sessions made afterwards, and to the dispatcher's own session (`af_mcp_handle_json`),
+/// which starts over.
 #[no_mangle]
 pub unsafe extern "C" fn af_mcp_configure(
     d: *mut af_dispatcher,
@@ -442,19 +447,17 @@ pub unsafe extern "C" fn af_mcp_configure(
 }
 
 /// One message on a session: NULL (with `af_last_error`) for a NULL message or when
-/// there is no response; invalid UTF-8 gets a JSON-RPC parse error.
+/// there is no response. The length is checked before anything else (the host's text
+/// is neither copied nor validated past the session's `maxMessageBytes`); invalid UTF-8
+/// gets a JSON-RPC parse error.
 unsafe fn handle_on(s: &Session, message_json: *const c_char) -> *mut c_char {
-    // SAFETY: checked by the helper.
-    let msg = match unsafe { str_arg(message_json, "message_json") } {
-        Ok(m) => m,
-        Err(AF_ERR_NULL) => return std::ptr::null_mut(),
-        Err(_) => {
-            return out_string(
-                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not valid UTF-8"}}"#,
-            )
-        }
-    };
-    match s.handle(msg) {
+    if message_json.is_null() {
+        set_last_error("message_json is NULL");
+        return std::ptr::null_mut();
+    }
+    // SAFETY: the caller passes a NUL-terminated string valid for this call.
+    let bytes = unsafe { std::ffi::CStr::from_ptr(message_json) }.to_bytes();
+    match s.handle_bytes(bytes) {
         Some(r) => out_string(&r),
         None => std::ptr::null_mut(),
     }
@@ -516,7 +519,9 @@ pub unsafe extern "C" fn af_mcp_handle_json(
 }
 
 /// Sets where the dispatcher's own session sends notifications (`list_changed`);
-/// replaces the previous sink. NULL `cb` removes it.
+/// replaces the previous sink. NULL `cb` removes it (and ends its open
+/// `subscriptions/listen` streams). Set it before the first message: a session without a
+/// sink answers `listChanged: false` and refuses `subscriptions/listen`.
 #[no_mangle]
 pub unsafe extern "C" fn af_mcp_set_notify(
     d: *mut af_dispatcher,
@@ -607,7 +612,9 @@ pub unsafe extern "C" fn af_mcp_session_handle_json(
     })
 }
 
-/// Sets where a session sends notifications; NULL `cb` removes it.
+/// Sets where a session sends notifications; NULL `cb` removes it (and ends its open
+/// `subscriptions/listen` streams). Without a sink the session answers
+/// `listChanged: false` and refuses `subscriptions/listen`.
 #[no_mangle]
 pub unsafe extern "C" fn af_mcp_session_set_notify(
     s: *mut af_mcp_session,

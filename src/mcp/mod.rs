@@ -5,13 +5,21 @@
 //!   `ping`; and the 2026-07-28 revision's `server/discover` with its stateless
 //!   per-request envelope (`params._meta`). The first request picks the era.
 //! - Tools: `tools/list` (opaque cursors, configurable page size), `tools/call` through
-//!   the full pipeline with platform `other`, through the session's agent view
-//!   (collapsed toolkits, conditions, templated descriptions).
+//!   the full pipeline with platform `other`, through the session's agent view. In the
+//!   handshake era a collapsed toolkit expands when called (the list is per session); in
+//!   the 2026-07-28 revision the list is fixed and a container routes calls to its
+//!   members instead (docs/mcp-notes.md, "Toolkits in the stateless revision").
 //! - Errors: a failed call is an `isError` result whose text lets a model correct
-//!   itself; unknown tools and malformed requests are JSON-RPC errors.
-//! - `notifications/cancelled` cancels the running call (and suppresses its response).
+//!   itself; a tool the client cannot see, malformed requests are JSON-RPC errors.
+//! - `notifications/cancelled` cancels the running call (and suppresses its response)
+//!   or ends a `subscriptions/listen` stream.
 //! - `notifications/tools/list_changed` goes to the host's transport when the registry
-//!   or the view changes.
+//!   or the view changes: to the session in the handshake era, on each
+//!   `subscriptions/listen` stream that asked for it in 2026-07-28. Without a transport
+//!   for notifications (`set_notify`), `listChanged` is `false`.
+//! - Input is bounded: a message over `max_message_bytes` is refused before it is
+//!   parsed, and messages are parsed without building a tree of the whole text
+//!   (docs/robustness.md, "Input limits").
 
 pub mod stdio;
 
@@ -19,9 +27,13 @@ use crate::call::Invocation;
 use crate::cancel::CancelToken;
 use crate::dispatcher::Dispatcher;
 
-use crate::view::View;
+use crate::view::{ToolkitMode, View};
 use parking_lot::Mutex;
+use serde::de::{self, IgnoredAny};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -30,16 +42,17 @@ pub const HANDSHAKE_REVISIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03
 /// The stateless revision.
 pub const MODERN_REVISION: &str = "2026-07-28";
 
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_SERVER: &str = "io.modelcontextprotocol/serverInfo";
+const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
-pub const INTERNAL_ERROR: i64 = -32603;
-pub const UNSUPPORTED_VERSION: i64 = -32022;
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+pub(crate) const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// The most messages one JSON-RPC batch (2025-03-26) may hold.
+pub(crate) const MAX_BATCH: usize = 256;
 
 /// Server settings.
 #[derive(Clone, Debug)]
@@ -47,13 +60,16 @@ pub struct McpConfig {
     pub server_name: String,
     pub server_version: String,
     pub server_title: Option<String>,
-    /// Instructions returned by `initialize` (the view's expanded toolkits' prompts are
-    /// appended).
+    /// Instructions returned by `initialize` and `server/discover` (in the handshake era
+    /// the view's expanded toolkits' prompts are appended).
     pub instructions: Option<String>,
     /// Tools per `tools/list` page; 0 is everything in one page.
     pub page_size: usize,
-    /// Largest accepted message, in bytes.
+    /// Largest accepted message, in bytes (default 8 MiB). A transport stops reading a
+    /// longer one at this size and skips the rest.
     pub max_message_bytes: usize,
+    /// Most `subscriptions/listen` streams open at once on a session (default 16).
+    pub max_subscriptions: usize,
 }
 
 impl Default for McpConfig {
@@ -65,6 +81,7 @@ impl Default for McpConfig {
             instructions: None,
             page_size: 0,
             max_message_bytes: 8 << 20,
+            max_subscriptions: 16,
         }
     }
 }
@@ -76,18 +93,32 @@ enum Era {
     Modern,
 }
 
+/// One open `subscriptions/listen` stream.
+struct Subscription {
+    /// The listen request's id (canonical JSON text), the stream's subscription id.
+    id: String,
+    /// The client asked for `notifications/tools/list_changed` (the only kind we honor).
+    tools: bool,
+    /// The acknowledgment has been sent: notifications may follow.
+    acked: bool,
+    /// A change came before the acknowledgment went out: send it right after.
+    pending: bool,
+}
+
 struct SessionState {
     era: Era,
     version: &'static str,
     initialized: bool,
     in_flight: HashMap<String, CancelToken>,
     cancelled: std::collections::HashSet<String>,
+    subscriptions: Vec<Subscription>,
 }
 
 /// Sends a server-initiated message (a notification) to the transport.
 pub type Notify = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// One MCP session: its negotiation state, its agent view, the calls in flight.
+/// One MCP session: its negotiation state, its agent view, the calls in flight, the
+/// open subscription streams.
 pub struct Session {
     dispatcher: Dispatcher,
     view: Arc<View>,
@@ -101,7 +132,8 @@ pub struct Session {
 pub enum Reply {
     /// Send this response now.
     Now(String),
-    /// Nothing to send (a notification, a response, an ignored message).
+    /// Nothing to send (a notification, a response, an ignored message, an open
+    /// subscription stream).
     Nothing,
     /// A tool call: run it with [`Session::run_call`] (possibly on a worker) and send
     /// what it returns, if anything.
@@ -110,8 +142,8 @@ pub enum Reply {
 
 /// A `tools/call` ready to run.
 pub struct PendingCall {
-    id: Value,
-    key: String,
+    /// The request id, as canonical JSON text (also the in-flight key).
+    id: String,
     name: String,
     args: Option<String>,
     token: CancelToken,
@@ -119,25 +151,206 @@ pub struct PendingCall {
     version: &'static str,
 }
 
-fn error_response(id: &Value, code: i64, message: &str, data: Option<Value>) -> String {
-    let mut e = json!({"code": code, "message": message});
-    if let Some(d) = data {
-        e["data"] = d;
+impl PendingCall {
+    /// Bytes this call holds (its arguments and name), for a transport's queue budget.
+    pub fn size(&self) -> usize {
+        self.args.as_ref().map_or(0, String::len) + self.name.len() + self.id.len()
     }
-    json!({"jsonrpc": "2.0", "id": id, "error": e}).to_string()
 }
 
-fn result_response(id: &Value, result: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+fn response_head(id: Option<&str>, null_id: bool) -> String {
+    match id {
+        Some(i) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},"),
+        None if null_id => "{\"jsonrpc\":\"2.0\",\"id\":null,".into(),
+        None => "{\"jsonrpc\":\"2.0\",".into(),
+    }
 }
 
-fn id_key(id: &Value) -> String {
-    id.to_string()
+fn result_response(id: &str, result: Value) -> String {
+    let mut out = response_head(Some(id), false);
+    out.push_str("\"result\":");
+    out.push_str(&result.to_string());
+    out.push('}');
+    out
 }
 
 /// Whether `rev` (a handshake revision) has a feature introduced in `since`.
 fn at_least(rev: &str, since: &str) -> bool {
     rev == MODERN_REVISION || rev >= since
+}
+
+/// Reads the members named in `$field => "$key"` of a JSON object as raw text borrowed
+/// from the input; other members are skipped without allocating, and of a repeated
+/// member the last one counts (as a JSON parser building an object keeps it).
+macro_rules! raw_members {
+    ($(#[$doc:meta])* $name:ident { $($field:ident => $key:literal),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Default)]
+        struct $name<'a> {
+            $($field: Option<&'a RawValue>,)*
+        }
+        impl<'de: 'a, 'a> Deserialize<'de> for $name<'a> {
+            fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> de::Visitor<'de> for V {
+                    type Value = $name<'de>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a JSON object")
+                    }
+                    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                        let mut out = $name::default();
+                        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                            match &*key {
+                                $($key => out.$field = Some(map.next_value::<&'de RawValue>()?),)*
+                                _ => {
+                                    map.next_value::<IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+}
+
+raw_members!(
+    /// The members of a JSON-RPC message we read.
+    Message {
+        jsonrpc => "jsonrpc",
+        id => "id",
+        method => "method",
+        params => "params",
+        result => "result",
+        error => "error",
+    }
+);
+
+raw_members!(
+    /// The params members any method of ours reads.
+    RawParams {
+        meta => "_meta",
+        protocol_version => "protocolVersion",
+        cursor => "cursor",
+        name => "name",
+        arguments => "arguments",
+        request_id => "requestId",
+        notifications => "notifications",
+    }
+);
+
+/// A request's params: what [`RawParams`] read, and whether they were an object at all
+/// (anything else reads as no params).
+#[derive(Default)]
+struct Params<'a> {
+    raw: RawParams<'a>,
+    object: bool,
+}
+
+impl<'a> std::ops::Deref for Params<'a> {
+    type Target = RawParams<'a>;
+    fn deref(&self) -> &RawParams<'a> {
+        &self.raw
+    }
+}
+
+raw_members!(
+    /// The request envelope of 2026-07-28.
+    Meta {
+        version => "io.modelcontextprotocol/protocolVersion",
+        capabilities => "io.modelcontextprotocol/clientCapabilities",
+    }
+);
+
+#[derive(Deserialize, Default)]
+struct Filter {
+    #[serde(rename = "toolsListChanged", default)]
+    tools_list_changed: Option<IgnoredValueOr<bool>>,
+}
+
+/// A value of type `T`, or anything else (ignored): a filter field of the wrong type
+/// subscribes to nothing rather than failing the request.
+enum IgnoredValueOr<T> {
+    Value(T),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for IgnoredValueOr<bool> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&RawValue>::deserialize(d)?;
+        Ok(match raw.get() {
+            "true" => IgnoredValueOr::Value(true),
+            "false" => IgnoredValueOr::Value(false),
+            _ => IgnoredValueOr::Other,
+        })
+    }
+}
+
+fn is_object(raw: &RawValue) -> bool {
+    raw.get().starts_with('{')
+}
+
+fn as_string<'a>(raw: &'a RawValue) -> Option<Cow<'a, str>> {
+    if raw.get().starts_with('"') {
+        serde_json::from_str::<Cow<'a, str>>(raw.get()).ok()
+    } else {
+        None
+    }
+}
+
+/// A request id as canonical JSON text: a string or an integer; `None` for anything else.
+fn canonical_id(raw: &RawValue) -> Option<String> {
+    let t = raw.get();
+    if t.starts_with('"') {
+        let s: String = serde_json::from_str(t).ok()?;
+        return serde_json::to_string(&s).ok();
+    }
+    if t.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+        && t.bytes().all(|b| b == b'-' || b.is_ascii_digit())
+    {
+        if let Ok(n) = t.parse::<i64>() {
+            return Some(n.to_string());
+        }
+        if let Ok(n) = t.parse::<u64>() {
+            return Some(n.to_string());
+        }
+    }
+    None
+}
+
+/// A batch's items, at most [`MAX_BATCH`] of them, borrowed.
+struct Batch<'a>(Vec<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Batch<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = Batch<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "an array of at most {MAX_BATCH} messages")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<&'de RawValue>()? {
+                    if items.len() == MAX_BATCH {
+                        return Err(de::Error::custom(format!(
+                            "a batch holds at most {MAX_BATCH} messages"
+                        )));
+                    }
+                    items.push(item);
+                }
+                Ok(Batch(items))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// Whether `text` is well-formed JSON (checked without building anything).
+fn well_formed(text: &str) -> Result<(), serde_json::Error> {
+    serde_json::from_str::<IgnoredAny>(text).map(|_| ())
 }
 
 impl Session {
@@ -158,6 +371,7 @@ impl Session {
                 initialized: false,
                 in_flight: HashMap::new(),
                 cancelled: Default::default(),
+                subscriptions: Vec::new(),
             }),
             notify: Mutex::new(None),
             subscription: Mutex::new(None),
@@ -183,66 +397,182 @@ impl Session {
         self.dispatcher.log(crate::log::LogLevel::Warn, msg);
     }
 
-    /// Where server-initiated notifications go.
+    /// The session's settings.
+    pub fn config(&self) -> &McpConfig {
+        &self.config
+    }
+
+    /// Where server-initiated notifications go. `None` also ends every open
+    /// `subscriptions/listen` stream silently (nothing can reach the client any more).
     pub fn set_notify(&self, n: Option<Notify>) {
+        let none = n.is_none();
         *self.notify.lock() = n;
+        if none {
+            self.state.lock().subscriptions.clear();
+        }
+    }
+
+    /// Ends every open `subscriptions/listen` stream, as a transport does when it closes:
+    /// nothing more is sent for them.
+    pub fn end_subscriptions(&self) {
+        self.state.lock().subscriptions.clear();
+    }
+
+    /// Ends every open `subscriptions/listen` stream on the server's initiative (a
+    /// shutdown that keeps the transport open): each gets its graceful closing result.
+    pub fn close_subscriptions(&self) {
+        let ids: Vec<String> = std::mem::take(&mut self.state.lock().subscriptions)
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        let n = self.notify.lock().clone();
+        if let Some(n) = n {
+            for id in ids {
+                let mut meta = json!({ META_SERVER: self.server_info() });
+                meta[META_SUBSCRIPTION] = serde_json::from_str(&id).unwrap_or(Value::Null);
+                n(&result_response(
+                    &id,
+                    json!({"resultType": "complete", "_meta": meta}),
+                ));
+            }
+        }
+    }
+
+    /// How many `subscriptions/listen` streams are open.
+    pub fn subscriptions(&self) -> usize {
+        self.state.lock().subscriptions.len()
     }
 
     fn list_changed(&self) {
-        let ok = {
-            let st = self.state.lock();
-            st.era == Era::Handshake && st.initialized
-        };
-        if !ok {
-            return;
-        }
         let n = self.notify.lock().clone();
-        if let Some(n) = n {
-            n(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
+        let Some(n) = n else { return };
+        let targets: Vec<String> = {
+            let mut st = self.state.lock();
+            match st.era {
+                Era::Handshake if st.initialized => vec![String::new()],
+                Era::Modern => {
+                    let mut out = Vec::new();
+                    for s in st.subscriptions.iter_mut().filter(|s| s.tools) {
+                        if s.acked {
+                            out.push(s.id.clone());
+                        } else {
+                            s.pending = true;
+                        }
+                    }
+                    out
+                }
+                _ => Vec::new(),
+            }
+        };
+        for t in targets {
+            n(&list_changed_message(&t));
         }
     }
 
     /// Handles one message and blocks for a tool call's outcome. `None`: no response.
     pub fn handle(&self, message: &str) -> Option<String> {
-        match self.handle_message(message) {
+        self.finish(self.handle_message(message))
+    }
+
+    /// [`Session::handle`] for a message as bytes: the length is checked before
+    /// anything else (a message over the limit is neither validated nor parsed), then
+    /// UTF-8 (invalid text is a parse error).
+    pub fn handle_bytes(&self, message: &[u8]) -> Option<String> {
+        self.finish(self.handle_message_bytes(message))
+    }
+
+    fn finish(&self, r: Reply) -> Option<String> {
+        match r {
             Reply::Now(s) => Some(s),
             Reply::Nothing => None,
             Reply::Call(c) => self.run_call(c),
         }
     }
 
+    /// [`Session::handle_message`] for bytes, checked as [`Session::handle_bytes`].
+    pub fn handle_message_bytes(&self, message: &[u8]) -> Reply {
+        if message.len() > self.config.max_message_bytes {
+            return Reply::Now(self.oversize_error(message.len() as u64));
+        }
+        match std::str::from_utf8(message) {
+            Ok(m) => self.handle_message(m),
+            Err(e) => Reply::Now(self.error_response(
+                None,
+                PARSE_ERROR,
+                &format!(
+                    "parse error: the message is not valid UTF-8 (at byte {})",
+                    e.valid_up_to()
+                ),
+                None,
+            )),
+        }
+    }
+
+    /// The error for a message of `len` bytes over the limit (also what a transport
+    /// answers for a message it stopped reading).
+    pub fn oversize_error(&self, len: u64) -> String {
+        self.error_response(
+            None,
+            INVALID_REQUEST,
+            &format!(
+                "the message is {len} bytes, more than the limit of {}",
+                self.config.max_message_bytes
+            ),
+            None,
+        )
+    }
+
+    /// An error response with no request id (a message whose id could not be read): the
+    /// revisions since 2025-11-25 leave `id` out; older ones (JSON-RPC 2.0) say `null`.
+    pub fn error_without_id(&self, code: i64, message: &str) -> String {
+        self.error_response(None, code, message, None)
+    }
+
+    fn error_response(
+        &self,
+        id: Option<&str>,
+        code: i64,
+        message: &str,
+        data: Option<Value>,
+    ) -> String {
+        let null_id = {
+            let st = self.state.lock();
+            st.era == Era::Handshake && st.version < "2025-11-25"
+        };
+        let mut e = json!({"code": code, "message": message});
+        if let Some(d) = data {
+            e["data"] = d;
+        }
+        let mut out = response_head(id, null_id);
+        out.push_str("\"error\":");
+        out.push_str(&e.to_string());
+        out.push('}');
+        out
+    }
+
     /// Handles one message; a tool call is returned to run (so a transport can keep
     /// reading while it runs).
     pub fn handle_message(&self, message: &str) -> Reply {
         if message.len() > self.config.max_message_bytes {
-            return Reply::Now(error_response(
-                &Value::Null,
-                INVALID_REQUEST,
-                &format!(
-                    "the message is {} bytes, more than the limit of {}",
-                    message.len(),
-                    self.config.max_message_bytes
-                ),
-                None,
-            ));
+            return Reply::Now(self.oversize_error(message.len() as u64));
         }
         if let Some(r) = self.fast_tools_call(message) {
             return r;
         }
-        let v: Value = match serde_json::from_str(message) {
-            Ok(v) => v,
-            Err(e) => {
-                return Reply::Now(error_response(
-                    &Value::Null,
-                    PARSE_ERROR,
-                    &format!("parse error: {e}"),
+        match message.trim_start().as_bytes().first() {
+            Some(b'[') => self.batch(message),
+            Some(b'{') => self.one(message),
+            _ => Reply::Now(match well_formed(message) {
+                Err(e) => {
+                    self.error_response(None, PARSE_ERROR, &format!("parse error: {e}"), None)
+                }
+                Ok(()) => self.error_response(
                     None,
-                ))
-            }
-        };
-        match v {
-            Value::Array(items) => self.batch(items),
-            other => self.one(other),
+                    INVALID_REQUEST,
+                    "a JSON-RPC message must be an object",
+                    None,
+                ),
+            }),
         }
     }
 
@@ -250,23 +580,22 @@ impl Session {
     /// without building a tree (the arguments stay raw text for the binder). Anything
     /// unusual returns `None` and takes the general path.
     fn fast_tools_call(&self, message: &str) -> Option<Reply> {
-        use serde_json::value::RawValue;
-        #[derive(serde::Deserialize)]
-        struct Params<'a> {
+        #[derive(Deserialize)]
+        struct FastParams<'a> {
             name: &'a str,
             #[serde(borrow, default)]
             arguments: Option<&'a RawValue>,
             #[serde(rename = "_meta", borrow, default)]
             meta: Option<&'a RawValue>,
         }
-        #[derive(serde::Deserialize)]
+        #[derive(Deserialize)]
         struct Call<'a> {
             jsonrpc: &'a str,
             #[serde(borrow)]
             id: &'a RawValue,
             method: &'a str,
             #[serde(borrow)]
-            params: Params<'a>,
+            params: FastParams<'a>,
         }
         let c: Call<'_> = serde_json::from_str(message).ok()?;
         if c.jsonrpc != "2.0" || c.method != "tools/call" || c.params.meta.is_some() {
@@ -279,16 +608,7 @@ impl Session {
             }
             st.version
         };
-        let id_text = c.id.get();
-        let integer =
-            id_text.bytes().all(|b| b.is_ascii_digit() || b == b'-') && !id_text.is_empty();
-        if !(id_text.starts_with('"') || integer) {
-            return None;
-        }
-        let id: Value = serde_json::from_str(id_text).ok()?;
-        if matches!(&id, Value::Number(n) if !(n.is_i64() || n.is_u64())) {
-            return None;
-        }
+        let id = canonical_id(c.id)?;
         let args = match c.params.arguments.map(RawValue::get) {
             None | Some("null") => None,
             Some(a) if a.starts_with('{') => Some(a.to_owned()),
@@ -297,116 +617,166 @@ impl Session {
         Some(self.start_call(id, c.params.name, args, false, version))
     }
 
-    fn batch(&self, items: Vec<Value>) -> Reply {
+    fn batch(&self, message: &str) -> Reply {
         let version = self.state.lock().version;
-        if version != "2025-03-26" || items.is_empty() {
-            return Reply::Now(error_response(
-                &Value::Null,
+        let allowed = version == "2025-03-26" && self.state.lock().era == Era::Handshake;
+        if !allowed {
+            return Reply::Now(match well_formed(message) {
+                Err(e) => {
+                    self.error_response(None, PARSE_ERROR, &format!("parse error: {e}"), None)
+                }
+                Ok(()) => self.error_response(
+                    None,
+                    INVALID_REQUEST,
+                    "JSON-RPC batches are not supported in this protocol revision",
+                    None,
+                ),
+            });
+        }
+        let items = match serde_json::from_str::<Batch<'_>>(message) {
+            Ok(b) => b.0,
+            Err(e) if e.is_data() => {
+                return Reply::Now(self.error_response(None, INVALID_REQUEST, &e.to_string(), None))
+            }
+            Err(e) => {
+                return Reply::Now(self.error_response(
+                    None,
+                    PARSE_ERROR,
+                    &format!("parse error: {e}"),
+                    None,
+                ))
+            }
+        };
+        if items.is_empty() {
+            return Reply::Now(self.error_response(
+                None,
                 INVALID_REQUEST,
-                "JSON-RPC batches are not supported in this protocol revision",
+                "an empty batch is not a valid request",
                 None,
             ));
         }
-        let out: Vec<Value> = items
+        let out: Vec<String> = items
             .into_iter()
             .filter_map(|m| {
-                let r = match self.one(m) {
-                    Reply::Now(s) => Some(s),
-                    Reply::Nothing => None,
-                    Reply::Call(c) => self.run_call(c),
+                let r = if m.get().starts_with('{') {
+                    self.one(m.get())
+                } else {
+                    Reply::Now(self.error_response(
+                        None,
+                        INVALID_REQUEST,
+                        "a JSON-RPC message must be an object",
+                        None,
+                    ))
                 };
-                r.and_then(|s| serde_json::from_str(&s).ok())
+                self.finish(r)
             })
             .collect();
         if out.is_empty() {
             Reply::Nothing
         } else {
-            Reply::Now(Value::Array(out).to_string())
+            Reply::Now(format!("[{}]", out.join(",")))
         }
     }
 
-    fn one(&self, v: Value) -> Reply {
-        let Value::Object(mut msg) = v else {
-            return Reply::Now(error_response(
-                &Value::Null,
-                INVALID_REQUEST,
-                "a JSON-RPC message must be an object",
-                None,
-            ));
+    /// One message that starts with `{`.
+    fn one(&self, text: &str) -> Reply {
+        let msg: Message<'_> = match serde_json::from_str(text) {
+            Ok(m) => m,
+            Err(e) if e.is_data() => {
+                return Reply::Now(self.error_response(
+                    None,
+                    INVALID_REQUEST,
+                    &format!("invalid request: {e}"),
+                    None,
+                ))
+            }
+            Err(e) => {
+                return Reply::Now(self.error_response(
+                    None,
+                    PARSE_ERROR,
+                    &format!("parse error: {e}"),
+                    None,
+                ))
+            }
         };
-        let id = msg.remove("id");
-        let valid_id = match &id {
-            None => true,
-            Some(Value::String(_)) => true,
-            Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
-            _ => false,
-        };
-        if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            let rid = if valid_id {
-                id.clone().unwrap_or(Value::Null)
-            } else {
-                Value::Null
-            };
-            return match &id {
-                None if msg.contains_key("method") => Reply::Nothing,
-                _ => Reply::Now(error_response(
-                    &rid,
+        let id: Option<Option<String>> = msg.id.map(canonical_id);
+        // the id to answer with: the request's when it is valid, else none
+        let rid: Option<&str> = id.as_ref().and_then(|i| i.as_deref());
+        if msg.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+            return match id {
+                None if msg.method.is_some() => Reply::Nothing,
+                _ => Reply::Now(self.error_response(
+                    rid,
                     INVALID_REQUEST,
                     "\"jsonrpc\" must be \"2.0\"",
                     None,
                 )),
             };
         }
-        let method = match msg.get("method") {
-            Some(Value::String(m)) => m.clone(),
-            Some(_) => {
-                return Reply::Now(error_response(
-                    &if valid_id {
-                        id.unwrap_or(Value::Null)
-                    } else {
-                        Value::Null
-                    },
-                    INVALID_REQUEST,
-                    "\"method\" must be a string",
-                    None,
-                ))
-            }
+        let method = match msg.method {
+            Some(m) => match as_string(m) {
+                Some(m) => m,
+                None => {
+                    return Reply::Now(self.error_response(
+                        rid,
+                        INVALID_REQUEST,
+                        "\"method\" must be a string",
+                        None,
+                    ))
+                }
+            },
             None => {
                 // a response or an error from the client: we send no requests, ignore it
-                if msg.contains_key("result") || msg.contains_key("error") {
+                if msg.result.is_some() || msg.error.is_some() {
                     return Reply::Nothing;
                 }
-                return Reply::Now(error_response(
-                    &if valid_id {
-                        id.unwrap_or(Value::Null)
-                    } else {
-                        Value::Null
-                    },
+                return Reply::Now(self.error_response(
+                    rid,
                     INVALID_REQUEST,
                     "a request needs a \"method\"",
                     None,
                 ));
             }
         };
-        if !valid_id {
-            return Reply::Now(error_response(
-                &Value::Null,
+        let params = match msg.params {
+            Some(p) if is_object(p) => match serde_json::from_str::<RawParams<'_>>(p.get()) {
+                Ok(raw) => Params { raw, object: true },
+                Err(e) => {
+                    return match rid {
+                        Some(rid) => Reply::Now(self.error_response(
+                            Some(rid),
+                            INVALID_PARAMS,
+                            &format!("invalid params: {e}"),
+                            None,
+                        )),
+                        None if id.is_none() => Reply::Nothing,
+                        None => Reply::Now(self.error_response(
+                            None,
+                            INVALID_REQUEST,
+                            "\"id\" must be a string or an integer",
+                            None,
+                        )),
+                    }
+                }
+            },
+            _ => Params::default(),
+        };
+        match id {
+            None => {
+                self.notification(&method, &params);
+                Reply::Nothing
+            }
+            Some(None) => Reply::Now(self.error_response(
+                None,
                 INVALID_REQUEST,
                 "\"id\" must be a string or an integer",
                 None,
-            ));
-        }
-        let params = msg.remove("params");
-        match id {
-            None => {
-                self.notification(&method, params.as_ref());
-                Reply::Nothing
-            }
-            Some(id) => self.request(id, &method, params),
+            )),
+            Some(Some(id)) => self.request(id, &method, &params),
         }
     }
 
-    fn notification(&self, method: &str, params: Option<&Value>) {
+    fn notification(&self, method: &str, params: &Params<'_>) {
         match method {
             "notifications/initialized" => {
                 let mut st = self.state.lock();
@@ -415,12 +785,13 @@ impl Session {
                 }
             }
             "notifications/cancelled" => {
-                let Some(rid) = params.and_then(|p| p.get("requestId")) else {
+                let Some(key) = params.request_id.and_then(canonical_id) else {
                     return;
                 };
-                let key = id_key(rid);
                 let token = {
                     let mut st = self.state.lock();
+                    // a subscription stream ends: nothing more is sent for it
+                    st.subscriptions.retain(|s| s.id != key);
                     let t = st.in_flight.get(&key).cloned();
                     if t.is_some() {
                         st.cancelled.insert(key);
@@ -438,11 +809,12 @@ impl Session {
         }
     }
 
-    fn envelope_version(params: Option<&Value>) -> Option<Result<String, &'static str>> {
-        let meta = params?.get("_meta")?.as_object()?;
-        let v = meta.get(META_VERSION)?;
-        Some(match v.as_str() {
-            Some(s) if meta.get(META_CAPS).is_some_and(Value::is_object) => Ok(s.to_owned()),
+    fn envelope_version(params: &Params<'_>) -> Option<Result<String, &'static str>> {
+        let meta = params.meta.filter(|m| is_object(m))?;
+        let meta: Meta<'_> = serde_json::from_str(meta.get()).unwrap_or_default();
+        let v = meta.version?;
+        Some(match as_string(v) {
+            Some(s) if meta.capabilities.is_some_and(is_object) => Ok(s.into_owned()),
             Some(_) => Err("the request envelope lacks io.modelcontextprotocol/clientCapabilities"),
             None => Err("io.modelcontextprotocol/protocolVersion must be a string"),
         })
@@ -456,8 +828,10 @@ impl Session {
         o
     }
 
+    /// `listChanged` only when a change can reach the client: a transport for
+    /// notifications is set.
     fn capabilities(&self) -> Value {
-        json!({"tools": {"listChanged": true}})
+        json!({"tools": {"listChanged": self.notify.lock().is_some()}})
     }
 
     fn modern_result(&self, mut result: Value) -> Value {
@@ -469,24 +843,26 @@ impl Session {
         result
     }
 
-    fn request(&self, id: Value, method: &str, params: Option<Value>) -> Reply {
-        let envelope = Self::envelope_version(params.as_ref());
+    fn request(&self, id: String, method: &str, params: &Params<'_>) -> Reply {
+        let envelope = Self::envelope_version(params);
         let era = self.state.lock().era;
 
         // the first request picks the era
         match (&envelope, era) {
-            (Some(Err(why)), _) => return Reply::Now(error_response(&id, INVALID_PARAMS, why, None)),
+            (Some(Err(why)), _) => {
+                return Reply::Now(self.error_response(Some(&id), INVALID_PARAMS, why, None))
+            }
             (Some(Ok(v)), _) if v != MODERN_REVISION => {
-                return Reply::Now(error_response(
-                    &id,
+                return Reply::Now(self.error_response(
+                    Some(&id),
                     UNSUPPORTED_VERSION,
-                    &format!("protocol version {v} is not supported"),
+                    &format!("protocol version {} is not supported", crate::types::quote_short(v)),
                     Some(json!({"supported": [MODERN_REVISION], "requested": v})),
                 ))
             }
             (Some(Ok(_)), Era::Handshake) => {
-                return Reply::Now(error_response(
-                    &id,
+                return Reply::Now(self.error_response(
+                    Some(&id),
                     INVALID_REQUEST,
                     "this connection was initialized with the initialize handshake; send requests without the 2026-07-28 envelope",
                     None,
@@ -510,23 +886,26 @@ impl Session {
                     json!({})
                 },
             )),
-            "initialize" => self.initialize(id, params.as_ref()),
-            "server/discover" if modern => Reply::Now(result_response(
-                &id,
-                self.modern_result(json!({
+            "initialize" => self.initialize(id, params),
+            "server/discover" if modern => {
+                let mut r = json!({
                     "supportedVersions": [MODERN_REVISION],
                     "capabilities": self.capabilities(),
-                    "instructions": self.instructions(),
                     "ttlMs": 0,
                     "cacheScope": "private",
-                })),
-            )),
+                });
+                if let Some(i) = self.instructions() {
+                    r["instructions"] = json!(i);
+                }
+                Reply::Now(result_response(&id, self.modern_result(r)))
+            }
+            "subscriptions/listen" if modern => self.listen(id, params),
             "tools/list" | "tools/call" => {
                 if !modern {
-                    let st = self.state.lock();
-                    if st.era != Era::Handshake {
-                        return Reply::Now(error_response(
-                            &id,
+                    let era = self.state.lock().era;
+                    if era != Era::Handshake {
+                        return Reply::Now(self.error_response(
+                            Some(&id),
                             INVALID_REQUEST,
                             "the session is not initialized: send initialize first (or use the 2026-07-28 request envelope)",
                             None,
@@ -539,18 +918,104 @@ impl Session {
                     self.state.lock().version
                 };
                 if method == "tools/list" {
-                    Reply::Now(self.tools_list(&id, params.as_ref(), modern, version))
+                    Reply::Now(self.tools_list(&id, params, modern, version))
                 } else {
                     self.tools_call(id, params, modern, version)
                 }
             }
-            _ => Reply::Now(error_response(
-                &id,
+            _ => Reply::Now(self.error_response(
+                Some(&id),
                 METHOD_NOT_FOUND,
-                &format!("method not found: {method}"),
+                &format!("method not found: {}", crate::types::quote_short(method)),
                 None,
             )),
         }
+    }
+
+    /// `subscriptions/listen` (2026-07-28): acknowledges first, then sends
+    /// `notifications/tools/list_changed` on the stream until the client cancels it or
+    /// the transport closes. No response now: the response ends the stream.
+    fn listen(&self, id: String, params: &Params<'_>) -> Reply {
+        let Some(n) = self.notify.lock().clone() else {
+            return Reply::Now(self.error_response(
+                Some(&id),
+                METHOD_NOT_FOUND,
+                "subscriptions/listen is not available: this server's host has no way to send notifications (tools.listChanged is false)",
+                None,
+            ));
+        };
+        let Some(filter) = params.notifications.filter(|f| is_object(f)) else {
+            return Reply::Now(self.error_response(
+                Some(&id),
+                INVALID_PARAMS,
+                "subscriptions/listen needs params.notifications (an object)",
+                None,
+            ));
+        };
+        let filter: Filter = match serde_json::from_str(filter.get()) {
+            Ok(f) => f,
+            Err(e) => {
+                return Reply::Now(self.error_response(
+                    Some(&id),
+                    INVALID_PARAMS,
+                    &format!("params.notifications: {e}"),
+                    None,
+                ))
+            }
+        };
+        let tools = matches!(filter.tools_list_changed, Some(IgnoredValueOr::Value(true)));
+        {
+            let mut st = self.state.lock();
+            if st.in_flight.contains_key(&id) || st.subscriptions.iter().any(|s| s.id == id) {
+                drop(st);
+                return Reply::Now(self.error_response(
+                    Some(&id),
+                    INVALID_REQUEST,
+                    "a request with this id is already in flight",
+                    None,
+                ));
+            }
+            if st.subscriptions.len() >= self.config.max_subscriptions {
+                drop(st);
+                return Reply::Now(self.error_response(
+                    Some(&id),
+                    INVALID_REQUEST,
+                    &format!(
+                        "too many subscriptions: at most {} streams may be open at once",
+                        self.config.max_subscriptions
+                    ),
+                    None,
+                ));
+            }
+            st.subscriptions.push(Subscription {
+                id: id.clone(),
+                tools,
+                acked: false,
+                pending: false,
+            });
+        }
+        let honored = if tools {
+            "{\"toolsListChanged\":true}"
+        } else {
+            "{}"
+        };
+        n(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{{\"_meta\":{{\"{META_SUBSCRIPTION}\":{id}}},\"notifications\":{honored}}}}}"
+        ));
+        let pending = {
+            let mut st = self.state.lock();
+            match st.subscriptions.iter_mut().find(|s| s.id == id) {
+                Some(s) => {
+                    s.acked = true;
+                    std::mem::take(&mut s.pending)
+                }
+                None => false,
+            }
+        };
+        if pending {
+            n(&list_changed_message(&id));
+        }
+        Reply::Nothing
     }
 
     fn instructions(&self) -> Option<String> {
@@ -563,22 +1028,22 @@ impl Session {
         }
     }
 
-    fn initialize(&self, id: Value, params: Option<&Value>) -> Reply {
+    fn initialize(&self, id: String, params: &Params<'_>) -> Reply {
         let mut st = self.state.lock();
         if st.era == Era::Modern {
-            return Reply::Now(error_response(
-                &id,
+            drop(st);
+            return Reply::Now(self.error_response(
+                Some(&id),
                 UNSUPPORTED_VERSION,
                 "this connection uses the stateless 2026-07-28 revision; initialize is not used",
                 Some(json!({"supported": [MODERN_REVISION]})),
             ));
         }
-        let requested = params
-            .and_then(|p| p.get("protocolVersion"))
-            .and_then(Value::as_str);
+        let requested = params.protocol_version.and_then(as_string);
         let Some(requested) = requested else {
-            return Reply::Now(error_response(
-                &id,
+            drop(st);
+            return Reply::Now(self.error_response(
+                Some(&id),
                 INVALID_PARAMS,
                 "initialize needs params.protocolVersion (a string)",
                 None,
@@ -609,23 +1074,40 @@ impl Session {
         Reply::Now(result_response(&id, result))
     }
 
-    fn tools_list(
-        &self,
-        id: &Value,
-        params: Option<&Value>,
-        modern: bool,
-        version: &str,
-    ) -> String {
-        let tools = self.view.mcp_tools();
-        let start = match params.and_then(|p| p.get("cursor")) {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(c)) => match decode_cursor(c) {
-                Some(n) if n <= tools.len() => n,
-                _ => return error_response(id, INVALID_PARAMS, "invalid cursor", None),
+    fn mode(modern: bool) -> ToolkitMode {
+        if modern {
+            ToolkitMode::Routing
+        } else {
+            ToolkitMode::Expanding
+        }
+    }
+
+    fn tools_list(&self, id: &str, params: &Params<'_>, modern: bool, version: &str) -> String {
+        let tools = self.view.mcp_tools_in(Self::mode(modern));
+        let start = match params.cursor {
+            None => 0,
+            Some(c) if c.get() == "null" => 0,
+            Some(c) => match as_string(c) {
+                Some(c) => match decode_cursor(&c) {
+                    Some(n) if n <= tools.len() => n,
+                    _ => {
+                        return self.error_response(
+                            Some(id),
+                            INVALID_PARAMS,
+                            "invalid cursor",
+                            None,
+                        )
+                    }
+                },
+                None => {
+                    return self.error_response(
+                        Some(id),
+                        INVALID_PARAMS,
+                        "the cursor must be a string",
+                        None,
+                    )
+                }
             },
-            Some(_) => {
-                return error_response(id, INVALID_PARAMS, "the cursor must be a string", None)
-            }
         };
         let end = if self.config.page_size == 0 {
             tools.len()
@@ -650,78 +1132,80 @@ impl Session {
 
     fn tools_call(
         &self,
-        id: Value,
-        params: Option<Value>,
+        id: String,
+        params: &Params<'_>,
         modern: bool,
         version: &'static str,
     ) -> Reply {
-        let Some(Value::Object(p)) = params else {
-            return Reply::Now(error_response(
-                &id,
+        if !params.object {
+            return Reply::Now(self.error_response(
+                Some(&id),
                 INVALID_PARAMS,
                 "tools/call needs params {\"name\", \"arguments\"}",
                 None,
             ));
-        };
-        let Some(name) = p.get("name").and_then(Value::as_str) else {
-            return Reply::Now(error_response(
-                &id,
+        }
+        let Some(name) = params.name.and_then(as_string) else {
+            return Reply::Now(self.error_response(
+                Some(&id),
                 INVALID_PARAMS,
                 "tools/call needs params.name (a string)",
                 None,
             ));
         };
-        let args = match p.get("arguments") {
-            None | Some(Value::Null) => None,
-            Some(a @ Value::Object(_)) => Some(a.to_string()),
+        let args = match params.arguments.map(RawValue::get) {
+            None | Some("null") => None,
+            Some(a) if a.starts_with('{') => Some(a.to_owned()),
             Some(_) => {
-                return Reply::Now(error_response(
-                    &id,
+                return Reply::Now(self.error_response(
+                    Some(&id),
                     INVALID_PARAMS,
                     "params.arguments must be an object",
                     None,
                 ))
             }
         };
-        self.start_call(id, name, args, modern, version)
+        self.start_call(id, &name, args, modern, version)
     }
 
-    /// The common part of a tools/call: the tool must exist, the id must not be in
-    /// flight.
+    fn unknown_tool(&self, id: &str, name: &str) -> String {
+        self.error_response(
+            Some(id),
+            INVALID_PARAMS,
+            &format!("unknown tool: {}", crate::types::quote_short(name)),
+            None,
+        )
+    }
+
+    /// The common part of a tools/call: the tool must be one the client can see now
+    /// (else it is unknown, whatever the reason), the id must not be in flight.
     fn start_call(
         &self,
-        id: Value,
+        id: String,
         name: &str,
         args: Option<String>,
         modern: bool,
         version: &'static str,
     ) -> Reply {
-        let snap = self.dispatcher.snapshot();
-        if snap.find(name).is_none() && snap.toolkit(name).is_none() {
-            return Reply::Now(error_response(
-                &id,
-                INVALID_PARAMS,
-                &format!("unknown tool: {}", crate::types::quote_short(name)),
-                None,
-            ));
+        if !self.visible(name, modern) {
+            return Reply::Now(self.unknown_tool(&id, name));
         }
-        let key = id_key(&id);
         let token = CancelToken::new();
         {
             let mut st = self.state.lock();
-            if st.in_flight.contains_key(&key) {
-                return Reply::Now(error_response(
-                    &id,
+            if st.in_flight.contains_key(&id) || st.subscriptions.iter().any(|s| s.id == id) {
+                drop(st);
+                return Reply::Now(self.error_response(
+                    Some(&id),
                     INVALID_REQUEST,
                     "a request with this id is already in flight",
                     None,
                 ));
             }
-            st.in_flight.insert(key.clone(), token.clone());
+            st.in_flight.insert(id.clone(), token.clone());
         }
         Reply::Call(PendingCall {
             id,
-            key,
             name: name.to_owned(),
             args,
             token,
@@ -730,22 +1214,60 @@ impl Session {
         })
     }
 
+    /// Whether `name` is in the tool list the client would get now.
+    fn visible(&self, name: &str, modern: bool) -> bool {
+        self.view.shows(name, Self::mode(modern))
+    }
+
+    /// Answers a call the transport will not run (its queue is full) with a tool error,
+    /// and forgets it.
+    pub fn refuse_call(&self, c: PendingCall, why: &str) -> String {
+        {
+            let mut st = self.state.lock();
+            st.in_flight.remove(&c.id);
+            st.cancelled.remove(&c.id);
+        }
+        let mut out = response_head(Some(&c.id), false);
+        out.push_str("\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
+        crate::binding::write_json_str(&mut out, &format!("LimitExceeded: {why}"));
+        out.push_str("}],\"isError\":true");
+        self.push_modern_tail(&mut out, c.modern);
+        out.push_str("}}");
+        out
+    }
+
+    fn push_modern_tail(&self, out: &mut String, modern: bool) {
+        if modern {
+            out.push_str(",\"resultType\":\"complete\",\"_meta\":{\"");
+            out.push_str(META_SERVER);
+            out.push_str("\":");
+            out.push_str(&self.server_info().to_string());
+            out.push('}');
+        }
+    }
+
     /// Runs a tool call (blocking) and returns its response, or `None` when the client
     /// cancelled it.
     pub fn run_call(&self, c: PendingCall) -> Option<String> {
         let inv = Invocation::new(&c.name).cancel_token(&c.token);
-        let vo = self.view.execute_with(&c.name, c.args.as_deref(), &inv);
+        let vo = self
+            .view
+            .execute_tool(&c.name, c.args.as_deref(), &inv, Self::mode(c.modern));
         let cancelled = {
             let mut st = self.state.lock();
-            st.in_flight.remove(&c.key);
-            st.cancelled.remove(&c.key)
+            st.in_flight.remove(&c.id);
+            st.cancelled.remove(&c.id)
         };
         if cancelled {
             return None;
         }
+        // the tool stopped being visible between the request and its turn
+        let Some(vo) = vo else {
+            return Some(self.unknown_tool(&c.id, &c.name));
+        };
         let o = &vo.outcome;
         // written straight around the result JSON, as the outcome is: no tree
-        let mut texts: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(3);
+        let mut texts: Vec<Cow<'_, str>> = Vec::with_capacity(3);
         let mut structured: Option<(bool, &str)> = None;
         let ok = o.is_success();
         if ok {
@@ -771,14 +1293,17 @@ impl Session {
             }
             if at_least(c.version, "2025-06-18") {
                 let snap = self.dispatcher.snapshot();
-                match snap.find(&c.name) {
+                match vo.ran.as_deref().and_then(|f| snap.find(f)) {
                     Some(e) => {
                         if let Some(wrap) = e.mcp_wraps(&snap.types) {
                             structured = Some((wrap, raw));
                         }
                     }
-                    // a container's output schema is a string: wrapped
-                    None if snap.toolkit(&c.name).is_some() => structured = Some((true, raw)),
+                    // an expanding container's output schema is a string: wrapped; a
+                    // routing container has none
+                    None if !c.modern && snap.toolkit(&c.name).is_some() => {
+                        structured = Some((true, raw))
+                    }
                     None => {}
                 }
             }
@@ -801,9 +1326,8 @@ impl Session {
         }
         let mut out =
             String::with_capacity(128 + texts.iter().map(|t| t.len() + 32).sum::<usize>() * 2);
-        out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-        out.push_str(&c.id.to_string());
-        out.push_str(",\"result\":{\"content\":[");
+        out.push_str(&response_head(Some(&c.id), false));
+        out.push_str("\"result\":{\"content\":[");
         for (i, t) in texts.iter().enumerate() {
             if i > 0 {
                 out.push(',');
@@ -828,15 +1352,21 @@ impl Session {
         } else {
             ",\"isError\":true"
         });
-        if c.modern {
-            out.push_str(",\"resultType\":\"complete\",\"_meta\":{\"");
-            out.push_str(META_SERVER);
-            out.push_str("\":");
-            out.push_str(&self.server_info().to_string());
-            out.push('}');
-        }
+        self.push_modern_tail(&mut out, c.modern);
         out.push_str("}}");
         Some(out)
+    }
+}
+
+/// `notifications/tools/list_changed`: plain (handshake era, `subscription` empty) or on
+/// the `subscriptions/listen` stream whose id is `subscription`.
+fn list_changed_message(subscription: &str) -> String {
+    if subscription.is_empty() {
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.into()
+    } else {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{{\"_meta\":{{\"{META_SUBSCRIPTION}\":{subscription}}}}}}}"
+        )
     }
 }
 
