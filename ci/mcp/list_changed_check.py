@@ -3,11 +3,16 @@
 
     list_changed_check.py -- SERVER_CMD [ARGS...]
 
-Lists the tools (the demo's `orders` toolkit is one collapsed container), calls the
-container, waits for `notifications/tools/list_changed`, and lists again: the
-container is gone and its members are there. Uses the initialize handshake
-(`mode="legacy"`): in the stateless 2026-07-28 revision change notifications travel
-only on `subscriptions/listen` streams, which the server does not offer yet.
+Both eras:
+- handshake (`mode="legacy"`): lists the tools (the demo's `orders` toolkit is one
+  collapsed container), calls the container, waits for
+  `notifications/tools/list_changed`, and lists again: the container is gone and its
+  members are there;
+- 2026-07-28 (`mode="auto"`, which the server answers as stateless): opens a
+  `subscriptions/listen` stream (`Client.listen`), checks that calling the container
+  changes nothing, changes the host's metadata (the server command gets
+  `--metadata-file PATH` appended; the demo reads its metadata from there), waits for
+  the tools-changed event on the stream, and lists again: the list follows.
 Ends with the plain line `N passed, M failed`.
 """
 from __future__ import annotations
@@ -42,7 +47,14 @@ async def main(cmd: list[str]) -> int:
         elif type(message).__name__ == "ToolListChangedNotification":
             changed.set()
 
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+    import json
+    import tempfile
+
+    meta_dir = tempfile.mkdtemp()
+    meta_file = os.path.join(meta_dir, "metadata.json")
+    with open(meta_file, "w") as f:
+        json.dump({"ShopName": "the demo shop"}, f)
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:] + ["--metadata-file", meta_file], env=dict(os.environ))
     with anyio.fail_after(60):
         async with Client(stdio_client(params, errlog=open(os.devnull, "w")), mode="legacy", cache=None,
                           message_handler=on_message) as client:  # type: ignore[arg-type]
@@ -60,6 +72,40 @@ async def main(cmd: list[str]) -> int:
                 check("py[views] notifications/tools/list_changed received", False, "no notification within 10 s")
             after = [t.name for t in (await client.list_tools(cache_mode="refresh")).tools]
             check("py[views] after expansion the members are listed", "order_stats" in after and "orders" not in after, str(after))
+
+    # ---- 2026-07-28: a subscriptions/listen stream
+    with anyio.fail_after(60):
+        async with Client(stdio_client(params, errlog=open(os.devnull, "w")), mode="auto", cache=None) as client:  # type: ignore[arg-type]
+            version = client.session.protocol_version
+            check("py[views 2026] the connection is stateless", version == "2026-07-28", str(version))
+            before = (await client.list_tools(cache_mode="refresh")).tools
+            names = [t.name for t in before]
+            check("py[views 2026] the container is listed, its members are not", "orders" in names and "order_stats" not in names, str(names))
+            async with client.listen(tools_list_changed=True) as sub:
+                check("py[views 2026] subscriptions/listen is acknowledged with toolsListChanged",
+                      bool(sub.honored.tools_list_changed), str(sub.honored))
+                res = await client.call_tool("orders", {})
+                text = "\n".join(getattr(c, "text", "") for c in res.content)
+                check("py[views 2026] the container describes its members", not res.is_error and "order_stats" in text, text[:120])
+                res = await client.call_tool("orders", {"tool": "order_stats", "arguments": {}})
+                check("py[views 2026] the container runs a member", not res.is_error and res.structured_content is not None,
+                      str(res.structured_content))
+                after = (await client.list_tools(cache_mode="refresh")).tools
+                check("py[views 2026] calls leave the tool list as it was",
+                      [t.model_dump() for t in after] == [t.model_dump() for t in before], "the list changed")
+                with open(meta_file, "w") as f:
+                    json.dump({"ShopName": "Renamed shop", "HasAdvancedFeatures": True}, f)
+                try:
+                    with anyio.fail_after(10):
+                        event = await sub.__anext__()
+                    check("py[views 2026] tools list_changed on the stream after the host's change",
+                          type(event).__name__ == "ToolsListChanged", type(event).__name__)
+                except TimeoutError:
+                    check("py[views 2026] tools list_changed on the stream after the host's change", False, "no event within 10 s")
+                tools = (await client.list_tools(cache_mode="refresh")).tools
+                orders = next((t for t in tools if t.name == "orders"), None)
+                check("py[views 2026] the new list follows the metadata",
+                      orders is not None and "Renamed shop" in (orders.description or ""), str(orders and orders.description))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -2,6 +2,7 @@
 # Create the mcp lane's throwaway client environments (idempotent; fast when present).
 #   ci/.cache/mcp-venv : Python venv with the official `mcp` SDK + jsonschema
 #   ci/.cache/mcp-node : Node folder with @modelcontextprotocol/sdk + ajv (draft 2020-12)
+#                        + the MCP Inspector CLI (@modelcontextprotocol/inspector)
 # Pins live in ci/mcp/requirements.txt (+ requirements.lock for transitive deps)
 # and ci/mcp/node/package.json (+ package-lock.json). A stamp holding a hash of
 # the pin files makes a second run a no-op.
@@ -53,7 +54,7 @@ fi
 
 # ---- Node ----
 node_stamp="$(hash_of "$HERE/node/package.json" "$HERE/node/package-lock.json" 2>/dev/null || hash_of "$HERE/node/package.json")"
-if [[ -f "$NODEDIR/.stamp" && "$(cat "$NODEDIR/.stamp")" == "$node_stamp" && -d "$NODEDIR/node_modules/@modelcontextprotocol/sdk" ]]; then
+if [[ -f "$NODEDIR/.stamp" && "$(cat "$NODEDIR/.stamp")" == "$node_stamp" && -d "$NODEDIR/node_modules/@modelcontextprotocol/sdk" && -d "$NODEDIR/node_modules/@modelcontextprotocol/inspector" ]]; then
   echo "mcp setup: node folder up to date ($NODEDIR)"
 else
   echo "mcp setup: installing node packages into $NODEDIR"
@@ -62,7 +63,11 @@ else
   cp "$HERE/node/package.json" "$NODEDIR/"
   if [[ -f "$HERE/node/package-lock.json" ]]; then
     cp "$HERE/node/package-lock.json" "$NODEDIR/"
-    (cd "$NODEDIR" && npm ci --no-audit --no-fund --loglevel=error)
+    # npm ci refuses a lock that lacks an optional dependency the registry does not
+    # serve (vite's napi-windows-process-start-time, under the Inspector); npm install
+    # then installs the same locked versions
+    (cd "$NODEDIR" && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
+      || { echo "mcp setup: npm ci refused the lock; npm install with the same lock"; npm install --no-audit --no-fund --loglevel=error; }; })
   else
     (cd "$NODEDIR" && npm install --no-audit --no-fund --loglevel=error)
   fi
@@ -73,4 +78,4 @@ fi
 import importlib.metadata as m
 print("mcp setup: python mcp", m.version("mcp"), "| jsonschema", m.version("jsonschema"))
 PY
-node -e 'const p=require(process.argv[1]+"/node_modules/@modelcontextprotocol/sdk/package.json");const a=require(process.argv[1]+"/node_modules/ajv/package.json");console.log("mcp setup: node @modelcontextprotocol/sdk",p.version,"| ajv",a.version)' "$NODEDIR"
+node -e 'const r=(n)=>require(process.argv[1]+"/node_modules/"+n+"/package.json").version;console.log("mcp setup: node @modelcontextprotocol/sdk",r("@modelcontextprotocol/sdk"),"| ajv",r("ajv"),"| @modelcontextprotocol/inspector",r("@modelcontextprotocol/inspector"))' "$NODEDIR"
