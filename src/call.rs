@@ -229,6 +229,9 @@ pub struct Call {
     host_data_guard: Mutex<HostDataGuard>,
     cancel_code: AtomicU8,
     cancel_callbacks: Mutex<CancelCallbacks>,
+    /// A host release was ever attached (host data with a release, a cancel callback):
+    /// the end of the call takes the two locks above only then (the common call has none).
+    has_releases: std::sync::atomic::AtomicBool,
     pub(crate) ctl: Mutex<Ctl>,
     pub(crate) done: Condvar,
     handle: OnceLock<Option<usize>>,
@@ -312,6 +315,7 @@ impl Call {
             host_data_guard: Mutex::new(HostDataGuard::default()),
             cancel_code: AtomicU8::new(0),
             cancel_callbacks: Mutex::new(CancelCallbacks::default()),
+            has_releases: std::sync::atomic::AtomicBool::new(false),
             ctl: Mutex::new(Ctl::default()),
             done: Condvar::new(),
             handle: OnceLock::new(),
@@ -467,6 +471,9 @@ impl Call {
     /// set replaces it or after the scope-end hook when the call ends (at once when the
     /// call has ended already: then `false`).
     pub fn set_host_data_with(&self, data: usize, release: Option<Release>) -> bool {
+        if release.is_some() {
+            self.has_releases.store(true, Ordering::SeqCst);
+        }
         let mut g = self.host_data_guard.lock();
         if g.closed {
             drop(g);
@@ -482,6 +489,10 @@ impl Call {
     }
     /// Releases the host data's guard: the call has ended.
     pub(crate) fn release_host_data(&self) {
+        // (a release attached while this runs, after the check, is dropped with the call)
+        if !self.has_releases.load(Ordering::SeqCst) {
+            return;
+        }
         let old = {
             let mut g = self.host_data_guard.lock();
             g.closed = true;
@@ -513,6 +524,7 @@ impl Call {
     /// was), on the thread that cancels. `f` is dropped exactly once: after it ran, when
     /// removed ([`Call::remove_on_cancel`]), or when the call ends without cancellation.
     pub fn on_cancel(&self, f: Box<dyn FnOnce() + Send>) -> OnCancel {
+        self.has_releases.store(true, Ordering::SeqCst);
         let mut cbs = self.cancel_callbacks.lock();
         cbs.next += 1;
         let id = cbs.next;
@@ -552,6 +564,9 @@ impl Call {
 
     /// Drops the cancel callbacks that never ran: the call has ended.
     pub(crate) fn close_cancel_callbacks(&self) {
+        if !self.has_releases.load(Ordering::SeqCst) {
+            return;
+        }
         let left = {
             let mut cbs = self.cancel_callbacks.lock();
             cbs.closed = true;
