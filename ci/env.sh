@@ -8,7 +8,8 @@
 #   PyPI           pip as usual              wheels/  (pip --no-index --find-links)
 #   Maven Central  mvn as usual              m2/      (copied into ~/.m2, mvn -o)
 #
-# AF_SHARED defaults to ../shared beside the repository. AF_OFFLINE=1 forces the offline
+# AF_SHARED defaults to ../shared beside the repository (or beside the main checkout of a
+# git worktree). AF_OFFLINE=1 forces the offline
 # side for every registry, AF_OFFLINE=0 the online side (no probes). Each decision is
 # printed once, so a log says where everything came from.
 #
@@ -20,7 +21,17 @@ if [[ -z "${REPO:-}" ]]; then
   REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   export REPO
 fi
-AF_SHARED="${AF_SHARED:-$(cd "$REPO/.." && pwd)/shared}"
+# The offline copies: ../shared beside the repository; for a git worktree elsewhere, the
+# one beside its main checkout.
+_af_find_shared() {
+  local c common
+  for c in "$REPO/../shared" \
+           "$(common=$(git -C "$REPO" rev-parse --path-format=absolute --git-common-dir 2>/dev/null) && echo "$common/../../shared")"; do
+    [[ -n "$c" && -d "$c" ]] && { (cd "$c" && pwd); return; }
+  done
+  echo "$(cd "$REPO/.." && pwd)/shared"
+}
+AF_SHARED="${AF_SHARED:-$(_af_find_shared)}"
 export AF_SHARED
 AF_TOOLS_ROOT="${AF_TOOLS_ROOT:-$HOME/.cache/appfunctions-tools}"
 export AF_TOOLS_ROOT
