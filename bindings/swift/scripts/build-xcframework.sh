@@ -10,14 +10,23 @@
 # Needs macOS with Xcode (xcodebuild, lipo) and rustup. It cannot run on the Linux CI
 # machines; the Swift lane tests the same Swift sources against the Linux cdylib.
 #
+# The static libraries are built with the `dist` profile (release without debug info).
+# It needs the repository's sources: run it from a checkout, or set APPFUNCTIONS_REPO to
+# one (the copy of this script in ci/dist.sh's Swift package does not sit in a checkout).
+#
 # Usage: bindings/swift/scripts/build-xcframework.sh [OUT_DIR]   (default bindings/swift/build)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../../.." && pwd)"
+REPO="${APPFUNCTIONS_REPO:-$(cd "$HERE/../../.." && pwd)}"
+[[ -f "$REPO/Cargo.toml" && -f "$REPO/include/appfunctions.h" ]] || {
+  echo "build-xcframework.sh needs the appfunctions sources: $REPO is not a checkout (set APPFUNCTIONS_REPO)" >&2
+  exit 3
+}
 OUT="${1:-$REPO/bindings/swift/build}"
 NAME=AppFunctionsCore
 LIB=libappfunctions.a
+PROFILE=dist
 
 [[ "$(uname -s)" == Darwin ]] || { echo "build-xcframework.sh needs macOS with Xcode" >&2; exit 3; }
 command -v xcodebuild >/dev/null || { echo "xcodebuild not found (install Xcode)" >&2; exit 3; }
@@ -31,7 +40,7 @@ MACCATALYST=(aarch64-apple-ios-macabi x86_64-apple-ios-macabi)
 rustup target add "$IOS" "${IOS_SIM[@]}" "${MACOS[@]}" "${MACCATALYST[@]}"
 export IPHONEOS_DEPLOYMENT_TARGET=16.0 MACOSX_DEPLOYMENT_TARGET=13.0
 for t in "$IOS" "${IOS_SIM[@]}" "${MACOS[@]}" "${MACCATALYST[@]}"; do
-  cargo build --release --lib --target "$t" --manifest-path "$REPO/Cargo.toml"
+  cargo build --profile "$PROFILE" --lib --target "$t" --manifest-path "$REPO/Cargo.toml"
 done
 
 rm -rf "$OUT/$NAME.xcframework" "$OUT/slices" "$OUT/headers"
@@ -39,7 +48,7 @@ mkdir -p "$OUT/slices" "$OUT/headers"
 fat() { # fat NAME target... : one universal static library per platform
   local name="$1"; shift
   mkdir -p "$OUT/slices/$name"
-  lipo -create $(for t in "$@"; do echo "$REPO/target/$t/release/$LIB"; done) -output "$OUT/slices/$name/$LIB"
+  lipo -create $(for t in "$@"; do echo "$REPO/target/$t/$PROFILE/$LIB"; done) -output "$OUT/slices/$name/$LIB"
 }
 fat ios "$IOS"
 fat ios-simulator "${IOS_SIM[@]}"
