@@ -3,7 +3,7 @@
 # the stripped shared library (SONAME libappfunctions.so.1, at most 2.5 MB) and the static
 # library with the header, a pkg-config file and a CMake package config; the Kotlin jar
 # carrying the stripped library; the Swift package with its header and XCFramework script;
-# the .NET nupkg when bindings/dotnet exists; SHA256SUMS of everything.
+# the .NET nupkg (the .NET binding's pack step); SHA256SUMS of everything.
 #
 #   ci/dist.sh                          Linux x86_64 / aarch64 (this machine)
 #   ci/dist.sh --target ios|macos|android
@@ -63,7 +63,7 @@ esac
 source "$REPO/ci/env.sh"
 af_cargo_setup || cannot "crates cannot be resolved (no crates.io, no vendored copy)"
 missing=()
-for tool in cargo rustc readelf nm strip tar gzip sha256sum python3 unzip java mvn; do
+for tool in cargo rustc readelf nm strip tar gzip sha256sum python3 unzip cmp java mvn; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 [[ ${#missing[@]} -eq 0 ]] || cannot "missing tools: ${missing[*]}"
@@ -246,21 +246,30 @@ EOF
 say "Swift: swift/AppFunctions/ (the header inside; scripts/build-xcframework.sh for Apple platforms)"
 
 # ---------------------------------------------------------------- .NET: the nupkg
-if [[ -d bindings/dotnet ]]; then
-  pack=""
-  for c in bindings/dotnet/pack.sh bindings/dotnet/scripts/pack.sh ci/dotnet-pack.sh; do
-    [[ -f "$c" ]] && { pack="$c"; break; }
-  done
-  if [[ -n "$pack" ]]; then
-    say ".NET: $pack $P/lib $DIST/dotnet"
-    mkdir -p "$DIST/dotnet"
-    bash "$pack" "$P/lib" "$DIST/dotnet" || fail ".NET pack step ($pack)"
-    compgen -G "$DIST/dotnet/*.nupkg" >/dev/null || fail ".NET pack step ($pack) produced no .nupkg in $DIST/dotnet"
-  else
-    say "!!! .NET: bindings/dotnet exists but has no pack step (bindings/dotnet/pack.sh): no nupkg"
-  fi
+# the .NET binding's own pack step (bindings/dotnet/README.md, "Packaging"), given the
+# stripped library
+DOTNET_PROJECT=bindings/dotnet/src/AppFunctions
+if [[ ! -d bindings/dotnet ]]; then
+  say "!!! .NET: bindings/dotnet does not exist: no nupkg in this layout"
+elif [[ ! -f "$DOTNET_PROJECT/AppFunctions.csproj" ]]; then
+  fail ".NET: $DOTNET_PROJECT/AppFunctions.csproj, the packable project, is missing"
+elif ! command -v dotnet >/dev/null 2>&1; then
+  say "!!! .NET: no dotnet SDK on PATH: no nupkg in this layout"
 else
-  say "!!! .NET: bindings/dotnet does not exist yet (issue 12): no nupkg in this layout"
+  say ".NET: dotnet pack $DOTNET_PROJECT (AppFunctionsPackNative = the stripped library)"
+  mkdir -p "$DIST/dotnet"
+  # (the trailing slash matters: SDK 10.0.401 passes an --output path ending in "/dotnet" to
+  # MSBuild as a bare argument, "Only one project can be specified")
+  if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet pack "$DOTNET_PROJECT" -c Release --output "$DIST/dotnet/" \
+      "-p:AppFunctionsPackNative=$SO" >"$BUILD/dotnet-pack.log" 2>&1; then
+    grep -E "error|warning" "$BUILD/dotnet-pack.log" | head -20 >&2
+    fail ".NET: dotnet pack (log: $BUILD/dotnet-pack.log)"
+  fi
+  NUPKG="$DIST/dotnet/AppFunctions.$VERSION.nupkg"
+  [[ -f "$NUPKG" ]] || fail ".NET: no $NUPKG (is bindings/dotnet/Directory.Build.props at version $VERSION? ci/versions.sh)"
+  unzip -p "$NUPKG" runtimes/linux-x64/native/libappfunctions.so | cmp -s - "$SO" \
+    || fail ".NET: the nupkg does not carry the stripped library at runtimes/linux-x64/native/libappfunctions.so"
+  say ".NET: dotnet/AppFunctions.$VERSION.nupkg (runtimes/linux-x64/native/libappfunctions.so is the stripped library)"
 fi
 
 # ---------------------------------------------------------------- checksums

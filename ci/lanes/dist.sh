@@ -10,9 +10,10 @@
 #   4. Swift: the dist package (its own copy of the header) passes the binding's tests
 #      against the stripped library, and a package depending on it by path runs the Swift
 #      README's first program (both through ci/lanes/swift.sh);
-#   5. .NET: a project referencing the nupkg from a local feed (once bindings/dotnet exists).
+#   5. .NET: a console project referencing the nupkg from a local feed (the source generator
+#      and the native library come out of the package), built and run.
 # Exit 0 passed, 1 failed, 3 cannot run here. A consumer that cannot run here (no cmake,
-# no Swift toolchain, no .NET binding yet) is reported loudly as skipped.
+# no Swift toolchain, no .NET SDK) is reported loudly as skipped.
 set -uo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 export REPO
@@ -173,16 +174,18 @@ case $? in
 esac
 
 # ---------------------------------------------------------------- 5. .NET: the nupkg from a local feed
-if compgen -G "target/dist/dotnet/*.nupkg" >/dev/null; then
-  if [[ -f ci/dist/dotnet/check.sh ]]; then
-    say ".NET: a project referencing the nupkg from a local feed (ci/dist/dotnet/check.sh)"
-    if bash ci/dist/dotnet/check.sh "$REPO/target/dist/dotnet" "$VERSION" "$W/dotnet"; then say ".NET: passed"
-    else check_failed "dotnet" "the .NET project referencing the nupkg"; fi
-  else
-    check_failed "dotnet" "target/dist/dotnet has a nupkg but ci/dist/dotnet/check.sh, which consumes it, does not exist"
-  fi
+if compgen -G "target/dist/dotnet/AppFunctions.$VERSION.nupkg" >/dev/null; then
+  say ".NET: a console project referencing AppFunctions $VERSION from a local feed (target/dist/dotnet), run"
+  bash ci/dist/dotnet/check.sh "$REPO/target/dist/dotnet" "$VERSION" "$W/dotnet" 2>&1 | sed 's/^/[dist lane]   | /'
+  case ${PIPESTATUS[0]} in
+    0) say ".NET: passed (the generator and the native library came from the nupkg)" ;;
+    3) skip "dotnet" "no dotnet SDK to build the .NET project" ;;
+    *) check_failed "dotnet" "the .NET project referencing the nupkg" ;;
+  esac
+elif [[ ! -d bindings/dotnet ]]; then
+  skip "dotnet" "the .NET check: bindings/dotnet does not exist, so there is no nupkg to reference from a local feed"
 else
-  skip "dotnet" ".NET check: no nupkg in target/dist/dotnet because bindings/dotnet does not exist yet (issue 12); no .NET project could reference it from a local feed"
+  skip "dotnet" "the .NET check: ci/dist.sh made no nupkg (no dotnet SDK on PATH; see its output)"
 fi
 
 echo

@@ -1,0 +1,24 @@
+// A .NET host built from the release's nupkg only (see DistConsumer.csproj).
+using AppFunctions;
+using Microsoft.Extensions.DependencyInjection;
+
+await using var provider = new ServiceCollection().AddAppFunctions().BuildServiceProvider();
+var dispatcher = provider.GetRequiredService<AppFunctionDispatcher>();
+var outcome = await dispatcher.Execute(new AppFunctionInvocation("greet"), """{"name":"Ada"}""", CancellationToken.None);
+Console.WriteLine($"appfunctions {AppFunctionDispatcher.NativeVersion}: {outcome.Status}: {outcome.ResultJson} ({outcome.Dialog})");
+return outcome.Status == AppFunctionStatus.Success && outcome.ResultJson == "\"Hello, Ada!\"" && outcome.Dialog == "Greeted Ada." ? 0 : 1;
+
+/// <summary>The one function this host offers.</summary>
+public class Greeter
+{
+    /// <summary>Greets someone by name.</summary>
+    /// <param name="context">The call.</param>
+    /// <param name="name">Who to greet</param>
+    /// <returns>The greeting.</returns>
+    [AppFunction]
+    public string Greet(AppFunctionContext context, string name)
+    {
+        context.Say($"Greeted {name}.");
+        return $"Hello, {name}!";
+    }
+}
