@@ -7,8 +7,7 @@
 
 use crate::constraints::Constraints;
 use crate::decimal::{Decimal, Integer};
-use crate::descriptor::Parameter;
-use crate::types::{quote_short, Type, TypeSet};
+use crate::types::{quote_short, Parameter, Type, TypeSet};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
@@ -947,7 +946,6 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::descriptor::Parameter;
     use serde_json::json;
 
     fn types() -> TypeSet {
@@ -1160,40 +1158,6 @@ mod tests {
         assert!(one(Type::Int32, "01")
             .unwrap_err()
             .starts_with("n: invalid JSON"));
-    }
-
-    #[test]
-    fn an_omitted_nullable_binds_as_null_and_an_omitted_optional_stays_out() {
-        let t = types();
-        let f = crate::descriptor::FunctionDescriptor::parse(
-            &json!({"id": "edit_note", "parameters": [
-                {"name": "title", "type": "string", "nullable": true},
-                {"name": "tag", "type": "string", "optional": true}]}),
-            &t,
-            &Default::default(),
-        )
-        .unwrap();
-        let l = Limits::default();
-        let bind = |args: &str| {
-            bind_arguments(&t, &f.parameters, Some(args), &l)
-                .unwrap()
-                .json
-        };
-        assert_eq!(bind(r#"{"title":null}"#), r#"{"title":null}"#);
-        assert_eq!(bind("{}"), r#"{"title":null}"#);
-        assert_eq!(
-            bind(r#"{"title":"t","tag":"x"}"#),
-            r#"{"title":"t","tag":"x"}"#
-        );
-        // a nullable record field likewise
-        let line = bind_value(&t, &Type::Record(0), r#"{"sku":"a"}"#, Mode::Values, &l).unwrap();
-        assert_eq!(line.json, r#"{"sku":"a"}"#, "qty is optional, not nullable");
-        let mut t2 = TypeSet::default();
-        t2.define(&json!({"records": [{"name": "Note", "fields": [{"name": "title", "type": {"nullable": "string"}}]}]}))
-            .unwrap();
-        assert!(t2.records[0].fields[0].optional);
-        let note = bind_value(&t2, &Type::Record(0), "{}", Mode::Values, &l).unwrap();
-        assert_eq!(note.json, r#"{"title":null}"#);
     }
 
     #[test]

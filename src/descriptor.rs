@@ -5,9 +5,10 @@ use crate::binding::{bind_value_with, Limits, Mode};
 use crate::condition::{check_text, Condition};
 use crate::constraints::Constraints;
 use crate::error::{Error, Result};
+pub use crate::types::Parameter;
 use crate::types::{
-    check_keys, describe_json, opt_bool, opt_json, opt_string, parse_constraints, EntityDef, Type,
-    TypeSet,
+    check_keys, describe_json, nullable_may_be_omitted, opt_bool, opt_json, opt_string,
+    parse_constraints, EntityDef, Type, TypeSet,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -96,21 +97,6 @@ impl CallerPolicy {
     pub fn to_json(&self) -> Value {
         serde_json::json!({"allow": self.allow, "deny": self.deny})
     }
-}
-
-/// One parameter.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Parameter {
-    pub name: String,
-    pub ty: Type,
-    pub description: Option<String>,
-    pub optional: bool,
-    /// The default as given.
-    pub default: Option<Value>,
-    /// The default, bound and normalised (what the handler receives).
-    pub default_json: Option<String>,
-    /// Value constraints (`minimum`, `maxLength`, `pattern`, …), if any.
-    pub constraints: Option<Box<Constraints>>,
 }
 
 /// A validated function descriptor.
@@ -589,23 +575,6 @@ fn parse_parameter(
     })
 }
 
-/// `optional` of a parameter or field: a nullable one may always be omitted (it then binds
-/// as null), so `"optional": false` on it is refused rather than silently overridden.
-pub(crate) fn nullable_may_be_omitted(
-    o: &Map<String, Value>,
-    path: &str,
-    nullable: bool,
-) -> Result<bool> {
-    let optional = opt_bool(o, "optional", path)?;
-    if nullable && optional == Some(false) {
-        return Err(Error::descriptor(
-            format!("{path}.optional"),
-            "a nullable value may always be omitted (it then binds as null); remove \"optional\": false, or make the type non-nullable",
-        ));
-    }
-    Ok(nullable || optional.unwrap_or(false))
-}
-
 /// The keys a parameter may have.
 const PARAMETER_KEYS: &[&str] = &[
     "name",
@@ -831,5 +800,43 @@ mod tests {
         .to_string()
         .contains("no field \"id\""));
         assert!(parse_entity(&json!({"name": "Priority", "fields": []}), &t).is_err());
+    }
+
+    #[test]
+    fn an_omitted_nullable_binds_as_null_and_an_omitted_optional_stays_out() {
+        use crate::binding::{bind_arguments, bind_value, Limits, Mode};
+        let mut t = TypeSet::default();
+        t.define(&json!({"records": [{"name": "Line", "fields": [
+            {"name": "sku", "type": "string"}, {"name": "qty", "type": "int32", "optional": true}]}]}))
+            .unwrap();
+        let f = FunctionDescriptor::parse(
+            &json!({"id": "edit_note", "parameters": [
+                {"name": "title", "type": "string", "nullable": true},
+                {"name": "tag", "type": "string", "optional": true}]}),
+            &t,
+            &Default::default(),
+        )
+        .unwrap();
+        let l = Limits::default();
+        let bind = |args: &str| {
+            bind_arguments(&t, &f.parameters, Some(args), &l)
+                .unwrap()
+                .json
+        };
+        assert_eq!(bind(r#"{"title":null}"#), r#"{"title":null}"#);
+        assert_eq!(bind("{}"), r#"{"title":null}"#);
+        assert_eq!(
+            bind(r#"{"title":"t","tag":"x"}"#),
+            r#"{"title":"t","tag":"x"}"#
+        );
+        // a nullable record field likewise
+        let line = bind_value(&t, &Type::Record(0), r#"{"sku":"a"}"#, Mode::Values, &l).unwrap();
+        assert_eq!(line.json, r#"{"sku":"a"}"#, "qty is optional, not nullable");
+        let mut t2 = TypeSet::default();
+        t2.define(&json!({"records": [{"name": "Note", "fields": [{"name": "title", "type": {"nullable": "string"}}]}]}))
+            .unwrap();
+        assert!(t2.records[0].fields[0].optional);
+        let note = bind_value(&t2, &Type::Record(0), "{}", Mode::Values, &l).unwrap();
+        assert_eq!(note.json, r#"{"title":null}"#);
     }
 }

@@ -475,11 +475,7 @@ impl TypeSet {
                 crate::condition::check_text(t, metadata_properties)
                     .map_err(|e| Error::descriptor(format!("{fpath}.description"), e))?;
             }
-            let optional = crate::descriptor::nullable_may_be_omitted(
-                o,
-                &fpath,
-                matches!(ty, Type::Nullable(_)),
-            )?;
+            let optional = nullable_may_be_omitted(o, &fpath, matches!(ty, Type::Nullable(_)))?;
             out.push(Field {
                 name: name.to_owned(),
                 ty,
@@ -816,6 +812,38 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// One parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parameter {
+    pub name: String,
+    pub ty: Type,
+    pub description: Option<String>,
+    pub optional: bool,
+    /// The default as given.
+    pub default: Option<Value>,
+    /// The default, bound and normalised (what the handler receives).
+    pub default_json: Option<String>,
+    /// Value constraints (`minimum`, `maxLength`, `pattern`, …), if any.
+    pub constraints: Option<Box<Constraints>>,
+}
+
+/// `optional` of a parameter or field: a nullable one may always be omitted (it then binds
+/// as null), so `"optional": false` on it is refused rather than silently overridden.
+pub(crate) fn nullable_may_be_omitted(
+    o: &Map<String, Value>,
+    path: &str,
+    nullable: bool,
+) -> Result<bool> {
+    let optional = opt_bool(o, "optional", path)?;
+    if nullable && optional == Some(false) {
+        return Err(Error::descriptor(
+            format!("{path}.optional"),
+            "a nullable value may always be omitted (it then binds as null); remove \"optional\": false, or make the type non-nullable",
+        ));
+    }
+    Ok(nullable || optional.unwrap_or(false))
 }
 
 #[cfg(test)]
