@@ -264,7 +264,7 @@ pub(crate) struct Snapshot {
     /// The `default` of each property of the metadata schema that has one (an object):
     /// what placeholders render to outside views, and where a view's metadata lacks them.
     pub metadata_defaults: Arc<Value>,
-    pub toolkits: Vec<Arc<crate::view::Toolkit>>,
+    pub toolkits: Vec<Arc<crate::toolkit::Toolkit>>,
     pub version: u64,
     /// The dispatcher's log sink and listeners (the same for every snapshot).
     pub shared: Arc<Shared>,
@@ -310,7 +310,7 @@ impl Snapshot {
         }
     }
 
-    pub fn toolkit(&self, name: &str) -> Option<&crate::view::Toolkit> {
+    pub fn toolkit(&self, name: &str) -> Option<&crate::toolkit::Toolkit> {
         self.toolkits.iter().find(|t| t.name == name).map(|t| &**t)
     }
 
@@ -887,12 +887,12 @@ impl Dispatcher {
     pub fn define_toolkit(
         &self,
         json: &str,
-        texts: Option<Arc<dyn crate::view::ToolkitTexts>>,
+        texts: Option<Arc<dyn crate::toolkit::ToolkitTexts>>,
     ) -> Result<()> {
         let doc = parse_json(json, "toolkit")?;
         self.update(
             |s| {
-                let tk = crate::view::parse_toolkit(&doc, texts)?;
+                let tk = crate::toolkit::parse_toolkit(&doc, texts)?;
                 if s.toolkit(&tk.name).is_some() {
                     return Err(Error::Duplicate(format!(
                         "a toolkit named \"{}\" is already defined",

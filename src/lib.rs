@@ -22,6 +22,7 @@ pub mod schema;
 pub(crate) mod text;
 pub mod threads;
 pub(crate) mod timer;
+pub(crate) mod toolkit;
 pub mod types;
 pub mod view;
 
