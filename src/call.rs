@@ -3,15 +3,106 @@
 //! thread).
 
 use crate::cancel::CancelToken;
-use crate::dispatcher::{Entry, Shared, Snapshot};
 use crate::error::ErrorCode;
 use crate::handles;
 use crate::log::LogLevel;
 use crate::outcome::Outcome;
+use crate::registry::{self, Shared, Slot};
 use parking_lot::{Condvar, Mutex};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
+
+/// Runs a function (or an entity lookup). Complete the call exactly once, now or later
+/// from any thread, with [`Call::complete`].
+pub trait Handler: Send + Sync {
+    fn invoke(&self, call: &Arc<Call>);
+}
+
+impl<F: Fn(&Arc<Call>) + Send + Sync> Handler for F {
+    fn invoke(&self, call: &Arc<Call>) {
+        self(call)
+    }
+}
+
+/// A handler that answers synchronously: the closure's result completes the call.
+///
+/// ```
+/// use appfunctions::{Dispatcher, Invocation, sync_handler};
+/// let d = Dispatcher::new();
+/// d.register_function(
+///     r#"{"id":"add","parameters":[{"name":"a","type":"int32"},{"name":"b","type":"int32"}],"result":"int32"}"#,
+///     Some(sync_handler(|call| {
+///         let v: serde_json::Value = serde_json::from_str(call.args().unwrap()).unwrap();
+///         Ok(Some((v["a"].as_i64().unwrap() + v["b"].as_i64().unwrap()).to_string()))
+///     })),
+/// ).unwrap();
+/// let o = d.execute_outcome(&Invocation::new("add"), Some(r#"{"a":2,"b":3}"#));
+/// assert_eq!(o.result.as_deref(), Some("5"));
+/// ```
+pub fn sync_handler<F>(f: F) -> Arc<dyn Handler>
+where
+    F: Fn(&Arc<Call>) -> HandlerResult + Send + Sync + 'static,
+{
+    Arc::new(move |call: &Arc<Call>| {
+        let r = f(call);
+        let _ = call.complete(r);
+    })
+}
+
+/// Cross-cutting concerns: sign-in gates, feature flags, telemetry.
+pub trait Delegate: Send + Sync {
+    /// Runs after binding, before the handler. Answer the gate once, now or later.
+    fn on_invoking(&self, call: &Arc<Call>, gate: Gate) {
+        let _ = call;
+        let _ = gate.allow();
+    }
+    /// Sees every outcome (refusals included). Failures here are logged and ignored.
+    fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
+        let _ = (call, outcome, outcome_json);
+    }
+    /// False when `on_invoking` is the default (lets the pipeline skip it).
+    fn has_on_invoking(&self) -> bool {
+        true
+    }
+    /// False when `on_invoked` is the default.
+    /// `on_invoked` with the outcome JSON followed by its NUL (`json_nul` ends with
+    /// `'\0'`), for hosts that lend it to C. By default it calls `on_invoked`.
+    #[doc(hidden)]
+    fn on_invoked_nul(&self, call: &Arc<Call>, outcome: &Outcome, json_nul: &str) {
+        self.on_invoked(call, outcome, strip_nul(json_nul));
+    }
+    fn has_on_invoked(&self) -> bool {
+        true
+    }
+}
+
+/// The host's per-call scope (a DI scope): `begin` before anything else, `end` exactly
+/// once after the last `on_invoked`.
+pub trait ScopeHooks: Send + Sync {
+    fn begin(&self, call: &Arc<Call>);
+    fn end(&self, call: &Arc<Call>);
+}
+
+/// Asks the user to approve a `requiresPermission` function; answer the gate once.
+pub trait PermissionHook: Send + Sync {
+    fn ask(&self, call: &Arc<Call>, gate: Gate);
+}
+
+/// The host objects the registry keeps for calls: the traits above.
+pub(crate) enum Hosted {}
+
+impl registry::Host for Hosted {
+    type Handler = dyn Handler;
+    type Delegate = dyn Delegate;
+    type ScopeHooks = dyn ScopeHooks;
+    type PermissionHook = dyn PermissionHook;
+}
+
+/// A registered function, as calls see it.
+pub(crate) type Entry = registry::Entry<Hosted>;
+/// One consistent registry, as calls hold it.
+pub(crate) type Snapshot = registry::Snapshot<Hosted>;
 
 /// Where the call comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -161,8 +252,31 @@ pub(crate) struct Wait {
 /// Receives the outcome and its JSON followed by a NUL (`'\0'`-terminated).
 pub(crate) type OutcomeSink = Box<dyn FnOnce(Outcome, &str) + Send>;
 
+/// Where a call's pipeline is (`pipeline` moves it on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Stage {
+    #[default]
+    Begin,
+    Find,
+    Bind,
+    Resolve(usize),
+    Gates(usize),
+    OpensApp,
+    Permission,
+    Handler,
+    Done,
+}
+
+/// The ids of one entity to resolve before the handler runs.
+pub(crate) struct Resolution {
+    pub entity: usize,
+    pub ids: Vec<String>,
+    /// id → the entity's JSON, filled by the lookup.
+    pub found: Vec<(String, String)>,
+}
+
 pub(crate) struct Ctl {
-    pub stage: crate::pipeline::Stage,
+    pub stage: Stage,
     pub wait: Option<Wait>,
     pub inline_result: Option<Completion>,
     pub seq: u32,
@@ -171,7 +285,7 @@ pub(crate) struct Ctl {
     pub sink: Option<OutcomeSink>,
     pub child: Option<Arc<Call>>,
     pub bound: Option<crate::binding::Bound>,
-    pub resolve: Vec<crate::pipeline::Resolution>,
+    pub resolve: Vec<Resolution>,
     pub began: bool,
     /// The outcome sink reads the JSON (false for lookups serving a call).
     pub sink_wants_json: bool,
@@ -215,7 +329,7 @@ pub struct Call {
     pub(crate) caller_package: std::borrow::Cow<'static, str>,
     pub(crate) kind: CallKind,
     /// The function's place in `snap` (no reference count is touched per call).
-    entry_slot: Option<crate::dispatcher::Slot>,
+    entry_slot: Option<Slot>,
     /// Arguments bound when the call was made (binding runs no host code, so it needs
     /// no scope), published at the Bind stage.
     pub(crate) pre_bound: Mutex<Option<Result<crate::binding::Bound, crate::binding::BindError>>>,
@@ -284,7 +398,7 @@ impl Call {
     pub(crate) fn new(
         snap: Arc<Snapshot>,
         inv: &Invocation,
-        entry: Option<crate::dispatcher::Slot>,
+        entry: Option<Slot>,
         pre_bound: Option<Result<crate::binding::Bound, crate::binding::BindError>>,
         kind: CallKind,
         entity: Option<usize>,
@@ -332,7 +446,7 @@ impl Call {
     /// A lookup serving `parent`: resolves ids of `entity` through `search`.
     pub(crate) fn new_lookup(
         parent: &Arc<Call>,
-        search: crate::dispatcher::Slot,
+        search: Slot,
         entity: usize,
         request: String,
     ) -> Call {
@@ -562,6 +676,22 @@ impl Call {
         }
     }
 
+    /// Runs the cancel callbacks registered so far (the call has been cancelled).
+    pub(crate) fn run_cancel_callbacks(&self) {
+        let cbs = {
+            let mut g = self.cancel_callbacks.lock();
+            let cbs = std::mem::take(&mut g.list);
+            g.running = cbs.iter().map(|(id, _)| *id).collect();
+            cbs
+        };
+        if !cbs.is_empty() {
+            for (_, cb) in cbs {
+                self.run_cancel_callback(cb);
+            }
+            self.cancel_callbacks.lock().running.clear();
+        }
+    }
+
     /// Drops the cancel callbacks that never ran: the call has ended.
     pub(crate) fn close_cancel_callbacks(&self) {
         if !self.has_releases.load(Ordering::SeqCst) {
@@ -582,14 +712,16 @@ impl Call {
     /// The handle bindings pass through C (allocated on first use, released at scope
     /// end). `None` when the handle table is exhausted.
     pub fn handle(self: &Arc<Self>) -> Option<usize> {
-        *self.handle.get_or_init(|| handles::insert(self.clone()))
+        *self
+            .handle
+            .get_or_init(|| handle_table().insert(self.clone()))
     }
 
     pub(crate) fn release_handle(&self) {
         if let Some(Some(h)) = self.handle.get() {
-            handles::release(
+            handle_table().release(
                 *h,
-                handles::Tombstone {
+                Tombstone {
                     function_id: match (&self.function_id, self.entry()) {
                         (Some(id), _) => id.clone(),
                         (None, Some(e)) => e.id_nul.clone(),
@@ -605,15 +737,6 @@ impl Call {
         self.shared().log(level, msg);
     }
 
-    /// Cancels the call (`Cancelled` or `TimedOut`): the handler is not started if it has
-    /// not been; a pending host answer is abandoned and the outcome delivered now, on this
-    /// thread (the cancel callbacks, `on_invoked`, scope end and the outcome run here).
-    pub fn cancel(self: &Arc<Self>, code: ErrorCode) {
-        if self.mark_cancelled(code) {
-            self.end_cancelled(code);
-        }
-    }
-
     /// Marks the call cancelled or timed out, at once and running no host code: from now
     /// on `is_cancelled` is true and host answers are refused as late. `false` when it
     /// was marked already. [`Call::end_cancelled`] (here or on another thread) does the
@@ -622,192 +745,6 @@ impl Call {
         self.cancel_code
             .compare_exchange(0, code as i32 as u8, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
-    }
-
-    /// Ends a call marked cancelled on a thread of the completion pool, so that its host
-    /// callbacks hold up neither this thread nor any other call.
-    pub(crate) fn end_cancelled_later(self: Arc<Self>, code: ErrorCode) {
-        crate::threads::completions().submit(Box::new(move |w: crate::threads::Waited| {
-            if w.at_cap {
-                self.log(
-                    LogLevel::Warn,
-                    &format!(
-                        "all {} completion threads are running host callbacks (the cap): ending the call to {} ({}) waited {} ms for one of them to return",
-                        w.cap,
-                        self.function_id(),
-                        code.as_str(),
-                        w.waited.as_millis()
-                    ),
-                );
-            }
-            self.end_cancelled(code);
-        }));
-    }
-
-    /// The rest of a cancellation marked by [`Call::mark_cancelled`]: the cancel
-    /// callbacks, a lookup in flight cancelled, and a call waiting for the host ended
-    /// (`on_invoked`, scope end, the outcome).
-    pub(crate) fn end_cancelled(self: &Arc<Self>, code: ErrorCode) {
-        // the pending wait is abandoned before the host hears of the cancellation, so an
-        // answer it gives in reaction is late, and the outcome is Cancelled / TimedOut
-        let (resume, child, finished) = {
-            let mut ctl = self.ctl.lock();
-            let child = ctl.child.clone();
-            let resume = !ctl.finished && matches!(&ctl.wait, Some(w) if !w.inline);
-            if resume {
-                ctl.wait = None;
-            }
-            (resume, child, ctl.finished)
-        };
-        if code == ErrorCode::TimedOut && !finished && self.parent.is_none() {
-            self.log(
-                LogLevel::Warn,
-                &format!(
-                    "{} timed out after {} ms ({}); it ends TimedOut",
-                    self.function_id(),
-                    self.timeout.map_or(0, |t| t.as_millis()),
-                    if self.timeout_is_default {
-                        "the dispatcher's default timeout"
-                    } else {
-                        "the invocation's timeout"
-                    }
-                ),
-            );
-        }
-        let cbs = {
-            let mut g = self.cancel_callbacks.lock();
-            let cbs = std::mem::take(&mut g.list);
-            g.running = cbs.iter().map(|(id, _)| *id).collect();
-            cbs
-        };
-        if !cbs.is_empty() {
-            for (_, cb) in cbs {
-                self.run_cancel_callback(cb);
-            }
-            self.cancel_callbacks.lock().running.clear();
-        }
-        if finished {
-            return;
-        }
-        if let Some(c) = child {
-            c.cancel(code);
-        }
-        if resume {
-            crate::pipeline::drive(self, Some(Completion::Abort(code)));
-        }
-    }
-
-    /// Starts waiting for a host answer and runs `invoke` (the host callback) with the
-    /// wait's sequence number. Returns the answer when it came inline, or `None` when the
-    /// call is suspended (whoever answers later drives it on).
-    pub(crate) fn await_host(
-        self: &Arc<Self>,
-        op: Op,
-        invoke: impl FnOnce(u32),
-    ) -> Option<Completion> {
-        if let Some(code) = self.cancel_code() {
-            return Some(Completion::Abort(code));
-        }
-        let seq = {
-            let mut ctl = self.ctl.lock();
-            ctl.seq = ctl.seq.wrapping_add(1);
-            if handles::seq_bits(ctl.seq) == 0 {
-                ctl.seq = ctl.seq.wrapping_add(1);
-            }
-            ctl.wait = Some(Wait {
-                seq: ctl.seq,
-                op,
-                inline: true,
-            });
-            ctl.inline_result = None;
-            ctl.seq
-        };
-        invoke(seq);
-        let mut ctl = self.ctl.lock();
-        if let Some(c) = ctl.inline_result.take() {
-            ctl.wait = None;
-            return Some(c);
-        }
-        if ctl.finished {
-            return None;
-        }
-        if let Some(code) = self.cancel_code() {
-            ctl.wait = None;
-            return Some(Completion::Abort(code));
-        }
-        match ctl.wait.as_mut() {
-            Some(w) => {
-                w.inline = false;
-                None
-            }
-            // answered and taken already (cannot happen: answers while inline are stored)
-            None => None,
-        }
-    }
-
-    /// Delivers a host answer for the wait `seq` (or, with `seq == None`, for whatever
-    /// wait of kind `op` is pending).
-    pub(crate) fn answer(
-        self: &Arc<Self>,
-        seq: Option<u32>,
-        op: Op,
-        c: Completion,
-    ) -> Result<(), CompleteError> {
-        let what = match op {
-            Op::Gate => "gate answer",
-            Op::Handler => "handler result",
-            Op::Lookup => "lookup result",
-        };
-        let mut ctl = self.ctl.lock();
-        if self.cancel_code().is_some() {
-            // cancelled or timed out: whatever answers now is late
-            drop(ctl);
-            return Err(CompleteError::AlreadyCompleted(
-                self.function_id().to_string(),
-            ));
-        }
-        let matches = match &ctl.wait {
-            Some(w) => {
-                w.op == op && seq.is_none_or(|s| handles::seq_bits(w.seq) == handles::seq_bits(s))
-            }
-            None => false,
-        };
-        if !matches {
-            let waiting_for_other = ctl.wait.is_some() && !ctl.finished;
-            drop(ctl);
-            return Err(if waiting_for_other {
-                CompleteError::NotWaiting(self.function_id().to_string(), what)
-            } else {
-                CompleteError::AlreadyCompleted(self.function_id().to_string())
-            });
-        }
-        if ctl.wait.as_ref().is_some_and(|w| w.inline) {
-            if ctl.inline_result.is_some() {
-                return Err(CompleteError::AlreadyCompleted(
-                    self.function_id().to_string(),
-                ));
-            }
-            ctl.inline_result = Some(c);
-            return Ok(());
-        }
-        ctl.wait = None;
-        drop(ctl);
-        crate::pipeline::drive(self, Some(c));
-        Ok(())
-    }
-
-    /// Completes the running handler (or lookup) of this call.
-    pub fn complete(self: &Arc<Self>, result: HandlerResult) -> Result<(), CompleteError> {
-        self.answer(None, Op::Handler, Completion::Handler(result))
-    }
-
-    /// Answers the gate with sequence `seq`.
-    pub(crate) fn answer_gate(
-        self: &Arc<Self>,
-        seq: u32,
-        d: GateDecision,
-    ) -> Result<(), CompleteError> {
-        self.answer(Some(seq), Op::Gate, Completion::Gate(d))
     }
 
     /// Blocks until the outcome is delivered, or `deadline` passes (then `None`).
@@ -842,19 +779,6 @@ impl Call {
     }
 }
 
-impl crate::timer::Expire for Call {
-    /// The call's deadline passed: marked timed out here, on the timer thread, and ended
-    /// on the completion pool.
-    fn expire(self: Arc<Self>) {
-        if self.ctl.lock().finished {
-            return;
-        }
-        if self.mark_cancelled(ErrorCode::TimedOut) {
-            self.end_cancelled_later(ErrorCode::TimedOut);
-        }
-    }
-}
-
 /// Text stored with a trailing NUL, so the C layer can lend it without copying.
 pub(crate) fn with_nul(s: &str) -> String {
     let mut t = String::with_capacity(s.len() + 1);
@@ -870,9 +794,9 @@ pub(crate) fn strip_nul(s: &str) -> &str {
 /// An unanswered gate, handed to a delegate's `on_invoking` or the permission hook.
 /// Answer it exactly once, now or later from any thread. Dropping it unanswered denies.
 pub struct Gate {
-    call: Arc<Call>,
-    seq: u32,
-    answered: bool,
+    pub(crate) call: Arc<Call>,
+    pub(crate) seq: u32,
+    pub(crate) answered: bool,
 }
 
 impl Gate {
@@ -886,37 +810,19 @@ impl Gate {
     pub fn call(&self) -> &Arc<Call> {
         &self.call
     }
-    pub fn answer(mut self, d: GateDecision) -> Result<(), CompleteError> {
-        self.answered = true;
-        self.call.answer_gate(self.seq, d)
-    }
-    pub fn allow(self) -> Result<(), CompleteError> {
-        self.answer(GateDecision::Allow)
-    }
-    pub fn deny(self, msg: impl Into<String>) -> Result<(), CompleteError> {
-        self.answer(GateDecision::Deny(msg.into()))
-    }
-    pub fn open_app(self, msg: impl Into<String>) -> Result<(), CompleteError> {
-        self.answer(GateDecision::OpenApp(msg.into()))
-    }
-    /// Turns the gate into a handle for C (answered through [`answer_gate_handle`]).
-    /// `None` when the handle table is exhausted (the gate is then denied).
-    pub fn into_handle(mut self) -> Option<usize> {
-        let h = self.call.handle()?;
-        self.answered = true;
-        Some(handles::with_seq(h, self.seq))
-    }
 }
 
-impl Drop for Gate {
-    fn drop(&mut self) {
-        if !self.answered {
-            let _ = self.call.answer_gate(
-                self.seq,
-                GateDecision::Deny("the gate was dropped without an answer".into()),
-            );
-        }
-    }
+/// What a stale handle still tells: which function it was, for the log.
+#[derive(Clone)]
+pub(crate) struct Tombstone {
+    pub function_id: Arc<str>,
+    pub shared: std::sync::Weak<Shared>,
+}
+
+/// The process's handles of live calls (global: calls outlive dispatchers).
+pub(crate) fn handle_table() -> &'static handles::Table<Arc<Call>, Tombstone> {
+    static TABLE: OnceLock<handles::Table<Arc<Call>, Tombstone>> = OnceLock::new();
+    TABLE.get_or_init(handles::Table::new)
 }
 
 /// What a handle names.
@@ -931,16 +837,24 @@ pub enum HandleRef {
 /// Looks up a handle made by [`Call::handle`] or [`Gate::into_handle`]. A handle that has
 /// ended is reported (and logged to its dispatcher) rather than used.
 pub fn resolve_handle(h: usize) -> HandleRef {
-    match handles::get(h) {
+    match handle_table().get(h) {
         handles::Lookup::Live(c, seq) => HandleRef::Live(c, seq),
-        handles::Lookup::Ended(t) => HandleRef::Ended(strip_nul(&t.function_id).to_string()),
+        handles::Lookup::Ended(t) => HandleRef::Ended(ended_id(&t)),
         handles::Lookup::Unknown => HandleRef::Unknown,
+    }
+}
+
+/// The function id of an ended call's handle, for messages.
+pub(crate) fn ended_id(t: &Option<Tombstone>) -> String {
+    match t {
+        Some(t) => strip_nul(&t.function_id).to_string(),
+        None => "an earlier call".into(),
     }
 }
 
 /// Logs a late use of an ended call's handle to its dispatcher's log sink.
 pub fn log_late(h: usize, what: &str) {
-    if let handles::Lookup::Ended(t) = handles::get(h) {
+    if let handles::Lookup::Ended(Some(t)) = handle_table().get(h) {
         if let Some(s) = t.shared.upgrade() {
             s.log(
                 LogLevel::Warn,
@@ -950,22 +864,5 @@ pub fn log_late(h: usize, what: &str) {
                 ),
             );
         }
-    }
-}
-
-/// Answers a gate through its handle.
-pub fn answer_gate_handle(h: usize, d: GateDecision) -> Result<(), CompleteError> {
-    match handles::get(h) {
-        handles::Lookup::Live(c, seq) if seq != 0 => c.answer_gate(seq, d),
-        handles::Lookup::Live(c, _) => Err(CompleteError::NotWaiting(
-            c.function_id().to_string(),
-            "gate answer",
-        )),
-        handles::Lookup::Ended(t) => Err(CompleteError::AlreadyCompleted(
-            strip_nul(&t.function_id).to_string(),
-        )),
-        handles::Lookup::Unknown => Err(CompleteError::AlreadyCompleted(
-            "an unknown function".into(),
-        )),
     }
 }

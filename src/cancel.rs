@@ -1,10 +1,19 @@
 //! Cancellation tokens: a host cancels; every call carrying the token ends `Cancelled`.
 
-use crate::call::Call;
 use crate::error::ErrorCode;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
+
+/// What a token cancels (a call; the pipeline implements it).
+pub(crate) trait Cancellable: Send + Sync {
+    /// Marks it cancelled at once, running no host code; `false` when it was already.
+    fn mark_cancelled(&self, code: ErrorCode) -> bool;
+    /// Ends what was marked, on this thread (its host callbacks run here).
+    fn end_cancelled(self: Arc<Self>, code: ErrorCode);
+    /// Ends what was marked on a thread of the completion pool.
+    fn end_cancelled_later(self: Arc<Self>, code: ErrorCode);
+}
 
 /// A cancellation token shared by the host and any number of calls. Cheap to clone.
 #[derive(Clone, Default)]
@@ -15,7 +24,7 @@ pub struct CancelToken {
 #[derive(Default)]
 struct TokenInner {
     cancelled: AtomicBool,
-    calls: Mutex<Vec<(u64, Weak<Call>)>>,
+    calls: Mutex<Vec<(u64, Weak<dyn Cancellable>)>>,
     next: Mutex<u64>,
 }
 
@@ -51,7 +60,7 @@ impl CancelToken {
             return;
         }
         let calls = std::mem::take(&mut *self.inner.calls.lock());
-        let marked: Vec<Arc<Call>> = calls
+        let marked: Vec<Arc<dyn Cancellable>> = calls
             .into_iter()
             .filter_map(|(_, w)| w.upgrade())
             .filter(|c| c.mark_cancelled(ErrorCode::Cancelled))
@@ -67,7 +76,7 @@ impl CancelToken {
     }
 
     /// Registers a call; `None` when the token is already cancelled.
-    pub(crate) fn subscribe(&self, call: &Arc<Call>) -> Option<u64> {
+    pub(crate) fn subscribe(&self, call: Weak<dyn Cancellable>) -> Option<u64> {
         let mut calls = self.inner.calls.lock();
         if self.is_cancelled() {
             return None;
@@ -77,7 +86,7 @@ impl CancelToken {
             *n += 1;
             *n
         };
-        calls.push((id, Arc::downgrade(call)));
+        calls.push((id, call));
         Some(id)
     }
 

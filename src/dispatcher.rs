@@ -1,460 +1,24 @@
-//! The dispatcher: the registry (copy-on-write snapshots, so every call sees one
-//! consistent registry while registration goes on) and the entry points of a call.
+//! The dispatcher: the registry's writer (registration, with every check) and the entry
+//! points of a call (`execute`, `execute_async`), the exports and schemas. The registry's
+//! data lives in `registry`, a call's scope in `call`, how it runs in `pipeline`.
 
 use crate::binding::Limits;
-use crate::call::{Call, CallKind, Gate, Invocation, OutcomeSink};
+pub use crate::call::{sync_handler, Delegate, Handler, PermissionHook, ScopeHooks};
+use crate::call::{Call, CallKind, Entry, Hosted, Invocation, OutcomeSink, Snapshot};
 use crate::descriptor::{parse_entity_with, CallerPolicy, FunctionDescriptor, ParseContext};
 use crate::error::{Error, Result};
 use crate::log::{LogLevel, LogSink};
 use crate::outcome::Outcome;
-use crate::schema;
-use crate::types::TypeSet;
-use parking_lot::{Mutex, RwLock};
+pub use crate::registry::{ChangeListener, Schemas, DEFAULT_TIMEOUT};
+use crate::registry::{Registry, Slot};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-/// Runs a function (or an entity lookup). Complete the call exactly once, now or later
-/// from any thread, with [`Call::complete`].
-pub trait Handler: Send + Sync {
-    fn invoke(&self, call: &Arc<Call>);
-}
-
-impl<F: Fn(&Arc<Call>) + Send + Sync> Handler for F {
-    fn invoke(&self, call: &Arc<Call>) {
-        self(call)
-    }
-}
-
-/// A handler that answers synchronously: the closure's result completes the call.
-///
-/// ```
-/// use appfunctions::{Dispatcher, Invocation, sync_handler};
-/// let d = Dispatcher::new();
-/// d.register_function(
-///     r#"{"id":"add","parameters":[{"name":"a","type":"int32"},{"name":"b","type":"int32"}],"result":"int32"}"#,
-///     Some(sync_handler(|call| {
-///         let v: serde_json::Value = serde_json::from_str(call.args().unwrap()).unwrap();
-///         Ok(Some((v["a"].as_i64().unwrap() + v["b"].as_i64().unwrap()).to_string()))
-///     })),
-/// ).unwrap();
-/// let o = d.execute_outcome(&Invocation::new("add"), Some(r#"{"a":2,"b":3}"#));
-/// assert_eq!(o.result.as_deref(), Some("5"));
-/// ```
-pub fn sync_handler<F>(f: F) -> Arc<dyn Handler>
-where
-    F: Fn(&Arc<Call>) -> crate::call::HandlerResult + Send + Sync + 'static,
-{
-    Arc::new(move |call: &Arc<Call>| {
-        let r = f(call);
-        let _ = call.complete(r);
-    })
-}
-
-/// Cross-cutting concerns: sign-in gates, feature flags, telemetry.
-pub trait Delegate: Send + Sync {
-    /// Runs after binding, before the handler. Answer the gate once, now or later.
-    fn on_invoking(&self, call: &Arc<Call>, gate: Gate) {
-        let _ = call;
-        let _ = gate.allow();
-    }
-    /// Sees every outcome (refusals included). Failures here are logged and ignored.
-    fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
-        let _ = (call, outcome, outcome_json);
-    }
-    /// False when `on_invoking` is the default (lets the pipeline skip it).
-    fn has_on_invoking(&self) -> bool {
-        true
-    }
-    /// False when `on_invoked` is the default.
-    /// `on_invoked` with the outcome JSON followed by its NUL (`json_nul` ends with
-    /// `'\0'`), for hosts that lend it to C. By default it calls `on_invoked`.
-    #[doc(hidden)]
-    fn on_invoked_nul(&self, call: &Arc<Call>, outcome: &Outcome, json_nul: &str) {
-        self.on_invoked(call, outcome, crate::call::strip_nul(json_nul));
-    }
-    fn has_on_invoked(&self) -> bool {
-        true
-    }
-}
-
-/// The host's per-call scope (a DI scope): `begin` before anything else, `end` exactly
-/// once after the last `on_invoked`.
-pub trait ScopeHooks: Send + Sync {
-    fn begin(&self, call: &Arc<Call>);
-    fn end(&self, call: &Arc<Call>);
-}
-
-/// Asks the user to approve a `requiresPermission` function; answer the gate once.
-pub trait PermissionHook: Send + Sync {
-    fn ask(&self, call: &Arc<Call>, gate: Gate);
-}
-
-/// A registered function (declared, or generated for an entity).
-pub struct Entry {
-    pub desc: FunctionDescriptor,
-    /// The id followed by a NUL, shared by every call of this function.
-    pub(crate) id_nul: Arc<str>,
-    /// The parameters and result schemas, made on first use (named types only grow, so
-    /// they never change).
-    schemas: std::sync::OnceLock<Arc<Schemas>>,
-    /// MCP wraps the result as `{"result": ...}` (its schema's root is not an object).
-    mcp_wraps: std::sync::OnceLock<bool>,
-    /// Some text the function shows (title, description, a description in its schemas)
-    /// holds a `{metadata.X}` placeholder, so what it shows depends on the metadata.
-    templated: std::sync::OnceLock<bool>,
-    /// The registry JSON of this entry, disabled and enabled (entries never change).
-    json_cache: [std::sync::OnceLock<String>; 2],
-    /// This entry's tool object in each JSON export format (by `Format` index).
-    export_cache: [std::sync::OnceLock<String>; 6],
-    pub(crate) handler: Option<Arc<dyn Handler>>,
-    enabled: AtomicBool,
-}
-
-impl Entry {
-    /// Whether MCP wraps this function's structured result (`None`: no output schema).
-    pub(crate) fn mcp_wraps(&self, types: &TypeSet) -> Option<bool> {
-        let schemas = self.schemas(types);
-        let schema = schemas.1.as_ref()?;
-        Some(
-            *self
-                .mcp_wraps
-                .get_or_init(|| crate::export::mcp_wraps_result(schema)),
-        )
-    }
-
-    /// The entry's registry JSON (made once per enabled state).
-    pub(crate) fn json(&self, types: &TypeSet) -> &str {
-        let enabled = self.is_enabled();
-        self.json_cache[usize::from(enabled)].get_or_init(|| {
-            serde_json::to_string(&self.desc.to_json(types, enabled)).unwrap_or_default()
-        })
-    }
-
-    /// Whether what the function shows depends on the metadata (made once).
-    pub(crate) fn templated(&self, types: &TypeSet) -> bool {
-        *self.templated.get_or_init(|| {
-            let text = |t: &Option<String>| t.as_deref().is_some_and(|t| t.contains("{metadata."));
-            let sch = self.schemas(types);
-            text(&self.desc.title)
-                || text(&self.desc.description)
-                || crate::condition::json_has_placeholders(&sch.0)
-                || sch
-                    .1
-                    .as_ref()
-                    .is_some_and(crate::condition::json_has_placeholders)
-        })
-    }
-
-    /// The entry's schemas with their placeholders rendered for `metadata` (the shared ones
-    /// when there is none to render).
-    pub(crate) fn rendered_schemas(&self, types: &TypeSet, metadata: &Value) -> Arc<Schemas> {
-        let sch = self.schemas(types);
-        if !self.templated(types) {
-            return sch;
-        }
-        let (mut p, mut r) = (sch.0.clone(), sch.1.clone());
-        crate::condition::render_json(&mut p, metadata);
-        if let Some(r) = &mut r {
-            crate::condition::render_json(r, metadata);
-        }
-        Arc::new((p, r))
-    }
-
-    /// The entry's tool object in a JSON export format (made once, or every time for a
-    /// templated entry, rendered with the metadata schema's defaults).
-    fn export_fragment(
-        &self,
-        types: &TypeSet,
-        format: crate::export::Format,
-        metadata: &Value,
-    ) -> std::result::Result<std::borrow::Cow<'_, str>, crate::export::ExportError> {
-        use crate::export::Format;
-        use std::borrow::Cow;
-        let templated = self.templated(types);
-        let slot = &self.export_cache[Format::ALL.iter().position(|f| *f == format).unwrap_or(0)];
-        if let Some(s) = slot.get() {
-            return Ok(Cow::Borrowed(s));
-        }
-        let sch = self.rendered_schemas(types, metadata);
-        let d = &self.desc;
-        let render = |t: &str| crate::condition::render(t, metadata);
-        let title = d.title.as_deref().map(render);
-        let description = render(d.description.as_deref().unwrap_or(""));
-        let spec = crate::export::ToolSpec {
-            name: &d.id,
-            title: title.as_deref(),
-            description: &description,
-            input_schema: &sch.0,
-            output_schema: sch.1.as_ref(),
-            hints: crate::view::hints_of(d),
-            deprecated: d.deprecated,
-        };
-        let v = crate::export::tools_value(format, std::slice::from_ref(&spec))?;
-        // the array of one tool (gemini: one tool holding one declaration)
-        let one = match format {
-            Format::Gemini => v.pointer("/0/functionDeclarations/0").cloned(),
-            _ => v.get(0).cloned(),
-        }
-        .unwrap_or(Value::Null);
-        let text = serde_json::to_string(&one).unwrap_or_default();
-        if templated {
-            return Ok(Cow::Owned(text));
-        }
-        Ok(Cow::Borrowed(slot.get_or_init(|| text)))
-    }
-
-    /// The entry's (parameters, result) JSON Schemas.
-    pub(crate) fn schemas(&self, types: &TypeSet) -> Arc<Schemas> {
-        self.schemas
-            .get_or_init(|| {
-                Arc::new((
-                    schema::parameters_schema(types, &self.desc),
-                    schema::result_schema(types, &self.desc),
-                ))
-            })
-            .clone()
-    }
-
-    fn new(
-        desc: FunctionDescriptor,
-        handler: Option<Arc<dyn Handler>>,
-        enabled: AtomicBool,
-    ) -> Entry {
-        Entry {
-            id_nul: Arc::from(crate::call::with_nul(&desc.id).as_str()),
-            schemas: std::sync::OnceLock::new(),
-            mcp_wraps: std::sync::OnceLock::new(),
-            templated: std::sync::OnceLock::new(),
-            json_cache: Default::default(),
-            export_cache: Default::default(),
-            desc,
-            handler,
-            enabled,
-        }
-    }
-
-    pub fn is_enabled(&self) -> bool {
-        self.enabled.load(Ordering::Acquire)
-    }
-}
-
-/// Where an entry sits in its snapshot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Slot {
-    Declared(usize),
-    Generated(usize),
-}
-
-/// One consistent view of the registry. Calls hold one for their whole life.
-#[derive(Clone)]
-pub(crate) struct Snapshot {
-    pub types: Arc<TypeSet>,
-    functions: Vec<Arc<Entry>>,
-    /// Per entity (by entity index), its `search_{entity}`.
-    generated: Vec<Arc<Entry>>,
-    index: HashMap<Arc<str>, Slot>,
-    pub delegates: Arc<[Arc<dyn Delegate>]>,
-    pub scope_hooks: Option<Arc<dyn ScopeHooks>>,
-    pub permission: Option<Arc<dyn PermissionHook>>,
-    pub callers: CallerPolicy,
-    pub limits: Limits,
-    pub metadata_properties: Option<Arc<[String]>>,
-    /// The `default` of each property of the metadata schema that has one (an object):
-    /// what placeholders render to outside views, and where a view's metadata lacks them.
-    pub metadata_defaults: Arc<Value>,
-    pub toolkits: Vec<Arc<crate::toolkit::Toolkit>>,
-    pub version: u64,
-    /// The dispatcher's log sink and listeners (the same for every snapshot).
-    pub shared: Arc<Shared>,
-}
-
-impl Snapshot {
-    fn empty(shared: Arc<Shared>) -> Snapshot {
-        Snapshot {
-            shared,
-            types: Arc::new(TypeSet::default()),
-            functions: Vec::new(),
-            generated: Vec::new(),
-            index: HashMap::new(),
-            delegates: Arc::from(Vec::new()),
-            scope_hooks: None,
-            permission: None,
-            callers: CallerPolicy::default(),
-            limits: Limits::default(),
-            metadata_properties: None,
-            metadata_defaults: Arc::new(Value::Object(Map::new())),
-            toolkits: Vec::new(),
-            version: 0,
-        }
-    }
-
-    /// Where the function `id` sits.
-    pub(crate) fn slot_of(&self, id: &str) -> Option<Slot> {
-        self.index.get(id).copied()
-    }
-
-    /// The entry at a slot of this snapshot.
-    pub(crate) fn entry_at(&self, slot: Slot) -> &Arc<Entry> {
-        match slot {
-            Slot::Declared(i) => &self.functions[i],
-            Slot::Generated(i) => &self.generated[i],
-        }
-    }
-
-    pub fn find(&self, id: &str) -> Option<Arc<Entry>> {
-        match self.index.get(id)? {
-            Slot::Declared(i) => self.functions.get(*i).cloned(),
-            Slot::Generated(i) => self.generated.get(*i).cloned(),
-        }
-    }
-
-    pub fn toolkit(&self, name: &str) -> Option<&crate::toolkit::Toolkit> {
-        self.toolkits.iter().find(|t| t.name == name).map(|t| &**t)
-    }
-
-    /// Where the `search_{entity}` of an entity sits.
-    pub(crate) fn search_slot(&self, entity: usize) -> Option<Slot> {
-        (entity < self.generated.len()).then_some(Slot::Generated(entity))
-    }
-
-    /// Declared functions in registration order, then the generated ones.
-    pub fn entries(&self) -> impl Iterator<Item = &Arc<Entry>> {
-        self.functions.iter().chain(self.generated.iter())
-    }
-
-    pub fn not_found_message(&self, id: &str) -> String {
-        let hint = if self.index.len() <= 2000 {
-            crate::types::closest(self.index.keys().map(|k| &**k), id)
-                .map(|c| format!(" (did you mean \"{c}\"?)"))
-                .unwrap_or_default()
-        } else {
-            String::new()
-        };
-        format!("no function named {}{hint}", crate::types::quote_short(id))
-    }
-
-    pub fn result_limits(&self) -> Limits {
-        Limits {
-            max_input_bytes: usize::MAX,
-            max_depth: self.limits.max_depth,
-        }
-    }
-
-    fn reindex(&mut self) {
-        self.index.clear();
-        for (i, e) in self.functions.iter().enumerate() {
-            self.index
-                .insert(Arc::from(e.desc.id.as_str()), Slot::Declared(i));
-        }
-        for (i, e) in self.generated.iter().enumerate() {
-            self.index
-                .insert(Arc::from(e.desc.id.as_str()), Slot::Generated(i));
-        }
-    }
-}
-
-/// A function's (parameters, result) JSON Schemas.
-pub type Schemas = (Value, Option<Value>);
-
-/// Called after every change of the registry.
-pub type ChangeListener = Arc<dyn Fn() + Send + Sync>;
-
-/// What outlives a dispatcher for as long as its calls run.
-pub struct Shared {
-    log: RwLock<Option<LogSink>>,
-    listeners: Mutex<Vec<(u64, ChangeListener)>>,
-    next_listener: AtomicU64,
-    /// Bumped by every change of the registry (registration, enabling, hooks, ...).
-    generation: AtomicU64,
-    /// The timeout of invocations that name none, in milliseconds; 0: none.
-    default_timeout_ms: AtomicU64,
-    /// `shutdown` was called: new calls end at once with `LimitExceeded`.
-    shutting_down: AtomicBool,
-    /// Calls started and not yet ended, per thread group (a call ends on the shard it
-    /// started on, so each shard is exact and never negative).
-    in_flight: [InFlightShard; SNAPSHOT_COPIES],
-    /// `shutdown` waits here for the calls in flight.
-    drain: Mutex<()>,
-    drained: parking_lot::Condvar,
-}
-
-/// One in-flight counter, on cache lines of its own.
-#[repr(align(128))]
-#[derive(Default)]
-struct InFlightShard(AtomicU64);
-
-/// The default timeout of a dispatcher (30 s).
-pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
-impl Shared {
-    pub(crate) fn log(&self, level: LogLevel, msg: &str) {
-        let sink = self.log.read().clone();
-        if let Some(s) = sink {
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s(level, msg)));
-        }
-    }
-
-    /// Counts a new call; `None` (and not counted) when the dispatcher is shutting down.
-    fn call_started(&self) -> Option<usize> {
-        let shard = copy_index();
-        self.in_flight[shard].0.fetch_add(1, Ordering::SeqCst);
-        if self.shutting_down.load(Ordering::SeqCst) {
-            self.call_ended(shard);
-            return None;
-        }
-        Some(shard)
-    }
-
-    /// A call counted on `shard` has ended (its outcome delivered).
-    pub(crate) fn call_ended(&self, shard: usize) {
-        self.in_flight[shard].0.fetch_sub(1, Ordering::SeqCst);
-        if self.shutting_down.load(Ordering::SeqCst) {
-            let _g = self.drain.lock();
-            self.drained.notify_all();
-        }
-    }
-
-    fn in_flight(&self) -> u64 {
-        self.in_flight
-            .iter()
-            .map(|s| s.0.load(Ordering::SeqCst))
-            .sum()
-    }
-}
-
-struct Inner {
-    /// The registry as writers keep it.
-    snap: RwLock<Arc<Snapshot>>,
-    /// `snap`'s version, read by calls without taking its lock.
-    version: AtomicU64,
-    /// Per-thread-group copies of `snap` that calls take: each copy has a reference count
-    /// and a lock of its own, so calls on different threads touch no shared cache line.
-    /// Made on first use after each change (writers empty them, releasing what they held).
-    copies: [CopyShard; SNAPSHOT_COPIES],
-    shared: Arc<Shared>,
-    /// Serialises writers (registration), so validation runs outside the snapshot lock.
-    writer: Mutex<()>,
-}
-
-const SNAPSHOT_COPIES: usize = 4;
-
-/// One copy of the snapshot, on cache lines of its own.
-#[repr(align(128))]
-#[derive(Default)]
-struct CopyShard(RwLock<Option<Arc<Snapshot>>>);
-
-fn copy_index() -> usize {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    thread_local! { static INDEX: usize = NEXT.fetch_add(1, Ordering::Relaxed) as usize % SNAPSHOT_COPIES; }
-    INDEX.with(|i| *i)
-}
 
 /// The dispatcher. Thread-safe; cheap to clone (clones share one registry).
 #[derive(Clone)]
 pub struct Dispatcher {
-    inner: Arc<Inner>,
+    registry: Arc<Registry<Hosted>>,
 }
 
 impl Default for Dispatcher {
@@ -486,110 +50,32 @@ fn parse_json(text: &str, what: &str) -> Result<Value> {
 
 impl Dispatcher {
     pub fn new() -> Dispatcher {
-        let shared = Arc::new(Shared {
-            log: RwLock::new(None),
-            listeners: Mutex::new(Vec::new()),
-            next_listener: AtomicU64::new(1),
-            generation: AtomicU64::new(1),
-            default_timeout_ms: AtomicU64::new(DEFAULT_TIMEOUT.as_millis() as u64),
-            shutting_down: AtomicBool::new(false),
-            in_flight: Default::default(),
-            drain: Mutex::new(()),
-            drained: parking_lot::Condvar::new(),
-        });
         Dispatcher {
-            inner: Arc::new(Inner {
-                snap: RwLock::new(Arc::new(Snapshot::empty(shared.clone()))),
-                version: AtomicU64::new(0),
-                copies: Default::default(),
-                shared,
-                writer: Mutex::new(()),
-            }),
+            registry: Arc::new(Registry::new()),
         }
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
-        let version = self.inner.version.load(Ordering::Acquire);
-        let shard = &self.inner.copies[copy_index()].0;
-        if let Some(s) = &*shard.read() {
-            if s.version == version {
-                return s.clone();
-            }
-        }
-        // first use after a change: copy the writers' snapshot (entries are shared)
-        let master = self.inner.snap.read().clone();
-        let copy = Arc::new((*master).clone());
-        let mut g = shard.write();
-        if g.as_ref().is_none_or(|s| s.version < copy.version) {
-            *g = Some(copy.clone());
-        }
-        copy
+        self.registry.snapshot()
     }
 
-    /// Applies a validated change to the registry. `check` runs against the current
-    /// snapshot outside the snapshot lock; `apply` must not fail.
     fn update<T>(
         &self,
         check: impl FnOnce(&Snapshot) -> Result<T>,
         apply: impl FnOnce(&mut Snapshot, T),
         notify: bool,
     ) -> Result<()> {
-        let _w = self.inner.writer.lock();
-        let prepared = {
-            // the writers' snapshot itself (making a call's copy here would cost a clone of
-            // the registry per registration)
-            let cur = self.inner.snap.read().clone();
-            check(&cur)?
-        };
-        {
-            let mut g = self.inner.snap.write();
-            // clones only when calls in flight hold the current snapshot
-            let s = Arc::make_mut(&mut *g);
-            apply(s, prepared);
-            s.version += 1;
-            self.inner.version.store(s.version, Ordering::Release);
-        }
-        self.inner.shared.generation.fetch_add(1, Ordering::AcqRel);
-        // the copies are stale now; dropping them releases what only they held
-        for c in &self.inner.copies {
-            let old = c.0.write().take();
-            drop(old);
-        }
-        drop(_w);
-        if notify {
-            self.notify_changed();
-        }
-        Ok(())
-    }
-
-    fn notify_changed(&self) {
-        let listeners: Vec<_> = self
-            .inner
-            .shared
-            .listeners
-            .lock()
-            .iter()
-            .map(|(_, f)| f.clone())
-            .collect();
-        for f in listeners {
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f()));
-        }
+        self.registry.update(check, apply, notify)
     }
 
     /// Calls `f` after every change of the registry (for `list_changed`); returns an id
     /// for [`Dispatcher::unsubscribe`].
     pub fn subscribe_changes(&self, f: ChangeListener) -> u64 {
-        let id = self
-            .inner
-            .shared
-            .next_listener
-            .fetch_add(1, Ordering::Relaxed);
-        self.inner.shared.listeners.lock().push((id, f));
-        id
+        self.registry.shared.subscribe(f)
     }
 
     pub fn unsubscribe(&self, id: u64) {
-        self.inner.shared.listeners.lock().retain(|(i, _)| *i != id);
+        self.registry.shared.unsubscribe(id)
     }
 
     /// A counter bumped by every registry change.
@@ -600,7 +86,7 @@ impl Dispatcher {
     /// A counter that changes with every change of the registry, enabling and disabling
     /// functions included (what views show may have changed).
     pub fn generation(&self) -> u64 {
-        self.inner.shared.generation.load(Ordering::Acquire)
+        self.registry.shared.generation.load(Ordering::Acquire)
     }
 
     /// Sets the timeout of invocations that name none (default [`DEFAULT_TIMEOUT`], 30 s);
@@ -608,7 +94,7 @@ impl Dispatcher {
     /// logged (warn) naming the function and the timeout.
     pub fn set_default_timeout(&self, timeout: Option<std::time::Duration>) {
         let ms = timeout.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
-        self.inner
+        self.registry
             .shared
             .default_timeout_ms
             .store(ms, Ordering::Release);
@@ -616,7 +102,12 @@ impl Dispatcher {
 
     /// The timeout of invocations that name none; `None`: no timeout.
     pub fn default_timeout(&self) -> Option<std::time::Duration> {
-        match self.inner.shared.default_timeout_ms.load(Ordering::Acquire) {
+        match self
+            .registry
+            .shared
+            .default_timeout_ms
+            .load(Ordering::Acquire)
+        {
             0 => None,
             ms => Some(std::time::Duration::from_millis(ms)),
         }
@@ -624,19 +115,19 @@ impl Dispatcher {
 
     /// How many calls are running now (started and their outcome not yet delivered).
     pub fn in_flight(&self) -> u64 {
-        self.inner.shared.in_flight()
+        self.registry.shared.in_flight()
     }
 
     /// Whether [`Dispatcher::shutdown`] was called.
     pub fn is_shutting_down(&self) -> bool {
-        self.inner.shared.shutting_down.load(Ordering::Acquire)
+        self.registry.shared.shutting_down.load(Ordering::Acquire)
     }
 
     /// Refuses new calls from now on (they end at once with `LimitExceeded`, "the
     /// dispatcher is shutting down", running no host code) and waits up to `timeout` for
     /// the calls in flight. Returns how many still run (0: drained). Idempotent.
     pub fn shutdown(&self, timeout: std::time::Duration) -> u64 {
-        let shared = &self.inner.shared;
+        let shared = &self.registry.shared;
         shared.shutting_down.store(true, Ordering::SeqCst);
         let deadline = std::time::Instant::now().checked_add(timeout);
         let mut g = shared.drain.lock();
@@ -705,33 +196,32 @@ impl Dispatcher {
                     limits: s.limits,
                 };
                 let desc = FunctionDescriptor::parse(doc, &s.types, &cx)?;
-                if s.index.contains_key(desc.id.as_str()) {
+                if s.contains(&desc.id) {
                     return Err(Error::Duplicate(format!("a function with id \"{}\" is already registered", desc.id)));
                 }
                 if s.toolkit(&desc.id).is_some() {
                     return Err(Error::Duplicate(format!("\"{}\" is the name of a toolkit", desc.id)));
                 }
-                if let Some(t) = &desc.toolkit {
-                    if s.toolkit(t).is_none() {
-                        return Err(Error::descriptor(
+                let toolkit = match &desc.toolkit {
+                    Some(t) => Some(s.toolkit_index(t).ok_or_else(|| {
+                        Error::descriptor(
                             format!("{}.toolkit", desc.id),
                             format!("unknown toolkit \"{t}\" (define it with af_define_toolkit first)"),
-                        ));
-                    }
-                }
+                        )
+                    })?),
+                    None => None,
+                };
                 if !has_handler && desc.kind == crate::descriptor::FunctionKind::Function {
                     return Err(Error::descriptor(
                         format!("{}.kind", desc.id),
                         "a function needs a handler; only kind \"output\" may be registered without one",
                     ));
                 }
-                Ok(desc)
+                Ok((desc, toolkit))
             },
-            |s, desc| {
-                let id: Arc<str> = Arc::from(desc.id.as_str());
-                let enabled = AtomicBool::new(desc.enabled);
-                s.functions.push(Arc::new(Entry::new(desc, handler, enabled)));
-                s.index.insert(id, Slot::Declared(s.functions.len() - 1));
+            |s, (desc, toolkit)| {
+                let enabled = desc.enabled;
+                s.push_function(Entry::new(desc, handler, enabled, toolkit));
             },
             true,
         )
@@ -745,7 +235,7 @@ impl Dispatcher {
             |s| {
                 let def = parse_entity_with(&doc, &s.types, s.metadata_properties.as_deref())?;
                 let search_id = format!("search_{}", def.name);
-                if s.index.contains_key(search_id.as_str()) {
+                if s.contains(&search_id) {
                     return Err(Error::Duplicate(format!(
                         "entity \"{}\" would generate \"{search_id}\", which is already registered",
                         def.name
@@ -758,16 +248,7 @@ impl Dispatcher {
             },
             |s, (t, desc)| {
                 s.types = Arc::new(t);
-                s.generated.push(Arc::new(Entry::new(
-                    desc,
-                    Some(lookup),
-                    AtomicBool::new(true),
-                )));
-                let i = s.generated.len() - 1;
-                s.index.insert(
-                    Arc::from(s.generated[i].desc.id.as_str()),
-                    Slot::Generated(i),
-                );
+                s.push_generated(Entry::new(desc, Some(lookup), true, None));
             },
             true,
         )
@@ -776,17 +257,14 @@ impl Dispatcher {
     /// Removes a declared function. Calls in flight finish with what they hold.
     pub fn unregister_function(&self, id: &str) -> Result<()> {
         self.update(
-            |s| match s.index.get(id) {
-                Some(Slot::Declared(i)) => Ok(*i),
+            |s| match s.slot_of(id) {
+                Some(Slot::Declared(i)) => Ok(i),
                 Some(Slot::Generated(_)) => Err(Error::Invalid(format!(
                     "\"{id}\" is generated for an entity and cannot be unregistered"
                 ))),
                 None => Err(Error::NotFound(id.into())),
             },
-            |s, i| {
-                s.functions.remove(i);
-                s.reindex();
-            },
+            |s, i| s.remove_function(i),
             true,
         )
     }
@@ -797,9 +275,12 @@ impl Dispatcher {
             .snapshot()
             .find(id)
             .ok_or_else(|| Error::NotFound(id.into()))?;
-        if entry.enabled.swap(enabled, Ordering::AcqRel) != enabled {
-            self.inner.shared.generation.fetch_add(1, Ordering::AcqRel);
-            self.notify_changed();
+        if entry.set_enabled(enabled) {
+            self.registry
+                .shared
+                .generation
+                .fetch_add(1, Ordering::AcqRel);
+            self.registry.shared.notify_changed();
         }
         Ok(())
     }
@@ -832,22 +313,19 @@ impl Dispatcher {
     /// Which callers may call one function (replaces the descriptor's `callers`).
     pub fn set_function_caller_policy(&self, id: &str, policy: CallerPolicy) -> Result<()> {
         self.update(
-            |s| match s.index.get(id) {
-                Some(Slot::Declared(i)) => Ok(*i),
+            |s| match s.slot_of(id) {
+                Some(Slot::Declared(i)) => Ok(i),
                 Some(Slot::Generated(_)) => Err(Error::Invalid(format!(
                     "\"{id}\" is generated; set the dispatcher's caller policy instead"
                 ))),
                 None => Err(Error::NotFound(id.into())),
             },
             |s, i| {
-                let old = &s.functions[i];
+                let old = s.function(i);
                 let mut desc = old.desc.clone();
                 desc.callers = policy;
-                s.functions[i] = Arc::new(Entry::new(
-                    desc,
-                    old.handler.clone(),
-                    AtomicBool::new(old.is_enabled()),
-                ));
+                let e = Entry::new(desc, old.handler.clone(), old.is_enabled(), old.toolkit);
+                s.replace_function(i, e);
             },
             false,
         )
@@ -899,7 +377,7 @@ impl Dispatcher {
                         tk.name
                     )));
                 }
-                if s.index.contains_key(tk.name.as_str()) {
+                if s.contains(&tk.name) {
                     return Err(Error::Duplicate(format!(
                         "\"{}\" is already the id of a function",
                         tk.name
@@ -964,12 +442,12 @@ impl Dispatcher {
     }
 
     pub fn set_log_sink(&self, sink: Option<LogSink>) {
-        *self.inner.shared.log.write() = sink;
+        self.registry.shared.set_log_sink(sink);
     }
 
     /// Writes to the dispatcher's log sink.
     pub(crate) fn log(&self, level: LogLevel, msg: &str) {
-        self.inner.shared.log(level, msg);
+        self.registry.shared.log(level, msg);
     }
 
     /// Starts a call; `sink` receives the outcome (else it is kept for `wait_outcome`).
@@ -980,7 +458,7 @@ impl Dispatcher {
         args: Option<&str>,
         sink: Option<OutcomeSink>,
     ) -> std::result::Result<Arc<Call>, Option<OutcomeSink>> {
-        let Some(shard) = self.inner.shared.call_started() else {
+        let Some(shard) = self.registry.shared.call_started() else {
             return Err(sink);
         };
         let snap = self.snapshot();
@@ -1003,7 +481,8 @@ impl Dispatcher {
         let call = Arc::new(call);
         call.ctl.lock().sink = sink;
         if let Some(t) = &inv.cancel {
-            match t.0.subscribe(&call) {
+            let weak: std::sync::Weak<dyn crate::cancel::Cancellable> = Arc::downgrade(&call) as _;
+            match t.0.subscribe(weak) {
                 Some(id) => {
                     let _ = call.token_sub.set(id);
                 }
@@ -1126,7 +605,7 @@ impl Dispatcher {
     /// The registry: declared functions, then generated ones; types; entities.
     pub fn registry_json(&self) -> String {
         let s = self.snapshot();
-        let mut out = String::with_capacity(256 * (s.functions.len() + s.generated.len()) + 1024);
+        let mut out = String::with_capacity(256 * s.len() + 1024);
         out.push_str("{\"functions\":[");
         for (i, e) in s.entries().enumerate() {
             if i > 0 {
@@ -1200,27 +679,7 @@ impl Dispatcher {
             crate::condition::render_json(&mut registry, &self.snapshot().metadata_defaults);
             return crate::export::android_xml(&registry);
         }
-        let s = self.snapshot();
-        // each entry renders (and keeps) its own tool object; an export joins them
-        let mut out = String::from(if format == crate::export::Format::Gemini {
-            "[{\"functionDeclarations\":["
-        } else {
-            "["
-        });
-        let mut first = true;
-        for e in s.entries().filter(|e| e.is_enabled()) {
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            out.push_str(&e.export_fragment(&s.types, format, &s.metadata_defaults)?);
-        }
-        out.push_str(if format == crate::export::Format::Gemini {
-            "]}]"
-        } else {
-            "]"
-        });
-        Ok(out)
+        crate::listing::tool_list(&self.snapshot(), format)
     }
 
     /// The descriptors of every function (declared, then generated).

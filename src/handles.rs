@@ -7,13 +7,14 @@
 //! sequence number of one pending gate, so the answer to an old gate cannot be taken for
 //! the answer to the current one.
 //!
-//! The table is global because calls outlive dispatchers. Slots are recycled, never
-//! freed, so memory stays flat at the high-water mark of concurrent calls.
+//! A [`Table`] holds live values `L` (calls) and, for a released handle, a tombstone `E`
+//! (what a stale handle still tells). `call` keeps the process's one table of calls,
+//! global because calls outlive dispatchers. Slots are recycled, never freed, so memory
+//! stays flat at the high-water mark of concurrent calls.
 
-use crate::call::Call;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 const SEQ_BITS: u32 = if usize::BITS == 64 { 8 } else { 6 };
 const SLOT_BITS: u32 = if usize::BITS == 64 { 24 } else { 18 };
@@ -29,28 +30,21 @@ const CHUNK: usize = 1024;
 const MAX_CHUNKS: usize = (1 << SLOT_BITS) / CHUNK;
 const SHARDS: usize = 8;
 
-/// What a stale handle still tells: which function it was, for the log.
-#[derive(Clone)]
-pub(crate) struct Tombstone {
-    pub function_id: Arc<str>,
-    pub shared: std::sync::Weak<crate::dispatcher::Shared>,
-}
-
-enum Entry {
+enum Entry<L, E> {
     Free,
-    Live(Arc<Call>),
-    Ended(Tombstone),
+    Live(L),
+    Ended(E),
 }
 
 /// Aligned so that the slots of calls running on different threads never share a cache
 /// line.
 #[repr(align(128))]
-struct Slot {
-    state: Mutex<(usize, Entry)>,
+struct Slot<L, E> {
+    state: Mutex<(usize, Entry<L, E>)>,
     /// The tombstone of the slot's previous occupant and its generation, kept when the
     /// slot is reused, so a late completion through its handle is still recognised
     /// (and logged) as "ended" rather than "unknown".
-    prev: Mutex<Option<(usize, Tombstone)>>,
+    prev: Mutex<Option<(usize, E)>>,
 }
 
 /// One shard per cache line pair, so threads working on their own shards do not share
@@ -65,20 +59,14 @@ impl<T> std::ops::Deref for Padded<T> {
     }
 }
 
-struct Table {
-    chunks: Vec<OnceLock<Box<[Slot]>>>,
+/// A run of slots, allocated when first needed.
+type Chunk<L, E> = OnceLock<Box<[Slot<L, E>]>>;
+
+/// A table of handles naming live values `L`; a released handle leaves a tombstone `E`.
+pub(crate) struct Table<L, E> {
+    chunks: Vec<Chunk<L, E>>,
     fresh: AtomicUsize,
     free: [Padded<Mutex<Vec<usize>>>; SHARDS],
-}
-
-fn table() -> &'static Table {
-    static TABLE: OnceLock<Table> = OnceLock::new();
-    TABLE.get_or_init(|| Table {
-        chunks: (0..MAX_CHUNKS).map(|_| OnceLock::new()).collect(),
-        // slot 0 is never used, so no handle is 0 (NULL)
-        fresh: AtomicUsize::new(1),
-        free: std::array::from_fn(|_| Padded(Mutex::new(Vec::new()))),
-    })
 }
 
 fn shard() -> usize {
@@ -87,68 +75,127 @@ fn shard() -> usize {
     SHARD.with(|s| *s)
 }
 
-fn slot(index: usize) -> Option<&'static Slot> {
-    let t = table();
-    let chunk = t.chunks.get(index / CHUNK)?.get()?;
-    chunk.get(index % CHUNK)
-}
-
 /// The result of looking a handle up.
-pub(crate) enum Lookup {
-    Live(Arc<Call>, u32),
-    Ended(Tombstone),
+pub(crate) enum Lookup<L, E> {
+    Live(L, u32),
+    /// A handle whose value was released: its tombstone, or `None` when the slot has been
+    /// reused since by more than one occupant (the tombstone is gone).
+    Ended(Option<E>),
     Unknown,
 }
 
-/// Registers a live call; returns its handle (`seq` bits zero), or `None` when the table is
-/// full.
-pub(crate) fn insert(call: Arc<Call>) -> Option<usize> {
-    let t = table();
-    let me = shard();
-    let index = {
-        let mut found = t.free[me].lock().pop();
-        if found.is_none() {
-            for i in 1..SHARDS {
-                found = t.free[(me + i) % SHARDS].lock().pop();
-                if found.is_some() {
-                    break;
+impl<L: Clone, E: Clone> Table<L, E> {
+    pub(crate) fn new() -> Self {
+        Table {
+            chunks: (0..MAX_CHUNKS).map(|_| OnceLock::new()).collect(),
+            // slot 0 is never used, so no handle is 0 (NULL)
+            fresh: AtomicUsize::new(1),
+            free: std::array::from_fn(|_| Padded(Mutex::new(Vec::new()))),
+        }
+    }
+
+    fn slot(&self, index: usize) -> Option<&Slot<L, E>> {
+        let chunk = self.chunks.get(index / CHUNK)?.get()?;
+        chunk.get(index % CHUNK)
+    }
+
+    /// Registers a live value; returns its handle (`seq` bits zero), or `None` when the
+    /// table is full.
+    pub(crate) fn insert(&self, live: L) -> Option<usize> {
+        let me = shard();
+        let index = {
+            let mut found = self.free[me].lock().pop();
+            if found.is_none() {
+                for i in 1..SHARDS {
+                    found = self.free[(me + i) % SHARDS].lock().pop();
+                    if found.is_some() {
+                        break;
+                    }
                 }
             }
-        }
-        match found {
-            Some(i) => i,
-            None => {
-                let i = t.fresh.fetch_add(1, Ordering::Relaxed);
-                if i > SLOT_MASK {
-                    return None;
+            match found {
+                Some(i) => i,
+                None => {
+                    let i = self.fresh.fetch_add(1, Ordering::Relaxed);
+                    if i > SLOT_MASK {
+                        return None;
+                    }
+                    self.chunks[i / CHUNK].get_or_init(|| {
+                        (0..CHUNK)
+                            .map(|_| Slot {
+                                state: Mutex::new((0, Entry::Free)),
+                                prev: Mutex::new(None),
+                            })
+                            .collect()
+                    });
+                    i
                 }
-                t.chunks[i / CHUNK].get_or_init(|| {
-                    (0..CHUNK)
-                        .map(|_| Slot {
-                            state: Mutex::new((0, Entry::Free)),
-                            prev: Mutex::new(None),
-                        })
-                        .collect()
-                });
-                i
             }
+        };
+        let s = self.slot(index)?;
+        let handle = {
+            let mut st = s.state.lock();
+            let old_generation = st.0;
+            st.0 = (st.0 + 1) & GEN_MASK;
+            if st.0 == 0 {
+                st.0 = 1;
+            }
+            // a free slot holds no live value, so nothing of the host's is dropped here
+            if let Entry::Ended(t) = std::mem::replace(&mut st.1, Entry::Live(live)) {
+                *s.prev.lock() = Some((old_generation, t));
+            }
+            (st.0 << (SLOT_BITS + SEQ_BITS)) | (index << SEQ_BITS)
+        };
+        Some(handle)
+    }
+
+    pub(crate) fn get(&self, handle: usize) -> Lookup<L, E> {
+        let index = (handle >> SEQ_BITS) & SLOT_MASK;
+        let generation = (handle >> (SLOT_BITS + SEQ_BITS)) & GEN_MASK;
+        let seq = (handle & SEQ_MASK) as u32;
+        if index == 0 {
+            return Lookup::Unknown;
         }
-    };
-    let s = slot(index)?;
-    let handle = {
-        let mut st = s.state.lock();
-        let old_generation = st.0;
-        st.0 = (st.0 + 1) & GEN_MASK;
-        if st.0 == 0 {
-            st.0 = 1;
+        let Some(s) = self.slot(index) else {
+            return Lookup::Unknown;
+        };
+        let st = s.state.lock();
+        if st.0 != generation {
+            // the slot was reused: a handle of an earlier generation names a value released
+            if let Some((g, t)) = &*s.prev.lock() {
+                if *g == generation {
+                    return Lookup::Ended(Some(t.clone()));
+                }
+            }
+            let age = st.0.wrapping_sub(generation) & GEN_MASK;
+            if generation != 0 && age != 0 && age < (GEN_MASK >> 1) {
+                return Lookup::Ended(None);
+            }
+            return Lookup::Unknown;
         }
-        // a free slot holds no live call, so nothing of the host's is dropped here
-        if let Entry::Ended(t) = std::mem::replace(&mut st.1, Entry::Live(call)) {
-            *s.prev.lock() = Some((old_generation, t));
+        match &st.1 {
+            Entry::Live(c) => Lookup::Live(c.clone(), seq),
+            Entry::Ended(t) => Lookup::Ended(Some(t.clone())),
+            Entry::Free => Lookup::Unknown,
         }
-        (st.0 << (SLOT_BITS + SEQ_BITS)) | (index << SEQ_BITS)
-    };
-    Some(handle)
+    }
+
+    /// Ends a handle: later uses find `tomb` until the slot is reused.
+    pub(crate) fn release(&self, handle: usize, tomb: E) {
+        let index = (handle >> SEQ_BITS) & SLOT_MASK;
+        let generation = (handle >> (SLOT_BITS + SEQ_BITS)) & GEN_MASK;
+        let Some(s) = self.slot(index) else { return };
+        let old = {
+            let mut st = s.state.lock();
+            if st.0 != generation || !matches!(st.1, Entry::Live(_)) {
+                return;
+            }
+            std::mem::replace(&mut st.1, Entry::Ended(tomb))
+        };
+        // the value (and what it holds) is dropped outside the slot's lock
+        drop(old);
+        self.free[shard()].lock().push(index);
+    }
 }
 
 /// A handle for one pending gate of the call named by `handle`.
@@ -159,55 +206,4 @@ pub(crate) fn with_seq(handle: usize, seq: u32) -> usize {
 /// The low bits of a gate sequence number as carried in handles.
 pub(crate) fn seq_bits(seq: u32) -> u32 {
     (seq as usize & SEQ_MASK) as u32
-}
-
-pub(crate) fn get(handle: usize) -> Lookup {
-    let index = (handle >> SEQ_BITS) & SLOT_MASK;
-    let generation = (handle >> (SLOT_BITS + SEQ_BITS)) & GEN_MASK;
-    let seq = (handle & SEQ_MASK) as u32;
-    if index == 0 {
-        return Lookup::Unknown;
-    }
-    let Some(s) = slot(index) else {
-        return Lookup::Unknown;
-    };
-    let st = s.state.lock();
-    if st.0 != generation {
-        // the slot was reused: a handle of an earlier generation names a call that ended
-        if let Some((g, t)) = &*s.prev.lock() {
-            if *g == generation {
-                return Lookup::Ended(t.clone());
-            }
-        }
-        let age = st.0.wrapping_sub(generation) & GEN_MASK;
-        if generation != 0 && age != 0 && age < (GEN_MASK >> 1) {
-            return Lookup::Ended(Tombstone {
-                function_id: Arc::from("an earlier call\0"),
-                shared: std::sync::Weak::new(),
-            });
-        }
-        return Lookup::Unknown;
-    }
-    match &st.1 {
-        Entry::Live(c) => Lookup::Live(c.clone(), seq),
-        Entry::Ended(t) => Lookup::Ended(t.clone()),
-        Entry::Free => Lookup::Unknown,
-    }
-}
-
-/// Ends a call's handle: later uses find a tombstone until the slot is reused.
-pub(crate) fn release(handle: usize, tomb: Tombstone) {
-    let index = (handle >> SEQ_BITS) & SLOT_MASK;
-    let generation = (handle >> (SLOT_BITS + SEQ_BITS)) & GEN_MASK;
-    let Some(s) = slot(index) else { return };
-    let old = {
-        let mut st = s.state.lock();
-        if st.0 != generation || !matches!(st.1, Entry::Live(_)) {
-            return;
-        }
-        std::mem::replace(&mut st.1, Entry::Ended(tomb))
-    };
-    // the call (and what it holds) is dropped outside the slot's lock
-    drop(old);
-    table().free[shard()].lock().push(index);
 }

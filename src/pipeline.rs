@@ -7,37 +7,19 @@
 //! code runs.
 
 use crate::binding::{bind_arguments, bind_value_with, Mode};
-use crate::call::{Call, CallKind, Completion, Gate, GateDecision, Op, Platform};
+use crate::call::{
+    Call, CallKind, CompleteError, Completion, Gate, GateDecision, HandlerResult, Op, Platform,
+    Resolution, Stage, Wait,
+};
 use crate::descriptor::FunctionKind;
 use crate::error::ErrorCode;
+use crate::handles;
 use crate::log::LogLevel;
 use crate::outcome::Outcome;
 use crate::types::Type;
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum Stage {
-    #[default]
-    Begin,
-    Find,
-    Bind,
-    Resolve(usize),
-    Gates(usize),
-    OpensApp,
-    Permission,
-    Handler,
-    Done,
-}
-
-/// The ids of one entity to resolve before the handler runs.
-pub(crate) struct Resolution {
-    entity: usize,
-    ids: Vec<String>,
-    /// id → the entity's JSON, filled by the lookup.
-    found: Vec<(String, String)>,
-}
 
 enum Next {
     Go,
@@ -650,5 +632,270 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     // after the outcome callback returned
     if let Some(shard) = call.in_flight_shard {
         call.shared().call_ended(shard);
+    }
+}
+
+// How a call is answered and cancelled: whoever answers a wait, or cancels, drives the
+// call on from here (the scope and its data are `call`'s).
+
+impl Call {
+    /// Cancels the call (`Cancelled` or `TimedOut`): the handler is not started if it has
+    /// not been; a pending host answer is abandoned and the outcome delivered now, on this
+    /// thread (the cancel callbacks, `on_invoked`, scope end and the outcome run here).
+    pub fn cancel(self: &Arc<Self>, code: ErrorCode) {
+        if self.mark_cancelled(code) {
+            self.end_cancelled(code);
+        }
+    }
+
+    /// Ends a call marked cancelled on a thread of the completion pool, so that its host
+    /// callbacks hold up neither this thread nor any other call.
+    pub(crate) fn end_cancelled_later(self: Arc<Self>, code: ErrorCode) {
+        crate::threads::completions().submit(Box::new(move |w: crate::threads::Waited| {
+            if w.at_cap {
+                self.log(
+                    LogLevel::Warn,
+                    &format!(
+                        "all {} completion threads are running host callbacks (the cap): ending the call to {} ({}) waited {} ms for one of them to return",
+                        w.cap,
+                        self.function_id(),
+                        code.as_str(),
+                        w.waited.as_millis()
+                    ),
+                );
+            }
+            self.end_cancelled(code);
+        }));
+    }
+
+    /// The rest of a cancellation marked by [`Call::mark_cancelled`]: the cancel
+    /// callbacks, a lookup in flight cancelled, and a call waiting for the host ended
+    /// (`on_invoked`, scope end, the outcome).
+    pub(crate) fn end_cancelled(self: &Arc<Self>, code: ErrorCode) {
+        // the pending wait is abandoned before the host hears of the cancellation, so an
+        // answer it gives in reaction is late, and the outcome is Cancelled / TimedOut
+        let (resume, child, finished) = {
+            let mut ctl = self.ctl.lock();
+            let child = ctl.child.clone();
+            let resume = !ctl.finished && matches!(&ctl.wait, Some(w) if !w.inline);
+            if resume {
+                ctl.wait = None;
+            }
+            (resume, child, ctl.finished)
+        };
+        if code == ErrorCode::TimedOut && !finished && self.parent.is_none() {
+            self.log(
+                LogLevel::Warn,
+                &format!(
+                    "{} timed out after {} ms ({}); it ends TimedOut",
+                    self.function_id(),
+                    self.timeout.map_or(0, |t| t.as_millis()),
+                    if self.timeout_is_default {
+                        "the dispatcher's default timeout"
+                    } else {
+                        "the invocation's timeout"
+                    }
+                ),
+            );
+        }
+        self.run_cancel_callbacks();
+        if finished {
+            return;
+        }
+        if let Some(c) = child {
+            c.cancel(code);
+        }
+        if resume {
+            drive(self, Some(Completion::Abort(code)));
+        }
+    }
+
+    /// Starts waiting for a host answer and runs `invoke` (the host callback) with the
+    /// wait's sequence number. Returns the answer when it came inline, or `None` when the
+    /// call is suspended (whoever answers later drives it on).
+    pub(crate) fn await_host(
+        self: &Arc<Self>,
+        op: Op,
+        invoke: impl FnOnce(u32),
+    ) -> Option<Completion> {
+        if let Some(code) = self.cancel_code() {
+            return Some(Completion::Abort(code));
+        }
+        let seq = {
+            let mut ctl = self.ctl.lock();
+            ctl.seq = ctl.seq.wrapping_add(1);
+            if handles::seq_bits(ctl.seq) == 0 {
+                ctl.seq = ctl.seq.wrapping_add(1);
+            }
+            ctl.wait = Some(Wait {
+                seq: ctl.seq,
+                op,
+                inline: true,
+            });
+            ctl.inline_result = None;
+            ctl.seq
+        };
+        invoke(seq);
+        let mut ctl = self.ctl.lock();
+        if let Some(c) = ctl.inline_result.take() {
+            ctl.wait = None;
+            return Some(c);
+        }
+        if ctl.finished {
+            return None;
+        }
+        if let Some(code) = self.cancel_code() {
+            ctl.wait = None;
+            return Some(Completion::Abort(code));
+        }
+        match ctl.wait.as_mut() {
+            Some(w) => {
+                w.inline = false;
+                None
+            }
+            // answered and taken already (cannot happen: answers while inline are stored)
+            None => None,
+        }
+    }
+
+    /// Delivers a host answer for the wait `seq` (or, with `seq == None`, for whatever
+    /// wait of kind `op` is pending).
+    pub(crate) fn answer(
+        self: &Arc<Self>,
+        seq: Option<u32>,
+        op: Op,
+        c: Completion,
+    ) -> Result<(), CompleteError> {
+        let what = match op {
+            Op::Gate => "gate answer",
+            Op::Handler => "handler result",
+            Op::Lookup => "lookup result",
+        };
+        let mut ctl = self.ctl.lock();
+        if self.cancel_code().is_some() {
+            // cancelled or timed out: whatever answers now is late
+            drop(ctl);
+            return Err(CompleteError::AlreadyCompleted(
+                self.function_id().to_string(),
+            ));
+        }
+        let matches = match &ctl.wait {
+            Some(w) => {
+                w.op == op && seq.is_none_or(|s| handles::seq_bits(w.seq) == handles::seq_bits(s))
+            }
+            None => false,
+        };
+        if !matches {
+            let waiting_for_other = ctl.wait.is_some() && !ctl.finished;
+            drop(ctl);
+            return Err(if waiting_for_other {
+                CompleteError::NotWaiting(self.function_id().to_string(), what)
+            } else {
+                CompleteError::AlreadyCompleted(self.function_id().to_string())
+            });
+        }
+        if ctl.wait.as_ref().is_some_and(|w| w.inline) {
+            if ctl.inline_result.is_some() {
+                return Err(CompleteError::AlreadyCompleted(
+                    self.function_id().to_string(),
+                ));
+            }
+            ctl.inline_result = Some(c);
+            return Ok(());
+        }
+        ctl.wait = None;
+        drop(ctl);
+        drive(self, Some(c));
+        Ok(())
+    }
+
+    /// Completes the running handler (or lookup) of this call.
+    pub fn complete(self: &Arc<Self>, result: HandlerResult) -> Result<(), CompleteError> {
+        self.answer(None, Op::Handler, Completion::Handler(result))
+    }
+
+    /// Answers the gate with sequence `seq`.
+    pub(crate) fn answer_gate(
+        self: &Arc<Self>,
+        seq: u32,
+        d: GateDecision,
+    ) -> Result<(), CompleteError> {
+        self.answer(Some(seq), Op::Gate, Completion::Gate(d))
+    }
+}
+
+impl crate::timer::Expire for Call {
+    /// The call's deadline passed: marked timed out here, on the timer thread, and ended
+    /// on the completion pool.
+    fn expire(self: Arc<Self>) {
+        if self.ctl.lock().finished {
+            return;
+        }
+        if self.mark_cancelled(ErrorCode::TimedOut) {
+            self.end_cancelled_later(ErrorCode::TimedOut);
+        }
+    }
+}
+
+impl Gate {
+    pub fn answer(mut self, d: GateDecision) -> Result<(), CompleteError> {
+        self.answered = true;
+        self.call.answer_gate(self.seq, d)
+    }
+    pub fn allow(self) -> Result<(), CompleteError> {
+        self.answer(GateDecision::Allow)
+    }
+    pub fn deny(self, msg: impl Into<String>) -> Result<(), CompleteError> {
+        self.answer(GateDecision::Deny(msg.into()))
+    }
+    pub fn open_app(self, msg: impl Into<String>) -> Result<(), CompleteError> {
+        self.answer(GateDecision::OpenApp(msg.into()))
+    }
+    /// Turns the gate into a handle for C (answered through [`Gate::answer_handle`]).
+    /// `None` when the handle table is exhausted (the gate is then denied).
+    pub fn into_handle(mut self) -> Option<usize> {
+        let h = self.call.handle()?;
+        self.answered = true;
+        Some(handles::with_seq(h, self.seq))
+    }
+
+    /// Answers a gate through a handle made by [`Gate::into_handle`].
+    pub fn answer_handle(h: usize, d: GateDecision) -> Result<(), CompleteError> {
+        match crate::call::handle_table().get(h) {
+            handles::Lookup::Live(c, seq) if seq != 0 => c.answer_gate(seq, d),
+            handles::Lookup::Live(c, _) => Err(CompleteError::NotWaiting(
+                c.function_id().to_string(),
+                "gate answer",
+            )),
+            handles::Lookup::Ended(t) => {
+                Err(CompleteError::AlreadyCompleted(crate::call::ended_id(&t)))
+            }
+            handles::Lookup::Unknown => Err(CompleteError::AlreadyCompleted(
+                "an unknown function".into(),
+            )),
+        }
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        if !self.answered {
+            let _ = self.call.answer_gate(
+                self.seq,
+                GateDecision::Deny("the gate was dropped without an answer".into()),
+            );
+        }
+    }
+}
+
+impl crate::cancel::Cancellable for Call {
+    fn mark_cancelled(&self, code: ErrorCode) -> bool {
+        Call::mark_cancelled(self, code)
+    }
+    fn end_cancelled(self: Arc<Self>, code: ErrorCode) {
+        Call::end_cancelled(&self, code)
+    }
+    fn end_cancelled_later(self: Arc<Self>, code: ErrorCode) {
+        Call::end_cancelled_later(self, code)
     }
 }

@@ -10,12 +10,13 @@
 //!   metadata schema's `default`s standing in for properties the view lacks.
 //! - Output tools: calling one ends the run; the bound arguments are the result.
 
-use crate::call::Invocation;
-use crate::descriptor::FunctionDescriptor;
-use crate::dispatcher::{Dispatcher, Entry, Snapshot};
+use crate::call::{Entry, Invocation, Snapshot};
+use crate::dispatcher::Dispatcher;
 use crate::error::ErrorCode;
 use crate::export::{self, Format, Hints, ToolSpec};
+use crate::listing::hints_of;
 use crate::outcome::Outcome;
+use crate::registry::Schemas;
 use crate::schema;
 pub use crate::toolkit::{parse_toolkit, Toolkit, ToolkitText, ToolkitTexts};
 use parking_lot::Mutex;
@@ -155,7 +156,7 @@ impl View {
                     continue;
                 }
             }
-            match e.desc.toolkit.as_deref().and_then(|t| snap.toolkit(t)) {
+            match snap.toolkit_of(e) {
                 Some(tk) if tk.collapsible() && !expanded.contains(&tk.name) => {
                     if containers.insert(&tk.name) {
                         out.push(Shown::Container(tk));
@@ -544,7 +545,7 @@ impl View {
                 )));
             }
         }
-        if let Some(tk) = entry.desc.toolkit.as_deref().and_then(|t| snap.toolkit(t)) {
+        if let Some(tk) = snap.toolkit_of(&entry) {
             if tk.collapsible() && !self.state.lock().expanded.contains(&tk.name) {
                 return Prepared::Done(ViewOutcome::plain(Outcome::error(
                     ErrorCode::FunctionNotFound,
@@ -615,7 +616,7 @@ struct RenderedTool {
     title: Option<String>,
     description: String,
     /// (parameters, result) schemas, shared with the registry entry.
-    schemas: Arc<crate::dispatcher::Schemas>,
+    schemas: Arc<Schemas>,
     hints: Hints,
     deprecated: bool,
 }
@@ -631,15 +632,6 @@ impl RenderedTool {
             hints: self.hints,
             deprecated: self.deprecated,
         }
-    }
-}
-
-pub(crate) fn hints_of(d: &FunctionDescriptor) -> Hints {
-    Hints {
-        read_only: d.hints.read_only,
-        destructive: d.hints.destructive,
-        idempotent: d.hints.idempotent,
-        open_world: d.hints.open_world,
     }
 }
 
@@ -726,8 +718,8 @@ fn render_routing(
 }
 
 /// A container tool's schemas: no parameters, a text result.
-fn container_schemas() -> Arc<crate::dispatcher::Schemas> {
-    static S: std::sync::OnceLock<Arc<crate::dispatcher::Schemas>> = std::sync::OnceLock::new();
+fn container_schemas() -> Arc<Schemas> {
+    static S: std::sync::OnceLock<Arc<Schemas>> = std::sync::OnceLock::new();
     S.get_or_init(|| {
         Arc::new((
             json!({"$schema": schema::DRAFT_2020_12, "type": "object", "properties": {}, "additionalProperties": false}),

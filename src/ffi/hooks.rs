@@ -2,7 +2,7 @@
 
 use super::dispatcher::{check_struct_size, dispatcher, try_status};
 use super::*;
-use crate::call::{answer_gate_handle, Call, CompleteError, Gate, GateDecision};
+use crate::call::{Call, CompleteError, Gate, GateDecision};
 use crate::dispatcher::{Delegate, PermissionHook, ScopeHooks};
 use crate::outcome::Outcome;
 use std::sync::Arc;
@@ -156,7 +156,7 @@ unsafe fn answer(gate: *mut af_gate, d: GateDecision) -> af_status {
     if gate.is_null() {
         return fail(AF_ERR_NULL, "the gate is NULL");
     }
-    gate_status(answer_gate_handle(gate as usize, d), gate as usize)
+    gate_status(Gate::answer_handle(gate as usize, d), gate as usize)
 }
 
 /// Lets the call go on.
