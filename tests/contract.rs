@@ -579,3 +579,27 @@ fn one_nullable_rule_holds_for_record_fields_too() {
     let s = d.parameters_schema("save").unwrap();
     assert_eq!(s["$defs"]["Note"]["required"], json!(["id"]));
 }
+
+#[test]
+fn enum_members_keep_their_descriptions_in_every_export() {
+    let d = Dispatcher::new();
+    d.define_types(
+        r#"{"enums": [{"name": "Priority", "description": "How urgent", "members": ["Low", {"name": "Normal", "description": "The default"}, "High"]}]}"#,
+    )
+    .unwrap();
+    d.register_function(
+        r#"{"id": "set_priority", "parameters": [{"name": "level", "type": {"enum": "Priority"}, "description": "The new level"}]}"#,
+        Some(sync_handler(|_| Ok(None))),
+    )
+    .unwrap();
+    for f in Format::ALL {
+        let t = d.export(f).unwrap();
+        assert!(t.contains("Normal: The default"), "{f}: {t}");
+        assert!(t.contains("The new level"), "{f}: {t}");
+    }
+    let g: Value = serde_json::from_str(&d.export(Format::Gemini).unwrap()).unwrap();
+    assert_eq!(
+        g[0]["functionDeclarations"][0]["parameters"]["properties"]["level"]["description"],
+        json!("The new level. How urgent. Normal: The default")
+    );
+}
