@@ -65,6 +65,29 @@ fi
 LIBDIR="$REPO/target/release"
 [[ -f "$LIBDIR/libappfunctions.so" ]] || say "warning: $LIBDIR/libappfunctions.so not found after cargo build"
 
+# --- the README's examples --------------------------------------------------------
+# Each ```kotlin block after a `<!-- kotlin-lane: NAME.kt -->` marker in the binding's README must
+# appear verbatim in the test file NAME.kt, which compiles and runs it (so the examples cannot rot).
+if ! python3 - "$BINDING" <<'PY'
+import pathlib, re, sys
+root = pathlib.Path(sys.argv[1])
+readme = (root / "README.md").read_text()
+blocks = re.findall(r"<!-- kotlin-lane: (\S+) -->\n```kotlin\n(.*?)```", readme, re.S)
+if not blocks:
+    sys.exit("[kotlin lane] README.md has no <!-- kotlin-lane: FILE --> example")
+for name, code in blocks:
+    files = list((root / "src" / "test").rglob(name))
+    if len(files) != 1:
+        sys.exit(f"[kotlin lane] README.md names {name}, found {len(files)} such test files")
+    if code not in files[0].read_text():
+        sys.exit(f"[kotlin lane] a README.md example differs from {files[0].relative_to(root)}: keep them the same")
+print(f"[kotlin lane] the README's {len(blocks)} examples are in their tests verbatim")
+PY
+then
+  say "FAILED: the README's examples"
+  exit 1
+fi
+
 # --- tests -----------------------------------------------------------------------
 say "mvn -B clean test (in $BINDING, jna.library.path=$LIBDIR)"
 # clean: Kotlin leaves the classes of deleted test files in target/, and surefire would run them.

@@ -32,7 +32,18 @@ annotation class AppFunction(
     val deprecated: Boolean = false,
     /** Jetpack compatibility: descriptions come from KDoc. Needs the (planned) KSP processor; ignored by reflection. */
     val isDescribedByKDoc: Boolean = false,
+    /** [AppFunctionKind.Output]: calling it ends the agent's run and its arguments are the result (the method never runs). */
+    val kind: AppFunctionKind = AppFunctionKind.Function,
 )
+
+/** How the core treats a call (seed 004's `ToolKind`). */
+enum class AppFunctionKind {
+    /** A normal tool: executed, its result returned to the model. */
+    Function,
+
+    /** An output tool: the model's arguments are the structured, final result; the method never runs. */
+    Output,
+}
 
 /** A record type (a data class) usable as a parameter or result; its fields are its constructor's properties. */
 @Target(AnnotationTarget.CLASS)
@@ -81,3 +92,48 @@ annotation class Description(val value: String)
 @Retention(AnnotationRetention.RUNTIME)
 @MustBeDocumented
 annotation class DefaultValue(val json: String)
+
+/**
+ * A class whose `@AppFunction` methods form a toolkit (seed 004's `[Collapse]`): registering
+ * an instance defines the toolkit once and puts every method without a `toolkit` of its own in
+ * it. With a [description] the toolkit collapses in agent views into one container tool named
+ * [name] until the model calls it; [functionResult] is returned once on expansion and
+ * [systemPrompt] joins the instructions every turn while it is expanded. When the class also
+ * implements [AppFunctionToolkitTexts], it answers the texts dynamically (an empty answer, null,
+ * falls back to these).
+ */
+@Target(AnnotationTarget.CLASS)
+@Retention(AnnotationRetention.RUNTIME)
+@MustBeDocumented
+annotation class AppFunctionToolkit(
+    val name: String,
+    val description: String = "",
+    val functionResult: String = "",
+    val systemPrompt: String = "",
+)
+
+/**
+ * Value constraints of a parameter, a record field (on its constructor parameter) or, on an
+ * `@AppFunction` method, its result: the JSON Schema carries them and the core enforces them
+ * exactly (docs/descriptors.md, "Value constraints"): a violating argument is
+ * `InvalidArgument` naming the parameter and the rule, a violating result `HandlerFailed`.
+ * Set only what applies (`@Constraints(minimum = 1.0)`); the defaults mean "none". Bounds are
+ * doubles: an integral bound is written as an integer (exact up to 2^53; the DSL's
+ * [AppFunctionConstraints] takes any `Number`).
+ */
+@Target(AnnotationTarget.VALUE_PARAMETER, AnnotationTarget.FUNCTION)
+@Retention(AnnotationRetention.RUNTIME)
+@MustBeDocumented
+annotation class Constraints(
+    val minimum: Double = Double.NaN,
+    val maximum: Double = Double.NaN,
+    val exclusiveMinimum: Double = Double.NaN,
+    val exclusiveMaximum: Double = Double.NaN,
+    val minLength: Int = -1,
+    val maxLength: Int = -1,
+    /** An ECMA-262 regular expression the string must match somewhere (anchor it with `^...$`). */
+    val pattern: String = "",
+    val minItems: Int = -1,
+    val maxItems: Int = -1,
+    val uniqueItems: Boolean = false,
+)

@@ -10,17 +10,19 @@ import dev.appfunctions.internal.DelegateData
 import dev.appfunctions.internal.DelegateLayout
 import dev.appfunctions.internal.DispatcherState
 import dev.appfunctions.internal.EntityBody
-import dev.appfunctions.internal.Handles
-import dev.appfunctions.internal.InvocationLayout
 import dev.appfunctions.internal.LogData
+import dev.appfunctions.internal.NotifyData
+import dev.appfunctions.internal.ToolkitTextsData
 import dev.appfunctions.internal.NativeDispatcher
-import dev.appfunctions.internal.PendingExecute
 import dev.appfunctions.internal.PermissionData
 import dev.appfunctions.internal.ScopeHooksData
 import dev.appfunctions.internal.Shape
 import dev.appfunctions.internal.Shapes
 import dev.appfunctions.internal.Trampolines
 import dev.appfunctions.internal.UserData
+import dev.appfunctions.internal.awaitOutcome
+import dev.appfunctions.internal.blockingOutcomeJson
+import dev.appfunctions.internal.timeoutMs
 import dev.appfunctions.internal.cstr
 import dev.appfunctions.internal.lastError
 import dev.appfunctions.internal.readFunctions
@@ -28,8 +30,8 @@ import dev.appfunctions.internal.takeUtf8
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
-import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.buildJsonArray
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
@@ -40,6 +42,7 @@ import kotlin.coroutines.CoroutineContext
 import kotlin.reflect.KClass
 import kotlin.reflect.full.createType
 import kotlin.reflect.full.findAnnotation
+import kotlin.reflect.full.primaryConstructor
 
 /** A registration refused by the core (a malformed descriptor, a duplicate id, ...); [message] names the path and the reason. */
 class AppFunctionRegistrationException(message: String) : IllegalArgumentException(message)
@@ -122,6 +125,17 @@ class AppFunctionDispatcher(
             }
         }
         defineTypes(enums, records)
+        instance::class.findAnnotation<AppFunctionToolkit>()?.let { tk ->
+            if (tk.name !in definedToolkits) {
+                val json = buildJsonObject {
+                    put("name", tk.name)
+                    if (tk.description.isNotEmpty()) put("description", tk.description)
+                    if (tk.functionResult.isNotEmpty()) put("functionResult", tk.functionResult)
+                    if (tk.systemPrompt.isNotEmpty()) put("systemPrompt", tk.systemPrompt)
+                }
+                defineToolkit(json.toString(), instance as? AppFunctionToolkitTexts)
+            }
+        }
         // all or nothing: a refused function unregisters the ones this call registered
         val done = ArrayList<String>()
         try {
@@ -132,6 +146,8 @@ class AppFunctionDispatcher(
         } catch (e: Throwable) {
             done.forEach { id -> withNative { AfNative.af_unregister_function(it, id.cstr()) } }
             throw e
+        } finally {
+            registryChanged()
         }
         done
     }
@@ -187,6 +203,7 @@ class AppFunctionDispatcher(
         check(s, "registering entity ${ann.name}")
         entities[ann.name] = type
         definedTypes[ann.name] = type
+        registryChanged()
     }
 
     inline fun <reified T : Any> registerEntity(provider: AppFunctionEntityProvider<T>) = registerEntity(T::class, provider)
@@ -213,6 +230,7 @@ class AppFunctionDispatcher(
         } else {
             registerBody(b.descriptor(), body)
         }
+        registryChanged()
     }
 
     /** Declares an entity and its lookups without reflection (generates `search_{name}`). */
@@ -222,17 +240,66 @@ class AppFunctionDispatcher(
         val s = withNative { AfNative.af_register_entity(it, b.descriptor().toString().cstr(), Trampolines.Handler, body.handOver(), Trampolines.Free) }
         check(s, "registering entity $name")
         definedTypes[name] = "DSL"
+        registryChanged()
     }
 
     /**
      * Defines a toolkit (before the functions naming it in `@AppFunction(toolkit = ...)`):
      * `{"name", "description"?, "functionResult"?, "systemPrompt"?}`. With a description it
-     * collapses in agent views into one container tool. (Dynamic texts are not bound yet.)
+     * collapses in agent views into one container tool (seed 004's `[Collapse]`); [texts]
+     * answers its texts dynamically from the asking view's metadata (null: the static ones).
      */
-    fun defineToolkit(json: String) = check(withNative { AfNative.af_define_toolkit(it, json.cstr(), null, null, null) }, "defining a toolkit")
+    @JvmOverloads
+    fun defineToolkit(json: String, texts: AppFunctionToolkitTexts? = null): Unit = synchronized(this) {
+        val s = withNative {
+            if (texts == null) AfNative.af_define_toolkit(it, json.cstr(), null, null, null)
+            else AfNative.af_define_toolkit(it, json.cstr(), Trampolines.ToolkitText, ToolkitTextsData(state, texts).handOver(), Trampolines.Free)
+        }
+        check(s, "defining a toolkit")
+        (AppJson.parseToJsonElement(json) as? JsonObject)?.get("name")?.let { definedToolkits += (it as JsonPrimitive).content }
+        registryChanged()
+    }
 
-    /** Declares the metadata schema that `condition`s and `{metadata.X}` placeholders refer to. */
+    /** Defines a toolkit with the builder: `toolkit("search") { description = "..."; functionResult { metadata -> "..." } }`. */
+    fun toolkit(name: String, block: ToolkitBuilder.() -> Unit = {}) {
+        val b = ToolkitBuilder(name).apply(block)
+        defineToolkit(b.json().toString(), b.texts())
+    }
+
+    /**
+     * Declares the metadata schema that `condition`s and `{metadata.X}` placeholders refer to (a JSON
+     * Schema object with `properties`, or an array of property names); functions and toolkits
+     * registered afterwards naming anything else are refused (seed 004's `AIFunction<TMetadata>`).
+     */
     fun setMetadataSchema(json: String) = check(withNative { AfNative.af_set_metadata_schema(it, json.cstr()) }, "setting the metadata schema")
+
+    /**
+     * [setMetadataSchema] from a class: its primary constructor's properties are the metadata's
+     * properties (Boolean → boolean, String → string, integers → integer, Double/Float → number;
+     * nullable and other types: any value).
+     */
+    fun setMetadataSchema(type: KClass<*>) {
+        val ctor = requireNotNull(type.primaryConstructor) { "${type.qualifiedName} has no primary constructor" }
+        val schema = buildJsonObject {
+            put("type", "object")
+            put(
+                "properties",
+                buildJsonObject {
+                    for (p in ctor.parameters) {
+                        val t = if (p.type.isMarkedNullable) null else when (p.type.classifier) {
+                            Boolean::class -> "boolean"
+                            String::class -> "string"
+                            Int::class, Long::class, Short::class, Byte::class -> "integer"
+                            Double::class, Float::class -> "number"
+                            else -> null
+                        }
+                        put(p.name!!, buildJsonObject { t?.let { put("type", it) } })
+                    }
+                },
+            )
+        }
+        setMetadataSchema(schema.toString())
+    }
 
     // --- delegates and hooks -----------------------------------------------------------
 
@@ -270,10 +337,15 @@ class AppFunctionDispatcher(
         check(s, "setting the permission hook")
     }
 
-    fun setEnabled(functionId: String, enabled: Boolean) =
+    fun setEnabled(functionId: String, enabled: Boolean) {
         check(withNative { AfNative.af_set_function_enabled(it, functionId.cstr(), if (enabled) 1 else 0) }, "enabling $functionId")
+        registryChanged()
+    }
 
-    fun unregister(functionId: String) = check(withNative { AfNative.af_unregister_function(it, functionId.cstr()) }, "unregistering $functionId")
+    fun unregister(functionId: String) {
+        check(withNative { AfNative.af_unregister_function(it, functionId.cstr()) }, "unregistering $functionId")
+        registryChanged()
+    }
 
     /** Which calling packages may call any function ("" names in-process callers). */
     fun setCallerPolicy(allow: List<String> = emptyList(), deny: List<String> = emptyList()) {
@@ -293,28 +365,10 @@ class AppFunctionDispatcher(
      */
     suspend fun execute(invocation: AppFunctionInvocation, argumentsJson: String = "{}"): AppFunctionOutcome {
         if (!native.enter()) return closedOutcome()
-        var pending: PendingExecute? = null
         try {
-            return suspendCancellableCoroutine { cont ->
-                val token = AfNative.af_cancel_token_new()
-                val p = PendingExecute(cont, token)
-                pending = p
-                val key = Handles.put(p)
-                // af_execute_async copies the invocation before any host code runs: a per-thread block is safe
-                val inv = InvocationLayout.threadBlock()
-                fillInvocation(inv, invocation, token)
-                val s = AfNative.af_execute_async(native.ptr, inv, argumentsJson.cstr(), Trampolines.Outcome, Handles.pointer(key))
-                if (s != AfNative.AF_OK) {
-                    if (Handles.remove(key) != null) {
-                        p.release()
-                        cont.resumeWith(Result.success(AppFunctionOutcome.error(AppFunctionErrorCode.InvalidArgument, lastError())))
-                    }
-                } else {
-                    cont.invokeOnCancellation { AfNative.af_cancel_token_cancel(token) }
-                }
-            }
+            val args = argumentsJson.cstr()
+            return awaitOutcome(native, invocation) { inv, ud -> AfNative.af_execute_async(native.ptr, inv, args, Trampolines.Outcome, ud) }
         } finally {
-            pending?.release()
             native.exit()
             Reference.reachabilityFence(this)
         }
@@ -330,38 +384,11 @@ class AppFunctionDispatcher(
     fun executeBlockingJson(invocation: AppFunctionInvocation, argumentsJson: String = "{}", cancel: AppFunctionCancellationToken? = null): String {
         if (!native.enter()) return closedOutcome().json
         try {
-            val inv = InvocationLayout.threadBlock()
-            val tokenPtr = cancel?.acquire()
-            try {
-                fillInvocation(inv, invocation, tokenPtr)
-                return AfNative.af_execute_json(native.ptr, inv, argumentsJson.cstr()).takeUtf8()!!
-            } finally {
-                if (tokenPtr != null) cancel.releaseUse()
-            }
+            return blockingOutcomeJson(native, invocation, cancel) { inv -> AfNative.af_execute_json(native.ptr, inv, argumentsJson.cstr()) }
         } finally {
             native.exit()
             Reference.reachabilityFence(this)
         }
-    }
-
-    private fun fillInvocation(m: Pointer, inv: AppFunctionInvocation, token: Pointer?) {
-        val timeout = timeoutMs(inv.timeout)
-        InvocationLayout.fill(
-            m,
-            native.cString(inv.functionId),
-            inv.platform.code,
-            inv.isForeground,
-            inv.callerPackage?.let { native.cString(it) },
-            token,
-            timeout,
-        )
-    }
-
-    /** A timeout as af_invocation.timeout_ms: null is 0 (the dispatcher's default), INFINITE is AF_TIMEOUT_NONE. */
-    private fun timeoutMs(t: kotlin.time.Duration?): Int = when {
-        t == null -> 0
-        t.isInfinite() -> AfNative.AF_TIMEOUT_NONE
-        else -> t.inWholeMilliseconds.coerceIn(1, UInt.MAX_VALUE.toLong() - 1).toUInt().toInt()
     }
 
     // --- timeouts and shutdown -------------------------------------------------------------
@@ -371,7 +398,7 @@ class AppFunctionDispatcher(
      * `TimedOut` (logged as a warning). null or [kotlin.time.Duration.INFINITE]: no default.
      */
     fun setDefaultTimeout(timeout: kotlin.time.Duration?) {
-        val ms = if (timeout == null || timeout.isInfinite()) 0 else timeout.inWholeMilliseconds.coerceIn(1, UInt.MAX_VALUE.toLong() - 1).toUInt().toInt()
+        val ms = if (timeout == null || timeout.isInfinite()) 0 else timeoutMs(timeout)
         check(withNative { AfNative.af_dispatcher_set_default_timeout(it, ms) }, "setting the default timeout")
     }
 
@@ -416,7 +443,64 @@ class AppFunctionDispatcher(
     fun export(format: String): String =
         withNative { AfNative.af_export_copy(it, format.cstr()).takeUtf8() } ?: throw IllegalArgumentException(lastError())
 
+    // --- agent views ---------------------------------------------------------------------------
+
+    /** Views of this dispatcher, told when the registry changes (held weakly). */
+    private val views = java.util.Collections.newSetFromMap(java.util.WeakHashMap<AppFunctionView, Boolean>())
+    private val definedToolkits = java.util.concurrent.ConcurrentHashMap.newKeySet<String>()
+
+    /**
+     * A new agent view (one conversation's model) with its [metadata]: the object that
+     * conditions and `{metadata.X}` placeholders read. Close it when the conversation ends.
+     */
+    @JvmOverloads
+    fun view(metadata: JsonObject = JsonObject(emptyMap())): AppFunctionView = viewJson(metadata.toString())
+
+    /** [view] with typed metadata (a `@Serializable` class: its properties are the metadata's). */
+    inline fun <reified T> view(metadata: T): AppFunctionView =
+        view(AppJson.encodeToJsonElement(kotlinx.serialization.serializer<T>(), metadata) as JsonObject)
+
+    /** [view] with the metadata as JSON text (an object). */
+    fun viewJson(metadataJson: String): AppFunctionView {
+        val ptr = withNative { AfNative.af_view_new(it, metadataJson.cstr()) } ?: throw IllegalArgumentException("af_view_new: ${lastError()}")
+        val v = AppFunctionView(native, ptr)
+        synchronized(views) { views += v }
+        return v
+    }
+
+    /** Re-reads the change counter of every open view after a registry change made here. */
+    private fun registryChanged() {
+        val open = synchronized(views) { views.toList() }
+        for (v in open) v.refreshGeneration()
+    }
+
     // --- MCP ---------------------------------------------------------------------------------
+
+    /**
+     * A new MCP session (one per connection) with its own agent view of [metadata].
+     * [onNotification] receives the server-initiated messages to send on the transport
+     * (`notifications/tools/list_changed`, ...) on the thread that caused them; they are also
+     * on [AppFunctionMcpSession.notifications].
+     */
+    @JvmOverloads
+    fun mcpSession(metadata: JsonObject = JsonObject(emptyMap()), onNotification: ((String) -> Unit)? = null): AppFunctionMcpSession {
+        val ptr = withNative { AfNative.af_mcp_session_new(it, metadata.toString().cstr()) } ?: throw IllegalArgumentException("af_mcp_session_new: ${lastError()}")
+        return AppFunctionMcpSession(state, ptr, onNotification)
+    }
+
+    /**
+     * Where the dispatcher's own session ([mcpHandle]) sends its notifications; null removes
+     * the sink. Set it before the first message: a session without one does not offer
+     * `listChanged`.
+     */
+    fun setMcpNotificationHandler(handler: ((String) -> Unit)?) {
+        val s = withNative {
+            if (handler == null) AfNative.af_mcp_set_notify(it, null, null, null)
+            else AfNative.af_mcp_set_notify(it, Trampolines.Notify, NotifyData(state, handler).handOver(), Trampolines.Free)
+        }
+        check(s, "setting the MCP notification handler")
+    }
+
 
     /**
      * Handles one MCP JSON-RPC message on the dispatcher's own session and returns the response,

@@ -45,12 +45,13 @@ value class AppFunctionType(val json: JsonElement) {
 class FieldsBuilder internal constructor() {
     internal val fields = ArrayList<JsonObject>()
 
-    fun field(name: String, type: AppFunctionType, description: String? = null, optional: Boolean = false) {
+    fun field(name: String, type: AppFunctionType, description: String? = null, optional: Boolean = false, constraints: AppFunctionConstraints? = null) {
         fields += buildJsonObject {
             put("name", name)
             put("type", type.json)
             description?.let { put("description", it) }
             if (optional) put("optional", true)
+            putConstraints(constraints)
         }
     }
 }
@@ -110,21 +111,32 @@ class FunctionBuilder internal constructor(val id: String) {
     var kind: String = "function"
     private val parameters = ArrayList<JsonObject>()
     private var result: AppFunctionType = AppFunctionType.Void
+    private var resultConstraints: AppFunctionConstraints? = null
     private var suspendHandler: (suspend (AppFunctionContext, JsonObject) -> JsonElement?)? = null
     private var blockingHandler: ((AppFunctionContext, JsonObject) -> JsonElement?)? = null
 
-    fun parameter(name: String, type: AppFunctionType, description: String? = null, optional: Boolean = false, default: JsonElement? = null) {
+    fun parameter(
+        name: String,
+        type: AppFunctionType,
+        description: String? = null,
+        optional: Boolean = false,
+        default: JsonElement? = null,
+        constraints: AppFunctionConstraints? = null,
+    ) {
         parameters += buildJsonObject {
             put("name", name)
             put("type", type.json)
             description?.let { put("description", it) }
             if (optional || default != null) put("optional", true)
             default?.let { put("default", it) }
+            putConstraints(constraints)
         }
     }
 
-    fun result(type: AppFunctionType) {
+    /** The result's type, and the constraints the core checks the handler's result against. */
+    fun result(type: AppFunctionType, constraints: AppFunctionConstraints? = null) {
         result = type
+        resultConstraints = constraints
     }
 
     /** The handler: [block] gets the bound arguments and returns the result (null for void). */
@@ -142,7 +154,9 @@ class FunctionBuilder internal constructor(val id: String) {
         title?.let { put("title", it) }
         description?.let { put("description", it) }
         put("parameters", JsonArray(parameters))
-        put("result", result.json)
+        val rc = resultConstraints
+        if (rc == null || rc.isEmpty()) put("result", result.json)
+        else put("result", buildJsonObject { put("type", result.json); putConstraints(rc) })
         if (opensApp) put("opensApp", true)
         if (requiresPermission) put("requiresPermission", true)
         if (!enabled) put("enabled", false)
@@ -186,8 +200,8 @@ class EntityBuilder internal constructor(val name: String) {
     private var lookup: (suspend (AppFunctionContext, List<String>) -> JsonArray)? = null
     private var search: (suspend (AppFunctionContext, String, Int?) -> JsonArray)? = null
 
-    fun field(name: String, type: AppFunctionType, description: String? = null, optional: Boolean = false) =
-        fields.field(name, type, description, optional)
+    fun field(name: String, type: AppFunctionType, description: String? = null, optional: Boolean = false, constraints: AppFunctionConstraints? = null) =
+        fields.field(name, type, description, optional, constraints)
 
     /** Entities by id (leave unknown ids out). */
     fun lookup(block: suspend (context: AppFunctionContext, ids: List<String>) -> JsonArray) {
@@ -222,4 +236,114 @@ class EntityBuilder internal constructor(val name: String) {
             }
         }
     }
+}
+
+/**
+ * A toolkit (seed 004's `[Collapse]`): with a [description] it collapses in agent views into one
+ * container tool until the model calls it. Texts are static (`functionResult = "..."`) or
+ * computed from the asking view's metadata when needed (`functionResult { metadata -> ... }`;
+ * null falls back to the static text).
+ */
+@AppFunctionDsl
+class ToolkitBuilder internal constructor(val name: String) {
+    var description: String? = null
+
+    /** Returned once, as the container call's result, when the toolkit expands. */
+    var functionResult: String? = null
+
+    /** Joins the system instructions every turn while the toolkit is expanded. */
+    var systemPrompt: String? = null
+    private var dynamicResult: ((JsonObject) -> String?)? = null
+    private var dynamicPrompt: ((JsonObject) -> String?)? = null
+
+    /** The expansion's text from the view's metadata (seed 004: `FunctionResult: nameof(GetAvailableSearchers)`). */
+    fun functionResult(block: (metadata: JsonObject) -> String?) {
+        dynamicResult = block
+    }
+
+    /** The instructions' text from the view's metadata, asked every turn while expanded. */
+    fun systemPrompt(block: (metadata: JsonObject) -> String?) {
+        dynamicPrompt = block
+    }
+
+    internal fun json() = buildJsonObject {
+        put("name", name)
+        description?.let { put("description", it) }
+        functionResult?.let { put("functionResult", it) }
+        systemPrompt?.let { put("systemPrompt", it) }
+    }
+
+    internal fun texts(): AppFunctionToolkitTexts? {
+        val r = dynamicResult
+        val p = dynamicPrompt
+        if (r == null && p == null) return null
+        return AppFunctionToolkitTexts { _, which, metadata ->
+            when (which) {
+                AppFunctionToolkitText.FunctionResult -> r?.invoke(metadata)
+                AppFunctionToolkitText.SystemPrompt -> p?.invoke(metadata)
+            }
+        }
+    }
+}
+
+/**
+ * Value constraints (docs/descriptors.md, "Value constraints") for a DSL parameter, field or
+ * result: the JSON Schema carries them and the core enforces them exactly. null: none.
+ */
+data class AppFunctionConstraints(
+    val minimum: Number? = null,
+    val maximum: Number? = null,
+    val exclusiveMinimum: Number? = null,
+    val exclusiveMaximum: Number? = null,
+    val minLength: Int? = null,
+    val maxLength: Int? = null,
+    /** An ECMA-262 regular expression the string must match somewhere (anchor it with `^...$`). */
+    val pattern: String? = null,
+    val minItems: Int? = null,
+    val maxItems: Int? = null,
+    val uniqueItems: Boolean? = null,
+) {
+    /** The descriptor keys, in the order docs/descriptors.md lists them. */
+    internal fun entries(): List<Pair<String, JsonElement>> = buildList {
+        minimum?.let { add("minimum" to number(it)) }
+        maximum?.let { add("maximum" to number(it)) }
+        exclusiveMinimum?.let { add("exclusiveMinimum" to number(it)) }
+        exclusiveMaximum?.let { add("exclusiveMaximum" to number(it)) }
+        minLength?.let { add("minLength" to JsonPrimitive(it)) }
+        maxLength?.let { add("maxLength" to JsonPrimitive(it)) }
+        pattern?.let { add("pattern" to JsonPrimitive(it)) }
+        minItems?.let { add("minItems" to JsonPrimitive(it)) }
+        maxItems?.let { add("maxItems" to JsonPrimitive(it)) }
+        uniqueItems?.let { add("uniqueItems" to JsonPrimitive(it)) }
+    }
+
+    internal fun isEmpty() = entries().isEmpty()
+
+    companion object {
+        /** A bound as the descriptor writes it: integral values as integers. */
+        private fun number(n: Number): JsonPrimitive = when (n) {
+            is Double, is Float -> {
+                val d = n.toDouble()
+                if (d == Math.rint(d) && kotlin.math.abs(d) < 9.007199254740992E15) JsonPrimitive(d.toLong()) else JsonPrimitive(d)
+            }
+            else -> JsonPrimitive(n)
+        }
+
+        /** From the `@Constraints` annotation (its sentinels mean "none"). */
+        internal fun of(c: Constraints?): AppFunctionConstraints? {
+            if (c == null) return null
+            fun d(v: Double) = v.takeUnless { it.isNaN() }
+            fun i(v: Int) = v.takeUnless { it < 0 }
+            return AppFunctionConstraints(
+                d(c.minimum), d(c.maximum), d(c.exclusiveMinimum), d(c.exclusiveMaximum),
+                i(c.minLength), i(c.maxLength), c.pattern.ifEmpty { null },
+                i(c.minItems), i(c.maxItems), c.uniqueItems.takeIf { it },
+            ).takeUnless { it.isEmpty() }
+        }
+    }
+}
+
+/** Adds [c]'s keys to a descriptor object being built. */
+internal fun kotlinx.serialization.json.JsonObjectBuilder.putConstraints(c: AppFunctionConstraints?) {
+    c?.entries()?.forEach { (k, v) -> put(k, v) }
 }

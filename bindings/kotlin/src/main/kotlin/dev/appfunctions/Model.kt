@@ -112,6 +112,7 @@ class AppFunctionOutcome internal constructor(
     }
 }
 
+@PublishedApi
 internal val AppJson: Json = Json { encodeDefaults = true; explicitNulls = true }
 
 /** A log line from the core or from the binding (a failing `onInvoked`, a late completion). */

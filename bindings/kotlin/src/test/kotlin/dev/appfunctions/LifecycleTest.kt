@@ -193,4 +193,49 @@ class LifecycleTest {
         withTimeout(5.seconds) { while (Handles.size > handlesBefore) kotlinx.coroutines.delay(5) }
         assertEquals(handlesBefore, Handles.size)
     }
+
+    @Test
+    fun `a view keeps the registry alive past close, and its toolkit texts are released after it`() = runBlocking {
+        val d = AppFunctionDispatcher()
+        d.toolkit("mail") {
+            description = "Mail operations"
+            functionResult { "dynamic" }
+        }
+        d.function("send_mail") {
+            toolkit = "mail"
+            blockingHandler { _, _ -> null }
+        }
+        val v = d.view()
+        val session = d.mcpSession()
+        assertEquals(4, d.userDataHandedOver) // the log sink, the texts, the handler, the session's sink
+        d.close()
+        // the view and the session hold the core's registry: the view still works
+        assertEquals("dynamic", v.execute("mail").result.toString().trim('"'))
+        assertTrue(d.userDataReleased < d.userDataHandedOver)
+        session.close()
+        v.close()
+        withTimeout(5.seconds) { while (d.userDataReleased < d.userDataHandedOver) kotlinx.coroutines.delay(5) }
+        assertEquals(d.userDataHandedOver, d.userDataReleased)
+        assertEquals(AppFunctionErrorCode.InternalError, v.execute("mail").errorCode, "a closed view answers an outcome")
+    }
+
+    @Test
+    fun `a forgotten view and session are freed by their Cleaner`() {
+        val d = AppFunctionDispatcher()
+        d.function("f") { blockingHandler { _, _ -> null } }
+        var v: AppFunctionView? = d.view()
+        var s: AppFunctionMcpSession? = d.mcpSession()
+        val vRef = WeakReference(v)
+        val sRef = WeakReference(s)
+        @Suppress("UNUSED_VALUE")
+        v = null
+        @Suppress("UNUSED_VALUE")
+        s = null
+        d.close()
+        var tries = 0
+        while ((vRef.get() != null || sRef.get() != null || d.userDataReleased < d.userDataHandedOver) && tries++ < 50) gc()
+        assertNull(vRef.get())
+        assertNull(sRef.get())
+        assertEquals(d.userDataHandedOver, d.userDataReleased, "the session's sink and the handler, once the view let go of the registry")
+    }
 }

@@ -37,6 +37,16 @@ internal interface OutcomeFn : Callback {
     fun invoke(userData: Pointer?, outcomeJson: Pointer?)
 }
 
+/** void (*)(void *user_data, const char *message_json): af_mcp_notify_fn */
+internal interface MessageFn : Callback {
+    fun invoke(userData: Pointer?, messageJson: Pointer?)
+}
+
+/** void (*)(void *user_data, const char *toolkit, int32_t which, const char *metadata_json, af_text *out): af_toolkit_text_fn */
+internal interface ToolkitTextFn : Callback {
+    fun invoke(userData: Pointer?, toolkit: Pointer?, which: Int, metadataJson: Pointer?, out: Pointer?)
+}
+
 /** void (*)(void *user_data, int32_t level, const char *message): af_log_fn */
 internal interface LogFn : Callback {
     fun invoke(userData: Pointer?, level: Int, message: Pointer?)
@@ -100,14 +110,31 @@ internal object AfNative {
     external fun af_parameters_schema_json(d: Pointer?, functionId: ByteArray?): Pointer?
     external fun af_result_schema_json(d: Pointer?, functionId: ByteArray?): Pointer?
 
-    // agent views (only what registration needs)
-    external fun af_define_toolkit(d: Pointer?, json: ByteArray?, texts: Pointer?, userData: Pointer?, free: UserDataFn?): Int
+    // toolkits and agent views
+    external fun af_define_toolkit(d: Pointer?, json: ByteArray?, texts: ToolkitTextFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_text_set(out: Pointer?, text: ByteArray?): Int
     external fun af_set_metadata_schema(d: Pointer?, json: ByteArray?): Int
+    external fun af_view_new(d: Pointer?, metadata: ByteArray?): Pointer?
+    external fun af_view_free(v: Pointer?)
+    external fun af_view_tools_json(v: Pointer?, format: ByteArray?): Pointer?
+    external fun af_view_execute_json(v: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
+    external fun af_view_execute_async(v: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: OutcomeFn?, userData: Pointer?): Int
+    external fun af_view_generation(v: Pointer?): Long
+    external fun af_view_instructions_copy(v: Pointer?): Pointer?
+    external fun af_view_set_metadata(v: Pointer?, metadata: ByteArray?): Int
+    external fun af_view_reset(v: Pointer?): Int
+    external fun af_view_set_confirmation(v: Pointer?, text: ByteArray?): Int
 
     // exports and MCP
     external fun af_export_copy(d: Pointer?, format: ByteArray?): Pointer?
     external fun af_mcp_configure(d: Pointer?, config: ByteArray?): Int
     external fun af_mcp_handle_json(d: Pointer?, message: ByteArray?): Pointer?
+    external fun af_mcp_set_notify(d: Pointer?, cb: MessageFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_mcp_session_new(d: Pointer?, metadata: ByteArray?): Pointer?
+    external fun af_mcp_session_handle_json(s: Pointer?, message: ByteArray?): Pointer?
+    external fun af_mcp_session_set_notify(s: Pointer?, cb: MessageFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_mcp_session_set_metadata(s: Pointer?, metadata: ByteArray?): Int
+    external fun af_mcp_session_free(s: Pointer?)
 
     // cancellation
     external fun af_cancel_token_new(): Pointer?
@@ -129,6 +156,8 @@ internal object AfNative {
     /** af_invocation.timeout_ms: no timeout at all (UINT32_MAX). */
     const val AF_TIMEOUT_NONE = -1
     const val AF_CALL_ENTITY_LOOKUP = 1
+    const val AF_TOOLKIT_FUNCTION_RESULT = 0
+    const val AF_TOOLKIT_SYSTEM_PROMPT = 1
 }
 
 /** UTF-8 bytes with the trailing NUL the C side expects. */

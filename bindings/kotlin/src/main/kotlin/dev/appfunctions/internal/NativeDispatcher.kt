@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
 
 /**
- * The af_dispatcher pointer with a use count, so `close()` (or the Cleaner) racing a call
- * frees it only once nothing is inside an `af_` function with it.
+ * A native object's pointer with a use count, so `close()` (or the Cleaner) racing a use
+ * frees it only once nothing is inside an `af_` function with it. [free] must not refer to
+ * the public object that owns this (the Cleaner runs this as its action).
  */
-internal class NativeDispatcher : Runnable {
-    val ptr: Pointer = AfNative.af_dispatcher_new() ?: throw IllegalStateException("af_dispatcher_new returned NULL")
+internal open class NativeObject(val ptr: Pointer, private val free: (Pointer) -> Unit) : Runnable {
     private val inUse = AtomicInteger()
     private val freed = AtomicBoolean()
 
@@ -41,10 +41,16 @@ internal class NativeDispatcher : Runnable {
     }
 
     private fun freeOnce() {
-        if (freed.compareAndSet(false, true)) AfNative.af_dispatcher_free(ptr)
+        if (freed.compareAndSet(false, true)) free(ptr)
     }
+}
 
-    /** C strings of function ids, kept for the dispatcher's life (bounded). */
+/** The af_dispatcher, with the C strings of the function ids it was asked to run. */
+internal class NativeDispatcher : NativeObject(
+    AfNative.af_dispatcher_new() ?: throw IllegalStateException("af_dispatcher_new returned NULL"),
+    { AfNative.af_dispatcher_free(it) },
+) {
+    /** C strings of function ids (and tool names), kept for the dispatcher's life (bounded). */
     private val ids = ConcurrentHashMap<String, Memory>()
 
     fun cString(s: String): Memory {

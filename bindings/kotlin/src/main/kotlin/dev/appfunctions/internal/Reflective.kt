@@ -5,7 +5,12 @@ import dev.appfunctions.AppFunction
 import dev.appfunctions.AppFunctionContext
 import dev.appfunctions.AppFunctionEntityProvider
 import dev.appfunctions.AppFunctionErrorCode
+import dev.appfunctions.AppFunctionConstraints
 import dev.appfunctions.AppFunctionException
+import dev.appfunctions.Constraints
+import dev.appfunctions.putConstraints
+import dev.appfunctions.AppFunctionKind
+import dev.appfunctions.AppFunctionToolkit
 import dev.appfunctions.DefaultValue
 import dev.appfunctions.Description
 import kotlinx.serialization.json.JsonArray
@@ -113,10 +118,11 @@ internal fun readFunctions(state: DispatcherState, instance: Any): List<Reflecti
     require(found.isNotEmpty()) { "${cls.qualifiedName} has no @AppFunction methods" }
     // Source order is not visible at run time (kotlin-reflect sorts by name, the JVM does not
     // promise any order), so the order is the methods' names: deterministic everywhere.
-    return found.sortedBy { it.first.name }.map { (fn, ann) -> readFunction(state, instance, fn, ann) }
+    val toolkit = cls.findAnnotation<AppFunctionToolkit>()?.name
+    return found.sortedBy { it.first.name }.map { (fn, ann) -> readFunction(state, instance, fn, ann, toolkit) }
 }
 
-private fun readFunction(state: DispatcherState, instance: Any, fn: KFunction<*>, ann: AppFunction): ReflectiveFunction {
+private fun readFunction(state: DispatcherState, instance: Any, fn: KFunction<*>, ann: AppFunction, classToolkit: String?): ReflectiveFunction {
     fn.isAccessible = true
     val id = ann.id.ifEmpty { snakeCase(fn.name) }
     val values = fn.parameters.filter { it.kind == KParameter.Kind.VALUE }
@@ -149,16 +155,20 @@ private fun readFunction(state: DispatcherState, instance: Any, fn: KFunction<*>
                         // lets it be omitted and binds it as null
                         if (rp.p.isOptional) put("optional", true)
                         rp.p.findAnnotation<DefaultValue>()?.let { put("default", AppJsonParseAny(it.json, "$id.parameters.${rp.name} @DefaultValue")) }
+                        putConstraints(AppFunctionConstraints.of(rp.p.findAnnotation<Constraints>()))
                     },
                 )
             },
         )
-        put("result", result.descriptorType)
+        val resultConstraints = AppFunctionConstraints.of(fn.findAnnotation<Constraints>())
+        if (resultConstraints == null) put("result", result.descriptorType)
+        else put("result", buildJsonObject { put("type", result.descriptorType); putConstraints(resultConstraints) })
         if (ann.opensApp) put("opensApp", true)
         if (ann.requiresPermission) put("requiresPermission", true)
         if (!ann.enabled) put("enabled", false)
         if (ann.deprecated) put("deprecated", true)
-        if (ann.toolkit.isNotEmpty()) put("toolkit", ann.toolkit)
+        ann.toolkit.ifEmpty { classToolkit }?.let { put("toolkit", it) }
+        if (ann.kind == AppFunctionKind.Output) put("kind", "output")
         if (ann.condition.isNotEmpty()) put("condition", ann.condition)
     }
     return ReflectiveFunction(state, instance, fn, id, params, contextParam, result, descriptor)

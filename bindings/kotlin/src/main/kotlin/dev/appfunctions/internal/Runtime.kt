@@ -11,6 +11,10 @@ import dev.appfunctions.AppFunctionException
 import dev.appfunctions.AppFunctionGate
 import dev.appfunctions.AppFunctionLogger
 import dev.appfunctions.AppFunctionOutcome
+import dev.appfunctions.AppFunctionToolkitText
+import dev.appfunctions.AppFunctionToolkitTexts
+import dev.appfunctions.AppJson
+import kotlinx.serialization.json.JsonObject
 import dev.appfunctions.ScopeBox
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineScope
@@ -114,6 +118,12 @@ internal class ScopeHooksData(
 ) : UserData(state)
 
 internal class LogData(state: DispatcherState) : UserData(state)
+
+/** A toolkit's dynamic texts (af_define_toolkit's `texts`). */
+internal class ToolkitTextsData(state: DispatcherState, val texts: AppFunctionToolkitTexts) : UserData(state)
+
+/** Where an MCP session's notifications go (af_mcp_session_set_notify, af_mcp_set_notify). */
+internal class NotifyData(state: DispatcherState, val sink: (String) -> Unit) : UserData(state)
 
 /** One pending suspend execute: the continuation and the cancel token (freed when both sides let go). */
 internal class PendingExecute(val cont: CancellableContinuation<AppFunctionOutcome>, val token: Pointer?) {
@@ -277,6 +287,34 @@ internal object Trampolines {
             }
         }
     }
+
+    val ToolkitText = object : ToolkitTextFn {
+        override fun invoke(userData: Pointer?, toolkit: Pointer?, which: Int, metadataJson: Pointer?, out: Pointer?) {
+            val d = Handles[userData] as? ToolkitTextsData ?: return
+            try {
+                val metadata = metadataJson.utf8()?.let { AppJson.parseToJsonElement(it) as? JsonObject } ?: EMPTY_OBJECT
+                val kind = if (which == AfNative.AF_TOOLKIT_SYSTEM_PROMPT) AppFunctionToolkitText.SystemPrompt else AppFunctionToolkitText.FunctionResult
+                val text = d.texts.text(toolkit.utf8().orEmpty(), kind, metadata) ?: return // null: the static text
+                AfNative.af_text_set(out, text.cstr())
+            } catch (t: Throwable) {
+                // the static text is used instead
+                d.state.log(3, "toolkit texts of ${toolkit.utf8()} failed: $t")
+            }
+        }
+    }
+
+    val Notify = object : MessageFn {
+        override fun invoke(userData: Pointer?, messageJson: Pointer?) {
+            val d = Handles[userData] as? NotifyData ?: return
+            try {
+                d.sink(messageJson.utf8() ?: return)
+            } catch (t: Throwable) {
+                d.state.log(3, "MCP notification handler failed: $t")
+            }
+        }
+    }
+
+    private val EMPTY_OBJECT = JsonObject(emptyMap())
 
     val Log = object : LogFn {
         override fun invoke(userData: Pointer?, level: Int, message: Pointer?) {

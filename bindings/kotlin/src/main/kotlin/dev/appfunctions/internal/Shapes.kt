@@ -2,7 +2,10 @@
 // One Shape per KType, computed once by reflection and cached; the hot path only walks it.
 package dev.appfunctions.internal
 
+import dev.appfunctions.AppFunctionConstraints
 import dev.appfunctions.AppFunctionEntity
+import dev.appfunctions.Constraints
+import dev.appfunctions.putConstraints
 import dev.appfunctions.AppFunctionSerializable
 import dev.appfunctions.Description
 import kotlinx.serialization.json.JsonArray
@@ -193,6 +196,7 @@ internal sealed class Shape {
                     f.description?.let { put("description", it) }
                     // nullable fields are optional by the core's one nullable rule
                     if (f.param.isOptional) put("optional", true)
+                    putConstraints(AppFunctionConstraints.of(f.param.findAnnotation<Constraints>()))
                 },
             )
         }

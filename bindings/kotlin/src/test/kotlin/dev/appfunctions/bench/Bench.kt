@@ -1,4 +1,5 @@
-// One execute round trip from Kotlin with a trivial handler, as a warmed-up loop in a fresh JVM.
+// One execute round trip from Kotlin with a trivial handler, as a warmed-up loop in a fresh JVM,
+// and the same call through an agent view (the model's tool call) beside it.
 // Run:  mvn -Pbench verify [-Dbench.args="N"]   (N calls per round, default 200000; best of 5 rounds)
 package dev.appfunctions.bench
 
@@ -55,19 +56,26 @@ fun main(args: Array<String>) {
         measure("executeBlocking, DSL suspend handler", n) { d.executeBlocking(dslSuspend, "{}").json.length }
         measure("executeBlocking, @AppFunction ping()", n) { d.executeBlocking(ping, "{}").json.length }
         measure("executeBlocking, @AppFunction add(a, b)", n) { d.executeBlocking(add, """{"a":1,"b":2}""").json.length }
-        runBlocking {
-            var sink = 0
-            repeat(n) { sink += d.execute(dslPing, "{}").json.length }
-            var best = Long.MAX_VALUE
-            repeat(5) {
-                val t0 = System.nanoTime()
-                repeat(n) { sink += d.execute(dslPing, "{}").json.length }
-                best = minOf(best, System.nanoTime() - t0)
-            }
-            println("bench %-44s %9.0f ns/call  (%d calls x 5 rounds, best round; sink=%d)"
-                .format("suspend execute (runBlocking), DSL", best.toDouble() / n, n, sink and 1))
+        d.view().use { v ->
+            measure("view executeBlockingJson, DSL blockingHandler", n) { v.executeBlockingJson(dslPing, "{}").length }
+            measure("view executeBlocking (parsed outcome), DSL", n) { v.executeBlocking(dslPing, "{}").json.length }
+            suspendMeasure("suspend view execute (runBlocking), DSL", n) { v.execute(dslPing, "{}").json.length }
         }
+        suspendMeasure("suspend execute (runBlocking), DSL", n) { d.execute(dslPing, "{}").json.length }
     }
+}
+
+private fun suspendMeasure(label: String, n: Int, body: suspend () -> Int) = runBlocking {
+    var sink = 0
+    repeat(n) { sink += body() }
+    var best = Long.MAX_VALUE
+    repeat(5) {
+        val t0 = System.nanoTime()
+        repeat(n) { sink += body() }
+        best = minOf(best, System.nanoTime() - t0)
+    }
+    println("bench %-44s %9.0f ns/call  (%d calls x 5 rounds, best round; sink=%d)"
+        .format(label, best.toDouble() / n, n, sink and 1))
 }
 
 private val ONE = JsonPrimitive(1)
