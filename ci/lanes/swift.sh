@@ -147,6 +147,28 @@ read -r -a EXTRA_TEST_ARGS <<<"${SWIFT_TEST_ARGS:-}"
 [[ -f "$PKG_DIR/Package.swift" ]] || usage_error "no Swift package at $PKG_DIR (missing Package.swift)"
 case "$MODE" in auto|host|chroot) ;; *) usage_error "SWIFT_LANE_MODE must be auto, host or chroot (got '$MODE')" ;; esac
 
+# ---------------------------------------------------------------- the README's examples
+# Each ```swift block after a `<!-- swift-lane: NAME.swift -->` marker in the package's README
+# must appear verbatim in the test file NAME.swift, which compiles and runs it.
+if [[ -f "$PKG_DIR/README.md" ]] && grep -q '<!-- swift-lane: ' "$PKG_DIR/README.md"; then
+  if ! python3 - "$PKG_DIR" <<'PY'
+import pathlib, re, sys
+root = pathlib.Path(sys.argv[1])
+blocks = re.findall(r"<!-- swift-lane: (\S+) -->\n```swift\n(.*?)```", (root / "README.md").read_text(), re.S)
+for name, code in blocks:
+    files = list((root / "Tests").rglob(name))
+    if len(files) != 1:
+        sys.exit(f"[swift lane] README.md names {name}, found {len(files)} such test files")
+    if code not in files[0].read_text():
+        sys.exit(f"[swift lane] a README.md example differs from {files[0].relative_to(root)}: keep them the same")
+print(f"[swift lane] the README's {len(blocks)} examples are in their tests verbatim", file=sys.stderr)
+PY
+  then
+    echo "$LANE: FAIL (the README's examples differ from their tests)"
+    exit "$EXIT_FAIL"
+  fi
+fi
+
 # ---------------------------------------------------------------- native library (host)
 build_native="${SWIFT_LANE_BUILD_NATIVE:-auto}"
 if [[ "$build_native" == auto ]]; then

@@ -8,12 +8,17 @@ public struct AppFunctionField: Sendable {
     /// True for `Optional` Swift types: the field is nullable, so by the core's one nullable
     /// rule it may be absent (and then binds as null).
     public let isOptional: Bool
+    /// Value constraints the core states in the schema and enforces (docs/descriptors.md).
+    public let constraints: AppFunctionConstraints?
     let valueType: any AppFunctionValue.Type
 
     /// A field of Swift type `T`; an `Optional` type makes the field optional and nullable.
-    public init<T: AppFunctionValue>(_ name: String, _ type: T.Type, description: String? = nil) {
+    public init<T: AppFunctionValue>(
+        _ name: String, _ type: T.Type, description: String? = nil, constraints: AppFunctionConstraints? = nil
+    ) {
         self.name = name
         self.description = description
+        self.constraints = constraints
         self.valueType = type
         if case .nullable(let inner) = T.appFunctionType {
             self.type = inner
@@ -29,6 +34,7 @@ public struct AppFunctionField: Sendable {
         if let d = description { o.append(("description", .string(d))) }
         // nullable is enough: the core's one nullable rule makes the field optional
         if isOptional { o.append(("nullable", .bool(true))) }
+        if let c = constraints { o += c.members }
         return .object(o)
     }
 }
@@ -44,11 +50,16 @@ public struct AppFunctionParameter: Sendable {
     public let isNullable: Bool
     /// The default's JSON text, when there is one.
     public let defaultJSON: String?
+    /// Value constraints the core states in the schema and enforces (docs/descriptors.md).
+    public let constraints: AppFunctionConstraints?
     let valueType: any AppFunctionValue.Type
 
-    public init<T: AppFunctionValue>(_ name: String, _ type: T.Type, description: String? = nil) {
+    public init<T: AppFunctionValue>(
+        _ name: String, _ type: T.Type, description: String? = nil, constraints: AppFunctionConstraints? = nil
+    ) {
         self.name = name
         self.description = description
+        self.constraints = constraints
         self.valueType = type
         self.defaultJSON = nil
         if case .nullable(let inner) = T.appFunctionType {
@@ -64,9 +75,10 @@ public struct AppFunctionParameter: Sendable {
 
     /// A parameter the caller may omit; the core then passes `defaultValue`.
     public init<T: AppFunctionValue & Encodable>(
-        _ name: String, _ type: T.Type, description: String? = nil, default defaultValue: T
+        _ name: String, _ type: T.Type, description: String? = nil, default defaultValue: T,
+        constraints: AppFunctionConstraints? = nil
     ) {
-        self.init(name, type, description: description)
+        self.init(name, type, description: description, constraints: constraints)
         self = AppFunctionParameter(copying: self, defaultJSON: (try? AppJSON.encode(defaultValue)) ?? "null")
     }
 
@@ -77,6 +89,7 @@ public struct AppFunctionParameter: Sendable {
         isOptional = true
         isNullable = p.isNullable
         self.defaultJSON = defaultJSON
+        constraints = p.constraints
         valueType = p.valueType
     }
 
@@ -87,6 +100,7 @@ public struct AppFunctionParameter: Sendable {
         // and a default makes a parameter optional
         if isNullable { o.append(("nullable", .bool(true))) }
         if let d = defaultJSON { o.append(("default", .raw(d))) }
+        if let c = constraints { o += c.members }
         return .object(o)
     }
 }
@@ -132,8 +146,17 @@ public struct AppFunctionDescriptor: Sendable {
     /// The host's permission handler must approve each call.
     public var requiresPermission: Bool
     public var enabled: Bool
-    /// Collapsible toolkit name for agent views.
+    /// The toolkit the function belongs to (`defineToolkit`); a toolkit with a description
+    /// collapses in agent views into one container tool.
     public var toolkit: String?
+    /// Agent views show the function only while this condition over their metadata holds
+    /// (`"HasAdvancedFeatures && !ReadOnly"`).
+    public var condition: String?
+    /// `.output`: calling it ends the agent's run and its arguments are the result
+    /// (register it with `registerOutput`).
+    public var kind: AppFunctionKind
+    /// Value constraints the core checks the handler's result against (`HandlerFailed`).
+    public var resultConstraints: AppFunctionConstraints?
     /// Android callers allowed (empty: everyone) — the descriptor's `callers.allow`.
     public var allowedCallers: [String]
 
@@ -145,6 +168,9 @@ public struct AppFunctionDescriptor: Sendable {
         requiresPermission: Bool = false,
         enabled: Bool = true,
         toolkit: String? = nil,
+        condition: String? = nil,
+        kind: AppFunctionKind = .function,
+        resultConstraints: AppFunctionConstraints? = nil,
         allowedCallers: [String] = [],
         @AppFunctionParametersBuilder parameters: () -> [AppFunctionParameter] = { [] }
     ) {
@@ -155,6 +181,9 @@ public struct AppFunctionDescriptor: Sendable {
         self.requiresPermission = requiresPermission
         self.enabled = enabled
         self.toolkit = toolkit
+        self.condition = condition
+        self.kind = kind
+        self.resultConstraints = resultConstraints
         self.allowedCallers = allowedCallers
         self.parameters = parameters()
     }
@@ -165,11 +194,17 @@ public struct AppFunctionDescriptor: Sendable {
         if let d = description { o.append(("description", .string(d))) }
         if let s = symbol { o.append(("symbol", .string(s))) }
         o.append(("parameters", .array(parameters.map(\.json))))
-        o.append(("result", result.json))
+        if let c = resultConstraints, !c.members.isEmpty, result != .void {
+            o.append(("result", .object([("type", result.json)] + c.members)))
+        } else {
+            o.append(("result", result.json))
+        }
         if opensApp { o.append(("opensApp", .bool(true))) }
         if requiresPermission { o.append(("requiresPermission", .bool(true))) }
         if !enabled { o.append(("enabled", .bool(false))) }
         if let t = toolkit { o.append(("toolkit", .string(t))) }
+        if let c = condition { o.append(("condition", .string(c))) }
+        if kind == .output { o.append(("kind", .string("output"))) }
         if !allowedCallers.isEmpty {
             o.append(("callers", .object([("allow", .array(allowedCallers.map { .string($0) }))])))
         }
@@ -180,6 +215,70 @@ public struct AppFunctionDescriptor: Sendable {
         for p in parameters { c.visit(p.valueType) }
         if let result { c.visit(result) }
     }
+}
+
+/// Value constraints of a parameter, a field or a result (docs/descriptors.md, "Value
+/// constraints"): the JSON Schema carries them and the core enforces them exactly — a
+/// violating argument is `InvalidArgument` naming the parameter and the rule, a violating
+/// result `HandlerFailed`. nil: none. An integral bound is written as an integer (exact up to
+/// 2^53).
+public struct AppFunctionConstraints: Sendable, Equatable {
+    public var minimum: Double?
+    public var maximum: Double?
+    public var exclusiveMinimum: Double?
+    public var exclusiveMaximum: Double?
+    public var minLength: Int?
+    public var maxLength: Int?
+    /// An ECMA-262 regular expression the string must match somewhere (anchor it: `^...$`).
+    public var pattern: String?
+    public var minItems: Int?
+    public var maxItems: Int?
+    public var uniqueItems: Bool?
+
+    public init(
+        minimum: Double? = nil, maximum: Double? = nil,
+        exclusiveMinimum: Double? = nil, exclusiveMaximum: Double? = nil,
+        minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil,
+        minItems: Int? = nil, maxItems: Int? = nil, uniqueItems: Bool? = nil
+    ) {
+        self.minimum = minimum
+        self.maximum = maximum
+        self.exclusiveMinimum = exclusiveMinimum
+        self.exclusiveMaximum = exclusiveMaximum
+        self.minLength = minLength
+        self.maxLength = maxLength
+        self.pattern = pattern
+        self.minItems = minItems
+        self.maxItems = maxItems
+        self.uniqueItems = uniqueItems
+    }
+
+    /// The descriptor keys, in the order docs/descriptors.md lists them.
+    var members: [(String, JSONValue)] {
+        func number(_ d: Double) -> JSONValue {
+            d == d.rounded() && abs(d) < 9_007_199_254_740_992 ? .int(Int(d)) : .raw(String(d))
+        }
+        var o: [(String, JSONValue)] = []
+        if let v = minimum { o.append(("minimum", number(v))) }
+        if let v = maximum { o.append(("maximum", number(v))) }
+        if let v = exclusiveMinimum { o.append(("exclusiveMinimum", number(v))) }
+        if let v = exclusiveMaximum { o.append(("exclusiveMaximum", number(v))) }
+        if let v = minLength { o.append(("minLength", .int(v))) }
+        if let v = maxLength { o.append(("maxLength", .int(v))) }
+        if let v = pattern { o.append(("pattern", .string(v))) }
+        if let v = minItems { o.append(("minItems", .int(v))) }
+        if let v = maxItems { o.append(("maxItems", .int(v))) }
+        if let v = uniqueItems { o.append(("uniqueItems", .bool(v))) }
+        return o
+    }
+}
+
+/// How the core treats a call (seed 004's `ToolKind`).
+public enum AppFunctionKind: String, Sendable {
+    /// A normal tool: executed, its result returned to the model.
+    case function
+    /// An output tool: the model's arguments are the structured, final result; nothing runs.
+    case output
 }
 
 /// The arguments of a function without parameters.

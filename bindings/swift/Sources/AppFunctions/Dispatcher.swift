@@ -12,6 +12,8 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     let raw: OpaquePointer
     /// Names of enums and records already defined in the core (each is defined once).
     private let definedTypes = Locked<Set<String>>([])
+    /// The agent views made from this dispatcher, told when its registry changes.
+    let views = ViewRegistry()
 
     public init() {
         _ = AppFunctionsLibrary.checkedABI
@@ -61,6 +63,19 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try registerRaw(descriptorJSON, HandlerBox(handler))
     }
 
+    /// Registers an output tool (seed 004's `ToolKind.Output`): no handler runs; the model's
+    /// arguments, checked against the parameters, are the final result (`outcome.isFinal`),
+    /// shaped as `result` (usually a record whose fields are the parameters).
+    public func registerOutput<Result: AppFunctionValue>(_ descriptor: AppFunctionDescriptor, result: Result.Type) throws {
+        var d = descriptor
+        d.kind = .output
+        var collector = AppFunctionTypeCollector()
+        d.collectNamedTypes(result: result, into: &collector)
+        try define(collector)
+        try check(af_register_function(raw, d.json(result: Result.appFunctionType, symbol: nil), nil, nil, nil), "registerOutput")
+        views.changed()
+    }
+
     /// Defines named enums and records: `{"enums": [...], "records": [...]}`.
     public func defineTypes(json: String) throws {
         try check(af_define_types(raw, json), "defineTypes")
@@ -83,6 +98,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         // The core owns the retained box from here on, also when registration fails.
         let st = af_register_function(raw, descriptorJSON, handlerTrampoline, box.retainedPointer(), releaseUserData)
         try check(st, "register")
+        views.changed()
     }
 
     /// Registers an entity and its generated `search_{entityName}` function. `lookup` answers
@@ -102,6 +118,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         let st = af_register_entity(raw, E.entityDescriptorJSON.text, handlerTrampoline, box.retainedPointer(), releaseUserData)
         try check(st, "registerEntity(\(E.entityName))")
         _ = definedTypes.withLock { $0.insert(E.entityName) }
+        views.changed()
     }
 
     /// Defines the collected enums and records the core does not know yet, in one call.
@@ -122,11 +139,13 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     /// Removes a declared function; calls in flight finish with it.
     public func unregister(_ functionId: String) throws {
         try check(af_unregister_function(raw, functionId), "unregister(\(functionId))")
+        views.changed()
     }
 
     /// Enables or disables a function at run time (a disabled one answers `Disabled`).
     public func setEnabled(_ functionId: String, _ enabled: Bool) throws {
         try check(af_set_function_enabled(raw, functionId, enabled ? 1 : 0), "setEnabled(\(functionId))")
+        views.changed()
     }
 
     // MARK: Delegates and hooks
@@ -193,33 +212,8 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     /// `arguments` is a JSON object keyed by the parameters' camelCase names; enums by
     /// member name, entities by id, dates as ISO 8601 strings.
     public func execute(_ invocation: AppFunctionInvocation, arguments: String = "{}") async -> AppFunctionOutcome {
-        let token = CancelToken()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<AppFunctionOutcome, Never>) in
-                let box = Unmanaged.passRetained(OutcomeBox(continuation)).toOpaque()
-                let st: af_status = invocation.functionId.withCString { id in
-                    withOptionalCString(invocation.callerPackage) { caller in
-                        // the v1 af_invocation: struct_size first, the rest zero (reserved)
-                        var inv = af_invocation()
-                        inv.struct_size = UInt32(MemoryLayout<af_invocation>.size)
-                        inv.platform = invocation.platform.rawValue
-                        inv.function_id = id
-                        inv.caller_package = caller
-                        inv.cancel_token = token.raw
-                        inv.timeout_ms = invocation.timeoutMilliseconds
-                        inv.is_foreground = invocation.isForeground ? 1 : 0
-                        return af_execute_async(raw, &inv, arguments, outcomeTrampoline, box)
-                    }
-                }
-                if st != AF_OK {
-                    // Not started: the callback will not run, so the box comes back here.
-                    Unmanaged<OutcomeBox>.fromOpaque(box).release()
-                    continuation.resume(returning: AppFunctionOutcome(
-                        failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError()))
-                }
-            }
-        } onCancel: {
-            token.cancel()
+        await runCall(invocation, arguments: arguments) { inv, box in
+            af_execute_async(raw, inv, arguments, outcomeTrampoline, box)
         }
     }
 
@@ -296,6 +290,43 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
                 : status == AF_ERR_INTERNAL ? .internalError : .invalidArgument
             throw AppFunctionError(code, "\(what): \(lastError())")
         }
+    }
+}
+
+/// Runs one call through `af_execute_async` or `af_view_execute_async` (`start`, given the
+/// filled-in v1 invocation and the outcome box) and awaits its outcome. Cancelling the calling
+/// task cancels the call through a core cancel token (`Cancelled`).
+func runCall(
+    _ invocation: AppFunctionInvocation, arguments: String,
+    start: (UnsafePointer<af_invocation>, UnsafeMutableRawPointer) -> af_status
+) async -> AppFunctionOutcome {
+    let token = CancelToken()
+    return await withTaskCancellationHandler {
+        await withCheckedContinuation { (continuation: CheckedContinuation<AppFunctionOutcome, Never>) in
+            let box = Unmanaged.passRetained(OutcomeBox(continuation)).toOpaque()
+            let st: af_status = invocation.functionId.withCString { id in
+                withOptionalCString(invocation.callerPackage) { caller in
+                    // the v1 af_invocation: struct_size first, the rest zero (reserved)
+                    var inv = af_invocation()
+                    inv.struct_size = UInt32(MemoryLayout<af_invocation>.size)
+                    inv.platform = invocation.platform.rawValue
+                    inv.function_id = id
+                    inv.caller_package = caller
+                    inv.cancel_token = token.raw
+                    inv.timeout_ms = invocation.timeoutMilliseconds
+                    inv.is_foreground = invocation.isForeground ? 1 : 0
+                    return start(&inv, box)
+                }
+            }
+            if st != AF_OK {
+                // Not started: the callback will not run, so the box comes back here.
+                Unmanaged<OutcomeBox>.fromOpaque(box).release()
+                continuation.resume(returning: AppFunctionOutcome(
+                    failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError()))
+            }
+        }
+    } onCancel: {
+        token.cancel()
     }
 }
 

@@ -70,6 +70,9 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
     public let message: String?
     /// The whole outcome JSON: `{"status", "result", "dialog", "errorCode", "message"}`.
     public let json: String
+    /// True for an output tool's outcome: the arguments are the final, structured result and
+    /// the agent's run ends here.
+    public let isFinal: Bool
 
     public var isSuccess: Bool { status == .success }
 
@@ -99,6 +102,7 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
             self.dialog = nil
             self.errorCode = .internalError
             self.message = "the outcome JSON could not be read: \(json.prefix(200))"
+            self.isFinal = false
             return
         }
         self.status = status
@@ -110,6 +114,7 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
         dialog = RawJSON.string(m["dialog"])
         errorCode = RawJSON.string(m["errorCode"]).flatMap(AppFunctionErrorCode.init(rawValue:))
         message = RawJSON.string(m["message"])
+        isFinal = m["final"] == Array("true".utf8)
     }
 
     init(failure code: AppFunctionErrorCode, _ message: String) {
@@ -118,6 +123,7 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
         dialog = nil
         errorCode = code
         self.message = message
+        isFinal = false
         json = JSONValue.object([
             ("status", .string("error")), ("result", .null), ("dialog", .null),
             ("errorCode", .string(code.rawValue)), ("message", .string(message)),

@@ -230,3 +230,101 @@ public struct AppFunctionTypeCollector {
         t.collectNamedTypes(into: &self)
     }
 }
+
+/// A calendar date without a time or a time zone: the core's `date` type, written
+/// `YYYY-MM-DD` (ISO 8601, as docs/descriptors.md defines it). Swift's `Date` is an instant
+/// (the core's `dateTime`); convert between the two in a time zone with `init(_:in:)` and
+/// `date(in:)`.
+///
+/// ```swift
+/// struct Trip: Codable { var departure: AppFunctionDate }   // {"departure":"2025-06-01"}
+/// AppFunctionParameter("departure", AppFunctionDate.self)
+/// let day = AppFunctionDate(Date(), in: .current)          // today, where the user is
+/// ```
+public struct AppFunctionDate: AppFunctionValue, Codable, Hashable, Comparable, Sendable,
+    CustomStringConvertible, LosslessStringConvertible
+{
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    public static var appFunctionType: AppFunctionType { .date }
+
+    /// A date; nil when it does not exist in the Gregorian calendar (`2025-02-30`) or the year
+    /// is outside 1...9999.
+    public init?(year: Int, month: Int, day: Int) {
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
+              day <= AppFunctionDate.days(inMonth: month, year: year) else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// The calendar day `date` falls on in `timeZone`.
+    public init(_ date: Date, in timeZone: TimeZone = .current) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day], from: date)
+        year = c.year ?? 1
+        month = c.month ?? 1
+        day = c.day ?? 1
+    }
+
+    /// Parses `YYYY-MM-DD` exactly (four-digit year, two-digit month and day).
+    public init?(_ text: String) {
+        let u = Array(text.utf8)
+        guard u.count == 10, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ r: Range<Int>) -> Int? {
+            var n = 0
+            for i in r {
+                guard u[i] >= UInt8(ascii: "0"), u[i] <= UInt8(ascii: "9") else { return nil }
+                n = n * 10 + Int(u[i] - UInt8(ascii: "0"))
+            }
+            return n
+        }
+        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10) else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    /// The start of this day in `timeZone`.
+    public func date(in timeZone: TimeZone = .current) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.date(from: DateComponents(year: year, month: month, day: day))!
+    }
+
+    /// `YYYY-MM-DD`.
+    public var description: String {
+        func pad(_ n: Int, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+
+    public static func < (a: Self, b: Self) -> Bool {
+        (a.year, a.month, a.day) < (b.year, b.month, b.day)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let text = try c.decode(String.self)
+        guard let d = AppFunctionDate(text) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected a date YYYY-MM-DD, got \"\(text)\"")
+        }
+        self = d
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+
+    private static func days(inMonth m: Int, year y: Int) -> Int {
+        switch m {
+        case 2: return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}
