@@ -145,8 +145,14 @@ impl View {
         metadata: &Value,
         expanded: &BTreeSet<String>,
     ) -> Vec<Shown<'s>> {
+        // per toolkit (by index): collapsed in this view, and its container listed already
+        let collapsed: Vec<bool> = snap
+            .toolkits
+            .iter()
+            .map(|t| t.collapsible() && !expanded.contains(&t.name))
+            .collect();
+        let mut listed = vec![false; collapsed.len()];
         let mut out = Vec::new();
-        let mut containers: BTreeSet<&str> = BTreeSet::new();
         for e in snap.entries() {
             if !e.is_enabled() {
                 continue;
@@ -156,10 +162,10 @@ impl View {
                     continue;
                 }
             }
-            match snap.toolkit_of(e) {
-                Some(tk) if tk.collapsible() && !expanded.contains(&tk.name) => {
-                    if containers.insert(&tk.name) {
-                        out.push(Shown::Container(tk));
+            match e.toolkit {
+                Some(i) if collapsed[i] => {
+                    if !std::mem::replace(&mut listed[i], true) {
+                        out.push(Shown::Container(&snap.toolkits[i]));
                     }
                 }
                 _ => out.push(Shown::Function(e)),
@@ -182,10 +188,27 @@ impl View {
                 reason: "views render tool lists; export the registry instead".into(),
             });
         }
+        // each function's tool object is the one the registry's export keeps (rendered
+        // again only when its texts hold placeholders); containers are rendered here
         let texts = with_defaults(&snap, &metadata);
-        let rendered = render_all(&snap, &Self::shown(&snap, &metadata, &expanded), &texts);
-        let specs: Vec<ToolSpec> = rendered.iter().map(RenderedTool::spec).collect();
-        export::tools(format, &specs)
+        let shown = Self::shown(&snap, &metadata, &expanded);
+        let (open, close) = crate::listing::list_ends(format);
+        let mut out = String::with_capacity(open.len() + close.len() + 512 * shown.len());
+        out.push_str(open);
+        for (i, s) in shown.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            match s {
+                Shown::Function(e) => out.push_str(&e.fragment(&snap.types, format, &texts)?),
+                Shown::Container(tk) => out.push_str(&crate::listing::fragment(
+                    format,
+                    &container_tool(tk, &texts).spec(),
+                )?),
+            }
+        }
+        out.push_str(close);
+        Ok(out)
     }
 
     /// The MCP tool objects the model sees now (for the MCP adapter).
@@ -656,24 +679,26 @@ fn render_all(snap: &Snapshot, shown: &[Shown<'_>], metadata: &Value) -> Vec<Ren
                     deprecated: d.deprecated,
                 }
             }
-            Shown::Container(tk) => RenderedTool {
-                name: tk.name.clone(),
-                title: None,
-                description: crate::condition::render(
-                    tk.description.as_deref().unwrap_or(""),
-                    metadata,
-                ),
-                schemas: container_schemas(),
-                hints: Hints {
-                    read_only: Some(true),
-                    destructive: Some(false),
-                    idempotent: Some(true),
-                    open_world: Some(false),
-                },
-                deprecated: false,
-            },
+            Shown::Container(tk) => container_tool(tk, metadata),
         })
         .collect()
+}
+
+/// A collapsed toolkit's container tool, its description rendered with `metadata`.
+fn container_tool(tk: &Toolkit, metadata: &Value) -> RenderedTool {
+    RenderedTool {
+        name: tk.name.clone(),
+        title: None,
+        description: crate::condition::render(tk.description.as_deref().unwrap_or(""), metadata),
+        schemas: container_schemas(),
+        hints: Hints {
+            read_only: Some(true),
+            destructive: Some(false),
+            idempotent: Some(true),
+            open_world: Some(false),
+        },
+        deprecated: false,
+    }
 }
 
 /// [`render_all`] with routing containers (`metadata` decides which members show;

@@ -363,3 +363,65 @@ fn execute_async_through_a_view() {
     let hidden = rx.recv().unwrap();
     assert_eq!(hidden.outcome.error_code, Some(ErrorCode::FunctionNotFound));
 }
+
+/// A view lists the registry export's own tool object for each function it shows (the
+/// per-entry fragment the export keeps), renders again only what the metadata changes,
+/// and adds its containers, in every JSON format.
+#[test]
+fn view_tools_are_the_exports_fragments_plus_containers_and_rendered_texts() {
+    let d = files();
+    d.set_metadata_schema(r#"{"properties":{"user":{"type":"string","default":"someone"}}}"#)
+        .unwrap();
+    d.register_function(
+        r#"{"id":"greet","description":"Greets {metadata.user}.","parameters":[{"name":"how","type":"string","description":"How to greet {metadata.user}"}],"result":"string"}"#,
+        ok_handler(),
+    )
+    .unwrap();
+    let v = View::new(&d, json!({"user": "Ada"})).unwrap();
+    v.execute("database", None);
+    for f in Format::ALL.into_iter().filter(|f| f.is_json()) {
+        let tools_of = |text: &str| -> Vec<Value> {
+            let v: Value = serde_json::from_str(text).unwrap();
+            match f {
+                Format::Gemini => v[0]["functionDeclarations"].as_array().unwrap().clone(),
+                _ => v.as_array().unwrap().clone(),
+            }
+        };
+        let name_of = |t: &Value| -> String {
+            let t = if f == Format::OpenAiChat {
+                &t["function"]
+            } else {
+                t
+            };
+            t["name"].as_str().unwrap().to_owned()
+        };
+        let exported = tools_of(&d.export(f).unwrap());
+        let shown = tools_of(&v.tools(f).unwrap());
+        let names: Vec<String> = shown.iter().map(name_of).collect();
+        assert_eq!(
+            names,
+            ["file_system", "query", "ungrouped_helper", "add", "greet"],
+            "{f}"
+        );
+        for t in &shown {
+            let name = name_of(t);
+            let text = t.to_string();
+            match name.as_str() {
+                "file_system" => assert!(text.contains("File operations"), "{f}: {text}"),
+                "greet" => {
+                    // rendered with the view's metadata, in the description and the schema
+                    assert_eq!(text.matches("Ada").count(), 2, "{f}: {text}");
+                    assert!(
+                        !text.contains("someone") && !text.contains("{metadata"),
+                        "{f}: {text}"
+                    );
+                }
+                _ => {
+                    let e = exported.iter().find(|e| name_of(e) == name).unwrap();
+                    assert_eq!(t, e, "{f}: {name} differs from the export's");
+                }
+            }
+        }
+        appfunctions::export::check(f, &v.tools(f).unwrap()).unwrap();
+    }
+}
