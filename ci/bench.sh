@@ -7,6 +7,7 @@
 #   ci/bench.sh --quick         shorter criterion runs and 1M calls for RSS
 #   ci/bench.sh --bindings      also the Kotlin, Swift and .NET round trips (their lanes must run)
 #   ci/bench.sh --dotnet        also the .NET round trips (BenchmarkDotNet), without Kotlin and Swift
+#   ci/bench.sh --no-instructions   skip the callgrind instruction counts (about 3 minutes)
 #
 # Benchmarks are measured, never timed tests: run on a quiet machine and compare ratios
 # taken in the same run.
@@ -16,13 +17,14 @@ export REPO
 cd "$REPO"
 source "$REPO/ci/env.sh"; af_cargo_setup
 mapfile -t MAVEN_OFFLINE < <(af_maven_args)
-QUICK=0; BINDINGS=0; DOTNET=0
+QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
     --bindings) BINDINGS=1; DOTNET=1 ;;
     --dotnet) DOTNET=1 ;;
-    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet]" >&2; exit 2 ;;
+    --no-instructions) INSTRUCTIONS=0 ;;
+    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions]" >&2; exit 2 ;;
   esac
 done
 OUT="$REPO/target/bench"; mkdir -p "$OUT"
@@ -40,6 +42,20 @@ cat "$OUT/suite.json"
 echo "== timeouts: lateness beyond the deadline, on_invoked blocking 0 ms and 100 ms ($TIMEOUT_ROUNDS rounds of 50 calls)"
 cargo bench -q -p appfunctions-benches --bench timeouts -- --rounds "$TIMEOUT_ROUNDS" 2>/dev/null | tail -1 > "$OUT/timeouts.json"
 cat "$OUT/timeouts.json"
+
+echo "== instruction counts (callgrind): the same scenarios, repeatable on a busy machine"
+echo "{}" > "$OUT/instructions.json"
+if [[ $INSTRUCTIONS == 1 ]]; then
+  if command -v valgrind >/dev/null; then
+    INSTR_BIN=$(cargo bench -q -p appfunctions-benches --bench instructions --no-run --message-format=json 2>/dev/null \
+      | python3 -c 'import json,sys; print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable") and j["target"]["name"] == "instructions"][-1])')
+    INSTR_ARGS=(); [[ $QUICK == 1 ]] && INSTR_ARGS=(--quick)
+    python3 ci/bench/instructions.py "$INSTR_BIN" "$OUT/instructions.json" "${INSTR_ARGS[@]}" \
+      || echo "!!! the instruction counts failed" >&2
+  else
+    echo "!!! no valgrind: the instruction counts are not measured" >&2
+  fi
+fi
 
 echo "== MCP over stdio (ours), and the official Python SDK server beside it"
 cargo build -q --release --example demo
