@@ -7,6 +7,7 @@ import sys
 
 artifacts, merged = sys.argv[1], json.loads(sys.argv[2] if len(sys.argv) > 2 else "{}")
 names = {"Execute": "dotnet_execute", "ExecuteJson": "dotnet_execute_json",
+         "ExecuteWithoutDefaultTimeout": "dotnet_execute_without_default_timeout",
          "AIFunctionFactoryInvoke": "dotnet_aifunctionfactory", "AppFunctionAsAIFunction": "dotnet_asaifunction"}
 for path in glob.glob(os.path.join(artifacts, "results", "*.json")):
     with open(path) as fh:

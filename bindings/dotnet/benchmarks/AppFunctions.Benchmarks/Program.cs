@@ -34,6 +34,7 @@ public class ExecuteBenchmarks
     private static readonly AppFunctionInvocation Invocation = new("create_order");
     private ServiceProvider _provider = null!;
     private AppFunctionDispatcher _dispatcher = null!;
+    private AppFunctionDispatcher _noTimeout = null!;
     private AIFunction _factory = null!;
     private AIFunction _appFunction = null!;
 
@@ -42,6 +43,7 @@ public class ExecuteBenchmarks
     {
         _provider = new ServiceCollection().AddAppFunctions().BuildServiceProvider();
         _dispatcher = _provider.GetRequiredService<AppFunctionDispatcher>();
+        _noTimeout = new AppFunctionDispatcher(_provider, new AppFunctionsOptions { DefaultTimeout = Timeout.InfiniteTimeSpan });
         _factory = AIFunctionFactory.Create(BenchFunctions.CreateOrder, "create_order");
         _appFunction = _dispatcher.AsAIFunctions().Single(f => f.Name == "create_order");
         var check = _dispatcher.Execute(Invocation, Args).GetAwaiter().GetResult();
@@ -52,11 +54,20 @@ public class ExecuteBenchmarks
     }
 
     [GlobalCleanup]
-    public void Cleanup() => _provider.Dispose();
+    public void Cleanup()
+    {
+        _noTimeout.Dispose();
+        _provider.Dispose();
+    }
 
     /// <summary>The seed's API: await dispatcher.Execute(...) (completes inline here).</summary>
     [Benchmark(Baseline = true)]
     public AppFunctionOutcome Execute() => _dispatcher.Execute(Invocation, Args).GetAwaiter().GetResult();
+
+    /// <summary>Execute on a dispatcher without the core's default timeout: what arming the
+    /// 30 s deadline of an af_execute_async call costs.</summary>
+    [Benchmark]
+    public AppFunctionOutcome ExecuteWithoutDefaultTimeout() => _noTimeout.Execute(Invocation, Args).GetAwaiter().GetResult();
 
     /// <summary>The raw outcome JSON, blocking (af_execute_json).</summary>
     [Benchmark]
