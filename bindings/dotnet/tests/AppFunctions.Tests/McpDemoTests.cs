@@ -23,9 +23,10 @@ public sealed class McpDemoTests
         return Path.Combine(dir?.FullName ?? ".", "target", "release", "examples", "demo");
     }
 
-    /// <summary>null: the SDK's newest revision (2026-07-28, stateless: change notifications travel only on
-    /// subscriptions/listen streams, which the core does not serve yet, so the client lists again);
-    /// 2025-11-25: the initialize handshake, where the server pushes list_changed.</summary>
+    /// <summary>2025-11-25: the initialize handshake; a per-session view, so calling the collapsed
+    /// toolkit expands it and the server pushes list_changed. null: the SDK's newest revision
+    /// (2026-07-28), where the tool list must not change as a side effect of a call: the toolkit is a
+    /// routing container that lists its members' definitions and runs one by name.</summary>
     [Theory]
     [InlineData(null)]
     [InlineData("2025-11-25")]
@@ -39,8 +40,8 @@ public sealed class McpDemoTests
 
         // handshake
         Assert.Equal(protocolVersion ?? "2026-07-28", client.NegotiatedProtocolVersion);
+        Assert.True(client.ServerCapabilities?.Tools is not null);
         Assert.Equal("appfunctions-demo", client.ServerInfo?.Name);
-        Assert.True(client.ServerCapabilities?.Tools?.ListChanged);
         Assert.Contains("orders", client.ServerInstructions ?? "");
 
         var listChanged = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -73,15 +74,29 @@ public sealed class McpDemoTests
         Assert.Contains("InvalidArgument", text);
         Assert.Contains("quantity", text);
 
-        // expanding the toolkit changes the list: the server says so
-        var expand = await client.CallToolAsync("orders", new Dictionary<string, object?>(), cancellationToken: cts.Token);
-        Assert.NotEqual(true, expand.IsError);
-        Assert.Contains("order_stats", string.Join(" ", expand.Content.OfType<TextContentBlock>().Select(c => c.Text)));
         if (protocolVersion is not null)
         {
+            // expanding the toolkit changes the list: the server says so
+            var expand = await client.CallToolAsync("orders", new Dictionary<string, object?>(), cancellationToken: cts.Token);
+            Assert.NotEqual(true, expand.IsError);
+            Assert.Contains("order_stats", string.Join(" ", expand.Content.OfType<TextContentBlock>().Select(c => c.Text)));
             await listChanged.Task.WaitAsync(cts.Token);
+            var after = await client.ListToolsAsync(cancellationToken: cts.Token);
+            Assert.Contains(after, t => t.Name == "order_stats");
+            var stats = await client.CallToolAsync("order_stats", new Dictionary<string, object?>(), cancellationToken: cts.Token);
+            Assert.True(stats.StructuredContent!.Value.TryGetProperty("open", out _));
         }
-        var after = await client.ListToolsAsync(cancellationToken: cts.Token);
-        Assert.Contains(after, t => t.Name == "order_stats");
+        else
+        {
+            // one tool list per server: the container describes its members and routes to one
+            var members = await client.CallToolAsync("orders", new Dictionary<string, object?>(), cancellationToken: cts.Token);
+            Assert.Contains("\"order_stats\"", string.Join(" ", members.Content.OfType<TextContentBlock>().Select(c => c.Text)));
+            var routed = await client.CallToolAsync("orders",
+                new Dictionary<string, object?> { ["tool"] = "order_stats", ["arguments"] = new Dictionary<string, object?>() }, cancellationToken: cts.Token);
+            Assert.NotEqual(true, routed.IsError);
+            Assert.True(routed.StructuredContent!.Value.TryGetProperty("open", out _));
+            var after = await client.ListToolsAsync(cancellationToken: cts.Token);
+            Assert.Equal(names, after.Select(t => t.Name).ToList());
+        }
     }
 }
