@@ -8,6 +8,8 @@
 #   ci/bench.sh --bindings      also the Kotlin, Swift and .NET round trips (their lanes must run)
 #   ci/bench.sh --dotnet        also the .NET round trips (BenchmarkDotNet), without Kotlin and Swift
 #   ci/bench.sh --no-instructions   skip the callgrind instruction counts (about 3 minutes)
+#   ci/bench.sh --timeouts-only only the timeout lateness (about 15 s; with --quick 5 s):
+#                               rewrites that part of docs/performance.md and summary.json
 #
 # Benchmarks are measured, never timed tests: run on a quiet machine and compare ratios
 # taken in the same run.
@@ -17,19 +19,31 @@ export REPO
 cd "$REPO"
 source "$REPO/ci/env.sh"; af_cargo_setup
 mapfile -t MAVEN_OFFLINE < <(af_maven_args)
-QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1
+QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1; TIMEOUTS_ONLY=0
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
     --bindings) BINDINGS=1; DOTNET=1 ;;
     --dotnet) DOTNET=1 ;;
     --no-instructions) INSTRUCTIONS=0 ;;
-    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions]" >&2; exit 2 ;;
+    --timeouts-only) TIMEOUTS_ONLY=1 ;;
+    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions] [--timeouts-only]" >&2; exit 2 ;;
   esac
 done
 OUT="$REPO/target/bench"; mkdir -p "$OUT"
 if [[ $QUICK == 1 ]]; then CRIT=(--warm-up-time 1 --measurement-time 2); RSS_CALLS=1000000; SECONDS_T=2; TIMEOUT_ROUNDS=10
 else CRIT=(--warm-up-time 2 --measurement-time 5); RSS_CALLS=10000000; SECONDS_T=4; TIMEOUT_ROUNDS=40; fi
+
+timeouts_bench() {
+  echo "== timeouts: lateness beyond the deadline, on_invoked blocking 0 ms and 100 ms ($TIMEOUT_ROUNDS rounds of 50 calls)"
+  cargo bench -q -p appfunctions-benches --bench timeouts -- --rounds "$TIMEOUT_ROUNDS" 2>/dev/null | tail -1 > "$OUT/timeouts.json"
+  cat "$OUT/timeouts.json"
+}
+if [[ $TIMEOUTS_ONLY == 1 ]]; then
+  timeouts_bench
+  python3 ci/bench/report.py "$REPO" --timeouts-only
+  exit 0
+fi
 
 echo "== criterion: execute"
 cargo bench -q -p appfunctions-benches --bench execute -- "${CRIT[@]}" 2>&1 | grep -E "^execute|time:" || true
@@ -39,9 +53,7 @@ echo "== suite: threads, allocations, RSS over $RSS_CALLS calls, MCP in-process"
 cargo bench -q -p appfunctions-benches --bench suite -- --rss-calls "$RSS_CALLS" --seconds "$SECONDS_T" 2>/dev/null | tail -1 > "$OUT/suite.json"
 cat "$OUT/suite.json"
 
-echo "== timeouts: lateness beyond the deadline, on_invoked blocking 0 ms and 100 ms ($TIMEOUT_ROUNDS rounds of 50 calls)"
-cargo bench -q -p appfunctions-benches --bench timeouts -- --rounds "$TIMEOUT_ROUNDS" 2>/dev/null | tail -1 > "$OUT/timeouts.json"
-cat "$OUT/timeouts.json"
+timeouts_bench
 
 echo "== instruction counts (callgrind): the same scenarios, repeatable on a busy machine"
 echo "{}" > "$OUT/instructions.json"
