@@ -112,7 +112,7 @@ fn main() {
     for (block_ms, suffix) in [(0u64, ""), (100, "_blocking_100ms")] {
         let (mut late, mut outcome, peak) = measure(Duration::from_millis(block_ms), rounds);
         out.insert(
-            format!("timeout_lateness_p50_ms{suffix}"),
+            format!("timeout_lateness_median_ms{suffix}"),
             json!(percentile(&mut late, 0.5)),
         );
         out.insert(
@@ -124,7 +124,7 @@ fn main() {
             json!(percentile(&mut late, 1.0)),
         );
         out.insert(
-            format!("timeout_outcome_lateness_p50_ms{suffix}"),
+            format!("timeout_outcome_lateness_median_ms{suffix}"),
             json!(percentile(&mut outcome, 0.5)),
         );
         out.insert(

@@ -160,8 +160,8 @@ def timeouts_section(s, run):
            "| host callbacks | lateness median (ms) | lateness p99 (ms) | lateness max (ms) | outcome median (ms) | outcome p99 (ms) | completion threads at peak |",
            "|---|---|---|---|---|---|---|"]
     for label, suf in [("blocking 0 ms", ""), ("`on_invoked` blocking 100 ms", "_blocking_100ms")]:
-        out.append(f"| {label} | {fmt(s.get('timeout_lateness_p50_ms' + suf))} | {fmt(s.get('timeout_lateness_p99_ms' + suf))} | "
-                   f"{fmt(s.get('timeout_lateness_max_ms' + suf))} | {fmt(s.get('timeout_outcome_lateness_p50_ms' + suf))} | "
+        out.append(f"| {label} | {fmt(s.get('timeout_lateness_median_ms' + suf))} | {fmt(s.get('timeout_lateness_p99_ms' + suf))} | "
+                   f"{fmt(s.get('timeout_lateness_max_ms' + suf))} | {fmt(s.get('timeout_outcome_lateness_median_ms' + suf))} | "
                    f"{fmt(s.get('timeout_outcome_lateness_p99_ms' + suf))} | {fmt(s.get('timeout_completion_threads_peak' + suf))} |")
     out += ["", "Before the timer handed completions to the pool, its one thread ran every timed-out call's "
             "`on_invoked` itself, one after another: with the 100 ms callback the tenth outcome of 50 came after 1.0 s "
