@@ -27,6 +27,11 @@ struct State {
     due: BTreeMap<Key, Weak<dyn Expire>>,
     next: u64,
     running: bool,
+    /// When the waiting timer thread wakes by itself (`None`: it is not waiting). A new
+    /// deadline wakes it only when it is earlier: with a default timeout on every call,
+    /// new deadlines are almost always later, and waking the thread for each one would
+    /// cost a context switch per call.
+    wake_at: Option<Instant>,
 }
 
 struct Timer {
@@ -41,6 +46,7 @@ fn timer() -> &'static Timer {
             due: BTreeMap::new(),
             next: 0,
             running: false,
+            wake_at: None,
         }),
         wake: Condvar::new(),
     })
@@ -54,17 +60,19 @@ fn run() {
         let first = st.due.first_key_value().map(|(k, _)| *k);
         match first {
             None => {
-                if t.wake
-                    .wait_for(&mut st, crate::threads::IDLE_EXIT)
-                    .timed_out()
-                    && st.due.is_empty()
-                {
+                let until = now + crate::threads::IDLE_EXIT;
+                st.wake_at = Some(until);
+                let timed_out = t.wake.wait_until(&mut st, until).timed_out();
+                st.wake_at = None;
+                if timed_out && st.due.is_empty() {
                     st.running = false;
                     return;
                 }
             }
             Some(k) if k.0 > now => {
+                st.wake_at = Some(k.0);
                 t.wake.wait_until(&mut st, k.0);
+                st.wake_at = None;
             }
             Some(k) => {
                 let target = st.due.remove(&k).and_then(|w| w.upgrade());
@@ -84,7 +92,8 @@ pub(crate) fn schedule(deadline: Instant, target: Weak<dyn Expire>) -> Key {
     let mut st = t.state.lock();
     st.next += 1;
     let key = Key(deadline, st.next);
-    let earliest = st.due.first_key_value().is_none_or(|(k, _)| key < *k);
+    // a waiting thread that wakes by itself before this deadline needs no signal
+    let wake = st.wake_at.is_some_and(|w| deadline < w);
     st.due.insert(key, target);
     if !st.running {
         let spawned = std::thread::Builder::new()
@@ -92,7 +101,7 @@ pub(crate) fn schedule(deadline: Instant, target: Weak<dyn Expire>) -> Key {
             .spawn(run);
         // if the system refuses a thread now, the next schedule tries again
         st.running = spawned.is_ok();
-    } else if earliest {
+    } else if wake {
         t.wake.notify_one();
     }
     key

@@ -631,3 +631,26 @@ fn an_async_handler_blocked_inline_is_marked_timed_out_at_its_deadline() {
         Some(ErrorCode::TimedOut)
     );
 }
+
+#[test]
+#[cfg_attr(miri, ignore = "waits on real time")]
+fn a_shorter_deadline_scheduled_after_a_longer_one_fires_first() {
+    // the timer thread sleeps until its earliest deadline and is woken only for an earlier
+    // one: a 20 ms timeout behind a 60 s one must still fire at 20 ms
+    let d = never_answers();
+    let (tx, rx) = std::sync::mpsc::channel();
+    for (name, ms) in [("long", 60_000u64), ("short", 20)] {
+        let tx = tx.clone();
+        d.execute_async(
+            &Invocation::new("never").timeout(Duration::from_millis(ms)),
+            None,
+            move |o, _| {
+                let _ = tx.send((name, o.error_code));
+            },
+        );
+    }
+    assert_eq!(
+        rx.recv_timeout(Duration::from_secs(10)).unwrap(),
+        ("short", Some(ErrorCode::TimedOut))
+    );
+}
