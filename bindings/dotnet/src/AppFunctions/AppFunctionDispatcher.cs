@@ -238,6 +238,15 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         return Utf8.Take(Native.af_mcp_handle_json(_handle, m.Pointer));
     }
 
+    /// <summary>Where the dispatcher's own MCP session (<see cref="McpHandle"/>) sends server-initiated
+    /// messages (<c>notifications/tools/list_changed</c>); null removes the sink.</summary>
+    public void SetMcpNotify(Action<string>? notify) => Check(notify is null
+        ? Native.af_mcp_set_notify(_handle, null, null, null)
+        : Native.af_mcp_set_notify(_handle, &Trampolines.McpNotify, UserData.Alloc(notify), &Trampolines.Release), "SetMcpNotify");
+
+    /// <summary>An MCP session for one connection, with its own agent view of <paramref name="metadataJson"/>.</summary>
+    public AppFunctionMcpSession CreateMcpSession(string? metadataJson = null) => new(this, metadataJson);
+
     /// <summary>Configures the MCP server (<c>{"serverName", "serverVersion", "instructions", "pageSize", ...}</c>).</summary>
     public void ConfigureMcp(string configJson) => Call(configJson, static (h, p) => Native.af_mcp_configure(h, p), "af_mcp_configure");
 

@@ -146,6 +146,9 @@ internal static unsafe partial class Native
     // ---- MCP ---------------------------------------------------------------------------------
     [LibraryImport(Library)] internal static partial int af_mcp_configure(DispatcherHandle d, byte* config);
     [LibraryImport(Library)] internal static partial byte* af_mcp_handle_json(DispatcherHandle d, byte* message);
+    [LibraryImport(Library)]
+    internal static partial int af_mcp_set_notify(DispatcherHandle d, delegate* unmanaged[Cdecl]<void*, byte*, void> cb,
+        void* userData, delegate* unmanaged[Cdecl]<void*, void> freeUserData);
     [LibraryImport(Library)] internal static partial nint af_mcp_session_new(DispatcherHandle d, byte* metadata);
     [LibraryImport(Library)] internal static partial byte* af_mcp_session_handle_json(McpSessionHandle s, byte* message);
     [LibraryImport(Library)]
