@@ -64,7 +64,7 @@ public sealed class ThrowingDelegateTests : IDisposable
         var plain = await _host.Dispatcher.Execute(new AppFunctionInvocation("plain"), "{}");
         Assert.Equal(AppFunctionStatus.Success, plain.Status);
         Assert.Equal("\"ran\"", plain.ResultJson);
-        for (int i = 0; i < 200 && !_host.Logs.Has(e => e.Message.Contains("telemetry is down", StringComparison.Ordinal)); i++)
+        for (int i = 0; i < 1000 && !_host.Logs.Has(e => e.Message.Contains("telemetry is down", StringComparison.Ordinal)); i++)
         {
             await Task.Delay(10);
         }
