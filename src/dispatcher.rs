@@ -675,9 +675,7 @@ impl Dispatcher {
         format: crate::export::Format,
     ) -> std::result::Result<String, crate::export::ExportError> {
         if format == crate::export::Format::AndroidXml {
-            let mut registry = self.registry_value();
-            crate::condition::render_json(&mut registry, &self.snapshot().metadata_defaults);
-            return crate::export::android_xml(&registry);
+            return crate::listing::android_xml(&self.snapshot());
         }
         crate::listing::tool_list(&self.snapshot(), format)
     }

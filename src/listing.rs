@@ -5,11 +5,12 @@
 //! brings the two together for the dispatcher's exports and the agent views.
 
 use crate::descriptor::FunctionDescriptor;
-use crate::export::{self, ExportError, Format, Hints, ToolSpec};
+use crate::export::{self, AndroidXmlWriter, ExportError, Format, Hints, ToolSpec};
 use crate::registry::{Entry, Host, Snapshot};
 use crate::types::TypeSet;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 /// A function's behaviour hints as the exporters take them.
 pub(crate) fn hints_of(d: &FunctionDescriptor) -> Hints {
@@ -116,4 +117,81 @@ pub(crate) fn tool_list<H: Host>(
     }
     out.push_str(close);
     Ok(out)
+}
+
+/// An entry's `<appfunction>` element and the object types it refers to.
+#[derive(Clone)]
+struct AndroidFragment {
+    xml: String,
+    reached: Vec<String>,
+}
+
+impl<H: Host> Entry<H> {
+    /// The entry's element of the Android XML (`i`: its place, for messages), made once
+    /// per enabled state and kept when `keep` (nothing it shows depends on the metadata).
+    fn android_fragment(
+        &self,
+        w: &AndroidXmlWriter<'_>,
+        types: &TypeSet,
+        metadata: &Value,
+        i: usize,
+        keep: bool,
+    ) -> Result<Cow<'_, AndroidFragment>, ExportError> {
+        let enabled = self.is_enabled();
+        let memo = &self.memo.objects[usize::from(enabled)];
+        if let Some(f) = memo.get().and_then(|b| b.downcast_ref::<AndroidFragment>()) {
+            return Ok(Cow::Borrowed(f));
+        }
+        let mut doc = self.desc.to_json(types, enabled);
+        let keep = keep && !crate::condition::json_has_placeholders(&doc);
+        crate::condition::render_json(&mut doc, metadata);
+        let (xml, reached) = w.function(&doc, &format!("functions[{i}]"))?;
+        let f = AndroidFragment {
+            xml,
+            reached: reached.into_iter().collect(),
+        };
+        if !keep {
+            return Ok(Cow::Owned(f));
+        }
+        let kept = memo.get_or_init(|| Box::new(f));
+        Ok(Cow::Borrowed(
+            kept.downcast_ref::<AndroidFragment>()
+                .expect("the slot holds Android fragments"),
+        ))
+    }
+}
+
+/// The registry as Android's AppFunctions schema XML (disabled functions included with
+/// `enabledByDefault` false): the document `export::android_xml` makes of the registry
+/// JSON, from each entry's kept element.
+pub(crate) fn android_xml<H: Host>(snap: &Snapshot<H>) -> Result<String, ExportError> {
+    let types = &snap.types;
+    let mut doc = Map::new();
+    doc.insert("types".into(), types.to_json());
+    doc.insert(
+        "entities".into(),
+        Value::Array(
+            types
+                .entities
+                .iter()
+                .map(|e| types.entity_json(e))
+                .collect(),
+        ),
+    );
+    let mut doc = Value::Object(doc);
+    // an element shows enum descriptions: it is kept only when no type text is templated
+    let keep = !crate::condition::json_has_placeholders(&doc);
+    crate::condition::render_json(&mut doc, &snap.metadata_defaults);
+    let w = AndroidXmlWriter::new(&doc, &Default::default())?;
+    let fragments = snap
+        .entries()
+        .enumerate()
+        .map(|(i, e)| e.android_fragment(&w, types, &snap.metadata_defaults, i, keep))
+        .collect::<Result<Vec<_>, _>>()?;
+    let reached: BTreeSet<&str> = fragments
+        .iter()
+        .flat_map(|f| f.reached.iter().map(String::as_str))
+        .collect();
+    let reached = reached.into_iter().map(str::to_owned).collect();
+    w.document(fragments.iter().map(|f| f.xml.as_str()), &reached)
 }

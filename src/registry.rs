@@ -43,6 +43,8 @@ pub(crate) const MEMO_TEXTS: usize = 8;
 pub(crate) struct Memo {
     pub texts: [OnceLock<String>; MEMO_TEXTS],
     pub flag: OnceLock<bool>,
+    /// Anything else (of the type the layer above chooses), two slots.
+    pub objects: [OnceLock<Box<dyn std::any::Any + Send + Sync>>; 2],
 }
 
 /// A registered function (declared, or generated for an entity).

@@ -68,3 +68,53 @@ fn disabled_functions_leave_tool_lists_but_stay_in_the_android_schema() {
     let xml = a.dispatcher.export(Format::AndroidXml).unwrap();
     assert!(xml.contains("create_note"));
 }
+
+/// The registry's Android XML, made from the elements each entry keeps, is the document
+/// `export::android_xml` makes of the registry JSON: for disabled functions, templated
+/// texts, entities and record types, before and after the elements are kept, and after a
+/// function is disabled.
+#[test]
+fn android_xml_from_kept_elements_is_the_registry_documents() {
+    use appfunctions::export::android_xml;
+    use appfunctions::{sync_handler, Dispatcher};
+    let d = Dispatcher::new();
+    d.set_metadata_schema(r#"{"properties":{"shop":{"type":"string","default":"the shop"}}}"#)
+        .unwrap();
+    d.define_types(r#"{"enums":[{"name":"Priority","description":"How urgent","members":["Low",{"name":"High","description":"now"}]}],
+        "records":[{"name":"Line","fields":[{"name":"sku","type":"string","minLength":1},{"name":"qty","type":"int32","optional":true}]},
+                   {"name":"Order","fields":[{"name":"id","type":"string"},{"name":"lines","type":{"array":{"record":"Line"}}}]}]}"#)
+        .unwrap();
+    let h = || Some(sync_handler(|_| Ok(None)));
+    d.register_entity(
+        r#"{"name":"customer","title":"Customer","fields":[{"name":"id","type":"string"},{"name":"name","type":"string"}]}"#,
+        sync_handler(|_| Ok(Some("[]".into()))),
+    )
+    .unwrap();
+    d.register_function(r#"{"id":"create_order","description":"Orders from {metadata.shop}.","parameters":[{"name":"customer","type":{"entity":"customer"}},{"name":"priority","type":{"enum":"Priority"},"default":"Low"},{"name":"lines","type":{"array":{"record":"Line"}},"maxItems":10}],"result":{"record":"Order"}}"#, h()).unwrap();
+    d.register_function(r#"{"id":"old_thing","deprecated":true,"parameters":[{"name":"n","type":{"nullable":"int64"}}]}"#, h()).unwrap();
+    d.register_function(
+        r#"{"id":"hidden","enabled":false,"result":{"nullable":"string"}}"#,
+        h(),
+    )
+    .unwrap();
+    let reference = |d: &Dispatcher| {
+        let mut v = d.registry_value();
+        // placeholders render with the metadata schema's defaults, as in every export
+        let s = v.to_string().replace("{metadata.shop}", "the shop");
+        v = serde_json::from_str(&s).unwrap();
+        android_xml(&v).unwrap()
+    };
+    let first = d.export(Format::AndroidXml).unwrap();
+    assert_eq!(first, reference(&d));
+    assert!(first.contains("Orders from the shop."), "{first}");
+    assert_eq!(
+        d.export(Format::AndroidXml).unwrap(),
+        first,
+        "kept elements"
+    );
+    d.set_enabled("old_thing", false).unwrap();
+    let after = d.export(Format::AndroidXml).unwrap();
+    assert_eq!(after, reference(&d));
+    assert_ne!(after, first);
+    appfunctions::export::check(Format::AndroidXml, &after).unwrap();
+}

@@ -59,6 +59,7 @@
 use super::xml::{escape_text_into, parse, Element};
 use super::ExportError;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Options for [`android_xml_with`].
@@ -82,62 +83,125 @@ pub fn android_xml_with(
     registry: &Value,
     options: &AndroidXmlOptions,
 ) -> Result<String, ExportError> {
-    let reg = Registry::read(registry)?;
-    let mut gen = Gen {
-        reg: &reg,
-        prefix: &options.type_prefix,
-        reached: BTreeSet::new(),
-    };
+    let w = AndroidXmlWriter::new(registry, options)?;
     let functions = registry
         .get("functions")
         .and_then(Value::as_array)
         .ok_or_else(|| bad("functions", "must be an array"))?;
-    let mut root = Vec::new();
+    let mut fragments = Vec::with_capacity(functions.len());
+    let mut reached = BTreeSet::new();
     let mut ids = HashSet::new();
     for (i, f) in functions.iter().enumerate() {
-        let node = gen.function(f, &format!("functions[{i}]"))?;
-        if !ids.insert(str_field(f, "id", &format!("functions[{i}]"))?) {
-            return Err(bad(&format!("functions[{i}].id"), "duplicate function id"));
+        let path = format!("functions[{i}]");
+        let (xml, r) = w.function(f, &path)?;
+        if !ids.insert(str_field(f, "id", &path)?) {
+            return Err(bad(&format!("{path}.id"), "duplicate function id"));
         }
-        root.push(node);
+        fragments.push(xml);
+        reached.extend(r);
     }
-    // Shared object types, transitively.
-    let mut done = BTreeSet::new();
-    let mut data_types = Vec::new();
-    loop {
-        let pending: Vec<String> = gen.reached.difference(&done).cloned().collect();
-        if pending.is_empty() {
-            break;
+    w.document(fragments.iter().map(String::as_str), &reached)
+}
+
+/// Writes the document of [`android_xml_with`] a function at a time, so that a caller
+/// can keep each function's element (the registry keeps it per entry) and join them.
+pub(crate) struct AndroidXmlWriter<'v> {
+    reg: Registry<'v>,
+    options: AndroidXmlOptions,
+}
+
+impl<'v> AndroidXmlWriter<'v> {
+    /// For the types of a registry document (its `types` and `entities`; `functions` is
+    /// not read).
+    pub(crate) fn new(
+        registry: &'v Value,
+        options: &AndroidXmlOptions,
+    ) -> Result<Self, ExportError> {
+        Ok(AndroidXmlWriter {
+            reg: Registry::read(registry)?,
+            options: options.clone(),
+        })
+    }
+
+    /// One function's `<appfunction>` element, as the document holds it, and the names of
+    /// the object types it refers to. `path` names the function in messages.
+    pub(crate) fn function(
+        &self,
+        f: &Value,
+        path: &str,
+    ) -> Result<(String, BTreeSet<String>), ExportError> {
+        let mut gen = Gen {
+            reg: &self.reg,
+            prefix: &self.options.type_prefix,
+            reached: BTreeSet::new(),
+        };
+        let node = gen.function(f, path)?;
+        let mut out = String::with_capacity(2048);
+        node.write(1, &mut out);
+        Ok((out, gen.reached))
+    }
+
+    /// The document: the functions' elements in order, then the shared object types that
+    /// `reached` names and those they reach in turn.
+    pub(crate) fn document<'f>(
+        &self,
+        functions: impl Iterator<Item = &'f str>,
+        reached: &BTreeSet<String>,
+    ) -> Result<String, ExportError> {
+        let mut gen = Gen {
+            reg: &self.reg,
+            prefix: &self.options.type_prefix,
+            reached: reached.clone(),
+        };
+        // Shared object types, transitively.
+        let mut done = BTreeSet::new();
+        let mut data_types = Vec::new();
+        loop {
+            let pending: Vec<String> = gen.reached.difference(&done).cloned().collect();
+            if pending.is_empty() {
+                break;
+            }
+            for name in pending {
+                done.insert(name.clone());
+                let meta = gen.object_type(&name)?;
+                data_types.push((name, meta));
+            }
         }
-        for name in pending {
-            done.insert(name.clone());
-            data_types.push((name.clone(), gen.object_type(&name)?));
+        data_types.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out =
+            String::from("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
+        let mut functions = functions.peekable();
+        if functions.peek().is_none() && data_types.is_empty() {
+            out.push_str("<appfunctions/>\n");
+            return Ok(out);
         }
+        out.push_str("<appfunctions>\n");
+        for f in functions {
+            out.push_str(f);
+        }
+        if !data_types.is_empty() {
+            let mut component: Vec<X> = data_types
+                .into_iter()
+                .map(|(name, meta)| {
+                    X::node(
+                        "dataTypes",
+                        vec![
+                            meta,
+                            X::leaf("id", "unused"),
+                            X::leaf("name", format!("{}{name}", self.options.type_prefix)),
+                        ],
+                    )
+                })
+                .collect();
+            component.push(X::leaf(
+                "id",
+                self.options.component_id.as_deref().unwrap_or("unused"),
+            ));
+            X::node("AppFunctionComponentMetadataDocument", component).write(1, &mut out);
+        }
+        out.push_str("</appfunctions>\n");
+        Ok(out)
     }
-    data_types.sort_by(|a, b| a.0.cmp(&b.0));
-    if !data_types.is_empty() {
-        let mut component: Vec<X> = data_types
-            .into_iter()
-            .map(|(name, meta)| {
-                X::node(
-                    "dataTypes",
-                    vec![
-                        meta,
-                        X::leaf("id", "unused"),
-                        X::leaf("name", format!("{}{name}", gen.prefix)),
-                    ],
-                )
-            })
-            .collect();
-        component.push(X::leaf(
-            "id",
-            options.component_id.as_deref().unwrap_or("unused"),
-        ));
-        root.push(X::node("AppFunctionComponentMetadataDocument", component));
-    }
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
-    X::node("appfunctions", root).write(0, &mut out);
-    Ok(out)
 }
 
 fn bad(path: &str, reason: &str) -> ExportError {
@@ -167,24 +231,29 @@ fn flag(v: &Value, key: &str, default: bool, path: &str) -> Result<bool, ExportE
     }
 }
 
-/// An XML element to write: text leaf or element with children.
-enum X {
-    Leaf(&'static str, String),
-    Node(&'static str, Vec<X>),
+/// An XML element to write: text leaf or element with children (texts borrowed from
+/// the registry document where they can be).
+enum X<'t> {
+    Leaf(&'static str, Cow<'t, str>),
+    Node(&'static str, Vec<X<'t>>),
 }
 
-impl X {
-    fn leaf(name: &'static str, text: impl Into<String>) -> X {
+impl<'t> X<'t> {
+    fn leaf(name: &'static str, text: impl Into<Cow<'t, str>>) -> X<'t> {
         X::Leaf(name, text.into())
     }
-    fn node(name: &'static str, children: Vec<X>) -> X {
+    fn node(name: &'static str, children: Vec<X<'t>>) -> X<'t> {
         X::Node(name, children)
     }
     fn write(&self, depth: usize, out: &mut String) {
         // written straight into `out`: a 10,000-function schema is megabytes of this
         fn pad(out: &mut String, depth: usize) {
-            for _ in 0..depth {
-                out.push_str("    ");
+            const SPACES: &str = "                                ";
+            let mut n = depth * 4;
+            while n > 0 {
+                let k = n.min(SPACES.len());
+                out.push_str(&SPACES[..k]);
+                n -= k;
             }
         }
         match self {
@@ -359,8 +428,8 @@ struct Gen<'r, 'v> {
     reached: BTreeSet<String>,
 }
 
-impl Gen<'_, '_> {
-    fn function(&mut self, f: &Value, path: &str) -> Result<X, ExportError> {
+impl<'v> Gen<'_, 'v> {
+    fn function<'x>(&mut self, f: &'x Value, path: &str) -> Result<X<'x>, ExportError> {
         let id = str_field(f, "id", path)?;
         let mut children = vec![
             X::leaf("id", id),
@@ -435,7 +504,7 @@ impl Gen<'_, '_> {
         nullable: bool,
         pos: Pos,
         description: Option<&str>,
-    ) -> Result<X, ExportError> {
+    ) -> Result<X<'static>, ExportError> {
         self.data_type_named("dataTypeMetadata", ty, nullable, pos, description)
     }
 
@@ -446,7 +515,7 @@ impl Gen<'_, '_> {
         nullable: bool,
         pos: Pos,
         description: Option<&str>,
-    ) -> Result<X, ExportError> {
+    ) -> Result<X<'static>, ExportError> {
         if let Ty::Nullable(inner) = ty {
             return self.data_type_named(element, inner, true, pos, description);
         }
@@ -549,7 +618,7 @@ impl Gen<'_, '_> {
     }
 
     /// The shared OBJECT `dataTypeMetadata` of a record or entity.
-    fn object_type(&mut self, name: &str) -> Result<X, ExportError> {
+    fn object_type(&mut self, name: &str) -> Result<X<'v>, ExportError> {
         let def = self
             .reg
             .object(name)
@@ -595,6 +664,14 @@ impl Gen<'_, '_> {
 /// A parameter's or field's description followed by its value constraints as sentences
 /// (the XSD has no fields for them): `"How many items. At least 1."`.
 fn described(description: Option<&str>, slot: &Value) -> Option<String> {
+    // most slots have no constraint: look for one among the slot's few keys first
+    let constrained = slot.as_object().is_some_and(|o| {
+        o.keys()
+            .any(|k| super::CONSTRAINT_KEYWORDS.contains(&k.as_str()))
+    });
+    if !constrained {
+        return description.map(str::to_owned);
+    }
     let mut text = description.map(str::to_owned);
     for key in super::CONSTRAINT_KEYWORDS {
         if let Some(note) = slot.get(key).and_then(|v| super::constraint_note(key, v)) {

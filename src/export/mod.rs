@@ -40,6 +40,7 @@ mod xml;
 #[cfg(test)]
 mod fixtures;
 
+pub(crate) use android_xml::AndroidXmlWriter;
 pub use android_xml::{android_xml, android_xml_with, AndroidXmlOptions};
 pub use gemini::gemini_schema;
 pub use mcp::{mcp_output_schema, mcp_tool, mcp_wraps_result};
