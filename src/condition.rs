@@ -193,6 +193,10 @@ impl Parser {
 /// The `{metadata.Name}` placeholders of a text, in order.
 pub fn placeholders(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
+    // most texts hold none: one byte scan decides (no substring searcher is built)
+    if !text.as_bytes().contains(&b'{') {
+        return out;
+    }
     let mut rest = text;
     while let Some(start) = rest.find("{metadata.") {
         let after = &rest[start + "{metadata.".len()..];

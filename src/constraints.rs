@@ -92,12 +92,15 @@ impl Constraints {
         path: &str,
         kind: Kind<'_>,
     ) -> Result<Option<Box<Constraints>>> {
-        if !KEYS.iter().any(|k| o.contains_key(*k)) {
+        // most slots have none: look among the slot's few keys rather than hash each keyword
+        if !o.keys().any(|k| KEYS.contains(&k.as_str())) {
             return Ok(None);
         }
         let mut c = Constraints::default();
         for key in KEYS {
-            let Some(v) = o.get(key) else { continue };
+            let Some(v) = crate::text::field(o, key) else {
+                continue;
+            };
             let at = format!("{path}.{key}");
             let applies = match key {
                 "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum" => {

@@ -7,7 +7,7 @@ use crate::constraints::Constraints;
 use crate::error::{Error, Result};
 pub use crate::types::Parameter;
 use crate::types::{
-    check_keys, describe_json, nullable_may_be_omitted, opt_bool, opt_json, opt_string,
+    check_keys, describe_json, field, nullable_may_be_omitted, opt_bool, opt_json, opt_string,
     parse_constraints, EntityDef, Type, TypeSet,
 };
 use serde_json::{Map, Value};
@@ -183,7 +183,7 @@ impl FunctionDescriptor {
                 format!("expected a JSON object, got {}", describe_json(doc)),
             )
         })?;
-        let id = match o.get("id") {
+        let id = match field(o, "id") {
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
                 return Err(Error::descriptor(
@@ -203,12 +203,11 @@ impl FunctionDescriptor {
         check_keys(o, p, FUNCTION_KEYS)?;
 
         let mut parameters: Vec<Parameter> = Vec::new();
-        match o.get("parameters") {
+        match field(o, "parameters") {
             None | Some(Value::Null) => {}
             Some(Value::Array(items)) => {
                 for (i, item) in items.iter().enumerate() {
-                    let param =
-                        parse_parameter(item, &format!("{p}.parameters[{i}]"), p, types, cx)?;
+                    let param = parse_parameter(item, i, p, types, cx)?;
                     if parameters.iter().any(|x| x.name == param.name) {
                         return Err(Error::descriptor(
                             format!("{p}.parameters.{}", param.name),
@@ -226,7 +225,7 @@ impl FunctionDescriptor {
             }
         }
 
-        let (result, result_constraints) = match o.get("result") {
+        let (result, result_constraints) = match field(o, "result") {
             None | Some(Value::Null) => (None, None),
             Some(Value::String(s)) if s == "void" => (None, None),
             // the slot form: {"type": T, "nullable"?: bool, <constraints>}
@@ -244,12 +243,12 @@ impl FunctionDescriptor {
                 (Some(ty), c)
             }
             Some(v) => (
-                Some(types.parse_type(v, &format!("{p}.result"), &HashMap::new())?),
+                Some(types.parse_type(v, &[p, ".result"].concat(), &HashMap::new())?),
                 None,
             ),
         };
 
-        let kind = match o.get("kind") {
+        let kind = match field(o, "kind") {
             None | Some(Value::Null) => FunctionKind::Function,
             Some(Value::String(s)) if s == "function" => FunctionKind::Function,
             Some(Value::String(s)) if s == "output" => FunctionKind::Output,
@@ -303,7 +302,7 @@ impl FunctionDescriptor {
             }
         }
 
-        let hints = match o.get("hints") {
+        let hints = match field(o, "hints") {
             None | Some(Value::Null) => Hints::default(),
             Some(Value::Object(h)) => {
                 let hp = format!("{p}.hints");
@@ -327,7 +326,7 @@ impl FunctionDescriptor {
             }
         };
 
-        let callers = match o.get("callers") {
+        let callers = match field(o, "callers") {
             None | Some(Value::Null) => CallerPolicy::default(),
             Some(v) => CallerPolicy::parse(v, &format!("{p}.callers"))?,
         };
@@ -486,27 +485,28 @@ impl FunctionDescriptor {
 
 fn parse_parameter(
     item: &Value,
-    path: &str,
+    index: usize,
     fid: &str,
     types: &TypeSet,
     cx: &ParseContext<'_>,
 ) -> Result<Parameter> {
+    // paths are made as needed (most descriptors have no error to report)
     let o = item.as_object().ok_or_else(|| {
         Error::descriptor(
-            path,
+            format!("{fid}.parameters[{index}]"),
             format!("expected an object, got {}", describe_json(item)),
         )
     })?;
-    let name = match o.get("name") {
+    let name = match field(o, "name") {
         Some(Value::String(s)) => s.clone(),
         _ => {
             return Err(Error::descriptor(
-                format!("{path}.name"),
+                format!("{fid}.parameters[{index}].name"),
                 "missing or not a string",
             ))
         }
     };
-    let path = format!("{fid}.parameters.{name}");
+    let path = [fid, ".parameters.", &name].concat();
     if !is_parameter_name(&name) {
         return Err(Error::descriptor(
             &path,
@@ -514,15 +514,14 @@ fn parse_parameter(
         ));
     }
     check_keys(o, &path, PARAMETER_KEYS)?;
-    let tv = o
-        .get("type")
-        .ok_or_else(|| Error::descriptor(format!("{path}.type"), "missing"))?;
-    let mut ty = types.parse_type(tv, &format!("{path}.type"), &HashMap::new())?;
+    let tv =
+        field(o, "type").ok_or_else(|| Error::descriptor(format!("{path}.type"), "missing"))?;
+    let mut ty = types.parse_type(tv, &[&path, ".type"].concat(), &HashMap::new())?;
     if opt_bool(o, "nullable", &path)?.unwrap_or(false) && !matches!(ty, Type::Nullable(_)) {
         ty = Type::Nullable(Box::new(ty));
     }
     let constraints = parse_constraints(o, &path, &ty)?;
-    let default = o.get("default").cloned();
+    let default = field(o, "default").cloned();
     let nullable = matches!(ty, Type::Nullable(_));
     let mut optional = nullable_may_be_omitted(o, &path, nullable)?;
     let default_json = match &default {
@@ -636,7 +635,7 @@ pub fn parse_entity_with(
             format!("expected a JSON object, got {}", describe_json(doc)),
         )
     })?;
-    let name = match o.get("name") {
+    let name = match field(o, "name") {
         Some(Value::String(s)) => s.clone(),
         _ => return Err(Error::descriptor("entity.name", "missing or not a string")),
     };
@@ -649,7 +648,7 @@ pub fn parse_entity_with(
     let p = name.as_str();
     check_keys(o, p, &["name", "title", "description", "idField", "fields"])?;
     types.check_entity_name(&name, p)?;
-    let fields = types.parse_fields(o.get("fields"), p, &HashMap::new(), metadata_properties)?;
+    let fields = types.parse_fields(field(o, "fields"), p, &HashMap::new(), metadata_properties)?;
     let id_field = opt_string(o, "idField", p)?.unwrap_or_else(|| "id".into());
     match fields.iter().find(|f| f.name == id_field) {
         None => {

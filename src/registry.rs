@@ -76,7 +76,7 @@ impl<H: Host> Entry<H> {
         toolkit: Option<usize>,
     ) -> Entry<H> {
         Entry {
-            id_nul: Arc::from(format!("{}\0", desc.id).as_str()),
+            id_nul: Arc::from([desc.id.as_str(), "\0"].concat().as_str()),
             toolkit,
             schemas: OnceLock::new(),
             templated: OnceLock::new(),

@@ -22,3 +22,14 @@ pub fn quote_short(s: &str) -> String {
     }
     serde_json::to_string(&cut).unwrap_or_else(|_| "\"?\"".into())
 }
+
+/// A key of a descriptor object. Descriptor objects have a handful of keys, and most keys
+/// looked for are absent: comparing the few there are costs less than hashing the one
+/// looked for (serde_json's maps hash with SipHash).
+pub(crate) fn field<'a>(o: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if o.len() <= 16 {
+        o.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        o.get(key)
+    }
+}

@@ -3,6 +3,7 @@
 
 use crate::constraints::{Constraints, Kind};
 use crate::error::{Error, Result};
+pub(crate) use crate::text::field;
 pub use crate::text::{describe_json, quote_short};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -232,7 +233,7 @@ impl TypeSet {
                     ));
                 }
                 let (key, inner) = map.iter().next().expect("one entry");
-                let inner_path = format!("{path}.{key}");
+                let inner_path = [path, ".", key].concat();
                 let name = || -> Result<&str> {
                     inner.as_str().ok_or_else(|| {
                         Error::descriptor(&inner_path, format!("expected the name of a {key} as a string"))
@@ -747,7 +748,7 @@ pub(crate) fn check_keys(o: &Map<String, Value>, path: &str, allowed: &[&str]) -
 }
 
 pub(crate) fn opt_string(o: &Map<String, Value>, key: &str, path: &str) -> Result<Option<String>> {
-    match o.get(key) {
+    match field(o, key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(other) => Err(Error::descriptor(
@@ -758,7 +759,7 @@ pub(crate) fn opt_string(o: &Map<String, Value>, key: &str, path: &str) -> Resul
 }
 
 pub(crate) fn opt_bool(o: &Map<String, Value>, key: &str, path: &str) -> Result<Option<bool>> {
-    match o.get(key) {
+    match field(o, key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
         Some(other) => Err(Error::descriptor(
