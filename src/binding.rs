@@ -329,6 +329,12 @@ fn write_name(out: &mut String, name: &str) {
 pub(crate) fn write_json_str(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
+    // the common case: nothing to escape
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
@@ -592,7 +598,12 @@ impl<'y> ValueSeed<'_, '_, 'y> {
                             c.check_number(&value, raw)
                                 .map_err(|why| self.ctx.fail(why))?;
                         }
-                        let _ = write!(self.ctx.out, "{v}");
+                        if is_canonical_integer(raw) {
+                            // written as given: the text is the number's normal form
+                            self.ctx.out.push_str(raw);
+                        } else {
+                            let _ = write!(self.ctx.out, "{v}");
+                        }
                         Ok(())
                     }
                     Integer::Exact(_) | Integer::Huge { .. } => Err(self.ctx.fail(format!(
@@ -630,6 +641,56 @@ impl<'y> ValueSeed<'_, '_, 'y> {
                 Ok(())
             }
         }
+    }
+}
+
+/// `-?(0|[1-9][0-9]*)` but not `-0`: an integer as the binder writes it.
+fn is_canonical_integer(raw: &str) -> bool {
+    let digits = raw.strip_prefix('-').unwrap_or(raw).as_bytes();
+    match digits {
+        [] => false,
+        [b'0'] => raw.len() == 1,
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
+}
+
+/// Whether `text` is a value of type `ty` already in the binder's normal form, trivially
+/// (an escape-free string for a string, `true`/`false` for a boolean, a canonical integer
+/// within range for an integer, `null` where null is allowed) and with no constraint to
+/// check: then binding it would give back the same text. `false` when the full binder must
+/// decide. Handlers' results are mostly such values: this spares them a parse.
+pub(crate) fn is_normal_form(ty: &Type, cons: Option<&Constraints>, text: &str) -> bool {
+    if cons.is_some() {
+        return false;
+    }
+    let (base, nullable) = match ty {
+        Type::Nullable(inner) => (&**inner, true),
+        t => (t, false),
+    };
+    if text == "null" {
+        return nullable;
+    }
+    match base {
+        Type::String => {
+            let b = text.as_bytes();
+            b.len() >= 2
+                && b[0] == b'"'
+                && b[b.len() - 1] == b'"'
+                && !b[1..b.len() - 1]
+                    .iter()
+                    .any(|&c| c < 0x20 || c == b'"' || c == b'\\')
+        }
+        Type::Boolean => text == "true" || text == "false",
+        Type::Int32 | Type::Int64 => {
+            is_canonical_integer(text)
+                && text.len() <= 20
+                && match text.parse::<i64>() {
+                    Ok(v) => *base == Type::Int64 || i32::try_from(v).is_ok(),
+                    Err(_) => false,
+                }
+        }
+        _ => false,
     }
 }
 
@@ -1255,5 +1316,52 @@ mod tests {
         write_json_str(&mut s, "a\u{1}\n\"é");
         assert_eq!(s, "\"a\\u0001\\n\\\"é\"");
         assert_eq!(serde_json::from_str::<String>(&s).unwrap(), "a\u{1}\n\"é");
+    }
+
+    #[test]
+    fn normal_form_is_what_the_binder_gives_back() {
+        let t = types();
+        let l = Limits::default();
+        let nullable = |ty: Type| Type::Nullable(Box::new(ty));
+        let cases: Vec<(Type, &str)> = vec![
+            (Type::String, r#""ok""#),
+            (Type::String, r#""é ✓""#),
+            (Type::String, r#""a\"b""#),
+            (Type::String, r#""\u0041""#),
+            (Type::String, "\"tab\there\""),
+            (Type::String, r#" "padded" "#),
+            (Type::String, "null"),
+            (nullable(Type::String), "null"),
+            (Type::String, "1"),
+            (Type::Boolean, "true"),
+            (Type::Boolean, "True"),
+            (Type::Int32, "0"),
+            (Type::Int32, "-0"),
+            (Type::Int32, "01"),
+            (Type::Int32, "-2147483648"),
+            (Type::Int32, "2147483648"),
+            (Type::Int64, "9223372036854775807"),
+            (Type::Int64, "9223372036854775808"),
+            (Type::Int32, "1e3"),
+            (Type::Int32, "1.0"),
+            (Type::Double, "1.5"),
+            (Type::Enum(0), r#""Low""#),
+        ];
+        for (ty, text) in cases {
+            let bound = bind_value(&t, &ty, text, Mode::Values, &l).map(|b| b.json);
+            if is_normal_form(&ty, None, text) {
+                assert_eq!(bound.as_deref(), Ok(text), "{ty:?} {text}");
+            }
+            if bound.is_err() {
+                assert!(!is_normal_form(&ty, None, text), "{ty:?} {text}");
+            }
+        }
+        assert!(is_normal_form(&Type::String, None, r#""ok""#));
+        assert!(is_normal_form(&Type::Int32, None, "-12"));
+        assert!(!is_normal_form(&Type::Int32, None, "-0"));
+        assert!(
+            !is_normal_form(&Type::Enum(0), None, r#""Low""#),
+            "enums go to the binder"
+        );
     }
 }

@@ -161,7 +161,30 @@ impl std::fmt::Debug for CancelTokenRef {
     }
 }
 
+/// An invocation borrowed for the making of a call (the C layer makes one from its
+/// arguments without copying them).
+#[derive(Clone, Copy)]
+pub(crate) struct InvocationRef<'a> {
+    pub function_id: &'a str,
+    pub platform: Platform,
+    pub is_foreground: bool,
+    pub caller_package: &'a str,
+    pub cancel: Option<&'a CancelToken>,
+    pub timeout: Option<std::time::Duration>,
+}
+
 impl Invocation {
+    pub(crate) fn as_ref(&self) -> InvocationRef<'_> {
+        InvocationRef {
+            function_id: &self.function_id,
+            platform: self.platform,
+            is_foreground: self.is_foreground,
+            caller_package: &self.caller_package,
+            cancel: self.cancel.as_ref().map(|t| &t.0),
+            timeout: self.timeout,
+        }
+    }
+
     /// A timeout that never elapses: the call runs without one, whatever the dispatcher's
     /// default.
     pub const NO_TIMEOUT: std::time::Duration = std::time::Duration::MAX;
@@ -338,6 +361,8 @@ pub struct Call {
     pub(crate) entity: Option<usize>,
     items: Mutex<Vec<(Box<str>, Box<str>)>>,
     dialog: Mutex<Option<String>>,
+    /// `say` was called (the dialog is read without its lock otherwise).
+    has_dialog: std::sync::atomic::AtomicBool,
     host_data: AtomicUsize,
     /// Released (dropped) when the host data is replaced or the call ends.
     host_data_guard: Mutex<HostDataGuard>,
@@ -397,7 +422,7 @@ impl Call {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         snap: Arc<Snapshot>,
-        inv: &Invocation,
+        inv: &InvocationRef<'_>,
         entry: Option<Slot>,
         pre_bound: Option<Result<crate::binding::Bound, crate::binding::BindError>>,
         kind: CallKind,
@@ -408,14 +433,14 @@ impl Call {
             snap,
             function_id: match entry {
                 Some(_) => None,
-                None => Some(with_nul(&inv.function_id).into()),
+                None => Some(with_nul(inv.function_id).into()),
             },
             platform: inv.platform,
             foreground: inv.is_foreground,
             caller_package: if inv.caller_package.is_empty() {
                 std::borrow::Cow::Borrowed("\0")
             } else {
-                std::borrow::Cow::Owned(with_nul(&inv.caller_package))
+                std::borrow::Cow::Owned(with_nul(inv.caller_package))
             },
             kind,
             entry_slot: entry,
@@ -425,6 +450,7 @@ impl Call {
             entity,
             items: Mutex::new(Vec::new()),
             dialog: Mutex::new(None),
+            has_dialog: std::sync::atomic::AtomicBool::new(false),
             host_data: AtomicUsize::new(0),
             host_data_guard: Mutex::new(HostDataGuard::default()),
             cancel_code: AtomicU8::new(0),
@@ -434,7 +460,7 @@ impl Call {
             done: Condvar::new(),
             handle: OnceLock::new(),
             parent,
-            token: inv.cancel.as_ref().map(|t| t.0.clone()),
+            token: inv.cancel.cloned(),
             token_sub: OnceLock::new(),
             timeout: inv.timeout.filter(|t| *t != Invocation::NO_TIMEOUT),
             timeout_is_default: false,
@@ -450,11 +476,11 @@ impl Call {
         entity: usize,
         request: String,
     ) -> Call {
-        let inv = Invocation {
-            function_id: String::new(),
+        let inv = InvocationRef {
+            function_id: "",
             platform: parent.platform,
             is_foreground: parent.foreground,
-            caller_package: String::new(),
+            caller_package: "",
             cancel: None,
             timeout: None,
         };
@@ -571,10 +597,17 @@ impl Call {
     pub fn say(&self, text: &str) {
         match &self.parent {
             Some(p) => p.say(text),
-            None => *self.dialog.lock() = Some(text.to_owned()),
+            None => {
+                *self.dialog.lock() = Some(text.to_owned());
+                self.has_dialog.store(true, Ordering::Release);
+            }
         }
     }
     pub fn dialog(&self) -> Option<String> {
+        // most calls say nothing: no lock for them
+        if !self.has_dialog.load(Ordering::Acquire) {
+            return None;
+        }
         self.dialog.lock().clone()
     }
     /// Host data (a DI scope), set by the scope-begin hook; lookups see their call's.

@@ -4,7 +4,9 @@
 
 use crate::binding::Limits;
 pub use crate::call::{sync_handler, Delegate, Handler, PermissionHook, ScopeHooks};
-use crate::call::{Call, CallKind, Entry, Hosted, Invocation, OutcomeSink, Snapshot};
+use crate::call::{
+    Call, CallKind, Entry, Hosted, Invocation, InvocationRef, OutcomeSink, Snapshot,
+};
 use crate::descriptor::{parse_entity_with, CallerPolicy, FunctionDescriptor, ParseContext};
 use crate::error::{Error, Result};
 use crate::log::{LogLevel, LogSink};
@@ -149,12 +151,12 @@ impl Dispatcher {
     }
 
     /// The outcome of a call refused because the dispatcher is shutting down.
-    fn shutting_down_outcome(inv: &Invocation) -> Outcome {
+    fn shutting_down_outcome(inv: &InvocationRef<'_>) -> Outcome {
         Outcome::error(
             crate::error::ErrorCode::LimitExceeded,
             format!(
                 "{}: the dispatcher is shutting down",
-                crate::types::quote_short(&inv.function_id)
+                crate::types::quote_short(inv.function_id)
             ),
         )
     }
@@ -454,7 +456,7 @@ impl Dispatcher {
     /// `Err` with the sink when the dispatcher is shutting down (no call is made).
     fn start(
         &self,
-        inv: &Invocation,
+        inv: &InvocationRef<'_>,
         args: Option<&str>,
         sink: Option<OutcomeSink>,
     ) -> std::result::Result<Arc<Call>, Option<OutcomeSink>> {
@@ -462,7 +464,7 @@ impl Dispatcher {
             return Err(sink);
         };
         let snap = self.snapshot();
-        let slot = snap.slot_of(&inv.function_id);
+        let slot = snap.slot_of(inv.function_id);
         let entry = slot.map(|sl| snap.entry_at(sl));
         let (kind, entity) = match entry.and_then(|e| e.desc.generated_for) {
             Some(i) => (CallKind::EntityLookup, Some(i)),
@@ -480,9 +482,9 @@ impl Dispatcher {
         }
         let call = Arc::new(call);
         call.ctl.lock().sink = sink;
-        if let Some(t) = &inv.cancel {
+        if let Some(t) = inv.cancel {
             let weak: std::sync::Weak<dyn crate::cancel::Cancellable> = Arc::downgrade(&call) as _;
-            match t.0.subscribe(weak) {
+            match t.subscribe(weak) {
                 Some(id) => {
                     let _ = call.token_sub.set(id);
                 }
@@ -508,6 +510,11 @@ impl Dispatcher {
     /// [`Dispatcher::execute`] with the outcome followed by a NUL (for the C layer).
     #[doc(hidden)]
     pub fn execute_nul(&self, inv: &Invocation, args: Option<&str>) -> String {
+        self.execute_nul_ref(&inv.as_ref(), args)
+    }
+
+    /// [`Dispatcher::execute_nul`] for a borrowed invocation.
+    pub(crate) fn execute_nul_ref(&self, inv: &InvocationRef<'_>, args: Option<&str>) -> String {
         let Ok(call) = self.start(inv, args, None) else {
             return crate::call::with_nul(&Self::shutting_down_outcome(inv).to_json());
         };
@@ -525,6 +532,7 @@ impl Dispatcher {
     /// Like [`Dispatcher::execute`], as an [`Outcome`] (no JSON made unless a delegate
     /// reads it).
     pub fn execute_outcome(&self, inv: &Invocation, args: Option<&str>) -> Outcome {
+        let inv = &inv.as_ref();
         let Ok(call) = self.start(inv, args, None) else {
             return Self::shutting_down_outcome(inv);
         };
@@ -578,6 +586,7 @@ impl Dispatcher {
     }
 
     fn execute_async_sink(&self, inv: &Invocation, args: Option<&str>, sink: OutcomeSink) {
+        let inv = &inv.as_ref();
         let call = match self.start(inv, args, Some(sink)) {
             Ok(c) => c,
             Err(sink) => {

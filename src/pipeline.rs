@@ -36,18 +36,16 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-fn set_stage(call: &Call, s: Stage) {
-    call.ctl.lock().stage = s;
-}
-
 /// Runs the call until it finishes or waits for the host. `input` is the host's answer
 /// to the wait that suspended it.
 pub(crate) fn drive(call: &Arc<Call>, mut input: Option<Completion>) {
+    // one thread drives a call at a time: the stage is kept here while it runs, and
+    // stored in the call when it waits for the host (await_host), for whoever answers
+    let mut stage = call.ctl.lock().stage;
     loop {
         if let Some(Completion::Abort(code)) = input {
             return finish(call, abort_outcome(call, code));
         }
-        let stage = call.ctl.lock().stage;
         // the scope begins even for a call cancelled before it started, so every begin
         // has its end
         if input.is_none() && stage != Stage::Begin {
@@ -55,7 +53,7 @@ pub(crate) fn drive(call: &Arc<Call>, mut input: Option<Completion>) {
                 return finish(call, abort_outcome(call, code));
             }
         }
-        let step = catch_unwind(AssertUnwindSafe(|| step(call, stage, input.take())));
+        let step = catch_unwind(AssertUnwindSafe(|| step(call, &mut stage, input.take())));
         match step {
             Ok(Ok((Next::Go, next_input))) => input = next_input,
             Ok(Ok((Next::Wait, _))) => return,
@@ -87,9 +85,9 @@ fn waited(c: Option<Completion>) -> StepResult {
     }
 }
 
-fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult {
+fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepResult {
     let snap = &call.snap;
-    match stage {
+    match *stage {
         Stage::Begin => {
             if call.parent.is_none() {
                 if let Some(h) = &snap.scope_hooks {
@@ -102,14 +100,11 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                     }
                 }
             }
-            set_stage(
-                call,
-                if call.parent.is_some() {
-                    Stage::Gates(0)
-                } else {
-                    Stage::Find
-                },
-            );
+            *stage = if call.parent.is_some() {
+                Stage::Gates(0)
+            } else {
+                Stage::Find
+            };
             go()
         }
         Stage::Find => {
@@ -138,7 +133,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                     format!("{why} to call {}", call.function_id()),
                 ));
             }
-            set_stage(call, Stage::Bind);
+            *stage = Stage::Bind;
             go()
         }
         Stage::Bind => {
@@ -151,7 +146,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
             .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
             if bound.entity_refs.is_empty() {
                 publish_args(call, bound.json);
-                set_stage(call, Stage::Gates(0));
+                *stage = Stage::Gates(0);
             } else {
                 let mut groups: Vec<Resolution> = Vec::new();
                 for r in &bound.entity_refs {
@@ -171,11 +166,11 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                 let mut ctl = call.ctl.lock();
                 ctl.bound = Some(bound);
                 ctl.resolve = groups;
-                ctl.stage = Stage::Resolve(0);
+                *stage = Stage::Resolve(0);
             }
             go()
         }
-        Stage::Resolve(i) => resolve(call, i, input),
+        Stage::Resolve(i) => resolve(call, stage, i, input),
         Stage::Gates(i) => {
             if let Some(Completion::Gate(d)) = input {
                 match d {
@@ -189,22 +184,19 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                         _ => return Err(Outcome::error(ErrorCode::Denied, msg)),
                     },
                 }
-                set_stage(call, Stage::Gates(i + 1));
+                *stage = Stage::Gates(i + 1);
                 return go();
             }
             let Some(d) = snap.delegates.get(i).cloned() else {
-                set_stage(
-                    call,
-                    if call.parent.is_some() {
-                        Stage::Handler
-                    } else {
-                        Stage::OpensApp
-                    },
-                );
+                *stage = if call.parent.is_some() {
+                    Stage::Handler
+                } else {
+                    Stage::OpensApp
+                };
                 return go();
             };
             if d.has_on_invoking() {
-                waited(call.await_host(Op::Gate, |seq| {
+                waited(call.await_host(Op::Gate, *stage, |seq| {
                     let gate = Gate::new(call.clone(), seq);
                     if let Err(p) = catch_unwind(AssertUnwindSafe(|| d.on_invoking(call, gate))) {
                         let _ = call.answer_gate(
@@ -214,7 +206,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                     }
                 }))
             } else {
-                set_stage(call, Stage::Gates(i + 1));
+                *stage = Stage::Gates(i + 1);
                 go()
             }
         }
@@ -224,7 +216,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                 let name = desc.title.as_deref().unwrap_or(&desc.id);
                 return Err(Outcome::open_app(format!("Continue in the app to {name}.")));
             }
-            set_stage(call, Stage::Permission);
+            *stage = Stage::Permission;
             go()
         }
         Stage::Permission => {
@@ -232,7 +224,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
             if let Some(Completion::Gate(d)) = input {
                 return match d {
                     GateDecision::Allow => {
-                        set_stage(call, Stage::Handler);
+                        *stage = Stage::Handler;
                         go()
                     }
                     GateDecision::Deny(m) | GateDecision::OpenApp(m) => {
@@ -241,7 +233,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                 };
             }
             if !desc.requires_permission {
-                set_stage(call, Stage::Handler);
+                *stage = Stage::Handler;
                 return go();
             }
             let Some(hook) = snap.permission.clone() else {
@@ -253,7 +245,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                     ),
                 ));
             };
-            waited(call.await_host(Op::Gate, |seq| {
+            waited(call.await_host(Op::Gate, *stage, |seq| {
                 let gate = Gate::new(call.clone(), seq);
                 if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
                     let _ = call.answer_gate(
@@ -295,7 +287,7 @@ fn step(call: &Arc<Call>, stage: Stage, input: Option<Completion>) -> StepResult
                     format!("{} has no handler", entry.desc.id),
                 ));
             };
-            waited(call.await_host(Op::Handler, |_| {
+            waited(call.await_host(Op::Handler, *stage, |_| {
                 if let Err(p) = catch_unwind(AssertUnwindSafe(|| handler.invoke(call))) {
                     let _ = call.complete(Err((
                         ErrorCode::HandlerFailed,
@@ -319,7 +311,7 @@ fn publish_args(call: &Call, mut json: String) {
 
 /// Resolves the entity ids of group `i` through the entity's lookup (a call of its own,
 /// through the delegates).
-fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult {
+fn resolve(call: &Arc<Call>, stage: &mut Stage, i: usize, input: Option<Completion>) -> StepResult {
     let snap = &call.snap;
     if let Some(Completion::Lookup(outcome)) = input {
         let entity = call.ctl.lock().resolve[i].entity;
@@ -360,7 +352,7 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
             }
         }
         drop(ctl);
-        set_stage(call, Stage::Resolve(i + 1));
+        *stage = Stage::Resolve(i + 1);
         return go();
     }
     let group = {
@@ -381,7 +373,7 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
         })
     };
     let Some((entity, request)) = group else {
-        return substitute(call);
+        return substitute(call, stage);
     };
     let Some(search) = snap.search_slot(entity) else {
         return Err(Outcome::error(
@@ -392,7 +384,7 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
     let child = Arc::new(Call::new_lookup(call, search, entity, request));
     call.ctl.lock().child = Some(child.clone());
     let parent = call.clone();
-    waited(call.await_host(Op::Lookup, move |seq| {
+    waited(call.await_host(Op::Lookup, *stage, move |seq| {
         {
             let mut ctl = child.ctl.lock();
             ctl.sink_wants_json = false;
@@ -407,7 +399,7 @@ fn resolve(call: &Arc<Call>, i: usize, input: Option<Completion>) -> StepResult 
 
 /// Replaces each entity id in the bound arguments by its entity; an unknown id is
 /// `EntityNotFound`.
-fn substitute(call: &Arc<Call>) -> StepResult {
+fn substitute(call: &Arc<Call>, stage: &mut Stage) -> StepResult {
     let (bound, groups) = {
         let mut ctl = call.ctl.lock();
         (ctl.bound.take(), std::mem::take(&mut ctl.resolve))
@@ -437,7 +429,7 @@ fn substitute(call: &Arc<Call>) -> StepResult {
     }
     out.push_str(&bound.json[at..]);
     publish_args(call, out);
-    set_stage(call, Stage::Gates(0));
+    *stage = Stage::Gates(0);
     go()
 }
 
@@ -465,6 +457,16 @@ fn handler_outcome(
                 },
                 Some(ty) => {
                     let text = result.as_deref().unwrap_or("null");
+                    if desc.generated_for.is_none()
+                        && crate::binding::is_normal_form(
+                            ty,
+                            desc.result_constraints.as_deref(),
+                            text,
+                        )
+                    {
+                        // already what binding it would give back: kept as it is
+                        return Outcome::success(result.filter(|r| r != "null"));
+                    }
                     match bind_value_with(
                         &snap.types,
                         ty,
@@ -535,7 +537,8 @@ fn abort_outcome(call: &Call, code: ErrorCode) -> Outcome {
 /// Ends the call once: `on_invoked` for every delegate, scope end, the handle released,
 /// the outcome delivered.
 pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
-    let (child, timer) = {
+    // everything the end needs from the call's state, in one critical section
+    let (child, timer, began, sink, sink_wants_json, keep_outcome) = {
         let mut ctl = call.ctl.lock();
         if ctl.finished {
             return;
@@ -544,7 +547,14 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
         ctl.stage = Stage::Done;
         ctl.wait = None;
         ctl.inline_result = None;
-        (ctl.child.take(), ctl.timer.take())
+        (
+            ctl.child.take(),
+            ctl.timer.take(),
+            ctl.began,
+            ctl.sink.take(),
+            ctl.sink_wants_json,
+            ctl.keep_outcome,
+        )
     };
     if let Some(k) = timer {
         crate::timer::unschedule(k);
@@ -561,10 +571,8 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     }
     // followed by a NUL in memory, so the C layer can lend it without copying
     // (made only when someone reads it)
-    let wants_json = {
-        let c = call.ctl.lock();
-        c.sink_wants_json && !(c.sink.is_none() && c.keep_outcome)
-    } || call.snap.delegates.iter().any(|d| d.has_on_invoked());
+    let wants_json = (sink_wants_json && !(sink.is_none() && keep_outcome))
+        || call.snap.delegates.iter().any(|d| d.has_on_invoked());
     let json_nul = if wants_json {
         let mut j = outcome.to_json();
         j.push('\0');
@@ -588,7 +596,6 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
             }
         }
     }
-    let began = call.ctl.lock().began;
     if began {
         if let Some(h) = &call.snap.scope_hooks {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.end(call))) {
@@ -603,7 +610,6 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     call.release_host_data();
     call.close_cancel_callbacks();
     call.release_handle();
-    let sink = call.ctl.lock().sink.take();
     match sink {
         Some(s) => {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome, &json_nul))) {
@@ -620,7 +626,7 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
                 call.shared().call_ended(shard);
             }
             let mut ctl = call.ctl.lock();
-            if ctl.keep_outcome {
+            if keep_outcome {
                 ctl.outcome = Some(outcome);
             } else {
                 ctl.outcome_json = Some(json_nul);
@@ -716,6 +722,7 @@ impl Call {
     pub(crate) fn await_host(
         self: &Arc<Self>,
         op: Op,
+        stage: Stage,
         invoke: impl FnOnce(u32),
     ) -> Option<Completion> {
         if let Some(code) = self.cancel_code() {
@@ -723,6 +730,8 @@ impl Call {
         }
         let seq = {
             let mut ctl = self.ctl.lock();
+            // whoever answers later drives the call on from this stage
+            ctl.stage = stage;
             ctl.seq = ctl.seq.wrapping_add(1);
             if handles::seq_bits(ctl.seq) == 0 {
                 ctl.seq = ctl.seq.wrapping_add(1);

@@ -148,6 +148,36 @@ impl<H: Host> Entry<H> {
     }
 }
 
+/// The function index's hash: a multiply-rotate over the id's words (FxHash). Every call
+/// looks its function up, and SipHash's keying buys nothing here: the table's keys are
+/// the ids the app registers, so whoever chooses the id looked up cannot crowd them.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.0 =
+            (self.0.rotate_left(5) ^ u64::from_le_bytes(tail) ^ rest.len() as u64).wrapping_mul(K);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type IdIndex = HashMap<Arc<str>, Slot, std::hash::BuildHasherDefault<IdHasher>>;
+
 /// Where an entry sits in its snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
@@ -161,7 +191,7 @@ pub(crate) struct Snapshot<H: Host> {
     functions: Vec<Arc<Entry<H>>>,
     /// Per entity (by entity index), its `search_{entity}`.
     generated: Vec<Arc<Entry<H>>>,
-    index: HashMap<Arc<str>, Slot>,
+    index: IdIndex,
     pub delegates: Arc<[Arc<H::Delegate>]>,
     pub scope_hooks: Option<Arc<H::ScopeHooks>>,
     pub permission: Option<Arc<H::PermissionHook>>,
@@ -205,7 +235,7 @@ impl<H: Host> Snapshot<H> {
             types: Arc::new(TypeSet::default()),
             functions: Vec::new(),
             generated: Vec::new(),
-            index: HashMap::new(),
+            index: IdIndex::default(),
             delegates: Arc::from(Vec::new()),
             scope_hooks: None,
             permission: None,

@@ -1,7 +1,7 @@
 //! Dispatchers, registration, execution, the registry and schemas, cancellation tokens.
 
 use super::*;
-use crate::call::{Call, Invocation, Platform};
+use crate::call::{Call, Invocation, InvocationRef, Platform};
 use crate::cancel::CancelToken;
 use crate::descriptor::CallerPolicy;
 use crate::dispatcher::{Dispatcher, Handler};
@@ -404,6 +404,22 @@ pub(crate) unsafe fn check_struct_size<T>(p: *const T, name: &str) -> Result<(),
 }
 
 pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation, af_status> {
+    // SAFETY: as for invocation_ref.
+    let r = unsafe { invocation_ref(inv) }?;
+    Ok(Invocation {
+        function_id: r.function_id.to_owned(),
+        platform: r.platform,
+        is_foreground: r.is_foreground,
+        caller_package: r.caller_package.to_owned(),
+        cancel: r.cancel.map(|t| crate::call::CancelTokenRef(t.clone())),
+        timeout: r.timeout,
+    })
+}
+
+/// Borrows an invocation for one call (its strings and token are the host's for the call).
+pub(crate) unsafe fn invocation_ref<'a>(
+    inv: *const af_invocation,
+) -> Result<InvocationRef<'a>, af_status> {
     // SAFETY: checked by the helper; a larger struct (a newer header) starts with v1's.
     unsafe { check_struct_size(inv, "af_invocation") }?;
     // SAFETY: a valid af_invocation of at least the v1 size, borrowed for this call.
@@ -421,15 +437,13 @@ pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation,
         None
     } else {
         // SAFETY: made by af_cancel_token_new and not freed.
-        Some(crate::call::CancelTokenRef(
-            unsafe { &*(inv.cancel_token as *const CancelToken) }.clone(),
-        ))
+        Some(unsafe { &*(inv.cancel_token as *const CancelToken) })
     };
-    Ok(Invocation {
-        function_id: id.to_owned(),
+    Ok(InvocationRef {
+        function_id: id,
         platform,
         is_foreground: inv.is_foreground != 0,
-        caller_package: caller.unwrap_or("").to_owned(),
+        caller_package: caller.unwrap_or(""),
         cancel,
         timeout: match inv.timeout_ms {
             0 => None,
@@ -471,7 +485,7 @@ pub unsafe extern "C" fn af_execute_json(
                 )
             }
         };
-        let inv = match unsafe { invocation(inv) } {
+        let inv = match unsafe { invocation_ref(inv) } {
             Ok(i) => i,
             Err(_) => {
                 return error_outcome(
@@ -484,7 +498,7 @@ pub unsafe extern "C" fn af_execute_json(
             Ok(a) => a,
             Err(_) => return error_outcome(C::InvalidArgument, &last_error_text()),
         };
-        out_string_nul(d.execute_nul(&inv, args))
+        out_string_nul(d.execute_nul_ref(&inv, args))
     });
     if out.is_null() {
         error_outcome(
