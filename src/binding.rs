@@ -115,17 +115,17 @@ pub fn bind_entity_list(
     json: &str,
     limits: &Limits,
 ) -> Result<(String, Vec<(String, Range<usize>)>), BindError> {
-    let ty = Type::Array(Box::new(Type::Entity(entity)));
+    let ty = types.entity_list(entity);
     let mut ctx = Ctx::new(types, Mode::Values, limits.max_depth, json.len());
     ctx.collect = Some(Collect {
-        id_field: types.entities[entity].id_field.clone(),
+        id_field: &types.entities[entity].id_field,
         current_id: None,
         items: Vec::new(),
     });
     let mut de = serde_json::Deserializer::from_str(json);
     let res = ValueSeed {
         ctx: &mut ctx,
-        ty: &ty,
+        ty,
         cons: None,
     }
     .deserialize(&mut de)
@@ -253,11 +253,11 @@ struct Ctx<'t> {
     /// The path of each entity ref, innermost segment first (joined at the end).
     ref_paths: Vec<Vec<Seg>>,
     /// For [`bind_entity_list`]: each top-level element's id and bytes.
-    collect: Option<Collect>,
+    collect: Option<Collect<'t>>,
 }
 
-struct Collect {
-    id_field: String,
+struct Collect<'t> {
+    id_field: &'t str,
     current_id: Option<String>,
     items: Vec<(String, Range<usize>)>,
 }
@@ -936,22 +936,37 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             Type::Entity(i) if self.ctx.mode == Mode::Values => &types.entities[*i].fields,
             _ => return Err(self.mismatch("an object".into())),
         };
-        let type_name = types.type_name(base);
         let ctx = self.ctx;
         ctx.enter()?;
-        let mut seen = vec![false; fields.len()];
+        // the fields seen: a bit each (a vector for records of more than 64 fields)
+        let mut seen_small: u64 = 0;
+        let mut seen_large: Vec<bool> = if fields.len() > 64 {
+            vec![false; fields.len()]
+        } else {
+            Vec::new()
+        };
+        let mut seen = |i: usize| -> bool {
+            if fields.len() > 64 {
+                std::mem::replace(&mut seen_large[i], true)
+            } else {
+                let was = seen_small & (1 << i) != 0;
+                seen_small |= 1 << i;
+                was
+            }
+        };
         ctx.out.push('{');
         let mut first = true;
         while let Some(key) = map.next_key_seed(KeySeed)? {
             let Some(index) = fields.iter().position(|f| f.name == *key) else {
                 let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
                 let e = ctx.fail(format!(
-                    "unknown field of {type_name}; expected one of: {}",
+                    "unknown field of {}; expected one of: {}",
+                    types.type_name(base),
                     names.join(", ")
                 ));
                 return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
             };
-            if std::mem::replace(&mut seen[index], true) {
+            if seen(index) {
                 let e = ctx.fail("given more than once".into());
                 return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
             }
@@ -980,8 +995,13 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 }
             }
         }
-        for (f, seen) in fields.iter().zip(&seen) {
-            if *seen {
+        for (i, f) in fields.iter().enumerate() {
+            let was_seen = if fields.len() > 64 {
+                seen_large[i]
+            } else {
+                seen_small & (1 << i) != 0
+            };
+            if was_seen {
                 continue;
             }
             if matches!(f.ty, Type::Nullable(_)) {

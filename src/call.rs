@@ -356,6 +356,11 @@ pub struct Call {
     /// Arguments bound when the call was made (binding runs no host code, so it needs
     /// no scope), published at the Bind stage.
     pub(crate) pre_bound: Mutex<Option<Result<crate::binding::Bound, crate::binding::BindError>>>,
+    /// The arguments, bound when the call was made and final (no entity to resolve),
+    /// followed by a NUL: shown from the Bind stage on (`args_ready`).
+    pub(crate) args_fixed: Option<String>,
+    pub(crate) args_ready: std::sync::atomic::AtomicBool,
+    /// The arguments once their entities are resolved, followed by a NUL.
     pub(crate) args: OnceLock<String>,
     pub(crate) lookup_request: OnceLock<String>,
     pub(crate) entity: Option<usize>,
@@ -373,7 +378,9 @@ pub struct Call {
     has_releases: std::sync::atomic::AtomicBool,
     pub(crate) ctl: Mutex<Ctl>,
     pub(crate) done: Condvar,
-    handle: OnceLock<Option<usize>>,
+    /// The handle passed through C: 0 until first asked for, `usize::MAX` when the handle
+    /// table is exhausted.
+    handle: AtomicUsize,
     pub(crate) parent: Option<Arc<Call>>,
     pub(crate) token: Option<CancelToken>,
     pub(crate) token_sub: OnceLock<u64>,
@@ -424,11 +431,21 @@ impl Call {
         snap: Arc<Snapshot>,
         inv: &InvocationRef<'_>,
         entry: Option<Slot>,
-        pre_bound: Option<Result<crate::binding::Bound, crate::binding::BindError>>,
+        bound: Option<Result<crate::binding::Bound, crate::binding::BindError>>,
         kind: CallKind,
         entity: Option<usize>,
         parent: Option<Arc<Call>>,
     ) -> Call {
+        // arguments with no entity to resolve are final now; the rest waits for the
+        // Bind stage (an error, or entities to look up)
+        let (args_fixed, pre_bound) = match bound {
+            Some(Ok(b)) if b.entity_refs.is_empty() && kind == CallKind::Function => {
+                let mut json = b.json;
+                json.push('\0');
+                (Some(json), None)
+            }
+            other => (None, other),
+        };
         Call {
             snap,
             function_id: match entry {
@@ -445,6 +462,8 @@ impl Call {
             kind,
             entry_slot: entry,
             pre_bound: Mutex::new(pre_bound),
+            args_fixed,
+            args_ready: std::sync::atomic::AtomicBool::new(false),
             args: OnceLock::new(),
             lookup_request: OnceLock::new(),
             entity,
@@ -458,7 +477,7 @@ impl Call {
             has_releases: std::sync::atomic::AtomicBool::new(false),
             ctl: Mutex::new(Ctl::default()),
             done: Condvar::new(),
-            handle: OnceLock::new(),
+            handle: AtomicUsize::new(0),
             parent,
             token: inv.cancel.cloned(),
             token_sub: OnceLock::new(),
@@ -527,10 +546,7 @@ impl Call {
     /// The bound, normalised request (entities resolved); `None` for entity lookups and
     /// before binding.
     pub fn args(&self) -> Option<&str> {
-        if self.kind == CallKind::EntityLookup {
-            return None;
-        }
-        self.args.get().map(|s| strip_nul(s))
+        self.args_nul().map(strip_nul)
     }
     /// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}`.
     pub fn lookup_request(&self) -> Option<&str> {
@@ -555,6 +571,12 @@ impl Call {
     pub fn args_nul(&self) -> Option<&str> {
         if self.kind == CallKind::EntityLookup {
             return None;
+        }
+        if let Some(a) = &self.args_fixed {
+            return self
+                .args_ready
+                .load(Ordering::Acquire)
+                .then_some(a.as_str());
         }
         self.args.get().map(String::as_str)
     }
@@ -745,24 +767,44 @@ impl Call {
     /// The handle bindings pass through C (allocated on first use, released at scope
     /// end). `None` when the handle table is exhausted.
     pub fn handle(self: &Arc<Self>) -> Option<usize> {
-        *self
-            .handle
-            .get_or_init(|| handle_table().insert(self.clone()))
+        match self.handle.load(Ordering::Acquire) {
+            0 => {}
+            usize::MAX => return None,
+            h => return Some(h),
+        }
+        let made = handle_table().insert(self.clone());
+        match self.handle.compare_exchange(
+            0,
+            made.unwrap_or(usize::MAX),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => made,
+            Err(first) => {
+                // another thread asked at the same moment and its handle stands
+                if let Some(h) = made {
+                    handle_table().release(h, self.tombstone());
+                }
+                (first != usize::MAX).then_some(first)
+            }
+        }
+    }
+
+    fn tombstone(&self) -> Tombstone {
+        Tombstone {
+            function_id: match (&self.function_id, self.entry()) {
+                (Some(id), _) => id.clone(),
+                (None, Some(e)) => e.id_nul.clone(),
+                (None, None) => Arc::from("\0"),
+            },
+            shared: Arc::downgrade(self.shared()),
+        }
     }
 
     pub(crate) fn release_handle(&self) {
-        if let Some(Some(h)) = self.handle.get() {
-            handle_table().release(
-                *h,
-                Tombstone {
-                    function_id: match (&self.function_id, self.entry()) {
-                        (Some(id), _) => id.clone(),
-                        (None, Some(e)) => e.id_nul.clone(),
-                        (None, None) => Arc::from("\0"),
-                    },
-                    shared: Arc::downgrade(self.shared()),
-                },
-            );
+        match self.handle.load(Ordering::Acquire) {
+            0 | usize::MAX => {}
+            h => handle_table().release(h, self.tombstone()),
         }
     }
 

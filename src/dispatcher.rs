@@ -459,6 +459,7 @@ impl Dispatcher {
         inv: &InvocationRef<'_>,
         args: Option<&str>,
         sink: Option<OutcomeSink>,
+        keep_outcome: bool,
     ) -> std::result::Result<Arc<Call>, Option<OutcomeSink>> {
         let Some(shard) = self.registry.shared.call_started() else {
             return Err(sink);
@@ -480,8 +481,13 @@ impl Dispatcher {
             call.timeout = self.default_timeout();
             call.timeout_is_default = true;
         }
+        {
+            // not shared yet: no lock to take
+            let ctl = call.ctl.get_mut();
+            ctl.sink = sink;
+            ctl.keep_outcome = keep_outcome;
+        }
         let call = Arc::new(call);
-        call.ctl.lock().sink = sink;
         if let Some(t) = inv.cancel {
             let weak: std::sync::Weak<dyn crate::cancel::Cancellable> = Arc::downgrade(&call) as _;
             match t.subscribe(weak) {
@@ -515,7 +521,7 @@ impl Dispatcher {
 
     /// [`Dispatcher::execute_nul`] for a borrowed invocation.
     pub(crate) fn execute_nul_ref(&self, inv: &InvocationRef<'_>, args: Option<&str>) -> String {
-        let Ok(call) = self.start(inv, args, None) else {
+        let Ok(call) = self.start(inv, args, None, false) else {
             return crate::call::with_nul(&Self::shutting_down_outcome(inv).to_json());
         };
         crate::pipeline::drive(&call, None);
@@ -533,10 +539,9 @@ impl Dispatcher {
     /// reads it).
     pub fn execute_outcome(&self, inv: &Invocation, args: Option<&str>) -> Outcome {
         let inv = &inv.as_ref();
-        let Ok(call) = self.start(inv, args, None) else {
+        let Ok(call) = self.start(inv, args, None, true) else {
             return Self::shutting_down_outcome(inv);
         };
-        call.ctl.lock().keep_outcome = true;
         crate::pipeline::drive(&call, None);
         let deadline = Self::deadline(&call);
         match call.wait_outcome_struct(deadline) {
@@ -587,7 +592,7 @@ impl Dispatcher {
 
     fn execute_async_sink(&self, inv: &Invocation, args: Option<&str>, sink: OutcomeSink) {
         let inv = &inv.as_ref();
-        let call = match self.start(inv, args, Some(sink)) {
+        let call = match self.start(inv, args, Some(sink), false) {
             Ok(c) => c,
             Err(sink) => {
                 // refused: the outcome goes to the sink at once, on this thread

@@ -137,6 +137,13 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
             go()
         }
         Stage::Bind => {
+            if call.args_fixed.is_some() {
+                // bound when the call was made, with no entity to resolve: shown from now on
+                call.args_ready
+                    .store(true, std::sync::atomic::Ordering::Release);
+                *stage = Stage::Gates(0);
+                return go();
+            }
             let entry = call.entry().expect("found");
             let pre = call.pre_bound.lock().take();
             let bound = match pre {

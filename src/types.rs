@@ -76,6 +76,8 @@ pub struct TypeSet {
     pub records: Vec<RecordDef>,
     pub entities: Vec<EntityDef>,
     names: HashMap<String, NamedKind>,
+    /// Per entity, the type of a list of it (what its lookup answers).
+    entity_lists: Vec<Type>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -493,7 +495,14 @@ impl TypeSet {
         let i = self.entities.len();
         self.names.insert(def.name.clone(), NamedKind::Entity(i));
         self.entities.push(def);
+        self.entity_lists
+            .push(Type::Array(Box::new(Type::Entity(i))));
         i
+    }
+
+    /// The type of a list of entity `i`.
+    pub(crate) fn entity_list(&self, i: usize) -> &Type {
+        &self.entity_lists[i]
     }
 
     /// Checks that a new entity's name is free.
