@@ -5,11 +5,15 @@
 #
 #   ci/bench.sh                 everything (about 10 minutes on 2 cores)
 #   ci/bench.sh --quick         shorter criterion runs and 1M calls for RSS
-#   ci/bench.sh --bindings      also the Kotlin, Swift and .NET round trips (their lanes must run)
+#   ci/bench.sh --bindings      also the Kotlin, Swift and .NET round trips (their lanes must run);
+#                               Kotlin and Swift: execute and the same call through an agent view
 #   ci/bench.sh --dotnet        also the .NET round trips (BenchmarkDotNet), without Kotlin and Swift
 #   ci/bench.sh --no-instructions   skip the callgrind instruction counts (about 3 minutes)
 #   ci/bench.sh --timeouts-only only the timeout lateness (about 15 s; with --quick 5 s):
 #                               rewrites that part of docs/performance.md and summary.json
+#   ci/bench.sh --bindings-only only the Kotlin and Swift round trips and the C figure they stand
+#                               beside (about 5 minutes): rewrites the Bindings section of
+#                               docs/performance.md and merges into target/bench/summary.json
 #
 # Benchmarks are measured, never timed tests: run on a quiet machine and compare ratios
 # taken in the same run.
@@ -19,7 +23,7 @@ export REPO
 cd "$REPO"
 source "$REPO/ci/env.sh"; af_cargo_setup
 mapfile -t MAVEN_OFFLINE < <(af_maven_args)
-QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1; TIMEOUTS_ONLY=0
+QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1; TIMEOUTS_ONLY=0; BINDINGS_ONLY=0
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
@@ -27,7 +31,8 @@ for a in "$@"; do
     --dotnet) DOTNET=1 ;;
     --no-instructions) INSTRUCTIONS=0 ;;
     --timeouts-only) TIMEOUTS_ONLY=1 ;;
-    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions] [--timeouts-only]" >&2; exit 2 ;;
+    --bindings-only) BINDINGS_ONLY=1 ;;
+    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions] [--timeouts-only] [--bindings-only]" >&2; exit 2 ;;
   esac
 done
 OUT="$REPO/target/bench"; mkdir -p "$OUT"
@@ -42,6 +47,55 @@ timeouts_bench() {
 if [[ $TIMEOUTS_ONLY == 1 ]]; then
   timeouts_bench
   python3 ci/bench/report.py "$REPO" --timeouts-only
+  exit 0
+fi
+
+BIND_JSON="{}"
+# The Kotlin and Swift round trips: each binding's own warmed-up loop (trivial handler), the
+# dispatcher's execute and the same call through an agent view, beside the C figure of this run.
+bindings_bench() {
+  echo "== bindings' round trips (each binding's own warmed-up loop): execute, and through an agent view"
+  local k_out="" s_out="" swift_log=""
+  if command -v mvn >/dev/null; then
+    k_out=$( (cd bindings/kotlin && mvn -q -B "${MAVEN_OFFLINE[@]}" -Pbench verify -Djna.library.path="$REPO/target/release" 2>&1) || true)
+    echo "$k_out" | grep -E '^bench ' || echo "!!! the Kotlin bench did not run" >&2
+  fi
+  s_out=$(SWIFT_TEST_ARGS="-c release --filter BenchTests" bash ci/lanes/swift.sh 2>&1 || true)
+  swift_log=$(echo "$s_out" | grep -oE '/tmp/swift-lane[^ ;]*\.log' | head -1)
+  s_out=$( { echo "$s_out"; [[ -n "$swift_log" ]] && cat "$swift_log"; } | grep -E '^BENCH swift' | sort -u)
+  echo "${s_out:-!!! the Swift bench did not run}"
+  BIND_JSON=$(K_OUT="$k_out" S_OUT="$s_out" C_NS="$(crit_plain_ns)" python3 - <<'PY'
+import json, os, re
+def ns(text, label):  # "bench <label>   1980 ns/call" / "BENCH swift <label>: 7841 ns/call"
+    m = re.search(re.escape(label) + r"[: ]+(\d+) ns/call", text)
+    return int(m.group(1)) if m else None
+k, s = os.environ["K_OUT"], os.environ["S_OUT"]
+c = os.environ.get("C_NS")
+print(json.dumps({
+    "kotlin_execute_blocking_ns": ns(k, "bench executeBlockingJson, DSL blockingHandler (paired)"),
+    "kotlin_view_execute_blocking_ns": ns(k, "bench view executeBlockingJson, DSL blockingHandler"),
+    "kotlin_execute_suspend_ns": ns(k, "bench suspend execute (runBlocking), DSL"),
+    "kotlin_view_execute_suspend_ns": ns(k, "bench suspend view execute (runBlocking), DSL"),
+    "swift_execute_ns": ns(s, "BENCH swift execute round trip"),
+    "swift_view_execute_ns": ns(s, "BENCH swift view execute round trip"),
+    "c_execute_plain_ns": round(float(c)) if c else None,
+    "bindings_load_average_1m": round(os.getloadavg()[0], 2),  # right after the loops ran
+}))
+PY
+)
+  echo "$BIND_JSON"
+}
+crit_plain_ns() { # the C figure (criterion's execute/plain) of this run, from its estimates
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mean"]["point_estimate"])' \
+    "$REPO/target/criterion/execute/plain/new/estimates.json" 2>/dev/null || true
+}
+if [[ $BINDINGS_ONLY == 1 ]]; then
+  echo "== criterion: execute/plain (the C figure the bindings stand beside)"
+  cargo bench -q -p appfunctions-benches --bench execute -- plain "${CRIT[@]}" 2>&1 | grep -E "^execute|time:" || true
+  cargo build -q --release --lib
+  bindings_bench
+  echo "$BIND_JSON" > "$OUT/bindings.json"
+  python3 ci/bench/report.py "$REPO" --bindings-only
   exit 0
 fi
 
@@ -84,20 +138,7 @@ fi
 echo "$MCP_JSON" > "$OUT/mcp.json"
 cat "$OUT/mcp.json"
 
-BIND_JSON="{}"
-if [[ $BINDINGS == 1 ]]; then
-  echo "== bindings' round trips (each binding's own warmed-up loop)"
-  K_NS=""; S_NS=""
-  if command -v mvn >/dev/null; then
-    K_NS=$( (cd bindings/kotlin && mvn -q -B "${MAVEN_OFFLINE[@]}" -Pbench verify -Djna.library.path="$REPO/target/release" 2>&1) \
-      | awk '/^bench executeBlockingJson, DSL blockingHandler/ {for (i=1;i<=NF;i++) if ($(i+1)=="ns/call") print $i}' | head -1)
-  fi
-  SWIFT_OUT=$(SWIFT_TEST_ARGS="-c release --filter BenchTests" bash ci/lanes/swift.sh 2>&1 || true)
-  SWIFT_LOG=$(echo "$SWIFT_OUT" | grep -oE '/tmp/swift-lane[^ ;]*\.log' | head -1)
-  S_NS=$( { echo "$SWIFT_OUT"; [[ -n "$SWIFT_LOG" ]] && cat "$SWIFT_LOG"; } | grep -oE 'BENCH swift execute round trip: [0-9]+' | grep -oE '[0-9]+$' | head -1)
-  echo "kotlin: ${K_NS:-not measured} ns/call, swift: ${S_NS:-not measured} ns/call"
-  BIND_JSON=$(printf '{"kotlin_execute_blocking_ns": %s, "swift_execute_ns": %s}' "${K_NS:-null}" "${S_NS:-null}")
-fi
+if [[ $BINDINGS == 1 ]]; then bindings_bench; fi
 if [[ $DOTNET == 1 ]]; then
   echo "== .NET: BenchmarkDotNet (Execute, ExecuteJson, AIFunctionFactory, AsAIFunctions), same run as the C figure above"
   if command -v dotnet >/dev/null; then
