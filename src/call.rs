@@ -14,7 +14,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// Runs a function (or an entity lookup). Complete the call exactly once, now or later
-/// from any thread, with [`Call::complete`].
+/// from any thread, with [`Call::complete`] (keep a clone of the `Arc` to answer later).
+/// A call its handler neither answers nor keeps does not vanish: it waits, like any
+/// unanswered call, until its timeout (the dispatcher's default one included), its
+/// cancellation token or a shutdown ends it.
 pub trait Handler: Send + Sync {
     fn invoke(&self, call: &Arc<Call>);
 }
@@ -317,6 +320,11 @@ pub(crate) struct Ctl {
     pub outcome: Option<Outcome>,
     /// The call's deadline on the timer, forgotten when the call finishes.
     pub timer: Option<crate::timer::Key>,
+    /// The call itself while it waits for a later host answer: a host (a Rust handler
+    /// above all) may let go of every reference it got, and the call must still end
+    /// (timed out, cancelled, drained) rather than vanish without an outcome. Taken when
+    /// the answer arrives, the wait is abandoned, or the call finishes.
+    pub parked: Option<Arc<Call>>,
 }
 
 impl Default for Ctl {
@@ -337,6 +345,7 @@ impl Default for Ctl {
             keep_outcome: false,
             outcome: None,
             timer: None,
+            parked: None,
         }
     }
 }

@@ -545,7 +545,8 @@ fn abort_outcome(call: &Call, code: ErrorCode) -> Outcome {
 /// the outcome delivered.
 pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     // everything the end needs from the call's state, in one critical section
-    let (child, timer, began, sink, sink_wants_json, keep_outcome) = {
+    // `_parked` (the call's own reference while it waited) is dropped when this returns
+    let ((child, _parked), timer, began, sink, sink_wants_json, keep_outcome) = {
         let mut ctl = call.ctl.lock();
         if ctl.finished {
             return;
@@ -555,7 +556,7 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
         ctl.wait = None;
         ctl.inline_result = None;
         (
-            ctl.child.take(),
+            (ctl.child.take(), ctl.parked.take()),
             ctl.timer.take(),
             ctl.began,
             ctl.sink.take(),
@@ -687,14 +688,17 @@ impl Call {
     pub(crate) fn end_cancelled(self: &Arc<Self>, code: ErrorCode) {
         // the pending wait is abandoned before the host hears of the cancellation, so an
         // answer it gives in reaction is late, and the outcome is Cancelled / TimedOut
-        let (resume, child, finished) = {
+        let (resume, child, finished, _parked) = {
             let mut ctl = self.ctl.lock();
             let child = ctl.child.clone();
             let resume = !ctl.finished && matches!(&ctl.wait, Some(w) if !w.inline);
-            if resume {
+            let parked = if resume {
                 ctl.wait = None;
-            }
-            (resume, child, ctl.finished)
+                ctl.parked.take()
+            } else {
+                None
+            };
+            (resume, child, ctl.finished, parked)
         };
         if code == ErrorCode::TimedOut && !finished && self.parent.is_none() {
             self.log(
@@ -767,6 +771,8 @@ impl Call {
         match ctl.wait.as_mut() {
             Some(w) => {
                 w.inline = false;
+                // alive until answered, abandoned or finished, whatever the host keeps
+                ctl.parked = Some(self.clone());
                 None
             }
             // answered and taken already (cannot happen: answers while inline are stored)
@@ -820,8 +826,10 @@ impl Call {
             return Ok(());
         }
         ctl.wait = None;
+        let parked = ctl.parked.take();
         drop(ctl);
         drive(self, Some(c));
+        drop(parked);
         Ok(())
     }
 

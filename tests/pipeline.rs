@@ -654,3 +654,50 @@ fn a_shorter_deadline_scheduled_after_a_longer_one_fires_first() {
         ("short", Some(ErrorCode::TimedOut))
     );
 }
+
+/// A Rust handler that lets go of its call without answering: the call still ends
+/// (timed out or cancelled) with exactly one outcome, and no longer counts as in flight.
+#[test]
+fn a_call_its_handler_forgot_still_ends_with_an_outcome() {
+    let d = Dispatcher::new();
+    d.register_function(
+        r#"{"id":"forgetful","description":"Never answers and keeps nothing"}"#,
+        Some(Arc::new(|_call: &Arc<Call>| {})),
+    )
+    .unwrap();
+    // through its timeout
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(
+        &Invocation::new("forgetful").timeout(Duration::from_millis(20)),
+        None,
+        move |o, _| tx.send(o.clone()).unwrap(),
+    );
+    let o = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(o.error_code, Some(ErrorCode::TimedOut));
+    assert!(
+        rx.recv_timeout(Duration::from_millis(50)).is_err(),
+        "one outcome only"
+    );
+    // counted in flight until its outcome callback has returned (on another thread)
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while d.in_flight() != 0 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(d.in_flight(), 0, "the timed-out call has ended");
+    // through its cancellation token, with no timeout at all
+    let token = CancelToken::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(
+        &Invocation::new("forgetful")
+            .no_timeout()
+            .cancel_token(&token),
+        None,
+        move |o, _| tx.send(o.clone()).unwrap(),
+    );
+    assert_eq!(d.in_flight(), 1, "the forgotten call is still running");
+    token.cancel();
+    let o = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(o.error_code, Some(ErrorCode::Cancelled));
+    // a shutdown drains: nothing is left in flight
+    assert_eq!(d.shutdown(Duration::from_secs(5)), 0);
+}
