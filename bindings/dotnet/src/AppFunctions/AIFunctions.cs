@@ -87,14 +87,16 @@ internal sealed class AppFunctionAIFunction(
     /// object the model can read, <c>{"error": code, "message": ...}</c>.</summary>
     private static JsonElement Result(AppFunctionOutcome outcome)
     {
+        if (outcome.Status == AppFunctionStatus.Success && outcome.HasResult)
+        {
+            // the result as the core wrote it, parsed once from its UTF-8
+            using var result = JsonDocument.Parse(outcome.ResultUtf8);
+            return result.RootElement.Clone();
+        }
         using var buffer = new MemoryStream();
         using (var w = new Utf8JsonWriter(buffer))
         {
-            if (outcome.Status == AppFunctionStatus.Success && outcome.ResultJson is { } json)
-            {
-                w.WriteRawValue(json, skipInputValidation: true);
-            }
-            else if (outcome.Status == AppFunctionStatus.Success)
+            if (outcome.Status == AppFunctionStatus.Success)
             {
                 w.WriteStringValue(outcome.Dialog ?? "Done.");
             }

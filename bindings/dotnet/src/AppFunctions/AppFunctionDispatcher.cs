@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Text;
 using AppFunctions.Generated;
 using AppFunctions.Interop;
@@ -95,6 +96,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         Run(this, invocation, argumentsJson, cancellationToken, null);
 
     /// <summary>Shared by <see cref="Execute"/> and <see cref="AppFunctionView.Execute"/>.</summary>
+    [SkipLocalsInit] // the stack buffers below are written before they are read
     internal static Task<AppFunctionOutcome> Run(object target, AppFunctionInvocation invocation, string? argumentsJson, CancellationToken cancellationToken, PendingOptions? options)
     {
         try
@@ -103,7 +105,9 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             {
                 return Task.FromResult(AppFunctionOutcome.Failure(AppFunctionErrorCode.InvalidArgument, "the invocation is null"));
             }
-            var pending = new PendingExecute();
+            var view = target as AppFunctionView;
+            var dispatcher = view?.Dispatcher ?? (AppFunctionDispatcher)target;
+            var pending = new PendingExecute(dispatcher._core, options);
             if (cancellationToken.CanBeCanceled)
             {
                 var token = CancelTokenHandle.Create();
@@ -145,8 +149,9 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             using var args = new Utf8.Text(argumentsJson ?? "{}", argsBuf);
             bool tokenRef = false;
             var ud = UserData.Alloc(pending);
+            pending.HostData = (nint)ud;
             int status = -1;
-            var previous = PendingOptions.Push(options);
+            var previous = PendingExecute.Starting(pending);
             try
             {
                 pending.Token?.DangerousAddRef(ref tokenRef);
@@ -160,9 +165,9 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                     timeout_ms = invocation.Timeout is { } t ? TimeoutMs(t) : 0,
                     is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
                 };
-                status = target is AppFunctionView view
+                status = view is not null
                     ? Native.af_view_execute_async(view.Handle, &inv, args.Pointer, &Trampolines.Outcome, ud)
-                    : Native.af_execute_async(((AppFunctionDispatcher)target)._handle, &inv, args.Pointer, &Trampolines.Outcome, ud);
+                    : Native.af_execute_async(dispatcher._handle, &inv, args.Pointer, &Trampolines.Outcome, ud);
             }
             catch
             {
@@ -172,7 +177,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             }
             finally
             {
-                PendingOptions.Pop(previous);
+                PendingExecute.Starting(previous);
                 if (tokenRef)
                 {
                     pending.Token!.DangerousRelease();
@@ -198,6 +203,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
 
     /// <summary>Runs a function and blocks for its outcome JSON (as the core writes it). For hosts that
     /// want the raw JSON on the calling thread; handlers that complete later complete it from theirs.</summary>
+    [SkipLocalsInit] // the stack buffers below are written before they are read
     public string ExecuteJson(AppFunctionInvocation invocation, string argumentsJson)
     {
         ArgumentNullException.ThrowIfNull(invocation);
@@ -216,7 +222,21 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             timeout_ms = invocation.Timeout is { } t ? TimeoutMs(t) : 0,
             is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
         };
-        return Utf8.Take(Native.af_execute_json(_handle, &inv, args.Pointer)) ?? "";
+        // the call's host data until af_execute_json returns: by then the call has ended
+        var pending = new PendingExecute(_core, null);
+        var ud = UserData.Alloc(pending);
+        pending.HostData = (nint)ud;
+        var previous = PendingExecute.Starting(pending);
+        try
+        {
+            return Utf8.Take(Native.af_execute_json(_handle, &inv, args.Pointer)) ?? "";
+        }
+        finally
+        {
+            PendingExecute.Starting(previous);
+            UserData.Free(ud);
+            pending.EndContext();
+        }
     }
 
     /// <summary>A tool list (<c>mcp</c>, <c>openai</c>, <c>openai-chat</c>, <c>anthropic</c>, <c>gemini</c>) or Android's schema XML (<c>android-xml</c>).</summary>
@@ -366,7 +386,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                 }
                 foreach (var (id, json, handler, bind) in r.Functions)
                 {
-                    var reg = new FunctionRegistration(_core, id, handler, bind);
+                    var reg = new FunctionRegistration(_core, id, handler, bind, RequiresPermission(json));
                     using var t = new Utf8.Text(json, default);
                     int st = handler is null
                         ? Native.af_register_function(_handle, t.Pointer, null, UserData.Alloc(reg), &Trampolines.Release)
@@ -385,6 +405,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                         free_user_data = &Trampolines.Release,
                     };
                     Check(Native.af_add_delegate(_handle, &vtable, UserData.Alloc(new DelegateRegistration(_core, r.Delegates[i]))), "adding a delegate");
+                    _core.HasDelegates = true;
                 }
             }
             finally
@@ -433,6 +454,19 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         Native.AF_ERR_LIMIT => "AF_ERR_LIMIT",
         _ => "status " + status,
     };
+
+    private static bool RequiresPermission(string descriptorJson)
+    {
+        try
+        {
+            using var doc = System.Text.Json.JsonDocument.Parse(descriptorJson);
+            return doc.RootElement.TryGetProperty("requiresPermission", out var v) && v.ValueKind == System.Text.Json.JsonValueKind.True;
+        }
+        catch (System.Text.Json.JsonException)
+        {
+            return false; // the core names what is wrong with it
+        }
+    }
 
     private static string DescriptorId(string descriptorJson)
     {

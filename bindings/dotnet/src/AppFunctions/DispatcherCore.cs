@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Runtime.InteropServices;
 using AppFunctions.Interop;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
@@ -25,18 +26,28 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
 
     internal void Remove(string id) => _functions.TryRemove(id, out _);
 
-    /// <summary>The context the scope-begin hook attached to this call (or to the call it serves).</summary>
+    /// <summary>Whether any delegate is registered (a handler then shares the call's context with them).</summary>
+    internal bool HasDelegates { get; set; }
+
+    /// <summary>The context of this call (or of the call it serves): the one the call's
+    /// <see cref="PendingExecute"/> makes on first use, or the one the scope-begin hook attached.</summary>
     internal unsafe AppFunctionContext ContextOf(nint call)
     {
-        var context = UserData.TryGet<AppFunctionContext>(Native.af_call_host_data(call));
-        if (context is null)
+        var data = Native.af_call_host_data(call);
+        var target = data is null ? null : GCHandle.FromIntPtr((nint)data).Target;
+        if (target is PendingExecute pending)
         {
-            // no scope hook ran for this call (it cannot happen with the hooks installed): keep
-            // the context on the call so that the scope end disposes its DI scope.
-            context = new AppFunctionContext(this, call, PendingOptions.Current);
-            Native.af_call_set_host_data(call, UserData.Alloc(context), &Trampolines.EndContext); // released by the core on every path
+            return pending.ContextFor(call);
         }
-        return context.For(call);
+        if (target is AppFunctionContext context)
+        {
+            return context.For(call);
+        }
+        // no scope hook ran for this call (it cannot happen with the hooks installed): keep
+        // the context on the call so that the scope end disposes its DI scope.
+        context = new AppFunctionContext(this, call, null);
+        Native.af_call_set_host_data(call, UserData.Alloc(context), &Trampolines.EndContext); // released by the core on every path
+        return context;
     }
 
     internal void AskPermission(nint call, nint gate)
@@ -108,8 +119,11 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
     }
 }
 
-internal sealed class FunctionRegistration(DispatcherCore core, string id, Generated.FunctionHandler? handler, Generated.RequestBinder? bind)
+internal sealed class FunctionRegistration(DispatcherCore core, string id, Generated.FunctionHandler? handler, Generated.RequestBinder? bind, bool requiresPermission)
 {
+    /// <summary>The permission handler sees the call's context before the handler runs.</summary>
+    internal bool RequiresPermission { get; } = requiresPermission;
+
     internal DispatcherCore Core { get; } = core;
 
     internal string Id { get; } = id;

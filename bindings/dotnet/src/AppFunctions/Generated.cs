@@ -22,27 +22,74 @@ public delegate object RequestBinder(ReadOnlySpan<byte> utf8Json);
 [EditorBrowsable(EditorBrowsableState.Never)]
 public delegate void JsonValueWriter<in T>(Utf8JsonWriter writer, T value);
 
-/// <summary>A call as the generated invokers see it.</summary>
+/// <summary>A call as the generated invokers see it. The call's <see cref="AppFunctionContext"/>
+/// is looked up (or made) the first time the invoker asks for it, so a handler that needs no
+/// context, services or cancellation costs no context at all.</summary>
 [EditorBrowsable(EditorBrowsableState.Never)]
-public readonly struct AppFunctionCall
+public struct AppFunctionCall
 {
-    internal AppFunctionCall(AppFunctionContext context) => Context = context;
+    private readonly DispatcherCore _core;
+    private readonly FunctionRegistration? _registration;
+    private readonly nint _call;
+    private AppFunctionContext? _context;
+    private object? _request;
 
-    /// <summary>The call's context.</summary>
-    public AppFunctionContext Context { get; }
+    internal AppFunctionCall(DispatcherCore core, FunctionRegistration? registration, nint call)
+    {
+        _core = core;
+        _registration = registration;
+        _call = call;
+    }
+
+    internal readonly nint Handle => _call;
+
+    /// <summary>The call's context (made on first use; the same one delegates and lookups see).</summary>
+    public AppFunctionContext Context
+    {
+        get
+        {
+            if (_context is null)
+            {
+                ResolveContext();
+            }
+            return _context!;
+        }
+    }
+
+    internal void ResolveContext()
+    {
+        var context = _core.ContextOf(_call);
+        if (_registration is not null)
+        {
+            context.Registration ??= _registration;
+        }
+        if (_request is not null)
+        {
+            context.RequestValue ??= _request;
+        }
+        _context = context;
+    }
 
     /// <summary>The bound arguments (UTF-8 JSON object, lent for the callback).</summary>
-    public unsafe ReadOnlySpan<byte> Arguments => Utf8.Span(Native.af_call_args(Context.Call));
+    public readonly unsafe ReadOnlySpan<byte> Arguments => Utf8.Span(Native.af_call_args(_call));
 
     /// <summary>The bound request, read once per call (delegates may have read it already).</summary>
     public T Request<T>(RequestBinder bind) where T : class
     {
-        if (Context.RequestValue is T cached)
+        if (_context?.RequestValue is T cached)
         {
             return cached;
         }
+        if (_request is T mine)
+        {
+            return mine;
+        }
         var value = (T)bind(Arguments);
-        Context.RequestValue = value;
+        if (_context is not null)
+        {
+            _context.RequestValue = value;
+        }
+        _request = value;
         return value;
     }
 
@@ -53,11 +100,11 @@ public readonly struct AppFunctionCall
     public CancellationToken CancellationToken => Context.CancellationToken;
 
     /// <summary>An entity lookup's request: ids, or a query and a limit.</summary>
-    public unsafe (IReadOnlyList<string>? Ids, string Query, int? Limit) LookupRequest
+    public readonly unsafe (IReadOnlyList<string>? Ids, string Query, int? Limit) LookupRequest
     {
         get
         {
-            var r = new Utf8JsonReader(Utf8.Span(Native.af_call_lookup_request(Context.Call)));
+            var r = new Utf8JsonReader(Utf8.Span(Native.af_call_lookup_request(_call)));
             List<string>? ids = null;
             string query = "";
             int? limit = null;
@@ -94,15 +141,18 @@ public readonly struct AppFunctionCall
     }
 
     /// <summary>Completes a void function.</summary>
-    public unsafe void ReturnVoid()
+    public readonly unsafe void ReturnVoid()
     {
-        Native.af_call_return(Context.Call, null);
+        Native.af_call_return(_call, null);
     }
 
     /// <summary>Completes the call with a value.</summary>
-    public unsafe void Return<T>(T value, JsonValueWriter<T> write)
+    public readonly unsafe void Return<T>(T value, JsonValueWriter<T> write)
     {
-        Context.Result = value;
+        if (_context is not null)
+        {
+            _context.Result = value; // for OnInvoked (with delegates the context is resolved up front)
+        }
         var buffer = JsonBuffer.Rent();
         try
         {
@@ -112,7 +162,7 @@ public readonly struct AppFunctionCall
             buffer.Output.Advance(1);
             fixed (byte* p = buffer.Output.WrittenSpan)
             {
-                Native.af_call_return(Context.Call, p);
+                Native.af_call_return(_call, p);
             }
         }
         finally
@@ -122,10 +172,13 @@ public readonly struct AppFunctionCall
     }
 
     /// <summary>Fails the call (an <see cref="AppFunctionException"/> keeps its code; anything else is HandlerFailed).</summary>
-    public void Fail(Exception exception)
+    public readonly void Fail(Exception exception)
     {
-        Context.HandlerException = exception;
-        Trampolines.Fail(Context.Call, exception, Context.Core);
+        if (_context is not null)
+        {
+            _context.HandlerException = exception;
+        }
+        Trampolines.Fail(_call, exception, _core);
     }
 
     /// <summary>Completes the call when the task does (inline when it already has).</summary>

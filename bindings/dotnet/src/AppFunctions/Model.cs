@@ -160,10 +160,14 @@ public interface IAppFunctionDelegate
 /// </summary>
 public sealed class AppFunctionOutcome
 {
-    private AppFunctionOutcome(AppFunctionStatus status, string? resultJson, string? dialog, AppFunctionErrorCode? errorCode, string? message, bool isFinal)
+    // The result as the core wrote it, in UTF-8: a string is made only when ResultJson is read.
+    private readonly byte[]? _resultUtf8;
+    private string? _resultJson;
+
+    private AppFunctionOutcome(AppFunctionStatus status, byte[]? resultUtf8, string? dialog, AppFunctionErrorCode? errorCode, string? message, bool isFinal)
     {
         Status = status;
-        ResultJson = resultJson;
+        _resultUtf8 = resultUtf8;
         Dialog = dialog;
         ErrorCode = errorCode;
         Message = message;
@@ -174,7 +178,12 @@ public sealed class AppFunctionOutcome
     public AppFunctionStatus Status { get; }
 
     /// <summary>The result as JSON text (null for a void function or a failure).</summary>
-    public string? ResultJson { get; }
+    public string? ResultJson => _resultJson ??= _resultUtf8 is null ? null : Encoding.UTF8.GetString(_resultUtf8);
+
+    /// <summary>The result as UTF-8 JSON (empty when absent), without making a string.</summary>
+    internal ReadOnlyMemory<byte> ResultUtf8 => _resultUtf8;
+
+    internal bool HasResult => _resultUtf8 is not null;
 
     /// <summary>The text for Siri, or returned with the Android result (<see cref="AppFunctionContext.Say"/>).</summary>
     public string? Dialog { get; }
@@ -189,7 +198,7 @@ public sealed class AppFunctionOutcome
     public bool IsFinal { get; }
 
     /// <summary>Decodes <see cref="ResultJson"/> (default when absent).</summary>
-    public T? GetResult<T>(JsonTypeInfo<T> typeInfo) => ResultJson is null ? default : JsonSerializer.Deserialize(ResultJson, typeInfo);
+    public T? GetResult<T>(JsonTypeInfo<T> typeInfo) => !HasResult ? default : JsonSerializer.Deserialize(ResultUtf8.Span, typeInfo);
 
     /// <summary>The outcome JSON, as the core writes it.</summary>
     public string ToJson()
@@ -200,13 +209,13 @@ public sealed class AppFunctionOutcome
             w.WriteStartObject();
             w.WriteString("status", Status switch { AppFunctionStatus.Success => "success", AppFunctionStatus.OpenApp => "openApp", _ => "error" });
             w.WritePropertyName("result");
-            if (ResultJson is null)
+            if (!HasResult)
             {
                 w.WriteNullValue();
             }
             else
             {
-                w.WriteRawValue(ResultJson, skipInputValidation: true);
+                w.WriteRawValue(ResultUtf8.Span, skipInputValidation: true);
             }
             w.WriteString("dialog", Dialog);
             w.WriteString("errorCode", ErrorCode?.ToString());
@@ -228,14 +237,30 @@ public sealed class AppFunctionOutcome
 
     internal static AppFunctionOutcome Parse(string json) => Parse(Encoding.UTF8.GetBytes(json));
 
-    /// <summary>Reads the core's outcome JSON in one pass, without a DOM.</summary>
+    // The core writes every outcome with its members in one order (src/outcome.rs):
+    // {"status":...,"result":...,"dialog":...,"errorCode":...,"message":...[,"final":true]}.
+    private static ReadOnlySpan<byte> SuccessPrefix => "{\"status\":\"success\",\"result\":"u8;
+
+    private static ReadOnlySpan<byte> NothingElseSuffix => ",\"dialog\":null,\"errorCode\":null,\"message\":null}"u8;
+
+    /// <summary>Reads the core's outcome JSON in one pass, without a DOM. A success with neither
+    /// dialog nor final mark (the common outcome) is recognised by its fixed prefix and suffix:
+    /// the text between them is the result, copied as UTF-8, not parsed again.</summary>
     internal static AppFunctionOutcome Parse(ReadOnlySpan<byte> json)
     {
+        if (json.Length > SuccessPrefix.Length + NothingElseSuffix.Length && json.StartsWith(SuccessPrefix) && json.EndsWith(NothingElseSuffix))
+        {
+            // valid JSON whose outermost object starts and ends so: no string or nested value can
+            // hold the unescaped quotes of the suffix, so what lies between is the result value
+            var result = json[SuccessPrefix.Length..^NothingElseSuffix.Length];
+            return new AppFunctionOutcome(AppFunctionStatus.Success, result.SequenceEqual("null"u8) ? null : result.ToArray(), null, null, null, false);
+        }
         try
         {
             var r = new Utf8JsonReader(json);
             var status = AppFunctionStatus.Error;
-            string? result = null, dialog = null, message = null;
+            byte[]? result = null;
+            string? dialog = null, message = null;
             AppFunctionErrorCode? code = null;
             bool isFinal = false;
             r.Read();
@@ -256,7 +281,7 @@ public sealed class AppFunctionOutcome
                         long start = r.TokenStartIndex;
                         r.Skip();
                         long end = r.BytesConsumed;
-                        result = Encoding.UTF8.GetString(json[(int)start..(int)end]);
+                        result = json[(int)start..(int)end].ToArray();
                     }
                 }
                 else if (r.ValueTextEquals("dialog"u8))

@@ -54,7 +54,7 @@ public sealed class LifecycleTests
             Assert.True(UserData.Live > baseline); // registrations, hooks, the delegate
         }
         await WaitForLive(baseline);
-        Assert.True(UserData.Allocated - allocated >= 50 * 2); // per call: the outcome and the call's context
+        Assert.True(UserData.Allocated - allocated >= 50 * 2); // per call: the call (outcome and host data) and the delegate's cancellation callback
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

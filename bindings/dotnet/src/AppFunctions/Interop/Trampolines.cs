@@ -32,9 +32,14 @@ internal static unsafe class Trampolines
         try
         {
             reg = UserData.Get<FunctionRegistration>(userData);
-            var context = reg.Core.ContextOf(call);
-            context.Registration = reg;
-            reg.Handler!(new Generated.AppFunctionCall(context));
+            var c = new Generated.AppFunctionCall(reg.Core, reg, call);
+            if (reg.Core.HasDelegates || reg.RequiresPermission)
+            {
+                // delegates or the permission handler may have bound the request already, and
+                // OnInvoked reads the result: share the context with them
+                c.ResolveContext();
+            }
+            reg.Handler!(c);
         }
         catch (Exception e)
         {
@@ -50,8 +55,7 @@ internal static unsafe class Trampolines
         try
         {
             reg = UserData.Get<EntityRegistration>(userData);
-            var context = reg.Core.ContextOf(call);
-            reg.Lookup(new Generated.AppFunctionCall(context));
+            reg.Lookup(new Generated.AppFunctionCall(reg.Core, null, call));
         }
         catch (Exception e)
         {
@@ -76,13 +80,23 @@ internal static unsafe class Trampolines
         }
     }
 
+    /// <summary>The scope-begin hook. A call the binding started carries its
+    /// <see cref="PendingExecute"/> (host data without a release: it ends with the outcome), and
+    /// nothing is made until some callback asks for the context. Any other call (MCP) gets its
+    /// context now, released with the call.</summary>
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
     internal static void ScopeBegin(void* userData, nint call)
     {
         try
         {
             var core = UserData.Get<DispatcherCore>(userData);
-            var context = new AppFunctionContext(core, call, PendingOptions.Current);
+            if (PendingExecute.TakeStarting(core) is { } pending)
+            {
+                pending.Call = call;
+                Native.af_call_set_host_data(call, (void*)pending.HostData, null);
+                return;
+            }
+            var context = new AppFunctionContext(core, call, null);
             // on an error status the core runs the release itself (plan: Deviations)
             Native.af_call_set_host_data(call, UserData.Alloc(context), &EndContext);
         }
@@ -256,45 +270,101 @@ internal static unsafe class Gates
     }
 }
 
-/// <summary>Options of one <c>Execute</c> that the core cannot carry, read by the scope-begin
-/// hook, which the core runs first and inline on the thread that started the call.</summary>
+/// <summary>Options of one <c>Execute</c> that the core cannot carry.</summary>
 internal sealed class PendingOptions
 {
-    [ThreadStatic]
-    private static PendingOptions? t_current;
-
-    internal static PendingOptions? Current => t_current;
-
     /// <summary>The caller already approved a RequiresPermission function (an approved AI tool call).</summary>
     internal bool PreApproved { get; init; }
-
-    internal static PendingOptions? Push(PendingOptions? options)
-    {
-        var previous = t_current;
-        t_current = options;
-        return previous;
-    }
-
-    internal static void Pop(PendingOptions? previous) => t_current = previous;
 }
 
-/// <summary>A call started with <c>af_execute_async</c>: completed inline (no Task machinery
-/// beyond the result) or later through a TaskCompletionSource.</summary>
-internal sealed class PendingExecute
+/// <summary>
+/// One call started by the binding (<c>Execute</c>, a view's <c>Execute</c>, <c>ExecuteJson</c>):
+/// its GCHandle is the outcome callback's <c>user_data</c> and the call's host data, so every
+/// callback of the call and of its entity lookups finds it. It owns the call's
+/// <see cref="AppFunctionContext"/>, made only when a delegate, a hook, a provider or the
+/// handler asks for it, and ended (its DI scope disposed) when the outcome arrives: after the
+/// core has run <c>on_invoked</c> and ended the call. Completed inline (no Task machinery beyond
+/// the result) or later through a TaskCompletionSource.
+/// </summary>
+internal sealed class PendingExecute(DispatcherCore core, PendingOptions? options)
 {
     private const int Running = 0, Done = 1, Waiting = 2;
+
+    /// <summary>The call being started on this thread, read by the scope-begin hook (which the
+    /// core runs first, inline, on the thread that starts the call).</summary>
+    [ThreadStatic]
+    private static PendingExecute? t_starting;
+
     private int _state;
     private AppFunctionOutcome? _outcome;
     private TaskCompletionSource<AppFunctionOutcome>? _tcs;
+    private AppFunctionContext? _context;
+
+    internal DispatcherCore Core { get; } = core;
+
+    internal PendingOptions? Options { get; } = options;
+
+    /// <summary>This object's GCHandle as the core sees it (the outcome's user_data, the host data).</summary>
+    internal nint HostData { get; set; }
+
+    /// <summary>The call's handle (set by the scope-begin hook).</summary>
+    internal nint Call { get; set; }
 
     internal CancelTokenHandle? Token { get; set; }
 
     internal CancellationTokenRegistration Registration { get; set; }
 
+    internal static PendingExecute? Starting(PendingExecute? pending)
+    {
+        var previous = t_starting;
+        t_starting = pending;
+        return previous;
+    }
+
+    /// <summary>The call this thread is starting on <paramref name="core"/>, once (later calls the
+    /// handler starts inline are not it).</summary>
+    internal static PendingExecute? TakeStarting(DispatcherCore core)
+    {
+        var p = t_starting;
+        if (p is null || p.Core != core)
+        {
+            return null;
+        }
+        t_starting = null;
+        return p;
+    }
+
+    /// <summary>The call's context for <paramref name="call"/> (this call, or a lookup serving it).</summary>
+    internal AppFunctionContext ContextFor(nint call)
+    {
+        var context = _context;
+        if (context is null)
+        {
+            var made = new AppFunctionContext(Core, Call == 0 ? call : Call, Options);
+            context = Interlocked.CompareExchange(ref _context, made, null) ?? made;
+        }
+        return context.For(call);
+    }
+
+    /// <summary>The call ended: its context (and DI scope) too.</summary>
+    internal void EndContext()
+    {
+        var context = Interlocked.Exchange(ref _context, null);
+        context?.End();
+    }
+
     internal void Complete(AppFunctionOutcome outcome)
     {
         Registration.Unregister();
         Token?.Dispose();
+        try
+        {
+            EndContext();
+        }
+        catch (Exception e)
+        {
+            Core.LogError(e, "ending the call's context failed");
+        }
         _outcome = outcome;
         if (Interlocked.Exchange(ref _state, Done) == Waiting)
         {

@@ -1,0 +1,96 @@
+using System.Text;
+using AppFunctions.Tests.Lazy;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace AppFunctions.Tests;
+
+/// <summary>The call path without delegates: contexts made on first use, scopes ended with the
+/// outcome; and the outcome reader.</summary>
+public sealed class CallPathTests : IDisposable
+{
+    private readonly TestHost _host = TestHost.Create(typeof(LazyFunctions).Namespace!, s => s
+        .AddSingleton<ScopeLog>().AddScoped<ScopedThing>());
+
+    public void Dispose() => _host.Dispose();
+
+    [Fact]
+    public async Task A_handler_that_needs_no_context_runs_without_one()
+    {
+        var o = await _host.Dispatcher.Execute(new AppFunctionInvocation("twice"), """{"n":21}""");
+        Assert.Equal("42", o.ResultJson);
+        Assert.Empty(_host.Get<ScopeLog>().Disposed); // no scope was opened
+    }
+
+    [Fact]
+    public async Task The_scope_made_on_first_use_is_disposed_when_the_outcome_arrives()
+    {
+        var log = _host.Get<ScopeLog>();
+        var first = await _host.Dispatcher.Execute(new AppFunctionInvocation("scope_id"), "{}");
+        Assert.Equal([int.Parse(first.ResultJson!, System.Globalization.CultureInfo.InvariantCulture)], log.Disposed);
+        var json = _host.Dispatcher.ExecuteJson(new AppFunctionInvocation("scope_id"), "{}");
+        Assert.Equal(2, log.Disposed.Count); // ExecuteJson: disposed before it returns
+        Assert.Contains("\"result\":" + log.Disposed.Last(), json, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task An_entity_lookup_shares_the_calls_scope_and_items()
+    {
+        var log = _host.Get<ScopeLog>();
+        var o = await _host.Dispatcher.Execute(new AppFunctionInvocation("unpack"), """{"box":"b-12"}""");
+        Assert.True(o.Status == AppFunctionStatus.Success, o.ToJson());
+        var parts = System.Text.Json.JsonDocument.Parse(o.ResultJson!).RootElement.GetString()!.Split(':');
+        Assert.Equal(["b-12", "4"], parts[..2]);
+        Assert.Equal(parts[2], parts[3]); // one DI scope for the call and its lookup
+        Assert.Equal("True", parts[4]);
+        Assert.Equal([int.Parse(parts[3], System.Globalization.CultureInfo.InvariantCulture)], log.Disposed);
+    }
+
+    [Fact]
+    public async Task Concurrent_calls_each_get_their_own_scope()
+    {
+        var tasks = Enumerable.Range(0, 64).Select(_ => Task.Run(() => _host.Dispatcher.Execute(new AppFunctionInvocation("scope_id"), "{}"))).ToArray();
+        var ids = (await Task.WhenAll(tasks)).Select(o => o.ResultJson).ToHashSet();
+        Assert.Equal(64, ids.Count);
+        Assert.Equal(64, _host.Get<ScopeLog>().Disposed.Count);
+    }
+
+    private static AppFunctionOutcome Parse(string json) => AppFunctionOutcome.Parse(Encoding.UTF8.GetBytes(json));
+
+    [Fact]
+    public void The_outcome_reader_takes_the_result_as_the_core_wrote_it()
+    {
+        var plain = Parse("""{"status":"success","result":{"id":"o-1","n":[1,2]},"dialog":null,"errorCode":null,"message":null}""");
+        Assert.Equal(AppFunctionStatus.Success, plain.Status);
+        Assert.Equal("""{"id":"o-1","n":[1,2]}""", plain.ResultJson);
+        Assert.Null(plain.Dialog);
+        Assert.Null(plain.ErrorCode);
+
+        // a result whose own members end like the outcome does
+        var nested = Parse("""{"status":"success","result":{"x":1,"dialog":null,"errorCode":null,"message":null},"dialog":null,"errorCode":null,"message":null}""");
+        Assert.Equal("""{"x":1,"dialog":null,"errorCode":null,"message":null}""", nested.ResultJson);
+        var text = Parse("""{"status":"success","result":"\",\"dialog\":null,\"errorCode\":null,\"message\":null}","dialog":null,"errorCode":null,"message":null}""");
+        Assert.Equal(""" "\",\"dialog\":null,\"errorCode\":null,\"message\":null}" """.Trim(), text.ResultJson);
+
+        var none = Parse("""{"status":"success","result":null,"dialog":null,"errorCode":null,"message":null}""");
+        Assert.Null(none.ResultJson);
+        var box = (System.Text.Json.Serialization.Metadata.JsonTypeInfo<Box>)AppFunctions.Generated.AppFunctions_Tests.AppFunctionsJsonContext.Default.GetTypeInfo(typeof(Box))!;
+        Assert.Null(none.GetResult(box));
+        Assert.Equal(new Box("b-1", 3), Parse("""{"status":"success","result":{"id":"b-1","size":3},"dialog":null,"errorCode":null,"message":null}""").GetResult(box));
+
+        var said = Parse("""{"status":"success","result":3,"dialog":"Done \"now\".","errorCode":null,"message":null}""");
+        Assert.Equal("3", said.ResultJson);
+        Assert.Equal("Done \"now\".", said.Dialog);
+
+        var final = Parse("""{"status":"success","result":{"a":1},"dialog":null,"errorCode":null,"message":null,"final":true}""");
+        Assert.True(final.IsFinal);
+        Assert.Equal("""{"a":1}""", final.ResultJson);
+
+        var failed = Parse("""{"status":"error","result":null,"dialog":null,"errorCode":"InvalidArgument","message":"quantity: not an int32"}""");
+        Assert.Equal(AppFunctionStatus.Error, failed.Status);
+        Assert.Equal(AppFunctionErrorCode.InvalidArgument, failed.ErrorCode);
+        Assert.Equal("quantity: not an int32", failed.Message);
+        Assert.Null(failed.ResultJson);
+
+        Assert.Equal(plain.ToJson(), Parse(plain.ToJson()).ToJson());
+    }
+}
