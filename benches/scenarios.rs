@@ -38,6 +38,7 @@ pub fn invocation(id: &CStr) -> af_invocation {
     af_invocation {
         struct_size: std::mem::size_of::<af_invocation>() as u32,
         reserved: [0; 3],
+        host_context: std::ptr::null_mut(),
         function_id: id.as_ptr(),
         platform: AF_PLATFORM_OTHER,
         is_foreground: 0,

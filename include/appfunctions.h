@@ -219,7 +219,9 @@ typedef void (*af_free_fn)(void *user_data);
  * Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
  * `struct_size` 0 [0], `platform` 4 [4], `function_id` 8 [8], `caller_package` 16 [12],
  * `cancel_token` 24 [16], `timeout_ms` 32 [20], `is_foreground` 36 [24], `reserved`
- * 37 [25]; size 40 [28]. Later versions add fields only at the end.
+ * 37 [25], `host_context` 40 [28]; size 48 [32]. The first ABI 1 layout ended before
+ * `host_context` (size 40 [28]): that size is still accepted, and its calls carry a NULL
+ * `host_context`. Later versions add fields only at the end.
  */
 typedef struct af_invocation {
   /**
@@ -257,6 +259,14 @@ typedef struct af_invocation {
    * Zero.
    */
   uint8_t reserved[3];
+  /**
+   * A value of the host's that the call carries, never read by the library: any
+   * callback of the call (delegates, the handler, the permission hook, the scope hooks,
+   * and the call's entity lookups) reads it back with `af_call_invocation_context`. NULL
+   * when not set (or when `struct_size` ends before it). The host keeps it valid until
+   * the call's outcome.
+   */
+  void *host_context;
 } af_invocation;
 
 /**
@@ -741,6 +751,22 @@ af_status af_call_set_host_data(struct af_call *call, void *data, af_free_fn fre
 void *af_call_host_data(struct af_call *call);
 
 /**
+ * The `host_context` of the invocation that started the call (for an entity lookup, of
+ * the call it serves); NULL when none was set, for a call the library started itself (an
+ * MCP `tools/call`), and for a NULL or dead handle (`af_last_error` says which). Readable
+ * from every callback that receives the call: scope hooks, delegates, the permission
+ * hook, the handler and lookups.
+ */
+void *af_call_invocation_context(struct af_call *call);
+
+/**
+ * The dialog said so far with `af_call_say` by any layer (for an entity lookup, its
+ * call's, where its `af_call_say` goes), owned: free it with `af_string_free`. NULL when
+ * nothing was said yet, and for a NULL or dead handle (`af_last_error` says which).
+ */
+char *af_call_dialog_copy(struct af_call *call);
+
+/**
  * Completes the handler (or lookup) with its result JSON (borrowed; NULL is `null`, for
  * void functions). The result is checked against the declared type: a mismatch makes the
  * outcome `HandlerFailed`. Invalid UTF-8 completes the call `HandlerFailed` and returns
@@ -981,7 +1007,7 @@ af_status af_set_permission_hook(struct af_dispatcher *d, af_permission_fn hook,
 
 /* Initialisers: every field listed, struct_size set, the rest zero / NULL. */
 #define AF_INVOCATION_INIT \
-  { (uint32_t)sizeof(af_invocation), 0, NULL, NULL, NULL, 0, 0, { 0, 0, 0 } }
+  { (uint32_t)sizeof(af_invocation), 0, NULL, NULL, NULL, 0, 0, { 0, 0, 0 }, NULL }
 #define AF_DELEGATE_INIT { (uint32_t)sizeof(af_delegate), 0, NULL, NULL, NULL }
 
 /* af_invocation.timeout_ms: no timeout at all (not even the dispatcher's default). */

@@ -152,6 +152,10 @@ pub struct Invocation {
     /// dispatcher's default timeout ([`crate::Dispatcher::set_default_timeout`]);
     /// [`Invocation::NO_TIMEOUT`]: no timeout at all.
     pub timeout: Option<std::time::Duration>,
+    /// A host value the call carries, never read by the library: the C ABI's
+    /// `af_invocation.host_context`, read back with [`Call::invocation_context`] (also
+    /// from the call's entity lookups). 0: none.
+    pub host_context: usize,
 }
 
 /// A cancellation token carried by an invocation.
@@ -174,6 +178,7 @@ pub(crate) struct InvocationRef<'a> {
     pub caller_package: &'a str,
     pub cancel: Option<&'a CancelToken>,
     pub timeout: Option<std::time::Duration>,
+    pub host_context: usize,
 }
 
 impl Invocation {
@@ -185,6 +190,7 @@ impl Invocation {
             caller_package: &self.caller_package,
             cancel: self.cancel.as_ref().map(|t| &t.0),
             timeout: self.timeout,
+            host_context: self.host_context,
         }
     }
 
@@ -222,6 +228,11 @@ impl Invocation {
     /// Runs the call without a timeout, whatever the dispatcher's default.
     pub fn no_timeout(self) -> Self {
         self.timeout(Self::NO_TIMEOUT)
+    }
+    /// A host value the call carries ([`Invocation::host_context`]).
+    pub fn host_context(mut self, context: usize) -> Self {
+        self.host_context = context;
+        self
     }
 }
 
@@ -400,6 +411,8 @@ pub struct Call {
     /// The in-flight shard this call counts in (`None`: not counted, e.g. a lookup).
     pub(crate) in_flight_shard: Option<usize>,
     pub(crate) started: Instant,
+    /// The invocation's host value (a lookup's is its call's).
+    host_context: usize,
 }
 
 /// Something released when dropped (a host's release callback for its data).
@@ -494,6 +507,7 @@ impl Call {
             timeout_is_default: false,
             in_flight_shard: None,
             started: Instant::now(),
+            host_context: inv.host_context,
         }
     }
 
@@ -511,6 +525,7 @@ impl Call {
             caller_package: "",
             cancel: None,
             timeout: None,
+            host_context: parent.host_context,
         };
         let mut c = Call::new(
             parent.snap.clone(),
@@ -634,7 +649,16 @@ impl Call {
             }
         }
     }
+    /// The host value of the invocation that made this call (for a lookup, of the call it
+    /// serves); 0 when none.
+    pub fn invocation_context(&self) -> usize {
+        self.host_context
+    }
+    /// The dialog said so far (a lookup's `say` goes to its call, and so does this).
     pub fn dialog(&self) -> Option<String> {
+        if let Some(p) = &self.parent {
+            return p.dialog();
+        }
         // most calls say nothing: no lock for them
         if !self.has_dialog.load(Ordering::Acquire) {
             return None;

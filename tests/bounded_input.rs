@@ -243,6 +243,7 @@ fn oversized_arguments_and_descriptors_through_the_c_abi_are_refused_before_pars
             timeout_ms: 0,
             is_foreground: 0,
             reserved: [0; 3],
+            host_context: std::ptr::null_mut(),
         };
         let (r, peak) = peak_during(|| af_execute_json(d, &inv, args.as_ptr()));
         let v: Value = serde_json::from_str(CStr::from_ptr(r).to_str().unwrap()).unwrap();

@@ -99,6 +99,7 @@ fn invocation(id: &CStr) -> af_invocation {
         timeout_ms: 0,
         is_foreground: 0,
         reserved: [0; 3],
+        host_context: std::ptr::null_mut(),
     }
 }
 
@@ -619,6 +620,50 @@ fn struct_sizes_smaller_refused_larger_accepted() {
     );
     unsafe { af_dispatcher_free(d) };
     assert_eq!(c.freed.load(Ordering::SeqCst), 3);
+}
+
+unsafe extern "C" fn context_handler(_: *mut c_void, call: *mut af_call) {
+    let ctx = af_call_invocation_context(call) as usize;
+    let before = af_call_dialog_copy(call);
+    assert_eq!(unsafe { af_call_say(call, c"Hi.".as_ptr()) }, AF_OK);
+    let after = take(af_call_dialog_copy(call));
+    let out = CString::new(format!("\"{ctx}:{}:{after}\"", before.is_null())).unwrap();
+    assert_eq!(unsafe { af_call_return(call, out.as_ptr()) }, AF_OK);
+}
+
+#[test]
+fn the_invocations_host_context_and_the_dialog_so_far() {
+    let d = af_dispatcher_new();
+    let desc = cr#"{"id": "ctx", "result": "string"}"#;
+    assert_eq!(
+        unsafe {
+            af_register_function(
+                d,
+                desc.as_ptr(),
+                Some(context_handler),
+                std::ptr::null_mut(),
+                None,
+            )
+        },
+        AF_OK
+    );
+    let mut host_value = 7u8;
+    let mut inv = invocation(c"ctx");
+    inv.host_context = &mut host_value as *mut u8 as *mut c_void;
+    let out = take(unsafe { af_execute_json(d, &inv, std::ptr::null()) });
+    let addr = &host_value as *const u8 as usize;
+    assert!(
+        out.contains(&format!(r#""result":"{addr}:true:Hi.""#)),
+        "{out}"
+    );
+    // a host built against the first ABI 1 layout: its struct ends before host_context
+    inv.struct_size = std::mem::offset_of!(af_invocation, host_context) as u32;
+    let out = take(unsafe { af_execute_json(d, &inv, std::ptr::null()) });
+    assert!(out.contains(r#""result":"0:true:Hi.""#), "{out}");
+    assert!(af_call_invocation_context(std::ptr::null_mut()).is_null());
+    assert!(last_error().contains("NULL"), "{}", last_error());
+    assert!(af_call_dialog_copy(std::ptr::null_mut()).is_null());
+    unsafe { af_dispatcher_free(d) };
 }
 
 unsafe extern "C" fn count_cancel(p: *mut c_void) {

@@ -179,6 +179,7 @@ fuzz_target!(|data_in: &[u8]| {
             let inv = af_invocation {
                 struct_size: std::mem::size_of::<af_invocation>() as u32,
                 reserved: [0; 3],
+                host_context: std::ptr::null_mut(),
                 function_id: cid.as_ptr(),
                 platform: AF_PLATFORM_OTHER,
                 is_foreground: 0,

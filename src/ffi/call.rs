@@ -378,6 +378,30 @@ pub extern "C" fn af_call_host_data(call: *mut af_call) -> *mut c_void {
     })
 }
 
+/// The `host_context` of the invocation that started the call (for an entity lookup, of
+/// the call it serves); NULL when none was set, for a call the library started itself (an
+/// MCP `tools/call`), and for a NULL or dead handle (`af_last_error` says which). Readable
+/// from every callback that receives the call: scope hooks, delegates, the permission
+/// hook, the handler and lookups.
+#[no_mangle]
+pub extern "C" fn af_call_invocation_context(call: *mut af_call) -> *mut c_void {
+    boundary(std::ptr::null_mut(), || match live(call) {
+        Ok(c) => c.invocation_context() as *mut c_void,
+        Err(_) => std::ptr::null_mut(),
+    })
+}
+
+/// The dialog said so far with `af_call_say` by any layer (for an entity lookup, its
+/// call's, where its `af_call_say` goes), owned: free it with `af_string_free`. NULL when
+/// nothing was said yet, and for a NULL or dead handle (`af_last_error` says which).
+#[no_mangle]
+pub extern "C" fn af_call_dialog_copy(call: *mut af_call) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || match live(call) {
+        Ok(c) => c.dialog().map_or(std::ptr::null_mut(), |d| out_string(&d)),
+        Err(_) => std::ptr::null_mut(),
+    })
+}
+
 fn completion_status(call: *mut af_call, r: Result<(), CompleteError>) -> af_status {
     match r {
         Ok(()) => AF_OK,

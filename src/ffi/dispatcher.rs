@@ -30,7 +30,9 @@ pub struct af_cancel_token {
 /// Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
 /// `struct_size` 0 [0], `platform` 4 [4], `function_id` 8 [8], `caller_package` 16 [12],
 /// `cancel_token` 24 [16], `timeout_ms` 32 [20], `is_foreground` 36 [24], `reserved`
-/// 37 [25]; size 40 [28]. Later versions add fields only at the end.
+/// 37 [25], `host_context` 40 [28]; size 48 [32]. The first ABI 1 layout ended before
+/// `host_context` (size 40 [28]): that size is still accepted, and its calls carry a NULL
+/// `host_context`. Later versions add fields only at the end.
 #[repr(C)]
 pub struct af_invocation {
     /// `sizeof(af_invocation)` of the header the host was built with. The library reads
@@ -52,7 +54,16 @@ pub struct af_invocation {
     pub is_foreground: u8,
     /// Zero.
     pub reserved: [u8; 3],
+    /// A value of the host's that the call carries, never read by the library: any
+    /// callback of the call (delegates, the handler, the permission hook, the scope hooks,
+    /// and the call's entity lookups) reads it back with `af_call_invocation_context`. NULL
+    /// when not set (or when `struct_size` ends before it). The host keeps it valid until
+    /// the call's outcome.
+    pub host_context: *mut c_void,
 }
+
+/// The size of the first ABI 1 `af_invocation` (up to `reserved`): the smallest accepted.
+const INVOCATION_V1_SIZE: usize = std::mem::offset_of!(af_invocation, host_context);
 
 /// `af_invocation.timeout_ms` for a call without any timeout (not even the dispatcher's
 /// default).
@@ -386,12 +397,21 @@ pub unsafe extern "C" fn af_set_log_callback(
 
 /// Reads a host's `struct_size`: refuses NULL and a size smaller than the v1 layout.
 pub(crate) unsafe fn check_struct_size<T>(p: *const T, name: &str) -> Result<(), af_status> {
+    // SAFETY: as for check_struct_size_min.
+    unsafe { check_struct_size_min(p, name, std::mem::size_of::<T>()) }.map(|_| ())
+}
+
+/// [`check_struct_size`] for a struct that grew since v1 (`v1` bytes): the host's size.
+pub(crate) unsafe fn check_struct_size_min<T>(
+    p: *const T,
+    name: &str,
+    v1: usize,
+) -> Result<usize, af_status> {
     if p.is_null() {
         return Err(fail(AF_ERR_NULL, &format!("the {name} is NULL")));
     }
     // SAFETY: every such struct starts with its uint32_t struct_size.
     let size = unsafe { *(p as *const u32) };
-    let v1 = std::mem::size_of::<T>();
     if (size as usize) < v1 {
         return Err(fail(
             AF_ERR_INVALID,
@@ -400,7 +420,7 @@ pub(crate) unsafe fn check_struct_size<T>(p: *const T, name: &str) -> Result<(),
             ),
         ));
     }
-    Ok(())
+    Ok(size as usize)
 }
 
 pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation, af_status> {
@@ -413,6 +433,7 @@ pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation,
         caller_package: r.caller_package.to_owned(),
         cancel: r.cancel.map(|t| crate::call::CancelTokenRef(t.clone())),
         timeout: r.timeout,
+        host_context: r.host_context,
     })
 }
 
@@ -421,9 +442,16 @@ pub(crate) unsafe fn invocation_ref<'a>(
     inv: *const af_invocation,
 ) -> Result<InvocationRef<'a>, af_status> {
     // SAFETY: checked by the helper; a larger struct (a newer header) starts with v1's.
-    unsafe { check_struct_size(inv, "af_invocation") }?;
-    // SAFETY: a valid af_invocation of at least the v1 size, borrowed for this call.
-    let inv = unsafe { &*inv };
+    let size = unsafe { check_struct_size_min(inv, "af_invocation", INVOCATION_V1_SIZE) }?;
+    let host_context = if size >= std::mem::size_of::<af_invocation>() {
+        // SAFETY: the host's struct covers the field.
+        unsafe { (*inv).host_context as usize }
+    } else {
+        0
+    };
+    // SAFETY: at least the v1 size, borrowed for this call; only the v1 fields are read
+    // through this reference (host_context was read above, when covered).
+    let inv = unsafe { &*(inv as *const InvocationV1) };
     // SAFETY: pointers checked by the helpers.
     let id = unsafe { str_arg(inv.function_id, "af_invocation.function_id") }?;
     let caller = unsafe { opt_str_arg(inv.caller_package, "af_invocation.caller_package") }?;
@@ -450,8 +478,25 @@ pub(crate) unsafe fn invocation_ref<'a>(
             AF_TIMEOUT_NONE => Some(Invocation::NO_TIMEOUT),
             ms => Some(Duration::from_millis(ms.into())),
         },
+        host_context,
     })
 }
+
+/// The fields of the first ABI 1 `af_invocation` (what a 40-byte host hands in): read
+/// through this, so that no reference covers bytes the host did not give.
+#[repr(C)]
+struct InvocationV1 {
+    struct_size: u32,
+    platform: i32,
+    function_id: *const c_char,
+    caller_package: *const c_char,
+    cancel_token: *const af_cancel_token,
+    timeout_ms: u32,
+    is_foreground: u8,
+    reserved: [u8; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<InvocationV1>() == INVOCATION_V1_SIZE);
 
 pub(crate) fn error_outcome(code: crate::error::ErrorCode, msg: &str) -> *mut c_char {
     out_string(&crate::outcome::Outcome::error(code, msg).to_json())

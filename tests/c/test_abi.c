@@ -11,7 +11,7 @@
 
 /* The layout the header states (LP64 hosts: x86_64, arm64). */
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
-_Static_assert(sizeof(af_invocation) == 40, "af_invocation is 40 bytes on 64-bit");
+_Static_assert(sizeof(af_invocation) == 48, "af_invocation is 48 bytes on 64-bit");
 _Static_assert(offsetof(af_invocation, platform) == 4, "platform at 4");
 _Static_assert(offsetof(af_invocation, function_id) == 8, "function_id at 8");
 _Static_assert(offsetof(af_invocation, caller_package) == 16, "caller_package at 16");
@@ -19,6 +19,7 @@ _Static_assert(offsetof(af_invocation, cancel_token) == 24, "cancel_token at 24"
 _Static_assert(offsetof(af_invocation, timeout_ms) == 32, "timeout_ms at 32");
 _Static_assert(offsetof(af_invocation, is_foreground) == 36, "is_foreground at 36");
 _Static_assert(offsetof(af_invocation, reserved) == 37, "reserved at 37");
+_Static_assert(offsetof(af_invocation, host_context) == 40, "host_context at 40 (the first ABI 1 size)");
 _Static_assert(sizeof(af_delegate) == 32, "af_delegate is 32 bytes on 64-bit");
 _Static_assert(offsetof(af_delegate, on_invoking) == 8, "on_invoking at 8");
 _Static_assert(offsetof(af_delegate, on_invoked) == 16, "on_invoked at 16");
@@ -440,6 +441,139 @@ TEST(abi__af_call_set_host_data_releases_once_after_scope_end) {
     CHECK_STATUS(af_call_set_host_data((af_call *)(uintptr_t)0x7fff00ff00ull, &hp_bad, host_release),
                  AF_ERR_INVALID_HANDLE);
     CHECK_EQ_INT(atomic_load(&hp_bad.released), 2);
+    app_close(a);
+}
+
+/* ---- the invocation's host context and the dialog so far --------------------------------------- */
+
+/* What every callback of one call saw: af_call_invocation_context, and the dialog. */
+typedef struct ctx_seen {
+    atomic_int n;
+    void *begin, *invoking, *invoked, *permission, *lookup, *handler;
+    char dialog_in_handler[64];
+    char dialog_in_lookup[64];
+} ctx_seen;
+static ctx_seen cs;
+
+static void cs_begin(void *ud, af_call *call) {
+    (void)ud;
+    cs.begin = af_call_invocation_context(call);
+}
+static void cs_invoking(void *ud, af_call *call, af_gate *gate) {
+    (void)ud;
+    if (af_call_kind(call) == AF_CALL_FUNCTION) cs.invoking = af_call_invocation_context(call);
+    af_gate_allow(gate);
+}
+static void cs_invoked(void *ud, af_call *call, const char *outcome_json) {
+    (void)ud;
+    (void)outcome_json;
+    if (af_call_kind(call) == AF_CALL_FUNCTION) cs.invoked = af_call_invocation_context(call);
+}
+static void cs_permission(void *ud, af_call *call, af_gate *gate) {
+    (void)ud;
+    cs.permission = af_call_invocation_context(call);
+    af_gate_allow(gate);
+}
+static void cs_lookup(void *ud, af_call *call) {
+    (void)ud;
+    cs.lookup = af_call_invocation_context(call);
+    char *d = af_call_dialog_copy(call); /* nothing said yet */
+    snprintf(cs.dialog_in_lookup, sizeof cs.dialog_in_lookup, "%s", d ? d : "(NULL)");
+    af_string_free(d);
+    CHECK_STATUS(af_call_say(call, "Looked up."), AF_OK); /* goes to the call it serves */
+    af_call_return(call, "[{\"id\":\"b-1\"}]");
+}
+static void cs_handler(void *ud, af_call *call) {
+    (void)ud;
+    cs.handler = af_call_invocation_context(call);
+    char *d = af_call_dialog_copy(call); /* the lookup's */
+    snprintf(cs.dialog_in_handler, sizeof cs.dialog_in_handler, "%s", d ? d : "(NULL)");
+    af_string_free(d);
+    CHECK_STATUS(af_call_say(call, "Handled."), AF_OK);
+    d = af_call_dialog_copy(call);
+    CHECK_STREQ(d, "Handled.");
+    af_string_free(d);
+    atomic_fetch_add(&cs.n, 1);
+    af_call_return(call, "\"ok\"");
+}
+
+static void cs_check(void *expected) {
+    CHECK(cs.begin == expected);
+    CHECK(cs.invoking == expected);
+    CHECK(cs.invoked == expected);
+    CHECK(cs.permission == expected);
+    CHECK(cs.lookup == expected);
+    CHECK(cs.handler == expected);
+    CHECK_STREQ(cs.dialog_in_lookup, "(NULL)");
+    CHECK_STREQ(cs.dialog_in_handler, "Looked up.");
+    memset(&cs, 0, sizeof cs);
+}
+
+TEST(abi__host_context_reaches_every_callback_and_the_dialog_so_far) {
+    app *a = app_bare();
+    CHECK_STATUS(af_register_entity(a->d, "{\"name\":\"box\",\"fields\":[{\"name\":\"id\",\"type\":\"string\"}]}",
+                                    cs_lookup, NULL, NULL), AF_OK);
+    CHECK_STATUS(af_register_function(a->d, "{\"id\":\"unpack\",\"requiresPermission\":true,"
+                                      "\"parameters\":[{\"name\":\"box\",\"type\":{\"entity\":\"box\"}}],\"result\":\"string\"}",
+                                      cs_handler, NULL, NULL), AF_OK);
+    af_delegate dv = AF_DELEGATE_INIT;
+    dv.on_invoking = cs_invoking;
+    dv.on_invoked = cs_invoked;
+    CHECK_STATUS(af_add_delegate(a->d, &dv, NULL), AF_OK);
+    CHECK_STATUS(af_set_permission_hook(a->d, cs_permission, NULL, NULL), AF_OK);
+    CHECK_STATUS(af_set_scope_hooks(a->d, cs_begin, NULL, NULL, NULL), AF_OK);
+    static int host_value;
+    af_invocation inv = AF_INVOCATION_INIT;
+    CHECK(inv.host_context == NULL);
+    inv.function_id = "unpack";
+    inv.host_context = &host_value;
+    /* blocking */
+    char *o = af_execute_json(a->d, &inv, "{\"box\":\"b-1\"}");
+    CHECK_SUCCESS(o);
+    CHECK_HAS(o, "\"dialog\":\"Handled.\"");
+    outcome_free(o);
+    CHECK_EQ_INT(atomic_load(&cs.n), 1);
+    cs_check(&host_value);
+    /* asynchronous, and through a view */
+    slot s = {0};
+    CHECK_STATUS(af_execute_async(a->d, &inv, "{\"box\":\"b-1\"}", on_outcome_slot, &s), AF_OK);
+    wait_slot(&s);
+    CHECK_SUCCESS(s.json);
+    cs_check(&host_value);
+    af_view *v = af_view_new(a->d, NULL);
+    o = af_view_execute_json(v, &inv, "{\"box\":\"b-1\"}");
+    CHECK_SUCCESS(o);
+    outcome_free(o);
+    cs_check(&host_value);
+    af_view_free(v);
+    /* no host context: NULL everywhere */
+    inv.host_context = NULL;
+    o = af_execute_json(a->d, &inv, "{\"box\":\"b-1\"}");
+    CHECK_SUCCESS(o);
+    outcome_free(o);
+    cs_check(NULL);
+    /* a host built against the first ABI 1 layout (40 bytes on 64-bit): accepted, no
+     * context read, whatever lies beyond its struct */
+    af_invocation older;
+    memset(&older, 0xA5, sizeof older);
+    af_invocation init = AF_INVOCATION_INIT;
+    older = init;
+    older.struct_size = (uint32_t)offsetof(af_invocation, host_context);
+    older.function_id = "unpack";
+    older.host_context = &host_value; /* beyond struct_size: never read */
+    o = af_execute_json(a->d, &older, "{\"box\":\"b-1\"}");
+    CHECK_SUCCESS(o);
+    outcome_free(o);
+    cs_check(NULL);
+    /* NULL and dead handles */
+    CHECK(af_call_invocation_context(NULL) == NULL);
+    CHECK_LAST_ERROR("call");
+    CHECK(af_call_invocation_context((af_call *)(uintptr_t)0x7fff00ff00ull) == NULL);
+    CHECK_LAST_ERROR("handle");
+    CHECK(af_call_dialog_copy(NULL) == NULL);
+    CHECK_LAST_ERROR("call");
+    CHECK(af_call_dialog_copy((af_call *)(uintptr_t)0x7fff00ff00ull) == NULL);
+    CHECK_LAST_ERROR("handle");
     app_close(a);
 }
 

@@ -129,9 +129,10 @@ public sealed class NativeLibraryTests
     }
 
     [Fact]
-    public unsafe void The_struct_layouts_match_ABI_v1()
+    public unsafe void The_struct_layouts_match_the_header()
     {
-        Assert.Equal(40, sizeof(AfInvocation));
+        Assert.Equal(48, sizeof(AfInvocation));
+        Assert.Equal(40, (int)System.Runtime.InteropServices.Marshal.OffsetOf<AfInvocation>(nameof(AfInvocation.host_context)));
         Assert.Equal(32, sizeof(AfDelegate));
         Assert.Equal(36, (int)System.Runtime.InteropServices.Marshal.OffsetOf<AfInvocation>(nameof(AfInvocation.is_foreground)));
         Assert.Equal(32, (int)System.Runtime.InteropServices.Marshal.OffsetOf<AfInvocation>(nameof(AfInvocation.timeout_ms)));

@@ -306,7 +306,8 @@ func runCall(
             let box = Unmanaged.passRetained(OutcomeBox(continuation)).toOpaque()
             let st: af_status = invocation.functionId.withCString { id in
                 withOptionalCString(invocation.callerPackage) { caller in
-                    // the v1 af_invocation: struct_size first, the rest zero (reserved)
+                    // the header's af_invocation: struct_size first, the rest zero (reserved, and
+                    // host_context: this binding carries its state in the outcome box instead)
                     var inv = af_invocation()
                     inv.struct_size = UInt32(MemoryLayout<af_invocation>.size)
                     inv.platform = invocation.platform.rawValue

@@ -158,7 +158,8 @@ internal static unsafe partial class Native
     [LibraryImport(Library)] internal static partial void af_mcp_session_free(nint s);
 }
 
-/// <summary><c>af_invocation</c> (ABI v1): size first, natural alignment, 40 bytes on 64-bit, 28 on 32-bit.</summary>
+/// <summary><c>af_invocation</c> (ABI 1): size first, natural alignment, 48 bytes on 64-bit, 32 on
+/// 32-bit; <c>host_context</c> last (the first ABI 1 layout, 40 [28] bytes, ended before it).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct AfInvocation
 {
@@ -170,6 +171,7 @@ internal unsafe struct AfInvocation
     public uint timeout_ms;
     public byte is_foreground;
     public byte reserved0, reserved1, reserved2;
+    public void* host_context;
 }
 
 /// <summary><c>af_delegate</c> (ABI v1): 32 bytes on 64-bit, 20 on 32-bit.</summary>

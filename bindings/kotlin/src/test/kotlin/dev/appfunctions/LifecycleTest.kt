@@ -147,7 +147,8 @@ class LifecycleTest {
     @Test
     fun `the v1 structs carry their size and the error code names come from the core`() {
         val p = com.sun.jna.Native.POINTER_SIZE
-        assertEquals(if (p == 8) 40L else 28L, dev.appfunctions.internal.InvocationLayout.SIZE)
+        assertEquals(if (p == 8) 48L else 32L, dev.appfunctions.internal.InvocationLayout.SIZE)
+        assertEquals(if (p == 8) 40L else 28L, dev.appfunctions.internal.InvocationLayout.HOST_CONTEXT)
         assertEquals(if (p == 8) 32L else 20L, dev.appfunctions.internal.DelegateLayout.SIZE)
         for (code in AppFunctionErrorCode.entries) {
             assertEquals(code.code, dev.appfunctions.internal.AfNative.af_error_code_from_name(code.name.toByteArray() + 0))

@@ -64,8 +64,9 @@ internal class NativeDispatcher : NativeObject(
 }
 
 /**
- * The v1 `af_invocation` layout (the header states it: 40 bytes on 64-bit, 28 on 32-bit, no
- * hidden padding), for this platform's pointer size. [fill] sets `struct_size` to [SIZE].
+ * The `af_invocation` layout (the header states it: 48 bytes on 64-bit, 32 on 32-bit, no
+ * hidden padding; `host_context` last, which this binding leaves NULL), for this platform's
+ * pointer size. [fill] sets `struct_size` to [SIZE].
  */
 internal object InvocationLayout {
     private val P = Native.POINTER_SIZE.toLong()
@@ -77,7 +78,8 @@ internal object InvocationLayout {
     val TIMEOUT_MS = CANCEL_TOKEN + P
     val IS_FOREGROUND = TIMEOUT_MS + 4
     val RESERVED = IS_FOREGROUND + 1
-    val SIZE = (RESERVED + 3 + P - 1) / P * P
+    val HOST_CONTEXT = (RESERVED + 3 + P - 1) / P * P
+    val SIZE = HOST_CONTEXT + P
 
     fun fill(m: Pointer, functionId: Pointer, platform: Int, foreground: Boolean, callerPackage: Pointer?, token: Pointer?, timeoutMs: Int) {
         m.setInt(STRUCT_SIZE, SIZE.toInt())
@@ -89,6 +91,7 @@ internal object InvocationLayout {
         m.setByte(IS_FOREGROUND, if (foreground) 1 else 0)
         m.setByte(RESERVED, 0)
         m.setShort(RESERVED + 1, 0)
+        m.setPointer(HOST_CONTEXT, null)
     }
 
     private val perThread = ThreadLocal.withInitial { Memory(SIZE).also { it.clear() } }
