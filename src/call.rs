@@ -816,29 +816,45 @@ impl Call {
             Err(first) => {
                 // another thread asked at the same moment and its handle stands
                 if let Some(h) = made {
-                    handle_table().release(h, self.tombstone());
+                    self.release_handle_of(h);
                 }
                 (first != usize::MAX).then_some(first)
             }
         }
     }
 
-    fn tombstone(&self) -> Tombstone {
-        Tombstone {
-            function_id: match (&self.function_id, self.entry()) {
-                (Some(id), _) => id.clone(),
-                (None, Some(e)) => e.id_nul.clone(),
-                (None, None) => Arc::from("\0"),
-            },
-            shared: Arc::downgrade(self.shared()),
+    /// The function id followed by its NUL, as the call shares it.
+    fn function_id_arc(&self) -> Option<&Arc<str>> {
+        match (&self.function_id, self.entry()) {
+            (Some(id), _) => Some(id),
+            (None, Some(e)) => Some(&e.id_nul),
+            (None, None) => None,
         }
     }
 
     pub(crate) fn release_handle(&self) {
         match self.handle.load(Ordering::Acquire) {
             0 | usize::MAX => {}
-            h => handle_table().release(h, self.tombstone()),
+            h => self.release_handle_of(h),
         }
+    }
+
+    /// Ends handle `h` of this call: its tombstone names the function and the dispatcher
+    /// (the slot's tombstone stands when it already says that: nothing is made).
+    fn release_handle_of(&self, h: usize) {
+        let id = self.function_id_arc();
+        let shared = self.shared();
+        handle_table().release(
+            h,
+            |t| {
+                id.is_some_and(|id| Arc::ptr_eq(&t.function_id, id))
+                    && std::ptr::eq(t.shared.as_ptr(), Arc::as_ptr(shared))
+            },
+            || Tombstone {
+                function_id: id.cloned().unwrap_or_else(|| Arc::from("\0")),
+                shared: Arc::downgrade(shared),
+            },
+        );
     }
 
     pub(crate) fn log(&self, level: LogLevel, msg: &str) {
@@ -940,6 +956,15 @@ pub enum HandleRef {
     /// A call that has ended: its function id.
     Ended(String),
     Unknown,
+}
+
+/// Runs `f` on the live call a call handle (not a gate handle) names, without taking a
+/// reference to it: under the handle's lock, so `f` must be short and must run no host
+/// code. `None` when the handle names no live call ([`resolve_handle`] tells why).
+pub fn with_live_call<R>(h: usize, f: impl FnOnce(&Arc<Call>) -> R) -> Option<R> {
+    handle_table()
+        .with(h, |c, seq| (seq == 0).then(|| f(c)))
+        .flatten()
 }
 
 /// Looks up a handle made by [`Call::handle`] or [`Gate::into_handle`]. A handle that has

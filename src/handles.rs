@@ -7,14 +7,22 @@
 //! sequence number of one pending gate, so the answer to an old gate cannot be taken for
 //! the answer to the current one.
 //!
-//! A [`Table`] holds live values `L` (calls) and, for a released handle, a tombstone `E`
+//! A [`Table`] holds live values `L` (calls) and, for released handles, tombstones `E`
 //! (what a stale handle still tells). `call` keeps the process's one table of calls,
 //! global because calls outlive dispatchers. Slots are recycled, never freed, so memory
 //! stays flat at the high-water mark of concurrent calls.
+//!
+//! Every call that reaches host code through C takes a slot and gives it back, so the
+//! table is on the hot path: a slot is guarded by one lock of its own (taken once to
+//! insert, once per look-up, once to release), freed slots are kept by the thread that
+//! freed them for its next call (no shared lock), and a slot keeps one tombstone for a run
+//! of occupants that leave the same one (the same function of the same dispatcher), so
+//! releasing a handle usually makes nothing.
 
 use parking_lot::Mutex;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 const SEQ_BITS: u32 = if usize::BITS == 64 { 8 } else { 6 };
 const SLOT_BITS: u32 = if usize::BITS == 64 { 24 } else { 18 };
@@ -29,22 +37,37 @@ const GEN_MASK: usize = if GEN_BITS >= usize::BITS {
 const CHUNK: usize = 1024;
 const MAX_CHUNKS: usize = (1 << SLOT_BITS) / CHUNK;
 const SHARDS: usize = 8;
+/// How many freed slots a thread keeps for itself before it gives them back.
+const LOCAL_FREE_MAX: usize = 64;
 
-enum Entry<L, E> {
-    Free,
-    Live(L),
-    Ended(E),
+/// The tombstone of a run of a slot's generations, `from..=to`.
+struct Tomb<E> {
+    from: usize,
+    to: usize,
+    tomb: E,
+}
+
+impl<E> Tomb<E> {
+    fn covers(&self, generation: usize) -> bool {
+        generation.wrapping_sub(self.from) & GEN_MASK <= self.to.wrapping_sub(self.from) & GEN_MASK
+    }
+}
+
+struct State<L, E> {
+    generation: usize,
+    live: Option<L>,
+    /// The tombstone of the latest run of occupants that ended alike.
+    cur: Option<Tomb<E>>,
+    /// The run before it, so the previous occupant's late completion is still recognised
+    /// (and logged) as "ended" rather than "unknown" after the slot was reused.
+    prev: Option<Tomb<E>>,
 }
 
 /// Aligned so that the slots of calls running on different threads never share a cache
 /// line.
 #[repr(align(128))]
 struct Slot<L, E> {
-    state: Mutex<(usize, Entry<L, E>)>,
-    /// The tombstone of the slot's previous occupant and its generation, kept when the
-    /// slot is reused, so a late completion through its handle is still recognised
-    /// (and logged) as "ended" rather than "unknown".
-    prev: Mutex<Option<(usize, E)>>,
+    state: Mutex<State<L, E>>,
 }
 
 /// One shard per cache line pair, so threads working on their own shards do not share
@@ -62,11 +85,43 @@ impl<T> std::ops::Deref for Padded<T> {
 /// A run of slots, allocated when first needed.
 type Chunk<L, E> = OnceLock<Box<[Slot<L, E>]>>;
 
+/// The free slots no thread keeps, sharded by thread.
+type FreeLists = [Padded<Mutex<Vec<usize>>>; SHARDS];
+
+/// The free slots this thread keeps, for one table (the one it used last).
+struct LocalFree {
+    owner: Option<Arc<FreeLists>>,
+    slots: Vec<usize>,
+}
+
+impl LocalFree {
+    /// Gives the slots back to their table (the thread ends, or moves to another table).
+    fn give_back(&mut self) {
+        if let Some(owner) = self.owner.take() {
+            if !self.slots.is_empty() {
+                owner[shard()].lock().append(&mut self.slots);
+            }
+        }
+    }
+}
+
+impl Drop for LocalFree {
+    fn drop(&mut self) {
+        self.give_back();
+    }
+}
+
+thread_local! {
+    static LOCAL_FREE: RefCell<LocalFree> = const {
+        RefCell::new(LocalFree { owner: None, slots: Vec::new() })
+    };
+}
+
 /// A table of handles naming live values `L`; a released handle leaves a tombstone `E`.
 pub(crate) struct Table<L, E> {
     chunks: Vec<Chunk<L, E>>,
     fresh: AtomicUsize,
-    free: [Padded<Mutex<Vec<usize>>>; SHARDS],
+    free: Arc<FreeLists>,
 }
 
 fn shard() -> usize {
@@ -79,9 +134,17 @@ fn shard() -> usize {
 pub(crate) enum Lookup<L, E> {
     Live(L, u32),
     /// A handle whose value was released: its tombstone, or `None` when the slot has been
-    /// reused since by more than one occupant (the tombstone is gone).
+    /// reused since by occupants of two other kinds (the tombstone is gone).
     Ended(Option<E>),
     Unknown,
+}
+
+fn split(handle: usize) -> (usize, usize, u32) {
+    (
+        (handle >> SEQ_BITS) & SLOT_MASK,
+        (handle >> (SLOT_BITS + SEQ_BITS)) & GEN_MASK,
+        (handle & SEQ_MASK) as u32,
+    )
 }
 
 impl<L: Clone, E: Clone> Table<L, E> {
@@ -90,7 +153,7 @@ impl<L: Clone, E: Clone> Table<L, E> {
             chunks: (0..MAX_CHUNKS).map(|_| OnceLock::new()).collect(),
             // slot 0 is never used, so no handle is 0 (NULL)
             fresh: AtomicUsize::new(1),
-            free: std::array::from_fn(|_| Padded(Mutex::new(Vec::new()))),
+            free: Arc::new(std::array::from_fn(|_| Padded(Mutex::new(Vec::new())))),
         }
     }
 
@@ -99,102 +162,170 @@ impl<L: Clone, E: Clone> Table<L, E> {
         chunk.get(index % CHUNK)
     }
 
+    /// A free slot this thread kept, if it kept one of this table's.
+    fn local_take(&self) -> Option<usize> {
+        LOCAL_FREE
+            .try_with(|lf| {
+                let mut lf = lf.borrow_mut();
+                match &lf.owner {
+                    Some(o) if Arc::ptr_eq(o, &self.free) => lf.slots.pop(),
+                    _ => None,
+                }
+            })
+            .ok()
+            .flatten()
+    }
+
+    /// Keeps a freed slot for this thread's next insert (or gives it to the shared lists).
+    fn local_put(&self, index: usize) {
+        let kept = LOCAL_FREE
+            .try_with(|lf| {
+                let mut lf = lf.borrow_mut();
+                let mine = matches!(&lf.owner, Some(o) if Arc::ptr_eq(o, &self.free));
+                if !mine {
+                    lf.give_back();
+                    lf.owner = Some(self.free.clone());
+                }
+                if lf.slots.len() >= LOCAL_FREE_MAX {
+                    // a thread that only ends calls started elsewhere: share half
+                    let half = lf.slots.split_off(LOCAL_FREE_MAX / 2);
+                    self.free[shard()].lock().extend(half);
+                }
+                lf.slots.push(index);
+            })
+            .is_ok();
+        if !kept {
+            self.free[shard()].lock().push(index);
+        }
+    }
+
     /// Registers a live value; returns its handle (`seq` bits zero), or `None` when the
     /// table is full.
     pub(crate) fn insert(&self, live: L) -> Option<usize> {
-        let me = shard();
-        let index = {
-            let mut found = self.free[me].lock().pop();
-            if found.is_none() {
-                for i in 1..SHARDS {
-                    found = self.free[(me + i) % SHARDS].lock().pop();
-                    if found.is_some() {
-                        break;
-                    }
-                }
-            }
-            match found {
-                Some(i) => i,
-                None => {
-                    let i = self.fresh.fetch_add(1, Ordering::Relaxed);
-                    if i > SLOT_MASK {
-                        return None;
-                    }
-                    self.chunks[i / CHUNK].get_or_init(|| {
-                        (0..CHUNK)
-                            .map(|_| Slot {
-                                state: Mutex::new((0, Entry::Free)),
-                                prev: Mutex::new(None),
-                            })
-                            .collect()
-                    });
-                    i
-                }
-            }
+        let index = match self.local_take() {
+            Some(i) => i,
+            None => self.shared_take()?,
         };
         let s = self.slot(index)?;
-        let handle = {
-            let mut st = s.state.lock();
-            let old_generation = st.0;
-            st.0 = (st.0 + 1) & GEN_MASK;
-            if st.0 == 0 {
-                st.0 = 1;
+        let mut st = s.state.lock();
+        st.generation = (st.generation + 1) & GEN_MASK;
+        if st.generation == 0 {
+            st.generation = 1;
+        }
+        // a free slot holds no live value, so nothing of the host's is dropped here
+        st.live = Some(live);
+        Some((st.generation << (SLOT_BITS + SEQ_BITS)) | (index << SEQ_BITS))
+    }
+
+    /// A free slot from the shared lists, or a fresh one.
+    fn shared_take(&self) -> Option<usize> {
+        let me = shard();
+        for i in 0..SHARDS {
+            if let Some(found) = self.free[(me + i) % SHARDS].lock().pop() {
+                return Some(found);
             }
-            // a free slot holds no live value, so nothing of the host's is dropped here
-            if let Entry::Ended(t) = std::mem::replace(&mut st.1, Entry::Live(live)) {
-                *s.prev.lock() = Some((old_generation, t));
-            }
-            (st.0 << (SLOT_BITS + SEQ_BITS)) | (index << SEQ_BITS)
-        };
-        Some(handle)
+        }
+        let i = self.fresh.fetch_add(1, Ordering::Relaxed);
+        if i > SLOT_MASK {
+            return None;
+        }
+        self.chunks[i / CHUNK].get_or_init(|| {
+            (0..CHUNK)
+                .map(|_| Slot {
+                    state: Mutex::new(State {
+                        generation: 0,
+                        live: None,
+                        cur: None,
+                        prev: None,
+                    }),
+                })
+                .collect()
+        });
+        Some(i)
+    }
+
+    /// Runs `f` on the live value a handle names (and its gate sequence bits), under the
+    /// slot's lock: `f` must be short and must not run host code or use the table. `None`
+    /// when the handle names no live value ([`Table::get`] tells why).
+    pub(crate) fn with<R>(&self, handle: usize, f: impl FnOnce(&L, u32) -> R) -> Option<R> {
+        let (index, generation, seq) = split(handle);
+        if index == 0 {
+            return None;
+        }
+        let s = self.slot(index)?;
+        let st = s.state.lock();
+        if st.generation != generation {
+            return None;
+        }
+        st.live.as_ref().map(|l| f(l, seq))
     }
 
     pub(crate) fn get(&self, handle: usize) -> Lookup<L, E> {
-        let index = (handle >> SEQ_BITS) & SLOT_MASK;
-        let generation = (handle >> (SLOT_BITS + SEQ_BITS)) & GEN_MASK;
-        let seq = (handle & SEQ_MASK) as u32;
-        if index == 0 {
+        let (index, generation, seq) = split(handle);
+        if index == 0 || generation == 0 {
             return Lookup::Unknown;
         }
         let Some(s) = self.slot(index) else {
             return Lookup::Unknown;
         };
         let st = s.state.lock();
-        if st.0 != generation {
-            // the slot was reused: a handle of an earlier generation names a value released
-            if let Some((g, t)) = &*s.prev.lock() {
-                if *g == generation {
-                    return Lookup::Ended(Some(t.clone()));
-                }
+        if st.generation == generation {
+            if let Some(l) = &st.live {
+                return Lookup::Live(l.clone(), seq);
             }
-            let age = st.0.wrapping_sub(generation) & GEN_MASK;
-            if generation != 0 && age != 0 && age < (GEN_MASK >> 1) {
-                return Lookup::Ended(None);
+        }
+        for t in [&st.cur, &st.prev].into_iter().flatten() {
+            if t.covers(generation) {
+                return Lookup::Ended(Some(t.tomb.clone()));
             }
-            return Lookup::Unknown;
         }
-        match &st.1 {
-            Entry::Live(c) => Lookup::Live(c.clone(), seq),
-            Entry::Ended(t) => Lookup::Ended(Some(t.clone())),
-            Entry::Free => Lookup::Unknown,
+        // a handle of an earlier generation names a value released since
+        let age = st.generation.wrapping_sub(generation) & GEN_MASK;
+        if st.generation != 0 && age != 0 && age < (GEN_MASK >> 1) {
+            return Lookup::Ended(None);
         }
+        Lookup::Unknown
     }
 
-    /// Ends a handle: later uses find `tomb` until the slot is reused.
-    pub(crate) fn release(&self, handle: usize, tomb: E) {
-        let index = (handle >> SEQ_BITS) & SLOT_MASK;
-        let generation = (handle >> (SLOT_BITS + SEQ_BITS)) & GEN_MASK;
+    /// Ends a handle: later uses find a tombstone until the slot has been reused by
+    /// occupants of two other kinds. The slot's current tombstone stands when `same` says
+    /// it is this one's (nothing is made); otherwise `make` makes it.
+    pub(crate) fn release(
+        &self,
+        handle: usize,
+        same: impl Fn(&E) -> bool,
+        make: impl FnOnce() -> E,
+    ) {
+        let (index, generation, _) = split(handle);
         let Some(s) = self.slot(index) else { return };
-        let old = {
+        let (old, gone) = {
             let mut st = s.state.lock();
-            if st.0 != generation || !matches!(st.1, Entry::Live(_)) {
+            if st.generation != generation || st.live.is_none() {
                 return;
             }
-            std::mem::replace(&mut st.1, Entry::Ended(tomb))
+            let old = st.live.take();
+            let before = generation.wrapping_sub(1) & GEN_MASK;
+            let gone = match &mut st.cur {
+                Some(t) if (t.to == before || t.to == generation) && same(&t.tomb) => {
+                    t.to = generation;
+                    None
+                }
+                _ => {
+                    let next = Tomb {
+                        from: generation,
+                        to: generation,
+                        tomb: make(),
+                    };
+                    let cur = st.cur.replace(next);
+                    std::mem::replace(&mut st.prev, cur)
+                }
+            };
+            (old, gone)
         };
         // the value (and what it holds) is dropped outside the slot's lock
         drop(old);
-        self.free[shard()].lock().push(index);
+        drop(gone);
+        self.local_put(index);
     }
 }
 
@@ -206,4 +337,86 @@ pub(crate) fn with_seq(handle: usize, seq: u32) -> usize {
 /// The low bits of a gate sequence number as carried in handles.
 pub(crate) fn seq_bits(seq: u32) -> u32 {
     (seq as usize & SEQ_MASK) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen_of(h: usize) -> usize {
+        split(h).1
+    }
+
+    #[test]
+    fn a_released_handle_is_ended_and_names_its_tombstone() {
+        let t: Table<u32, &'static str> = Table::new();
+        let h = t.insert(7).unwrap();
+        assert!(matches!(t.get(h), Lookup::Live(7, 0)));
+        assert_eq!(t.with(h, |v, _| *v), Some(7));
+        assert!(matches!(t.get(with_seq(h, 3)), Lookup::Live(7, 3)));
+        t.release(h, |_| false, || "a");
+        assert!(matches!(t.get(h), Lookup::Ended(Some("a"))));
+        assert_eq!(t.with(h, |v, _| *v), None);
+        assert!(matches!(t.get(0), Lookup::Unknown));
+        assert!(matches!(t.get(12345 << SEQ_BITS), Lookup::Unknown));
+    }
+
+    #[test]
+    fn a_reused_slot_still_names_the_runs_of_its_previous_occupants() {
+        let t: Table<u32, &'static str> = Table::new();
+        // the same thread reuses the slot it freed
+        let a1 = t.insert(1).unwrap();
+        t.release(a1, |_| false, || "a");
+        let a2 = t.insert(2).unwrap();
+        assert_eq!(split(a1).0, split(a2).0);
+        assert_eq!(gen_of(a2), gen_of(a1) + 1);
+        // the same tombstone: kept, nothing made
+        t.release(a2, |e| *e == "a", || unreachable!("the tombstone stands"));
+        let b = t.insert(3).unwrap();
+        assert!(matches!(t.get(b), Lookup::Live(3, 0)));
+        assert!(matches!(t.get(a1), Lookup::Ended(Some("a"))));
+        assert!(matches!(t.get(a2), Lookup::Ended(Some("a"))));
+        t.release(b, |e| *e == "b", || "b");
+        assert!(matches!(t.get(b), Lookup::Ended(Some("b"))));
+        assert!(matches!(t.get(a2), Lookup::Ended(Some("a"))));
+        // a third kind: the first run's tombstone is gone, its handles are still ended
+        let c = t.insert(4).unwrap();
+        t.release(c, |e| *e == "c", || "c");
+        assert!(matches!(t.get(a1), Lookup::Ended(None)));
+        assert!(matches!(t.get(b), Lookup::Ended(Some("b"))));
+        assert!(matches!(t.get(c), Lookup::Ended(Some("c"))));
+        // a handle of a generation the slot has not reached is unknown
+        let future = (gen_of(c) + 5) << (SLOT_BITS + SEQ_BITS) | (split(c).0 << SEQ_BITS);
+        assert!(matches!(t.get(future), Lookup::Unknown));
+    }
+
+    #[test]
+    fn a_second_release_changes_nothing() {
+        let t: Table<u32, &'static str> = Table::new();
+        let h = t.insert(1).unwrap();
+        t.release(h, |_| false, || "a");
+        t.release(h, |_| false, || unreachable!("released already"));
+        assert!(matches!(t.get(h), Lookup::Ended(Some("a"))));
+    }
+
+    #[test]
+    fn slots_freed_on_other_threads_are_reused() {
+        let t: Arc<Table<u32, &'static str>> = Arc::new(Table::new());
+        let hs: Vec<usize> = (0..200).map(|i| t.insert(i).unwrap()).collect();
+        let t2 = t.clone();
+        std::thread::spawn(move || {
+            for h in hs {
+                t2.release(h, |_| false, || "x");
+            }
+        })
+        .join()
+        .unwrap();
+        // the other thread kept at most LOCAL_FREE_MAX for itself and gave them back when
+        // it ended: every slot is free again, none is fresh
+        let fresh = t.fresh.load(Ordering::Relaxed);
+        for i in 0..200 {
+            t.insert(i).unwrap();
+        }
+        assert_eq!(t.fresh.load(Ordering::Relaxed), fresh);
+    }
 }

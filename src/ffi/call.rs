@@ -1,7 +1,9 @@
 //! The call context: accessors and completions.
 
 use super::*;
-use crate::call::{log_late, resolve_handle, Call, CompleteError, HandleRef, OnCancel};
+use crate::call::{
+    log_late, resolve_handle, with_live_call, Call, CompleteError, HandleRef, OnCancel,
+};
 use crate::error::ErrorCode;
 use std::sync::Arc;
 
@@ -45,6 +47,23 @@ fn live(call: *mut af_call) -> Result<Arc<Call>, af_status> {
     }
 }
 
+/// Reads a live call without taking a reference to it (`f` is short and runs no host
+/// code); a dead or wrong handle records why (as `live` does) and gives `dead`.
+fn reading<R>(call: *mut af_call, dead: R, f: impl FnOnce(&Arc<Call>) -> R) -> R {
+    if call.is_null() {
+        let _ = live(call);
+        return dead;
+    }
+    match with_live_call(call as usize, f) {
+        Some(r) => r,
+        None => {
+            // why it is not live (and the message of `live`)
+            let _ = live(call);
+            dead
+        }
+    }
+}
+
 /// Lends a NUL-terminated view held by the call (valid while the call lives).
 fn lend(call: &Arc<Call>, s: Option<&str>) -> *const c_char {
     let _ = call;
@@ -58,9 +77,10 @@ fn lend(call: &Arc<Call>, s: Option<&str>) -> *const c_char {
 /// `search_{entity}`. NULL for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
-    boundary(std::ptr::null(), || match live(call) {
-        Ok(c) => lend(&c, Some(c.function_id_nul())),
-        Err(_) => std::ptr::null(),
+    boundary(std::ptr::null(), || {
+        reading(call, std::ptr::null(), |c| {
+            lend(c, Some(c.function_id_nul()))
+        })
     })
 }
 
@@ -69,9 +89,8 @@ pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
 /// or a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_args(call: *mut af_call) -> *const c_char {
-    boundary(std::ptr::null(), || match live(call) {
-        Ok(c) => lend(&c, c.args_nul()),
-        Err(_) => std::ptr::null(),
+    boundary(std::ptr::null(), || {
+        reading(call, std::ptr::null(), |c| lend(c, c.args_nul()))
     })
 }
 
@@ -79,9 +98,8 @@ pub extern "C" fn af_call_args(call: *mut af_call) -> *const c_char {
 /// call ends; the `limit` key is absent when the caller gave none). NULL otherwise.
 #[no_mangle]
 pub extern "C" fn af_call_lookup_request(call: *mut af_call) -> *const c_char {
-    boundary(std::ptr::null(), || match live(call) {
-        Ok(c) => lend(&c, c.lookup_request_nul()),
-        Err(_) => std::ptr::null(),
+    boundary(std::ptr::null(), || {
+        reading(call, std::ptr::null(), |c| lend(c, c.lookup_request_nul()))
     })
 }
 
@@ -103,7 +121,7 @@ pub extern "C" fn af_call_descriptor_json(call: *mut af_call) -> *mut c_char {
 /// `AF_CALL_FUNCTION` or `AF_CALL_ENTITY_LOOKUP`; -1 for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_kind(call: *mut af_call) -> i32 {
-    boundary(-1, || live(call).map_or(-1, |c| c.kind() as i32))
+    boundary(-1, || reading(call, -1, |c| c.kind() as i32))
 }
 
 /// For entity lookups, the entity's name (owned: free it); else NULL.
@@ -123,21 +141,22 @@ pub extern "C" fn af_call_entity_copy(call: *mut af_call) -> *mut c_char {
 /// `AF_PLATFORM_OTHER`, `_APPLE` or `_ANDROID`; -1 for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_platform(call: *mut af_call) -> i32 {
-    boundary(-1, || live(call).map_or(-1, |c| c.platform() as i32))
+    boundary(-1, || reading(call, -1, |c| c.platform() as i32))
 }
 
 /// 1 when the app is in the foreground for this run (apple), else 0.
 #[no_mangle]
 pub extern "C" fn af_call_is_foreground(call: *mut af_call) -> u8 {
-    boundary(0, || live(call).map_or(0, |c| u8::from(c.is_foreground())))
+    boundary(0, || reading(call, 0, |c| u8::from(c.is_foreground())))
 }
 
 /// The calling package (lent until the call ends; "" in-process). NULL for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_caller_package(call: *mut af_call) -> *const c_char {
-    boundary(std::ptr::null(), || match live(call) {
-        Ok(c) => lend(&c, Some(c.caller_package_nul())),
-        Err(_) => std::ptr::null(),
+    boundary(std::ptr::null(), || {
+        reading(call, std::ptr::null(), |c| {
+            lend(c, Some(c.caller_package_nul()))
+        })
     })
 }
 
@@ -372,9 +391,8 @@ pub unsafe extern "C" fn af_call_set_host_data(
 /// The host data attached to the call (or to the call a lookup serves); NULL when none.
 #[no_mangle]
 pub extern "C" fn af_call_host_data(call: *mut af_call) -> *mut c_void {
-    boundary(std::ptr::null_mut(), || match live(call) {
-        Ok(c) => c.host_data() as *mut c_void,
-        Err(_) => std::ptr::null_mut(),
+    boundary(std::ptr::null_mut(), || {
+        reading(call, std::ptr::null_mut(), |c| c.host_data() as *mut c_void)
     })
 }
 
