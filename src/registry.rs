@@ -481,6 +481,22 @@ pub(crate) struct Registry<H: Host> {
     pub shared: Arc<Shared>,
     /// Serialises writers (registration), so validation runs outside the snapshot lock.
     writer: Mutex<()>,
+    /// Names this registry in the threads' memory of the snapshot they took last (never
+    /// reused, unlike an address).
+    id: u64,
+}
+
+/// The snapshot this thread took last: its registry, its version, and a weak reference
+/// (what the copy shard holds stays the copy's: a writer that empties the shards releases
+/// it, and the weak reference then answers nothing).
+type LastSnapshot = (
+    u64,
+    u64,
+    Option<std::sync::Weak<dyn std::any::Any + Send + Sync>>,
+);
+
+thread_local! {
+    static LAST_SNAPSHOT: std::cell::RefCell<LastSnapshot> = const { std::cell::RefCell::new((0, 0, None)) };
 }
 
 const SNAPSHOT_COPIES: usize = 4;
@@ -510,12 +526,42 @@ impl<H: Host> Registry<H> {
             copies: Default::default(),
             shared,
             writer: Mutex::new(()),
+            id: {
+                static NEXT: AtomicU64 = AtomicU64::new(1);
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            },
         }
     }
 
-    /// The current snapshot (this thread group's copy of it).
+    /// The current snapshot (this thread group's copy of it). A thread that took the
+    /// current one last time takes it again through its weak reference: one reference
+    /// count, no lock.
     pub(crate) fn snapshot(&self) -> Arc<Snapshot<H>> {
         let version = self.version.load(Ordering::Acquire);
+        let again = LAST_SNAPSHOT
+            .try_with(|last| {
+                let last = last.borrow();
+                if last.0 == self.id && last.1 == version {
+                    last.2.as_ref().and_then(std::sync::Weak::upgrade)
+                } else {
+                    None
+                }
+            })
+            .ok()
+            .flatten()
+            .and_then(|s| s.downcast::<Snapshot<H>>().ok());
+        if let Some(s) = again {
+            return s;
+        }
+        let s = self.snapshot_copy(version);
+        let weak = Arc::downgrade(&s) as std::sync::Weak<dyn std::any::Any + Send + Sync>;
+        let _ =
+            LAST_SNAPSHOT.try_with(|last| *last.borrow_mut() = (self.id, s.version, Some(weak)));
+        s
+    }
+
+    /// This thread group's copy of the snapshot (made when the registry changed since).
+    fn snapshot_copy(&self, version: u64) -> Arc<Snapshot<H>> {
         let shard = &self.copies[copy_index()].0;
         if let Some(s) = &*shard.read() {
             if s.version == version {
