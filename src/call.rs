@@ -9,7 +9,7 @@ use crate::log::LogLevel;
 use crate::outcome::Outcome;
 use crate::registry::{self, Shared, Slot};
 use parking_lot::{Condvar, Mutex};
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -67,6 +67,13 @@ pub trait Delegate: Send + Sync {
     /// False when `on_invoking` is the default (lets the pipeline skip it).
     fn has_on_invoking(&self) -> bool {
         true
+    }
+    /// `on_invoking` with the gate given by its sequence number, for hosts that pass it on
+    /// as a handle ([`Call::gate_handle`]) without making a [`Gate`]. By default it makes
+    /// the gate and calls `on_invoking`.
+    #[doc(hidden)]
+    fn on_invoking_seq(&self, call: &Arc<Call>, seq: u32) {
+        self.on_invoking(call, Gate::new(call.clone(), seq));
     }
     /// False when `on_invoked` is the default.
     /// `on_invoked` with the outcome JSON followed by its NUL (`json_nul` ends with
@@ -265,11 +272,13 @@ pub enum CompleteError {
     NotWaiting(String, &'static str),
 }
 
+/// What a call waits for from the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Op {
-    Gate,
-    Handler,
-    Lookup,
+    Gate = 1,
+    Handler = 2,
+    Lookup = 3,
 }
 
 pub(crate) enum Completion {
@@ -277,13 +286,6 @@ pub(crate) enum Completion {
     Handler(HandlerResult),
     Lookup(Outcome),
     Abort(ErrorCode),
-}
-
-pub(crate) struct Wait {
-    pub seq: u32,
-    pub op: Op,
-    /// The host callback that started the wait has not returned yet.
-    pub inline: bool,
 }
 
 /// Receives the outcome and its JSON followed by a NUL (`'\0'`-terminated).
@@ -301,70 +303,95 @@ pub(crate) enum Stage {
     OpensApp,
     Permission,
     Handler,
-    Done,
 }
 
 /// The ids of one entity to resolve before the handler runs.
 pub(crate) struct Resolution {
     pub entity: usize,
     pub ids: Vec<String>,
-    /// id → the entity's JSON, filled by the lookup.
-    pub found: Vec<(String, String)>,
+    /// The lookup's answer, normalised, and where each wanted entity is in it.
+    pub found_json: String,
+    pub found: Vec<(String, std::ops::Range<usize>)>,
 }
 
-pub(crate) struct Ctl {
+/// What the thread driving a call keeps while it drives: a call moves from one thread to
+/// another only when it waits for the host, and then this waits in [`Ctl::suspended`]
+/// for whoever answers.
+#[derive(Default)]
+pub(crate) struct DriveState {
     pub stage: Stage,
-    pub wait: Option<Wait>,
-    pub inline_result: Option<Completion>,
+    /// The sequence number of the latest wait.
     pub seq: u32,
-    pub finished: bool,
-    pub outcome_json: Option<String>,
-    pub sink: Option<OutcomeSink>,
-    pub child: Option<Arc<Call>>,
+    /// The scope-begin hook ran (so the scope-end hook runs).
+    pub began: bool,
+    /// Arguments bound when the call was made, for the Bind stage (an error, or entities
+    /// to look up).
+    pub pre_bound: Option<Result<crate::binding::Bound, crate::binding::BindError>>,
     pub bound: Option<crate::binding::Bound>,
     pub resolve: Vec<Resolution>,
-    pub began: bool,
-    /// The outcome sink reads the JSON (false for lookups serving a call).
-    pub sink_wants_json: bool,
-    /// A synchronous waiter wants the outcome itself, not its JSON.
-    pub keep_outcome: bool,
-    pub outcome: Option<Outcome>,
+    /// A lookup was started for this call (its `Ctl::child` is to be looked at when the
+    /// call ends).
+    pub looked_up: bool,
+}
+
+/// The state of a call's wait for the host, in one word ([`Call::wait`]): the wait's
+/// sequence number (high 32 bits), its [`Op`] (bits 8..16) and one of these states.
+pub(crate) mod wait {
+    /// No wait: answers now are late.
+    pub(crate) const IDLE: u64 = 0;
+    /// Waiting, and the host callback that started the wait has not returned yet.
+    pub(crate) const INLINE: u64 = 1;
+    /// Answered inline: a gate allowed (nothing more to hand over).
+    pub(crate) const ALLOWED: u64 = 2;
+    /// Answered inline on the thread running that callback: the answer is in the
+    /// thread's frame (`pipeline`).
+    pub(crate) const ANSWERED_HERE: u64 = 3;
+    /// Answered inline from another thread: the answer is in `Ctl::inline_result`.
+    pub(crate) const ANSWERED: u64 = 4;
+    /// Waiting after the callback returned: the call is parked, its drive state in
+    /// `Ctl::suspended`; whoever moves the word back to IDLE drives it on.
+    pub(crate) const SUSPENDED: u64 = 5;
+
+    pub(crate) fn pack(seq: u32, op: super::Op, state: u64) -> u64 {
+        (u64::from(seq) << 32) | ((op as u64) << 8) | state
+    }
+    pub(crate) fn seq(w: u64) -> u32 {
+        (w >> 32) as u32
+    }
+    pub(crate) fn op(w: u64) -> u8 {
+        (w >> 8) as u8
+    }
+    pub(crate) fn state(w: u64) -> u64 {
+        w & 0xff
+    }
+}
+
+/// What other threads may touch of a call's progress (under `Call::ctl`).
+#[derive(Default)]
+pub(crate) struct Ctl {
+    /// An answer given inline from another thread than the one running the callback.
+    pub inline_result: Option<Box<Completion>>,
+    /// The drive state of a suspended call.
+    pub suspended: Option<Box<DriveState>>,
+    pub outcome_json: Option<String>,
+    pub sink: Option<OutcomeSink>,
+    /// The latest lookup started for this call.
+    pub child: Option<Arc<Call>>,
+    pub outcome: Option<Box<Outcome>>,
     /// The call's deadline on the timer, forgotten when the call finishes.
     pub timer: Option<crate::timer::Key>,
     /// The call itself while it waits for a later host answer: a host (a Rust handler
     /// above all) may let go of every reference it got, and the call must still end
-    /// (timed out, cancelled, drained) rather than vanish without an outcome. Taken when
-    /// the answer arrives, the wait is abandoned, or the call finishes.
+    /// (timed out, cancelled, drained) rather than vanish without an outcome. Taken by
+    /// whoever ends the wait (the answer, a cancellation).
     pub parked: Option<Arc<Call>>,
-}
-
-impl Default for Ctl {
-    fn default() -> Self {
-        Ctl {
-            stage: Default::default(),
-            wait: None,
-            inline_result: None,
-            seq: 0,
-            finished: false,
-            outcome_json: None,
-            sink: None,
-            child: None,
-            bound: None,
-            resolve: Vec::new(),
-            began: false,
-            sink_wants_json: true,
-            keep_outcome: false,
-            outcome: None,
-            timer: None,
-            parked: None,
-        }
-    }
 }
 
 /// One call's scope. Valid from scope begin to scope end; accessors used after that
 /// answer as if empty.
 pub struct Call {
-    pub(crate) snap: Arc<Snapshot>,
+    /// The registry the call sees (`None` for a lookup: its call's, [`Call::snap`]).
+    own_snap: Option<Arc<Snapshot>>,
     /// The id as called, for a function that is not registered (else the entry's).
     function_id: Option<Arc<str>>,
     pub(crate) platform: Platform,
@@ -373,16 +400,13 @@ pub struct Call {
     pub(crate) kind: CallKind,
     /// The function's place in `snap` (no reference count is touched per call).
     entry_slot: Option<Slot>,
-    /// Arguments bound when the call was made (binding runs no host code, so it needs
-    /// no scope), published at the Bind stage.
-    pub(crate) pre_bound: Mutex<Option<Result<crate::binding::Bound, crate::binding::BindError>>>,
-    /// The arguments, bound when the call was made and final (no entity to resolve),
-    /// followed by a NUL: shown from the Bind stage on (`args_ready`).
+    /// Bound when the call was made and final, followed by a NUL: a function's arguments
+    /// (with no entity to resolve) or a lookup's request, shown from the Bind stage on
+    /// (`args_ready`; a lookup serving a call shows its request from the start).
     pub(crate) args_fixed: Option<String>,
-    pub(crate) args_ready: std::sync::atomic::AtomicBool,
+    pub(crate) args_ready: AtomicBool,
     /// The arguments once their entities are resolved, followed by a NUL.
     pub(crate) args: OnceLock<String>,
-    pub(crate) lookup_request: OnceLock<String>,
     pub(crate) entity: Option<usize>,
     items: Mutex<Vec<(Box<str>, Box<str>)>>,
     dialog: Mutex<Option<String>>,
@@ -398,6 +422,16 @@ pub struct Call {
     has_releases: std::sync::atomic::AtomicBool,
     pub(crate) ctl: Mutex<Ctl>,
     pub(crate) done: Condvar,
+    /// The wait for the host ([`wait`]): answers and cancellations agree through it.
+    pub(crate) wait: AtomicU64,
+    /// The call has ended (its outcome is being or has been delivered).
+    pub(crate) finished: AtomicBool,
+    /// A synchronous waiter wants the outcome itself, not its JSON.
+    pub(crate) keep_outcome: bool,
+    /// The outcome goes to `Ctl::sink` (an asynchronous call).
+    pub(crate) has_sink: bool,
+    /// For a lookup: the sequence number of the wait of the call it serves.
+    pub(crate) lookup_seq: u32,
     /// The handle passed through C: 0 until first asked for, `usize::MAX` when the handle
     /// table is exhausted.
     handle: AtomicUsize,
@@ -413,6 +447,27 @@ pub struct Call {
     pub(crate) started: Instant,
     /// The invocation's host value (a lookup's is its call's).
     host_context: usize,
+}
+
+/// What differs between the calls [`Call::make`] makes.
+struct Making<'a> {
+    own_snap: Option<Arc<Snapshot>>,
+    function_id: Option<Arc<str>>,
+    inv: &'a InvocationRef<'a>,
+    caller_package: std::borrow::Cow<'static, str>,
+    entry: Option<Slot>,
+    kind: CallKind,
+    entity: Option<usize>,
+    args_fixed: Option<String>,
+    args_ready: bool,
+    parent: Option<Arc<Call>>,
+    started: Instant,
+    timeout: Option<std::time::Duration>,
+    timeout_is_default: bool,
+    in_flight_shard: Option<usize>,
+    keep_outcome: bool,
+    sink: Option<OutcomeSink>,
+    lookup_seq: u32,
 }
 
 /// Something released when dropped (a host's release callback for its data).
@@ -448,6 +503,13 @@ pub enum OnCancel {
 }
 
 impl Call {
+    /// A call of the function at `entry` of `snap` (`None`: not registered, named by
+    /// `inv`), counted in flight on `shard`, with `default_timeout` when the invocation
+    /// names none, its outcome to `sink` (else to whoever drives it first, or a waiter;
+    /// `keep_outcome`: as an [`Outcome`]). Returns the call and what the thread that
+    /// drives it first starts from: the arguments the Bind stage still has to look at (an
+    /// error, or entities to resolve). Arguments bound with no entity in them are final
+    /// now, shown from the Bind stage on.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         snap: Arc<Snapshot>,
@@ -456,89 +518,149 @@ impl Call {
         bound: Option<Result<crate::binding::Bound, crate::binding::BindError>>,
         kind: CallKind,
         entity: Option<usize>,
-        parent: Option<Arc<Call>>,
-    ) -> Call {
-        // arguments with no entity to resolve are final now; the rest waits for the
-        // Bind stage (an error, or entities to look up)
+        shard: usize,
+        default_timeout: Option<std::time::Duration>,
+        keep_outcome: bool,
+        sink: Option<OutcomeSink>,
+    ) -> (Arc<Call>, DriveState) {
         let (args_fixed, pre_bound) = match bound {
-            Some(Ok(b)) if b.entity_refs.is_empty() && kind == CallKind::Function => {
+            Some(Ok(b)) if b.entity_refs.is_empty() => {
                 let mut json = b.json;
                 json.push('\0');
                 (Some(json), None)
             }
             other => (None, other),
         };
-        Call {
-            snap,
+        let (timeout, timeout_is_default) = match inv.timeout {
+            None => (default_timeout, true),
+            Some(t) => ((t != Invocation::NO_TIMEOUT).then_some(t), false),
+        };
+        let call = Call::make(Making {
+            own_snap: Some(snap),
             function_id: match entry {
                 Some(_) => None,
                 None => Some(with_nul(inv.function_id).into()),
             },
-            platform: inv.platform,
-            foreground: inv.is_foreground,
+            inv,
             caller_package: if inv.caller_package.is_empty() {
                 std::borrow::Cow::Borrowed("\0")
             } else {
                 std::borrow::Cow::Owned(with_nul(inv.caller_package))
             },
+            entry,
             kind,
-            entry_slot: entry,
-            pre_bound: Mutex::new(pre_bound),
-            args_fixed,
-            args_ready: std::sync::atomic::AtomicBool::new(false),
-            args: OnceLock::new(),
-            lookup_request: OnceLock::new(),
             entity,
+            args_fixed,
+            args_ready: false,
+            parent: None,
+            started: Instant::now(),
+            timeout,
+            timeout_is_default,
+            in_flight_shard: Some(shard),
+            keep_outcome,
+            sink,
+            lookup_seq: 0,
+        });
+        (
+            call,
+            DriveState {
+                pre_bound,
+                ..Default::default()
+            },
+        )
+    }
+
+    fn make(m: Making<'_>) -> Arc<Call> {
+        let has_sink = m.sink.is_some();
+        Arc::new(Call {
+            own_snap: m.own_snap,
+            function_id: m.function_id,
+            platform: m.inv.platform,
+            foreground: m.inv.is_foreground,
+            caller_package: m.caller_package,
+            kind: m.kind,
+            entry_slot: m.entry,
+            args_fixed: m.args_fixed,
+            args_ready: AtomicBool::new(m.args_ready),
+            args: OnceLock::new(),
+            entity: m.entity,
             items: Mutex::new(Vec::new()),
             dialog: Mutex::new(None),
-            has_dialog: std::sync::atomic::AtomicBool::new(false),
+            has_dialog: AtomicBool::new(false),
             host_data: AtomicUsize::new(0),
             host_data_guard: Mutex::new(HostDataGuard::default()),
             cancel_code: AtomicU8::new(0),
             cancel_callbacks: Mutex::new(CancelCallbacks::default()),
-            has_releases: std::sync::atomic::AtomicBool::new(false),
-            ctl: Mutex::new(Ctl::default()),
+            has_releases: AtomicBool::new(false),
+            ctl: Mutex::new(Ctl {
+                sink: m.sink,
+                ..Default::default()
+            }),
             done: Condvar::new(),
+            wait: AtomicU64::new(wait::IDLE),
+            finished: AtomicBool::new(false),
+            keep_outcome: m.keep_outcome,
+            has_sink,
+            lookup_seq: m.lookup_seq,
             handle: AtomicUsize::new(0),
-            parent,
-            token: inv.cancel.cloned(),
+            parent: m.parent,
+            token: m.inv.cancel.cloned(),
             token_sub: OnceLock::new(),
-            timeout: inv.timeout.filter(|t| *t != Invocation::NO_TIMEOUT),
-            timeout_is_default: false,
-            in_flight_shard: None,
-            started: Instant::now(),
-            host_context: inv.host_context,
-        }
+            timeout: m.timeout,
+            timeout_is_default: m.timeout_is_default,
+            in_flight_shard: m.in_flight_shard,
+            started: m.started,
+            host_context: m.inv.host_context,
+        })
     }
 
-    /// A lookup serving `parent`: resolves ids of `entity` through `search`.
+    /// A lookup serving `parent` (for its wait `seq`): resolves ids of `entity` through
+    /// `search`, with `request` (`{"ids":[...]}` and its NUL). It shares the parent's
+    /// snapshot, platform and caller; it has no timeout of its own and is not counted in
+    /// flight (its call is).
     pub(crate) fn new_lookup(
         parent: &Arc<Call>,
         search: Slot,
         entity: usize,
         request: String,
-    ) -> Call {
-        let inv = InvocationRef {
-            function_id: "",
-            platform: parent.platform,
-            is_foreground: parent.foreground,
-            caller_package: "",
-            cancel: None,
+        seq: u32,
+    ) -> Arc<Call> {
+        Call::make(Making {
+            own_snap: None,
+            function_id: None,
+            inv: &InvocationRef {
+                function_id: "",
+                platform: parent.platform,
+                is_foreground: parent.foreground,
+                caller_package: "",
+                cancel: None,
+                timeout: None,
+                host_context: parent.host_context,
+            },
+            caller_package: parent.caller_package.clone(),
+            entry: Some(search),
+            kind: CallKind::EntityLookup,
+            entity: Some(entity),
+            args_fixed: Some(request),
+            args_ready: true,
+            parent: Some(parent.clone()),
+            started: parent.started,
             timeout: None,
-            host_context: parent.host_context,
-        };
-        let mut c = Call::new(
-            parent.snap.clone(),
-            &inv,
-            Some(search),
-            None,
-            CallKind::EntityLookup,
-            Some(entity),
-            Some(parent.clone()),
-        );
-        c.caller_package = parent.caller_package.clone();
-        let _ = c.lookup_request.set(request);
-        c
+            timeout_is_default: false,
+            in_flight_shard: None,
+            keep_outcome: false,
+            sink: None,
+            lookup_seq: seq,
+        })
+    }
+
+    /// The registry the call sees (a lookup sees its call's).
+    pub(crate) fn snap(&self) -> &Arc<Snapshot> {
+        match (&self.own_snap, &self.parent) {
+            (Some(s), _) => s,
+            (None, Some(p)) => p.snap(),
+            (None, None) => unreachable!("a call has a snapshot or a parent"),
+        }
     }
 
     /// The function's id (for a lookup, the generated `search_{entity}` id).
@@ -548,11 +670,11 @@ impl Call {
 
     /// The function's registry entry (borrowed from the call's snapshot).
     pub(crate) fn entry(&self) -> Option<&Arc<Entry>> {
-        self.entry_slot.map(|s| self.snap.entry_at(s))
+        self.entry_slot.map(|s| self.snap().entry_at(s))
     }
 
     pub(crate) fn shared(&self) -> &Arc<Shared> {
-        &self.snap.shared
+        &self.snap().shared
     }
     pub fn platform(&self) -> Platform {
         self.platform
@@ -574,12 +696,12 @@ impl Call {
     }
     /// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}`.
     pub fn lookup_request(&self) -> Option<&str> {
-        self.lookup_request.get().map(|s| strip_nul(s))
+        self.lookup_request_nul().map(strip_nul)
     }
     /// For entity lookups: the entity's name.
     pub fn entity_name(&self) -> Option<&str> {
         self.entity
-            .map(|i| self.snap.types.entities[i].name.as_str())
+            .map(|i| self.snap().types.entities[i].name.as_str())
     }
     /// NUL-terminated views for the C layer (each valid as long as the call lives).
     pub fn function_id_nul(&self) -> &str {
@@ -596,22 +718,30 @@ impl Call {
         if self.kind == CallKind::EntityLookup {
             return None;
         }
-        if let Some(a) = &self.args_fixed {
-            return self
-                .args_ready
-                .load(Ordering::Acquire)
-                .then_some(a.as_str());
-        }
-        self.args.get().map(String::as_str)
+        self.fixed_nul()
+            .or_else(|| self.args.get().map(String::as_str))
+    }
+    /// The arguments or request bound when the call was made, once shown.
+    fn fixed_nul(&self) -> Option<&str> {
+        let a = self.args_fixed.as_deref()?;
+        self.args_ready.load(Ordering::Acquire).then_some(a)
     }
     pub fn lookup_request_nul(&self) -> Option<&str> {
-        self.lookup_request.get().map(String::as_str)
+        if self.kind != CallKind::EntityLookup {
+            return None;
+        }
+        self.fixed_nul()
+            .or_else(|| self.args.get().map(String::as_str))
     }
 
     /// The function's normalised descriptor JSON (as listed by the registry).
     pub fn descriptor_json(&self) -> Option<String> {
         let e = self.entry()?;
-        Some(e.desc.to_json(&self.snap.types, e.is_enabled()).to_string())
+        Some(
+            e.desc
+                .to_json(&self.snap().types, e.is_enabled())
+                .to_string(),
+        )
     }
 
     /// The function's descriptor, once found.
@@ -878,7 +1008,7 @@ impl Call {
 
     /// Like `wait_outcome`, for a call made with `keep_outcome`.
     pub(crate) fn wait_outcome_struct(&self, deadline: Option<Instant>) -> Option<Outcome> {
-        self.wait_for(deadline, |c| c.outcome.take())
+        self.wait_for(deadline, |c| c.outcome.take().map(|o| *o))
     }
 
     fn wait_for<T>(

@@ -5,12 +5,13 @@
 use crate::binding::Limits;
 pub use crate::call::{sync_handler, Delegate, Handler, PermissionHook, ScopeHooks};
 use crate::call::{
-    Call, CallKind, Entry, Hosted, Invocation, InvocationRef, OutcomeSink, Snapshot,
+    Call, CallKind, DriveState, Entry, Hosted, Invocation, InvocationRef, OutcomeSink, Snapshot,
 };
 use crate::descriptor::{parse_entity_with, CallerPolicy, FunctionDescriptor, ParseContext};
 use crate::error::{Error, Result};
 use crate::log::{LogLevel, LogSink};
 use crate::outcome::Outcome;
+use crate::pipeline::{drive_new, Delivered};
 pub use crate::registry::{ChangeListener, Schemas, DEFAULT_TIMEOUT};
 use crate::registry::{Registry, Slot};
 use serde_json::{Map, Value};
@@ -452,15 +453,16 @@ impl Dispatcher {
         self.registry.shared.log(level, msg);
     }
 
-    /// Starts a call; `sink` receives the outcome (else it is kept for `wait_outcome`).
-    /// `Err` with the sink when the dispatcher is shutting down (no call is made).
+    /// Makes a call; `sink` receives the outcome (else it is handed back to the thread
+    /// that drives it first, or kept for `wait_outcome`). `Err` with the sink when the
+    /// dispatcher is shutting down (no call is made).
     fn start(
         &self,
         inv: &InvocationRef<'_>,
         args: Option<&str>,
         sink: Option<OutcomeSink>,
         keep_outcome: bool,
-    ) -> std::result::Result<Arc<Call>, Option<OutcomeSink>> {
+    ) -> std::result::Result<(Arc<Call>, DriveState), Option<OutcomeSink>> {
         let Some(shard) = self.registry.shared.call_started() else {
             return Err(sink);
         };
@@ -475,19 +477,18 @@ impl Dispatcher {
         let bound = entry.map(|e| {
             crate::binding::bind_arguments(&snap.types, &e.desc.parameters, args, &snap.limits)
         });
-        let mut call = Call::new(snap, inv, slot, bound, kind, entity, None);
-        call.in_flight_shard = Some(shard);
-        if inv.timeout.is_none() {
-            call.timeout = self.default_timeout();
-            call.timeout_is_default = true;
-        }
-        {
-            // not shared yet: no lock to take
-            let ctl = call.ctl.get_mut();
-            ctl.sink = sink;
-            ctl.keep_outcome = keep_outcome;
-        }
-        let call = Arc::new(call);
+        let (call, st) = Call::new(
+            snap,
+            inv,
+            slot,
+            bound,
+            kind,
+            entity,
+            shard,
+            self.default_timeout(),
+            keep_outcome,
+            sink,
+        );
         if let Some(t) = inv.cancel {
             let weak: std::sync::Weak<dyn crate::cancel::Cancellable> = Arc::downgrade(&call) as _;
             match t.subscribe(weak) {
@@ -497,7 +498,7 @@ impl Dispatcher {
                 None => call.cancel(crate::error::ErrorCode::Cancelled),
             }
         }
-        Ok(call)
+        Ok((call, st))
     }
 
     /// When the call must end by (its timeout from its start).
@@ -521,10 +522,13 @@ impl Dispatcher {
 
     /// [`Dispatcher::execute_nul`] for a borrowed invocation.
     pub(crate) fn execute_nul_ref(&self, inv: &InvocationRef<'_>, args: Option<&str>) -> String {
-        let Ok(call) = self.start(inv, args, None, false) else {
+        let Ok((call, st)) = self.start(inv, args, None, false) else {
             return crate::call::with_nul(&Self::shutting_down_outcome(inv).to_json());
         };
-        crate::pipeline::drive(&call, None);
+        // a call that ends on this thread hands its outcome back at once
+        if let Some(Delivered::Json(o)) = drive_new(&call, st, true) {
+            return o;
+        }
         let deadline = Self::deadline(&call);
         match call.wait_outcome(deadline) {
             Some(o) => o,
@@ -539,10 +543,12 @@ impl Dispatcher {
     /// reads it).
     pub fn execute_outcome(&self, inv: &Invocation, args: Option<&str>) -> Outcome {
         let inv = &inv.as_ref();
-        let Ok(call) = self.start(inv, args, None, true) else {
+        let Ok((call, st)) = self.start(inv, args, None, true) else {
             return Self::shutting_down_outcome(inv);
         };
-        crate::pipeline::drive(&call, None);
+        if let Some(Delivered::Outcome(o)) = drive_new(&call, st, true) {
+            return o;
+        }
         let deadline = Self::deadline(&call);
         match call.wait_outcome_struct(deadline) {
             Some(o) => o,
@@ -592,7 +598,7 @@ impl Dispatcher {
 
     fn execute_async_sink(&self, inv: &Invocation, args: Option<&str>, sink: OutcomeSink) {
         let inv = &inv.as_ref();
-        let call = match self.start(inv, args, Some(sink), false) {
+        let (call, st) = match self.start(inv, args, Some(sink), false) {
             Ok(c) => c,
             Err(sink) => {
                 // refused: the outcome goes to the sink at once, on this thread
@@ -613,7 +619,7 @@ impl Dispatcher {
             let key = crate::timer::schedule(deadline, target);
             call.ctl.lock().timer = Some(key);
         }
-        crate::pipeline::drive(&call, None);
+        drive_new(&call, st, false);
     }
 
     /// The registry: declared functions, then generated ones; types; entities.

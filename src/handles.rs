@@ -15,8 +15,8 @@
 //! Every call that reaches host code through C takes a slot and gives it back, so the
 //! table is on the hot path: a slot is guarded by one lock of its own (taken once to
 //! insert, once per look-up, once to release), freed slots are kept by the thread that
-//! freed them for its next call (no shared lock), and a slot keeps one tombstone for a run
-//! of occupants that leave the same one (the same function of the same dispatcher), so
+//! freed them for its next call (no shared lock), and a slot keeps the tombstones of two
+//! kinds of occupant (a function of a dispatcher, and the lookups its calls make), so
 //! releasing a handle usually makes nothing.
 
 use parking_lot::Mutex;
@@ -40,27 +40,30 @@ const SHARDS: usize = 8;
 /// How many freed slots a thread keeps for itself before it gives them back.
 const LOCAL_FREE_MAX: usize = 64;
 
-/// The tombstone of a run of a slot's generations, `from..=to`.
-struct Tomb<E> {
-    from: usize,
-    to: usize,
-    tomb: E,
-}
-
-impl<E> Tomb<E> {
-    fn covers(&self, generation: usize) -> bool {
-        generation.wrapping_sub(self.from) & GEN_MASK <= self.to.wrapping_sub(self.from) & GEN_MASK
-    }
-}
+/// How many of a slot's latest generations keep their tombstone.
+const RECENT: usize = 8;
+/// A generation whose tombstone is gone.
+const GONE: u8 = u8::MAX;
 
 struct State<L, E> {
     generation: usize,
     live: Option<L>,
-    /// The tombstone of the latest run of occupants that ended alike.
-    cur: Option<Tomb<E>>,
-    /// The run before it, so the previous occupant's late completion is still recognised
-    /// (and logged) as "ended" rather than "unknown" after the slot was reused.
-    prev: Option<Tomb<E>>,
+    /// The tombstones of the latest occupants: two kinds at most (a call and the lookups
+    /// it makes alternate in one slot), so a run of calls of one or two functions makes
+    /// no new tombstone.
+    tombs: [Option<E>; 2],
+    /// The latest released generations and which tombstone each left.
+    recent: [(usize, u8); RECENT],
+    next: usize,
+}
+
+impl<L, E> State<L, E> {
+    fn tomb_of(&self, generation: usize) -> Option<&E> {
+        self.recent
+            .iter()
+            .find(|(g, which)| *g == generation && *which != GONE)
+            .and_then(|(_, which)| self.tombs[*which as usize].as_ref())
+    }
 }
 
 /// Aligned so that the slots of calls running on different threads never share a cache
@@ -134,7 +137,7 @@ fn shard() -> usize {
 pub(crate) enum Lookup<L, E> {
     Live(L, u32),
     /// A handle whose value was released: its tombstone, or `None` when the slot has been
-    /// reused since by occupants of two other kinds (the tombstone is gone).
+    /// reused many times since, or by occupants of two other kinds (the tombstone is gone).
     Ended(Option<E>),
     Unknown,
 }
@@ -235,8 +238,9 @@ impl<L: Clone, E: Clone> Table<L, E> {
                     state: Mutex::new(State {
                         generation: 0,
                         live: None,
-                        cur: None,
-                        prev: None,
+                        tombs: [None, None],
+                        recent: [(0, GONE); RECENT],
+                        next: 0,
                     }),
                 })
                 .collect()
@@ -274,10 +278,8 @@ impl<L: Clone, E: Clone> Table<L, E> {
                 return Lookup::Live(l.clone(), seq);
             }
         }
-        for t in [&st.cur, &st.prev].into_iter().flatten() {
-            if t.covers(generation) {
-                return Lookup::Ended(Some(t.tomb.clone()));
-            }
+        if let Some(t) = st.tomb_of(generation) {
+            return Lookup::Ended(Some(t.clone()));
         }
         // a handle of an earlier generation names a value released since
         let age = st.generation.wrapping_sub(generation) & GEN_MASK;
@@ -287,9 +289,10 @@ impl<L: Clone, E: Clone> Table<L, E> {
         Lookup::Unknown
     }
 
-    /// Ends a handle: later uses find a tombstone until the slot has been reused by
-    /// occupants of two other kinds. The slot's current tombstone stands when `same` says
-    /// it is this one's (nothing is made); otherwise `make` makes it.
+    /// Ends a handle: later uses find its tombstone while the generation is among the
+    /// slot's latest and its kind is kept. A tombstone the slot keeps stands when `same`
+    /// says it is this one's (nothing is made); otherwise `make` makes it, in place of
+    /// the one the latest occupant did not leave.
     pub(crate) fn release(
         &self,
         handle: usize,
@@ -304,22 +307,25 @@ impl<L: Clone, E: Clone> Table<L, E> {
                 return;
             }
             let old = st.live.take();
-            let before = generation.wrapping_sub(1) & GEN_MASK;
-            let gone = match &mut st.cur {
-                Some(t) if (t.to == before || t.to == generation) && same(&t.tomb) => {
-                    t.to = generation;
-                    None
-                }
-                _ => {
-                    let next = Tomb {
-                        from: generation,
-                        to: generation,
-                        tomb: make(),
-                    };
-                    let cur = st.cur.replace(next);
-                    std::mem::replace(&mut st.prev, cur)
+            let mut gone = None;
+            let which = match st.tombs.iter().position(|t| t.as_ref().is_some_and(&same)) {
+                Some(i) => i as u8,
+                None => {
+                    // the kind the latest occupant did not leave makes room
+                    let latest = st.recent[(st.next + RECENT - 1) % RECENT].1;
+                    let i = if latest == 0 { 1 } else { 0 };
+                    gone = st.tombs[i].replace(make());
+                    for r in st.recent.iter_mut() {
+                        if r.1 == i as u8 {
+                            r.1 = GONE;
+                        }
+                    }
+                    i as u8
                 }
             };
+            let at = st.next;
+            st.recent[at] = (generation, which);
+            st.next = (at + 1) % RECENT;
             (old, gone)
         };
         // the value (and what it holds) is dropped outside the slot's lock

@@ -5,11 +5,18 @@
 //! the handler) either gets its answer inline (the loop goes on) or suspends; whoever
 //! answers later drives the call on, on their own thread. No lock is held while host
 //! code runs.
+//!
+//! A wait is one atomic word ([`crate::call::wait`]): an answer given while the host
+//! callback runs is handed over without a lock (a gate's allow in the word itself, any
+//! other answer on the callback's own thread in that thread's [`Frame`]); only a call
+//! that suspends, or an answer from another thread during the callback, takes the call's
+//! lock. The thread driving a call keeps its progress ([`DriveState`]) to itself and
+//! stores it in the call only when the call suspends.
 
 use crate::binding::{bind_arguments, bind_value_with, Mode};
 use crate::call::{
-    Call, CallKind, CompleteError, Completion, Gate, GateDecision, HandlerResult, Op, Platform,
-    Resolution, Stage, Wait,
+    wait, Call, CompleteError, Completion, DriveState, Gate, GateDecision, HandlerResult, Op,
+    Platform, Resolution, Stage,
 };
 use crate::descriptor::FunctionKind;
 use crate::error::ErrorCode;
@@ -18,7 +25,9 @@ use crate::log::LogLevel;
 use crate::outcome::Outcome;
 use crate::types::Type;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 enum Next {
@@ -36,37 +45,122 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// The wait whose host callback this thread runs now, and the answer given to it on this
+/// thread (handed over without a lock). Nested calls (a handler that executes another
+/// call) stack their frames.
+struct Frame {
+    call: usize,
+    seq: u32,
+    answer: Option<Completion>,
+}
+
+thread_local! {
+    static FRAME: RefCell<Frame> = const { RefCell::new(Frame { call: 0, seq: 0, answer: None }) };
+}
+
+/// Puts back the frame a host callback found, however the callback ends.
+struct FrameGuard {
+    saved: Option<Frame>,
+    mine: Option<Frame>,
+}
+
+impl FrameGuard {
+    fn enter(call: usize, seq: u32) -> FrameGuard {
+        let saved = FRAME
+            .try_with(|f| {
+                std::mem::replace(
+                    &mut *f.borrow_mut(),
+                    Frame {
+                        call,
+                        seq,
+                        answer: None,
+                    },
+                )
+            })
+            .ok();
+        FrameGuard { saved, mine: None }
+    }
+    /// Leaves the frame: the answer given on this thread, if any.
+    fn leave(mut self) -> Option<Completion> {
+        self.restore();
+        self.mine.take().and_then(|f| f.answer)
+    }
+    fn restore(&mut self) {
+        if let Some(saved) = self.saved.take() {
+            self.mine = FRAME
+                .try_with(|f| std::mem::replace(&mut *f.borrow_mut(), saved))
+                .ok();
+        }
+    }
+}
+
+impl Drop for FrameGuard {
+    fn drop(&mut self) {
+        self.restore();
+    }
+}
+
+/// What [`Call::answer_inline`] did with an answer.
+pub(crate) enum Answered {
+    Done(Result<(), CompleteError>),
+    /// Not handed over: the call is suspended, or its callback runs on another thread
+    /// (the wait word seen).
+    Slow(Completion, u64),
+}
+
+/// What a finished call hands to the thread that asked for its outcome directly.
+pub(crate) enum Delivered {
+    /// The outcome JSON followed by its NUL.
+    Json(String),
+    Outcome(Outcome),
+}
+
+/// Starts a new call on this thread: runs it until it finishes or waits for the host.
+/// With `direct`, a call that finishes here hands its outcome back (when it has no sink)
+/// instead of storing it for a waiter.
+pub(crate) fn drive_new(call: &Arc<Call>, st: DriveState, direct: bool) -> Option<Delivered> {
+    drive(call, st, None, direct)
+}
+
 /// Runs the call until it finishes or waits for the host. `input` is the host's answer
-/// to the wait that suspended it.
-pub(crate) fn drive(call: &Arc<Call>, mut input: Option<Completion>) {
-    // one thread drives a call at a time: the stage is kept here while it runs, and
-    // stored in the call when it waits for the host (await_host), for whoever answers
-    let mut stage = call.ctl.lock().stage;
+/// to the wait that suspended it; `st` what the thread driving it keeps.
+pub(crate) fn drive(
+    call: &Arc<Call>,
+    mut st: DriveState,
+    input: Option<Completion>,
+    direct: bool,
+) -> Option<Delivered> {
+    // one panic boundary around the steps (the drive state stays with this thread)
+    let ended = catch_unwind(AssertUnwindSafe(|| run(call, &mut st, input)));
+    let outcome = match ended {
+        Ok(Some(outcome)) => outcome,
+        // waiting for the host
+        Ok(None) => return None,
+        Err(p) => Outcome::error(
+            ErrorCode::InternalError,
+            format!("the pipeline failed unexpectedly: {}", panic_text(&*p)),
+        ),
+    };
+    finish(call, &mut st, outcome, direct)
+}
+
+/// Runs the steps until the call ends (its outcome) or waits for the host (`None`).
+fn run(call: &Arc<Call>, st: &mut DriveState, mut input: Option<Completion>) -> Option<Outcome> {
     loop {
         if let Some(Completion::Abort(code)) = input {
-            return finish(call, abort_outcome(call, code));
+            return Some(abort_outcome(call, code));
         }
         // the scope begins even for a call cancelled before it started, so every begin
         // has its end
-        if input.is_none() && stage != Stage::Begin {
+        if input.is_none() && st.stage != Stage::Begin {
             if let Some(code) = call.cancel_code() {
-                return finish(call, abort_outcome(call, code));
+                return Some(abort_outcome(call, code));
             }
         }
-        let step = catch_unwind(AssertUnwindSafe(|| step(call, &mut stage, input.take())));
-        match step {
-            Ok(Ok((Next::Go, next_input))) => input = next_input,
-            Ok(Ok((Next::Wait, _))) => return,
-            Ok(Err(outcome)) => return finish(call, outcome),
-            Err(p) => {
-                return finish(
-                    call,
-                    Outcome::error(
-                        ErrorCode::InternalError,
-                        format!("the pipeline failed unexpectedly: {}", panic_text(&*p)),
-                    ),
-                )
-            }
+        match step(call, st, input.take()) {
+            Ok((Next::Go, next_input)) => input = next_input,
+            Ok((Next::Wait, _)) => return None,
+            Err(outcome) => return Some(outcome),
         }
     }
 }
@@ -85,13 +179,13 @@ fn waited(c: Option<Completion>) -> StepResult {
     }
 }
 
-fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepResult {
-    let snap = &call.snap;
-    match *stage {
+fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> StepResult {
+    let snap = call.snap();
+    match st.stage {
         Stage::Begin => {
             if call.parent.is_none() {
                 if let Some(h) = &snap.scope_hooks {
-                    call.ctl.lock().began = true;
+                    st.began = true;
                     if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.begin(call))) {
                         return Err(Outcome::error(
                             ErrorCode::InternalError,
@@ -100,7 +194,7 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                     }
                 }
             }
-            *stage = if call.parent.is_some() {
+            st.stage = if call.parent.is_some() {
                 Stage::Gates(0)
             } else {
                 Stage::Find
@@ -133,27 +227,25 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                     format!("{why} to call {}", call.function_id()),
                 ));
             }
-            *stage = Stage::Bind;
+            st.stage = Stage::Bind;
             go()
         }
         Stage::Bind => {
             if call.args_fixed.is_some() {
                 // bound when the call was made, with no entity to resolve: shown from now on
-                call.args_ready
-                    .store(true, std::sync::atomic::Ordering::Release);
-                *stage = Stage::Gates(0);
+                call.args_ready.store(true, Ordering::Release);
+                st.stage = Stage::Gates(0);
                 return go();
             }
             let entry = call.entry().expect("found");
-            let pre = call.pre_bound.lock().take();
-            let bound = match pre {
+            let bound = match st.pre_bound.take() {
                 Some(b) => b,
                 None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
             }
             .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
             if bound.entity_refs.is_empty() {
                 publish_args(call, bound.json);
-                *stage = Stage::Gates(0);
+                st.stage = Stage::Gates(0);
             } else {
                 let mut groups: Vec<Resolution> = Vec::new();
                 for r in &bound.entity_refs {
@@ -166,18 +258,18 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                         None => groups.push(Resolution {
                             entity: r.entity,
                             ids: vec![r.id.clone()],
+                            found_json: String::new(),
                             found: Vec::new(),
                         }),
                     }
                 }
-                let mut ctl = call.ctl.lock();
-                ctl.bound = Some(bound);
-                ctl.resolve = groups;
-                *stage = Stage::Resolve(0);
+                st.bound = Some(bound);
+                st.resolve = groups;
+                st.stage = Stage::Resolve(0);
             }
             go()
         }
-        Stage::Resolve(i) => resolve(call, stage, i, input),
+        Stage::Resolve(i) => resolve(call, st, i, input),
         Stage::Gates(i) => {
             if let Some(Completion::Gate(d)) = input {
                 match d {
@@ -191,11 +283,11 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                         _ => return Err(Outcome::error(ErrorCode::Denied, msg)),
                     },
                 }
-                *stage = Stage::Gates(i + 1);
+                st.stage = Stage::Gates(i + 1);
                 return go();
             }
-            let Some(d) = snap.delegates.get(i).cloned() else {
-                *stage = if call.parent.is_some() {
+            let Some(d) = snap.delegates.get(i) else {
+                st.stage = if call.parent.is_some() {
                     Stage::Handler
                 } else {
                     Stage::OpensApp
@@ -203,9 +295,9 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                 return go();
             };
             if d.has_on_invoking() {
-                waited(call.await_host(Op::Gate, *stage, |seq| {
-                    let gate = Gate::new(call.clone(), seq);
-                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| d.on_invoking(call, gate))) {
+                waited(call.await_host(Op::Gate, st, |seq| {
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| d.on_invoking_seq(call, seq)))
+                    {
                         let _ = call.answer_gate(
                             seq,
                             GateDecision::Deny(format!("a delegate failed: {}", panic_text(&*p))),
@@ -213,7 +305,7 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                     }
                 }))
             } else {
-                *stage = Stage::Gates(i + 1);
+                st.stage = Stage::Gates(i + 1);
                 go()
             }
         }
@@ -223,7 +315,7 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                 let name = desc.title.as_deref().unwrap_or(&desc.id);
                 return Err(Outcome::open_app(format!("Continue in the app to {name}.")));
             }
-            *stage = Stage::Permission;
+            st.stage = Stage::Permission;
             go()
         }
         Stage::Permission => {
@@ -231,7 +323,7 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
             if let Some(Completion::Gate(d)) = input {
                 return match d {
                     GateDecision::Allow => {
-                        *stage = Stage::Handler;
+                        st.stage = Stage::Handler;
                         go()
                     }
                     GateDecision::Deny(m) | GateDecision::OpenApp(m) => {
@@ -240,7 +332,7 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                 };
             }
             if !desc.requires_permission {
-                *stage = Stage::Handler;
+                st.stage = Stage::Handler;
                 return go();
             }
             let Some(hook) = snap.permission.clone() else {
@@ -252,7 +344,7 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                     ),
                 ));
             };
-            waited(call.await_host(Op::Gate, *stage, |seq| {
+            waited(call.await_host(Op::Gate, st, |seq| {
                 let gate = Gate::new(call.clone(), seq);
                 if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
                     let _ = call.answer_gate(
@@ -294,7 +386,7 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                     format!("{} has no handler", entry.desc.id),
                 ));
             };
-            waited(call.await_host(Op::Handler, *stage, |_| {
+            waited(call.await_host(Op::Handler, st, |_| {
                 if let Err(p) = catch_unwind(AssertUnwindSafe(|| handler.invoke(call))) {
                     let _ = call.complete(Err((
                         ErrorCode::HandlerFailed,
@@ -303,25 +395,25 @@ fn step(call: &Arc<Call>, stage: &mut Stage, input: Option<Completion>) -> StepR
                 }
             }))
         }
-        Stage::Done => Ok((Next::Wait, None)),
     }
 }
 
 fn publish_args(call: &Call, mut json: String) {
     json.push('\0');
-    if call.kind == CallKind::EntityLookup {
-        let _ = call.lookup_request.set(json);
-    } else {
-        let _ = call.args.set(json);
-    }
+    let _ = call.args.set(json);
 }
 
 /// Resolves the entity ids of group `i` through the entity's lookup (a call of its own,
 /// through the delegates).
-fn resolve(call: &Arc<Call>, stage: &mut Stage, i: usize, input: Option<Completion>) -> StepResult {
-    let snap = &call.snap;
+fn resolve(
+    call: &Arc<Call>,
+    st: &mut DriveState,
+    i: usize,
+    input: Option<Completion>,
+) -> StepResult {
+    let snap = call.snap();
     if let Some(Completion::Lookup(outcome)) = input {
-        let entity = call.ctl.lock().resolve[i].entity;
+        let entity = st.resolve[i].entity;
         let def = &snap.types.entities[entity];
         if !outcome.is_success() {
             let mut o = outcome;
@@ -351,76 +443,64 @@ fn resolve(call: &Arc<Call>, stage: &mut Stage, i: usize, input: Option<Completi
                         ),
                     )
                 })?;
-        let mut ctl = call.ctl.lock();
-        let g = &mut ctl.resolve[i];
+        let g = &mut st.resolve[i];
         for (id, range) in items {
             if g.ids.contains(&id) && !g.found.iter().any(|(x, _)| *x == id) {
-                g.found.push((id, json[range].to_owned()));
+                g.found.push((id, range));
             }
         }
-        drop(ctl);
-        *stage = Stage::Resolve(i + 1);
+        g.found_json = json;
+        st.stage = Stage::Resolve(i + 1);
         return go();
     }
-    let group = {
-        let ctl = call.ctl.lock();
-        ctl.resolve.get(i).map(|g| {
-            // {"ids":[...]} followed by a NUL, for the lookup to read
-            let mut request =
-                String::with_capacity(16 + g.ids.iter().map(|i| i.len() + 3).sum::<usize>());
-            request.push_str("{\"ids\":[");
-            for (n, id) in g.ids.iter().enumerate() {
-                if n > 0 {
-                    request.push(',');
-                }
-                crate::binding::write_json_str(&mut request, id);
-            }
-            request.push_str("]}\0");
-            (g.entity, request)
-        })
+    let Some(g) = st.resolve.get(i) else {
+        return substitute(call, st);
     };
-    let Some((entity, request)) = group else {
-        return substitute(call, stage);
-    };
+    // {"ids":[...]} followed by a NUL, for the lookup to read
+    let mut request = String::with_capacity(16 + g.ids.iter().map(|i| i.len() + 3).sum::<usize>());
+    request.push_str("{\"ids\":[");
+    for (n, id) in g.ids.iter().enumerate() {
+        if n > 0 {
+            request.push(',');
+        }
+        crate::binding::write_json_str(&mut request, id);
+    }
+    request.push_str("]}\0");
+    let entity = g.entity;
     let Some(search) = snap.search_slot(entity) else {
         return Err(Outcome::error(
             ErrorCode::InternalError,
             "the entity has no lookup",
         ));
     };
-    let child = Arc::new(Call::new_lookup(call, search, entity, request));
+    // the lookup answers the wait about to start; known to the call before any host code
+    // runs, so cancelling the call cancels it
+    let seq = next_seq(st.seq);
+    let child = Call::new_lookup(call, search, entity, request, seq);
     call.ctl.lock().child = Some(child.clone());
-    let parent = call.clone();
-    waited(call.await_host(Op::Lookup, *stage, move |seq| {
-        {
-            let mut ctl = child.ctl.lock();
-            ctl.sink_wants_json = false;
-            ctl.sink = Some(Box::new(move |o: Outcome, _json: &str| {
-                parent.ctl.lock().child = None;
-                let _ = parent.answer(Some(seq), Op::Lookup, Completion::Lookup(o));
-            }));
-        }
-        drive(&child, None);
+    st.looked_up = true;
+    waited(call.await_host(Op::Lookup, st, move |s| {
+        debug_assert_eq!(s, seq);
+        drive_new(&child, DriveState::default(), false);
     }))
 }
 
 /// Replaces each entity id in the bound arguments by its entity; an unknown id is
 /// `EntityNotFound`.
-fn substitute(call: &Arc<Call>, stage: &mut Stage) -> StepResult {
-    let (bound, groups) = {
-        let mut ctl = call.ctl.lock();
-        (ctl.bound.take(), std::mem::take(&mut ctl.resolve))
-    };
-    let bound = bound.expect("bound before resolving");
-    let mut out = String::with_capacity(bound.json.len() * 2);
+fn substitute(call: &Arc<Call>, st: &mut DriveState) -> StepResult {
+    let bound = st.bound.take().expect("bound before resolving");
+    let groups = std::mem::take(&mut st.resolve);
+    let mut out = String::with_capacity(
+        bound.json.len() + groups.iter().map(|g| g.found_json.len()).sum::<usize>() + 1,
+    );
     let mut at = 0;
     for r in &bound.entity_refs {
         let group = groups
             .iter()
             .find(|g| g.entity == r.entity)
             .expect("grouped");
-        let Some((_, json)) = group.found.iter().find(|(id, _)| *id == r.id) else {
-            let name = &call.snap.types.entities[r.entity].name;
+        let Some((_, range)) = group.found.iter().find(|(id, _)| *id == r.id) else {
+            let name = &call.snap().types.entities[r.entity].name;
             return Err(Outcome::error(
                 ErrorCode::EntityNotFound,
                 format!(
@@ -431,12 +511,12 @@ fn substitute(call: &Arc<Call>, stage: &mut Stage) -> StepResult {
             ));
         };
         out.push_str(&bound.json[at..r.range.start]);
-        out.push_str(json);
+        out.push_str(&group.found_json[range.clone()]);
         at = r.range.end;
     }
     out.push_str(&bound.json[at..]);
     publish_args(call, out);
-    *stage = Stage::Gates(0);
+    st.stage = Stage::Gates(0);
     go()
 }
 
@@ -446,7 +526,7 @@ fn handler_outcome(
     desc: &crate::descriptor::FunctionDescriptor,
     r: crate::call::HandlerResult,
 ) -> Outcome {
-    let snap = &call.snap;
+    let snap = call.snap();
     match r {
         Err((code, msg)) => Outcome::error(code, msg),
         Ok(result) => {
@@ -542,34 +622,42 @@ fn abort_outcome(call: &Call, code: ErrorCode) -> Outcome {
 }
 
 /// Ends the call once: `on_invoked` for every delegate, scope end, the handle released,
-/// the outcome delivered.
-pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
-    // everything the end needs from the call's state, in one critical section
-    // `_parked` (the call's own reference while it waited) is dropped when this returns
-    let ((child, _parked), timer, began, sink, sink_wants_json, keep_outcome) = {
+/// the outcome delivered: to the call a lookup serves, to the outcome sink, back to the
+/// thread that started the call when it asked for it (`direct`), or to a waiter.
+fn finish(
+    call: &Arc<Call>,
+    st: &mut DriveState,
+    mut outcome: Outcome,
+    direct: bool,
+) -> Option<Delivered> {
+    // only the thread driving the call gets here (the wait word hands the drive from one
+    // thread to the next), once
+    if call.finished.load(Ordering::Acquire) {
+        return None;
+    }
+    call.finished.store(true, Ordering::Release);
+    // what other threads may have put in the call's state: only a call with an outcome
+    // sink (and its timer) or lookups has any
+    let (child, timer, sink, parked) = if call.has_sink || st.looked_up {
         let mut ctl = call.ctl.lock();
-        if ctl.finished {
-            return;
-        }
-        ctl.finished = true;
-        ctl.stage = Stage::Done;
-        ctl.wait = None;
         ctl.inline_result = None;
         (
-            (ctl.child.take(), ctl.parked.take()),
+            ctl.child.take(),
             ctl.timer.take(),
-            ctl.began,
             ctl.sink.take(),
-            ctl.sink_wants_json,
-            ctl.keep_outcome,
+            ctl.parked.take(),
         )
+    } else {
+        (None, None, None, None)
     };
     if let Some(k) = timer {
         crate::timer::unschedule(k);
     }
     if let Some(c) = child {
-        // a lookup still running for this call is not wanted any more
-        c.cancel(outcome.error_code.unwrap_or(ErrorCode::Cancelled));
+        if !c.finished.load(Ordering::Acquire) {
+            // a lookup still running for this call is not wanted any more
+            c.cancel(outcome.error_code.unwrap_or(ErrorCode::Cancelled));
+        }
     }
     if let (Some(token), Some(id)) = (&call.token, call.token_sub.get()) {
         token.unsubscribe(*id);
@@ -577,18 +665,19 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     if call.parent.is_none() {
         outcome.dialog = call.dialog();
     }
+    let delegates = &call.snap().delegates;
     // followed by a NUL in memory, so the C layer can lend it without copying
     // (made only when someone reads it)
-    let wants_json = (sink_wants_json && !(sink.is_none() && keep_outcome))
-        || call.snap.delegates.iter().any(|d| d.has_on_invoked());
-    let json_nul = if wants_json {
+    let wants_json = delegates.iter().any(|d| d.has_on_invoked())
+        || (call.parent.is_none() && (sink.is_some() || !call.keep_outcome));
+    let json_nul: std::borrow::Cow<'static, str> = if wants_json {
         let mut j = outcome.to_json();
         j.push('\0');
-        j
+        j.into()
     } else {
-        String::from("\0")
+        "\0".into()
     };
-    for d in call.snap.delegates.iter() {
+    for d in delegates.iter() {
         if d.has_on_invoked() {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
                 d.on_invoked_nul(call, &outcome, &json_nul)
@@ -604,8 +693,8 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
             }
         }
     }
-    if began {
-        if let Some(h) = &call.snap.scope_hooks {
+    if st.began {
+        if let Some(h) = &call.snap().scope_hooks {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.end(call))) {
                 call.log(
                     LogLevel::Error,
@@ -618,35 +707,59 @@ pub(crate) fn finish(call: &Arc<Call>, mut outcome: Outcome) {
     call.release_host_data();
     call.close_cancel_callbacks();
     call.release_handle();
-    match sink {
-        Some(s) => {
-            if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome, &json_nul))) {
-                call.log(
-                    LogLevel::Error,
-                    &format!("the outcome callback failed: {}", panic_text(&*p)),
-                );
-            }
-        }
-        None => {
-            // a synchronous waiter returns as soon as it sees the outcome: the call stops
-            // counting as in flight first
-            if let Some(shard) = call.in_flight_shard {
-                call.shared().call_ended(shard);
-            }
-            let mut ctl = call.ctl.lock();
-            if keep_outcome {
-                ctl.outcome = Some(outcome);
-            } else {
-                ctl.outcome_json = Some(json_nul);
-            }
-            call.done.notify_all();
-            return;
-        }
+    drop(parked);
+    if let Some(p) = &call.parent {
+        // a lookup: its call checks the answer (and goes on with it)
+        let _ = p.answer(
+            Some(call.lookup_seq),
+            Op::Lookup,
+            Completion::Lookup(outcome),
+        );
+        return None;
     }
-    // after the outcome callback returned
+    if let Some(s) = sink {
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome, &json_nul))) {
+            call.log(
+                LogLevel::Error,
+                &format!("the outcome callback failed: {}", panic_text(&*p)),
+            );
+        }
+        // after the outcome callback returned
+        if let Some(shard) = call.in_flight_shard {
+            call.shared().call_ended(shard);
+        }
+        return None;
+    }
+    // a synchronous waiter returns as soon as it sees the outcome: the call stops
+    // counting as in flight first
     if let Some(shard) = call.in_flight_shard {
         call.shared().call_ended(shard);
     }
+    let delivered = if call.keep_outcome {
+        Delivered::Outcome(outcome)
+    } else {
+        Delivered::Json(json_nul.into_owned())
+    };
+    if direct {
+        return Some(delivered);
+    }
+    let mut ctl = call.ctl.lock();
+    match delivered {
+        Delivered::Outcome(o) => ctl.outcome = Some(Box::new(o)),
+        Delivered::Json(j) => ctl.outcome_json = Some(j),
+    }
+    call.done.notify_all();
+    None
+}
+
+/// The sequence number of the wait after `seq` (never 0 in the bits a gate handle
+/// carries, so a gate handle never looks like its call's).
+fn next_seq(seq: u32) -> u32 {
+    let mut next = seq.wrapping_add(1);
+    if handles::seq_bits(next) == 0 {
+        next = next.wrapping_add(1);
+    }
+    next
 }
 
 // How a call is answered and cancelled: whoever answers a wait, or cancels, drives the
@@ -682,24 +795,37 @@ impl Call {
         }));
     }
 
+    /// Takes over a suspended wait (the word moves from SUSPENDED to IDLE): the caller
+    /// drives the call on with the drive state and the call's own reference it returns.
+    /// `None` when the call does not wait suspended (it runs a callback now, or has no wait).
+    fn claim_suspended(&self) -> Option<(DriveState, Option<Arc<Call>>)> {
+        loop {
+            let w = self.wait.load(Ordering::SeqCst);
+            if wait::state(w) != wait::SUSPENDED {
+                return None;
+            }
+            if self
+                .wait
+                .compare_exchange(w, wait::IDLE, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                // the thread that suspended stores these before it lets go of the lock
+                let mut ctl = self.ctl.lock();
+                let st = ctl.suspended.take().map(|s| *s).unwrap_or_default();
+                return Some((st, ctl.parked.take()));
+            }
+        }
+    }
+
     /// The rest of a cancellation marked by [`Call::mark_cancelled`]: the cancel
     /// callbacks, a lookup in flight cancelled, and a call waiting for the host ended
     /// (`on_invoked`, scope end, the outcome).
     pub(crate) fn end_cancelled(self: &Arc<Self>, code: ErrorCode) {
-        // the pending wait is abandoned before the host hears of the cancellation, so an
-        // answer it gives in reaction is late, and the outcome is Cancelled / TimedOut
-        let (resume, child, finished, _parked) = {
-            let mut ctl = self.ctl.lock();
-            let child = ctl.child.clone();
-            let resume = !ctl.finished && matches!(&ctl.wait, Some(w) if !w.inline);
-            let parked = if resume {
-                ctl.wait = None;
-                ctl.parked.take()
-            } else {
-                None
-            };
-            (resume, child, ctl.finished, parked)
-        };
+        // the pending wait is abandoned before the host hears of the cancellation (an
+        // answer it gives in reaction is late: the call is marked), and the outcome is
+        // Cancelled / TimedOut
+        let resume = self.claim_suspended();
+        let finished = self.finished.load(Ordering::Acquire);
         if code == ErrorCode::TimedOut && !finished && self.parent.is_none() {
             self.log(
                 LogLevel::Warn,
@@ -719,64 +845,89 @@ impl Call {
         if finished {
             return;
         }
+        let child = self.ctl.lock().child.clone();
         if let Some(c) = child {
             c.cancel(code);
         }
-        if resume {
-            drive(self, Some(Completion::Abort(code)));
+        if let Some((st, parked)) = resume {
+            drive(self, st, Some(Completion::Abort(code)), false);
+            drop(parked);
         }
     }
 
     /// Starts waiting for a host answer and runs `invoke` (the host callback) with the
     /// wait's sequence number. Returns the answer when it came inline, or `None` when the
-    /// call is suspended (whoever answers later drives it on).
+    /// call is suspended (its drive state stored for whoever answers later, who drives it
+    /// on).
     pub(crate) fn await_host(
         self: &Arc<Self>,
         op: Op,
-        stage: Stage,
+        st: &mut DriveState,
         invoke: impl FnOnce(u32),
     ) -> Option<Completion> {
         if let Some(code) = self.cancel_code() {
             return Some(Completion::Abort(code));
         }
-        let seq = {
-            let mut ctl = self.ctl.lock();
-            // whoever answers later drives the call on from this stage
-            ctl.stage = stage;
-            ctl.seq = ctl.seq.wrapping_add(1);
-            if handles::seq_bits(ctl.seq) == 0 {
-                ctl.seq = ctl.seq.wrapping_add(1);
-            }
-            ctl.wait = Some(Wait {
-                seq: ctl.seq,
-                op,
-                inline: true,
-            });
-            ctl.inline_result = None;
-            ctl.seq
-        };
+        let seq = next_seq(st.seq);
+        st.seq = seq;
+        let inline = wait::pack(seq, op, wait::INLINE);
+        self.wait.store(inline, Ordering::SeqCst);
+        let frame = FrameGuard::enter(Arc::as_ptr(self) as usize, seq);
         invoke(seq);
-        let mut ctl = self.ctl.lock();
-        if let Some(c) = ctl.inline_result.take() {
-            ctl.wait = None;
-            return Some(c);
-        }
-        if ctl.finished {
-            return None;
-        }
-        if let Some(code) = self.cancel_code() {
-            ctl.wait = None;
-            return Some(Completion::Abort(code));
-        }
-        match ctl.wait.as_mut() {
-            Some(w) => {
-                w.inline = false;
-                // alive until answered, abandoned or finished, whatever the host keeps
-                ctl.parked = Some(self.clone());
-                None
+        let here = frame.leave();
+        loop {
+            let w = self.wait.load(Ordering::SeqCst);
+            match wait::state(w) {
+                wait::ALLOWED => {
+                    self.wait.store(wait::IDLE, Ordering::Release);
+                    return Some(Completion::Gate(GateDecision::Allow));
+                }
+                wait::ANSWERED_HERE => {
+                    self.wait.store(wait::IDLE, Ordering::Release);
+                    return here;
+                }
+                wait::ANSWERED => {
+                    let c = self.ctl.lock().inline_result.take().map(|c| *c);
+                    self.wait.store(wait::IDLE, Ordering::Release);
+                    return c;
+                }
+                wait::INLINE => {
+                    let mut ctl = self.ctl.lock();
+                    let suspended = wait::pack(seq, op, wait::SUSPENDED);
+                    if self
+                        .wait
+                        .compare_exchange(w, suspended, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_err()
+                    {
+                        // answered meanwhile
+                        continue;
+                    }
+                    if let Some(code) = self.cancel_code() {
+                        // cancelled while the callback ran: end it here, unless the
+                        // cancelling thread took the wait over already
+                        if self
+                            .wait
+                            .compare_exchange(
+                                suspended,
+                                wait::IDLE,
+                                Ordering::SeqCst,
+                                Ordering::SeqCst,
+                            )
+                            .is_ok()
+                        {
+                            return Some(Completion::Abort(code));
+                        }
+                    }
+                    // whoever answers later drives the call on from here; alive until
+                    // then, whatever the host keeps
+                    ctl.suspended = Some(Box::new(std::mem::take(st)));
+                    ctl.parked = Some(self.clone());
+                    return None;
+                }
+                // (IDLE or SUSPENDED cannot be: only this thread moves the word out of INLINE
+                // but to an answer)
+                _ => return None,
             }
-            // answered and taken already (cannot happen: answers while inline are stored)
-            None => None,
         }
     }
 
@@ -788,49 +939,120 @@ impl Call {
         op: Op,
         c: Completion,
     ) -> Result<(), CompleteError> {
-        let what = match op {
-            Op::Gate => "gate answer",
-            Op::Handler => "handler result",
-            Op::Lookup => "lookup result",
-        };
-        let mut ctl = self.ctl.lock();
-        if self.cancel_code().is_some() {
-            // cancelled or timed out: whatever answers now is late
-            drop(ctl);
-            return Err(CompleteError::AlreadyCompleted(
-                self.function_id().to_string(),
-            ));
-        }
-        let matches = match &ctl.wait {
-            Some(w) => {
-                w.op == op && seq.is_none_or(|s| handles::seq_bits(w.seq) == handles::seq_bits(s))
+        let mut c = c;
+        loop {
+            let w = match self.answer_inline(seq, op, c) {
+                Answered::Done(r) => return r,
+                Answered::Slow(back, w) => {
+                    c = back;
+                    w
+                }
+            };
+            if wait::state(w) == wait::SUSPENDED {
+                // the call waits with no callback running: this thread drives it on
+                let Some((st, parked)) = self.claim_suspended_word(w) else {
+                    continue;
+                };
+                drive(self, st, Some(c), false);
+                drop(parked);
+                return Ok(());
             }
-            None => false,
-        };
-        if !matches {
-            let waiting_for_other = ctl.wait.is_some() && !ctl.finished;
-            drop(ctl);
-            return Err(if waiting_for_other {
-                CompleteError::NotWaiting(self.function_id().to_string(), what)
+            // the callback that started the wait runs on another thread: the answer waits
+            // for it in the call's state
+            let mut ctl = self.ctl.lock();
+            let answered = wait::pack(wait::seq(w), op, wait::ANSWERED);
+            if self
+                .wait
+                .compare_exchange(w, answered, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                ctl.inline_result = Some(Box::new(c));
+                return Ok(());
+            }
+        }
+    }
+
+    /// The part of [`Call::answer`] that takes no lock and runs no host code: refusals,
+    /// and an answer handed over to the callback running now on this thread (or a gate
+    /// allowed, from any thread). `Slow` gives the answer back with the wait word it saw
+    /// when the call is suspended or the callback runs on another thread.
+    pub(crate) fn answer_inline(&self, seq: Option<u32>, op: Op, c: Completion) -> Answered {
+        loop {
+            if self.cancel_code().is_some() {
+                // cancelled or timed out: whatever answers now is late
+                return Answered::Done(Err(self.already_completed()));
+            }
+            let w = self.wait.load(Ordering::SeqCst);
+            let state = wait::state(w);
+            let waiting = state == wait::INLINE || state == wait::SUSPENDED;
+            let matches = waiting
+                && wait::op(w) == op as u8
+                && seq.is_none_or(|s| handles::seq_bits(wait::seq(w)) == handles::seq_bits(s));
+            if !matches {
+                let waiting_for_other = waiting && !self.finished.load(Ordering::Acquire);
+                return Answered::Done(Err(if waiting_for_other {
+                    CompleteError::NotWaiting(
+                        self.function_id().to_string(),
+                        match op {
+                            Op::Gate => "gate answer",
+                            Op::Handler => "handler result",
+                            Op::Lookup => "lookup result",
+                        },
+                    )
+                } else {
+                    self.already_completed()
+                }));
+            }
+            if state == wait::SUSPENDED {
+                return Answered::Slow(c, w);
+            }
+            // the callback that started the wait runs now: the answer is handed over
+            let wseq = wait::seq(w);
+            let handed = if matches!(c, Completion::Gate(GateDecision::Allow)) {
+                wait::ALLOWED
             } else {
-                CompleteError::AlreadyCompleted(self.function_id().to_string())
-            });
-        }
-        if ctl.wait.as_ref().is_some_and(|w| w.inline) {
-            if ctl.inline_result.is_some() {
-                return Err(CompleteError::AlreadyCompleted(
-                    self.function_id().to_string(),
-                ));
+                let me = self as *const Call as usize;
+                let on_its_thread = FRAME
+                    .try_with(|f| {
+                        let f = f.borrow();
+                        f.call == me && f.seq == wseq && f.answer.is_none()
+                    })
+                    .unwrap_or(false);
+                if !on_its_thread {
+                    return Answered::Slow(c, w);
+                }
+                wait::ANSWERED_HERE
+            };
+            if self
+                .wait
+                .compare_exchange(
+                    w,
+                    wait::pack(wseq, op, handed),
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                )
+                .is_ok()
+            {
+                if handed == wait::ANSWERED_HERE {
+                    FRAME.with(|f| f.borrow_mut().answer = Some(c));
+                }
+                return Answered::Done(Ok(()));
             }
-            ctl.inline_result = Some(c);
-            return Ok(());
         }
-        ctl.wait = None;
-        let parked = ctl.parked.take();
-        drop(ctl);
-        drive(self, Some(c));
-        drop(parked);
-        Ok(())
+    }
+
+    /// [`Call::claim_suspended`] of the word `w` seen suspended.
+    fn claim_suspended_word(&self, w: u64) -> Option<(DriveState, Option<Arc<Call>>)> {
+        self.wait
+            .compare_exchange(w, wait::IDLE, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        let mut ctl = self.ctl.lock();
+        let st = ctl.suspended.take().map(|s| *s).unwrap_or_default();
+        Some((st, ctl.parked.take()))
+    }
+
+    fn already_completed(&self) -> CompleteError {
+        CompleteError::AlreadyCompleted(self.function_id().to_string())
     }
 
     /// Completes the running handler (or lookup) of this call.
@@ -848,11 +1070,28 @@ impl Call {
     }
 }
 
+impl Call {
+    /// The handle of the gate with sequence `seq` (what [`Gate::into_handle`] gives), for
+    /// a delegate answering through [`Gate::answer_handle`] (`Delegate::on_invoking_seq`).
+    /// `None` when the handle table is exhausted: the gate is then denied.
+    #[doc(hidden)]
+    pub fn gate_handle(self: &Arc<Self>, seq: u32) -> Option<usize> {
+        match self.handle() {
+            Some(h) => Some(handles::with_seq(h, seq)),
+            None => {
+                let _ =
+                    self.answer_gate(seq, GateDecision::Deny("too many calls in flight".into()));
+                None
+            }
+        }
+    }
+}
+
 impl crate::timer::Expire for Call {
     /// The call's deadline passed: marked timed out here, on the timer thread, and ended
     /// on the completion pool.
     fn expire(self: Arc<Self>) {
-        if self.ctl.lock().finished {
+        if self.finished.load(Ordering::Acquire) {
             return;
         }
         if self.mark_cancelled(ErrorCode::TimedOut) {
@@ -883,8 +1122,14 @@ impl Gate {
         Some(handles::with_seq(h, self.seq))
     }
 
-    /// Answers a gate through a handle made by [`Gate::into_handle`].
+    /// Answers a gate through a handle made by [`Gate::into_handle`] or
+    /// [`Call::gate_handle`].
     pub fn answer_handle(h: usize, d: GateDecision) -> Result<(), CompleteError> {
+        let d = match answer_by_handle(h, true, Completion::Gate(d)) {
+            Ok(r) => return r,
+            Err(Completion::Gate(d)) => d,
+            Err(_) => unreachable!("a gate answer comes back as one"),
+        };
         match crate::call::handle_table().get(h) {
             handles::Lookup::Live(c, seq) if seq != 0 => c.answer_gate(seq, d),
             handles::Lookup::Live(c, _) => Err(CompleteError::NotWaiting(
@@ -897,6 +1142,54 @@ impl Gate {
             handles::Lookup::Unknown => Err(CompleteError::AlreadyCompleted(
                 "an unknown function".into(),
             )),
+        }
+    }
+}
+
+/// Answers the wait of the live call handle `h` names (a gate handle with `gate`, else a
+/// call handle): handed over under the handle's lock when it can be, without taking a
+/// reference to the call; otherwise through a reference, as [`Call::answer`]. `Err` gives
+/// the answer back when `h` names no such live handle.
+fn answer_by_handle(
+    h: usize,
+    gate: bool,
+    c: Completion,
+) -> Result<Result<(), CompleteError>, Completion> {
+    let op = if gate { Op::Gate } else { Op::Handler };
+    let mut c = Some(c);
+    let r = crate::call::handle_table().with(h, |call, seq| {
+        if (seq != 0) != gate {
+            return None;
+        }
+        let seq = gate.then_some(seq);
+        Some(match call.answer_inline(seq, op, c.take().expect("once")) {
+            Answered::Done(r) => Ok(r),
+            Answered::Slow(back, _) => {
+                c = Some(back);
+                Err((call.clone(), seq))
+            }
+        })
+    });
+    match r.flatten() {
+        Some(Ok(r)) => Ok(r),
+        Some(Err((call, seq))) => Ok(call.answer(seq, op, c.take().expect("given back"))),
+        None => Err(c.take().expect("not taken")),
+    }
+}
+
+impl Call {
+    /// Completes the handler (or lookup) of the call a call handle names, as
+    /// [`Call::complete`]; `Err` gives the result back when `h` names no live call (the
+    /// caller tells why).
+    #[doc(hidden)]
+    pub fn complete_handle(
+        h: usize,
+        result: HandlerResult,
+    ) -> Result<Result<(), CompleteError>, HandlerResult> {
+        match answer_by_handle(h, false, Completion::Handler(result)) {
+            Ok(r) => Ok(r),
+            Err(Completion::Handler(r)) => Err(r),
+            Err(_) => unreachable!("a handler result comes back as one"),
         }
     }
 }

@@ -465,28 +465,43 @@ pub unsafe extern "C" fn af_call_return(
     result_json: *const c_char,
 ) -> af_status {
     boundary(AF_ERR_INTERNAL, || {
-        let c = match completing(call, "a completion") {
-            Ok(c) => c,
+        if call.is_null() {
+            return fail(AF_ERR_NULL, "the call is NULL");
+        }
+        // SAFETY: checked by the helper.
+        let text = unsafe { opt_str_arg(result_json, "result_json") };
+        let result = match text {
+            Ok(r) => Ok(r.map(str::to_owned)),
+            Err(_) => Err((
+                ErrorCode::HandlerFailed,
+                "the handler returned invalid UTF-8".into(),
+            )),
+        };
+        let r = match complete(call, result, "a completion") {
+            Ok(r) => r,
             Err(s) => return s,
         };
-        // SAFETY: checked by the helper.
-        match unsafe { opt_str_arg(result_json, "result_json") } {
-            Ok(r) => completion_status(call, c.complete(Ok(r.map(str::to_owned)))),
-            Err(s) => {
-                let r = c.complete(Err((
-                    ErrorCode::HandlerFailed,
-                    "the handler returned invalid UTF-8".into(),
-                )));
-                match completion_status(call, r) {
-                    AF_OK => fail(
-                        s,
-                        "result_json is not valid UTF-8; the call failed with HandlerFailed",
-                    ),
-                    other => other,
-                }
-            }
+        match (text, completion_status(call, r)) {
+            (Err(s), AF_OK) => fail(
+                s,
+                "result_json is not valid UTF-8; the call failed with HandlerFailed",
+            ),
+            (_, status) => status,
         }
     })
+}
+
+/// Completes the call `call` names with `result`: without taking a reference to it when
+/// the result can be handed over at once. `Err` with the status of a dead or wrong handle.
+fn complete(
+    call: *mut af_call,
+    result: crate::call::HandlerResult,
+    what: &str,
+) -> Result<Result<(), CompleteError>, af_status> {
+    match Call::complete_handle(call as usize, result) {
+        Ok(r) => Ok(r),
+        Err(result) => completing(call, what).map(|c| c.complete(result)),
+    }
 }
 
 /// Completes the handler (or lookup) with an error: `code` is an `AF_CODE_*` value
@@ -500,10 +515,9 @@ pub unsafe extern "C" fn af_call_fail(
     message: *const c_char,
 ) -> af_status {
     boundary(AF_ERR_INTERNAL, || {
-        let c = match completing(call, "a failure") {
-            Ok(c) => c,
-            Err(s) => return s,
-        };
+        if call.is_null() {
+            return fail(AF_ERR_NULL, "the call is NULL");
+        }
         // SAFETY: checked by the helper.
         let (msg, bad_msg) = match unsafe { opt_str_arg(message, "message") } {
             Ok(Some(m)) => (m.to_owned(), AF_OK),
@@ -514,7 +528,11 @@ pub unsafe extern "C" fn af_call_fail(
             Some(k) => (k, false),
             None => (ErrorCode::HandlerFailed, true),
         };
-        match completion_status(call, c.complete(Err((code, msg)))) {
+        let r = match complete(call, Err((code, msg)), "a failure") {
+            Ok(r) => r,
+            Err(s) => return s,
+        };
+        match completion_status(call, r) {
             AF_OK if bad => fail(
                 AF_ERR_INVALID,
                 "code is not an AF_CODE_* value; the call failed with HandlerFailed",

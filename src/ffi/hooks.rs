@@ -86,6 +86,19 @@ impl Delegate for CDelegate {
         // SAFETY: the host's callback with its own data and live handles.
         unsafe { f(self.data.ptr, ch as *mut af_call, gh as *mut af_gate) }
     }
+    fn on_invoking_seq(&self, call: &Arc<Call>, seq: u32) {
+        let Some(f) = self.on_invoking else {
+            let _ = call.answer_gate(seq, GateDecision::Allow);
+            return;
+        };
+        // (denies the gate when the handle table is exhausted)
+        let Some(gh) = call.gate_handle(seq) else {
+            return;
+        };
+        let Some(ch) = call.handle() else { return };
+        // SAFETY: the host's callback with its own data and live handles.
+        unsafe { f(self.data.ptr, ch as *mut af_call, gh as *mut af_gate) }
+    }
     fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
         self.on_invoked_nul(call, outcome, &crate::call::with_nul(outcome_json));
     }
