@@ -25,7 +25,7 @@ public sealed class AppFunctionContext
     internal AppFunctionContext(DispatcherCore core, nint call, PendingOptions? options)
     {
         _core = core;
-        Call = call;
+        _call = call;
         Options = options;
     }
 
@@ -33,11 +33,18 @@ public sealed class AppFunctionContext
     {
         _core = parent._core;
         _parent = parent;
-        Call = call;
+        _call = call;
         Options = parent.Options;
     }
 
-    internal nint Call { get; }
+    private nint _call;
+
+    /// <summary>The call's handle (0 until the call's own first callback, when its context was
+    /// made for one of its lookups).</summary>
+    internal nint Call => Volatile.Read(ref _call);
+
+    /// <summary>Takes the call's handle, once.</summary>
+    internal bool AdoptCall(nint call) => Interlocked.CompareExchange(ref _call, call, 0) == 0;
 
     internal PendingOptions? Options { get; }
 
@@ -139,8 +146,16 @@ public sealed class AppFunctionContext
         _dialog = text;
     }
 
-    /// <summary>The text set by <see cref="Say"/>, if any.</summary>
-    public string? Dialog => _dialog;
+    /// <summary>The text said so far for this call, by <see cref="Say"/> or by any other layer
+    /// (the core's dialog while the call runs; afterwards, the last <see cref="Say"/>).</summary>
+    public unsafe string? Dialog
+    {
+        get
+        {
+            var call = Call;
+            return (call == 0 ? null : Utf8.Take(Native.af_call_dialog_copy(call))) ?? _parent?._dialog ?? _dialog;
+        }
+    }
 
     /// <summary>Cancelled when the core cancels the call (a cancelled token, a timeout, shutdown).</summary>
     public unsafe CancellationToken CancellationToken

@@ -22,6 +22,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     private readonly SortedSet<string> _metadataProperties = new(StringComparer.Ordinal);
     private AppFunctionRegistry? _registry;
     private int _registryVersion;
+    private bool _scopeHook;
 
     /// <summary>A dispatcher with every unit the AppFunctions generator found (filtered by
     /// <see cref="AppFunctionsOptions.Include"/>), resolving handlers, delegates and providers
@@ -46,7 +47,6 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
 
     private void Setup(AppFunctionsOptions options)
     {
-        Check(Native.af_set_scope_hooks(_handle, &Trampolines.ScopeBegin, null, UserData.Alloc(_core), &Trampolines.Release), "af_set_scope_hooks");
         Check(Native.af_set_permission_hook(_handle, &Trampolines.Permission, UserData.Alloc(_core), &Trampolines.Release), "af_set_permission_hook");
         Check(Native.af_set_log_callback(_handle, &Trampolines.Log, UserData.Alloc(_core), &Trampolines.Release), "af_set_log_callback");
         if (options.DefaultTimeout is { } timeout)
@@ -107,7 +107,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             }
             var view = target as AppFunctionView;
             var dispatcher = view?.Dispatcher ?? (AppFunctionDispatcher)target;
-            var pending = new PendingExecute(dispatcher._core, options);
+            var pending = new PendingExecute(dispatcher._core, invocation.FunctionId, options);
             if (cancellationToken.CanBeCanceled)
             {
                 var token = CancelTokenHandle.Create();
@@ -149,9 +149,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             using var args = new Utf8.Text(argumentsJson ?? "{}", argsBuf);
             bool tokenRef = false;
             var ud = UserData.Alloc(pending);
-            pending.HostData = (nint)ud;
             int status = -1;
-            var previous = PendingExecute.Starting(pending);
             try
             {
                 pending.Token?.DangerousAddRef(ref tokenRef);
@@ -164,6 +162,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                     cancel_token = pending.Token?.DangerousGetHandle() ?? 0,
                     timeout_ms = invocation.Timeout is { } t ? TimeoutMs(t) : 0,
                     is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
+                    host_context = ud, // every callback of the call finds the pending call (and its context) through it
                 };
                 status = view is not null
                     ? Native.af_view_execute_async(view.Handle, &inv, args.Pointer, &Trampolines.Outcome, ud)
@@ -177,7 +176,6 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             }
             finally
             {
-                PendingExecute.Starting(previous);
                 if (tokenRef)
                 {
                     pending.Token!.DangerousRelease();
@@ -222,18 +220,16 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             timeout_ms = invocation.Timeout is { } t ? TimeoutMs(t) : 0,
             is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
         };
-        // the call's host data until af_execute_json returns: by then the call has ended
-        var pending = new PendingExecute(_core, null);
+        // the invocation's host context until af_execute_json returns: by then the call has ended
+        var pending = new PendingExecute(_core, invocation.FunctionId, null);
         var ud = UserData.Alloc(pending);
-        pending.HostData = (nint)ud;
-        var previous = PendingExecute.Starting(pending);
+        inv.host_context = ud;
         try
         {
             return Utf8.Take(Native.af_execute_json(_handle, &inv, args.Pointer)) ?? "";
         }
         finally
         {
-            PendingExecute.Starting(previous);
             UserData.Free(ud);
             pending.EndContext();
         }
@@ -250,9 +246,29 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     /// <summary>An agent's view of this dispatcher with its metadata (a JSON object; null is <c>{}</c>).</summary>
     public AppFunctionView CreateView(string? metadataJson = null) => new(this, metadataJson);
 
+    /// <summary>Calls the core starts itself (MCP <c>tools/call</c>) carry no host context: from the
+    /// first MCP use on, the scope-begin hook gives each its context, so that its entity lookups
+    /// share it. Until then no call pays for the hook.</summary>
+    internal void EnsureScopeHook()
+    {
+        if (Volatile.Read(ref _scopeHook))
+        {
+            return;
+        }
+        lock (_registrationLock)
+        {
+            if (!_scopeHook)
+            {
+                Check(Native.af_set_scope_hooks(_handle, &Trampolines.ScopeBegin, null, UserData.Alloc(_core), &Trampolines.Release), "af_set_scope_hooks");
+                Volatile.Write(ref _scopeHook, true);
+            }
+        }
+    }
+
     /// <summary>Handles one MCP JSON-RPC message on the dispatcher's own session; null for a notification.</summary>
     public string? McpHandle(string message)
     {
+        EnsureScopeHook();
         Span<byte> buf = stackalloc byte[1024];
         using var m = new Utf8.Text(message, buf);
         return Utf8.Take(Native.af_mcp_handle_json(_handle, m.Pointer));
@@ -265,7 +281,11 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         : Native.af_mcp_set_notify(_handle, &Trampolines.McpNotify, UserData.Alloc(notify), &Trampolines.Release), "SetMcpNotify");
 
     /// <summary>An MCP session for one connection, with its own agent view of <paramref name="metadataJson"/>.</summary>
-    public AppFunctionMcpSession CreateMcpSession(string? metadataJson = null) => new(this, metadataJson);
+    public AppFunctionMcpSession CreateMcpSession(string? metadataJson = null)
+    {
+        EnsureScopeHook();
+        return new(this, metadataJson);
+    }
 
     /// <summary>Configures the MCP server (<c>{"serverName", "serverVersion", "instructions", "pageSize", ...}</c>).</summary>
     public void ConfigureMcp(string configJson) => Call(configJson, static (h, p) => Native.af_mcp_configure(h, p), "af_mcp_configure");

@@ -30,21 +30,22 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
     internal bool HasDelegates { get; set; }
 
     /// <summary>The context of this call (or of the call it serves): the one the call's
-    /// <see cref="PendingExecute"/> makes on first use, or the one the scope-begin hook attached.</summary>
+    /// <see cref="PendingExecute"/> (the invocation's host context) makes on first use, or the
+    /// one the scope-begin hook attached to a call the core started itself.</summary>
     internal unsafe AppFunctionContext ContextOf(nint call)
     {
-        var data = Native.af_call_host_data(call);
-        var target = data is null ? null : GCHandle.FromIntPtr((nint)data).Target;
-        if (target is PendingExecute pending)
+        var pending = Native.af_call_invocation_context(call);
+        if (pending is not null && GCHandle.FromIntPtr((nint)pending).Target is PendingExecute p)
         {
-            return pending.ContextFor(call);
+            return p.ContextFor(call);
         }
-        if (target is AppFunctionContext context)
+        var data = Native.af_call_host_data(call);
+        if (data is not null && GCHandle.FromIntPtr((nint)data).Target is AppFunctionContext context)
         {
             return context.For(call);
         }
-        // no scope hook ran for this call (it cannot happen with the hooks installed): keep
-        // the context on the call so that the scope end disposes its DI scope.
+        // a call the core started itself (MCP) before the scope hook was installed: keep the
+        // context on the call so that the end of the call disposes its DI scope.
         context = new AppFunctionContext(this, call, null);
         Native.af_call_set_host_data(call, UserData.Alloc(context), &Trampolines.EndContext); // released by the core on every path
         return context;

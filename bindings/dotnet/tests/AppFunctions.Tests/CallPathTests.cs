@@ -42,7 +42,33 @@ public sealed class CallPathTests : IDisposable
         Assert.Equal(["b-12", "4"], parts[..2]);
         Assert.Equal(parts[2], parts[3]); // one DI scope for the call and its lookup
         Assert.Equal("True", parts[4]);
+        Assert.Equal(["Found the box.", "unpack", "False"], parts[5..]); // the lookup's dialog; the call's own handle
+        Assert.Equal("Found the box.", o.Dialog);
         Assert.Equal([int.Parse(parts[3], System.Globalization.CultureInfo.InvariantCulture)], log.Disposed);
+    }
+
+    [Fact]
+    public async Task A_call_the_core_starts_itself_shares_its_scope_with_its_lookup_too()
+    {
+        // MCP tools/call: no host context; the scope-begin hook installed on first MCP use
+        var log = _host.Get<ScopeLog>();
+        var before = _host.Dispatcher.ExecuteJson(new AppFunctionInvocation("unpack"), """{"box":"b-1"}""");
+        Assert.Contains("\"status\":\"success\"", before, StringComparison.Ordinal);
+        _host.Dispatcher.McpHandle("""{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}""");
+        Assert.Null(_host.Dispatcher.McpHandle("""{"jsonrpc":"2.0","method":"notifications/initialized"}"""));
+        var response = _host.Dispatcher.McpHandle("""{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"unpack","arguments":{"box":"b-12"}}}""")!;
+        Assert.True(response.Contains("\"result\"", StringComparison.Ordinal), response);
+        var text = System.Text.Json.JsonDocument.Parse(response).RootElement.GetProperty("result").GetProperty("content")[0].GetProperty("text").GetString()!;
+        var parts = text.Split(':'); // a string result is the text itself
+        Assert.Equal(["b-12", "4"], parts[..2]);
+        Assert.Equal(parts[2], parts[3]);
+        Assert.Equal(["Found the box.", "unpack", "False"], parts[5..]);
+        Assert.Equal(2, log.Disposed.Count);
+        // calls the binding starts keep working the same beside the hook
+        var after = await _host.Dispatcher.Execute(new AppFunctionInvocation("unpack"), """{"box":"b-3"}""");
+        var p3 = System.Text.Json.JsonDocument.Parse(after.ResultJson!).RootElement.GetString()!.Split(':');
+        Assert.Equal(p3[2], p3[3]);
+        Assert.Equal(3, log.Disposed.Count);
     }
 
     [Fact]

@@ -126,6 +126,8 @@ internal static unsafe partial class Native
     [LibraryImport(Library)]
     internal static partial int af_call_set_host_data(nint call, void* data, delegate* unmanaged[Cdecl]<void*, void> freeData);
     [LibraryImport(Library)] internal static partial void* af_call_host_data(nint call);
+    [LibraryImport(Library)] internal static partial void* af_call_invocation_context(nint call);
+    [LibraryImport(Library)] internal static partial byte* af_call_dialog_copy(nint call);
     [LibraryImport(Library)] internal static partial int af_call_return(nint call, byte* result);
     [LibraryImport(Library)] internal static partial int af_call_fail(nint call, int code, byte* message);
 

@@ -80,22 +80,19 @@ internal static unsafe class Trampolines
         }
     }
 
-    /// <summary>The scope-begin hook. A call the binding started carries its
-    /// <see cref="PendingExecute"/> (host data without a release: it ends with the outcome), and
-    /// nothing is made until some callback asks for the context. Any other call (MCP) gets its
-    /// context now, released with the call.</summary>
+    /// <summary>The scope-begin hook, installed once the dispatcher serves MCP: a call the core
+    /// starts itself gets its context now, released with the call. A call the binding started
+    /// carries its <see cref="PendingExecute"/> as the invocation's host context instead.</summary>
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
     internal static void ScopeBegin(void* userData, nint call)
     {
         try
         {
-            var core = UserData.Get<DispatcherCore>(userData);
-            if (PendingExecute.TakeStarting(core) is { } pending)
+            if (Native.af_call_invocation_context(call) is not null)
             {
-                pending.Call = call;
-                Native.af_call_set_host_data(call, (void*)pending.HostData, null);
                 return;
             }
+            var core = UserData.Get<DispatcherCore>(userData);
             var context = new AppFunctionContext(core, call, null);
             // on an error status the core runs the release itself (plan: Deviations)
             Native.af_call_set_host_data(call, UserData.Alloc(context), &EndContext);
@@ -279,21 +276,17 @@ internal sealed class PendingOptions
 
 /// <summary>
 /// One call started by the binding (<c>Execute</c>, a view's <c>Execute</c>, <c>ExecuteJson</c>):
-/// its GCHandle is the outcome callback's <c>user_data</c> and the call's host data, so every
-/// callback of the call and of its entity lookups finds it. It owns the call's
+/// its GCHandle is the outcome callback's <c>user_data</c> and the invocation's
+/// <c>host_context</c>, so every callback of the call and of its entity lookups finds it
+/// (<c>af_call_invocation_context</c>) without a hook of its own. It owns the call's
 /// <see cref="AppFunctionContext"/>, made only when a delegate, a hook, a provider or the
 /// handler asks for it, and ended (its DI scope disposed) when the outcome arrives: after the
 /// core has run <c>on_invoked</c> and ended the call. Completed inline (no Task machinery beyond
 /// the result) or later through a TaskCompletionSource.
 /// </summary>
-internal sealed class PendingExecute(DispatcherCore core, PendingOptions? options)
+internal sealed class PendingExecute(DispatcherCore core, string functionId, PendingOptions? options)
 {
     private const int Running = 0, Done = 1, Waiting = 2;
-
-    /// <summary>The call being started on this thread, read by the scope-begin hook (which the
-    /// core runs first, inline, on the thread that starts the call).</summary>
-    [ThreadStatic]
-    private static PendingExecute? t_starting;
 
     private int _state;
     private AppFunctionOutcome? _outcome;
@@ -304,47 +297,37 @@ internal sealed class PendingExecute(DispatcherCore core, PendingOptions? option
 
     internal PendingOptions? Options { get; } = options;
 
-    /// <summary>This object's GCHandle as the core sees it (the outcome's user_data, the host data).</summary>
-    internal nint HostData { get; set; }
-
-    /// <summary>The call's handle (set by the scope-begin hook).</summary>
-    internal nint Call { get; set; }
-
     internal CancelTokenHandle? Token { get; set; }
 
     internal CancellationTokenRegistration Registration { get; set; }
 
-    internal static PendingExecute? Starting(PendingExecute? pending)
-    {
-        var previous = t_starting;
-        t_starting = pending;
-        return previous;
-    }
-
-    /// <summary>The call this thread is starting on <paramref name="core"/>, once (later calls the
-    /// handler starts inline are not it).</summary>
-    internal static PendingExecute? TakeStarting(DispatcherCore core)
-    {
-        var p = t_starting;
-        if (p is null || p.Core != core)
-        {
-            return null;
-        }
-        t_starting = null;
-        return p;
-    }
-
-    /// <summary>The call's context for <paramref name="call"/> (this call, or a lookup serving it).</summary>
-    internal AppFunctionContext ContextFor(nint call)
+    /// <summary>The call's context for <paramref name="call"/>: this call's own, or a lookup's
+    /// that shares its items and DI scope. The first callback may be a lookup's (lookups run
+    /// before the delegates), so the call's handle is learnt when the call itself shows up.</summary>
+    internal unsafe AppFunctionContext ContextFor(nint call)
     {
         var context = _context;
         if (context is null)
         {
-            var made = new AppFunctionContext(Core, Call == 0 ? call : Call, Options);
+            var made = new AppFunctionContext(Core, 0, Options);
             context = Interlocked.CompareExchange(ref _context, made, null) ?? made;
+        }
+        if (context.Call == call)
+        {
+            return context;
+        }
+        if (context.Call == 0 && IsThisCall(call) && context.AdoptCall(call))
+        {
+            return context;
         }
         return context.For(call);
     }
+
+    /// <summary>The call itself, not one of its lookups: a function call (lookups are entity
+    /// lookups), or the entity search the invocation named (which has no lookups).</summary>
+    private unsafe bool IsThisCall(nint call) =>
+        Native.af_call_kind(call) == Native.AF_CALL_FUNCTION
+        || Utf8.Span(Native.af_call_function_id(call)).SequenceEqual(System.Text.Encoding.UTF8.GetBytes(functionId));
 
     /// <summary>The call ended: its context (and DI scope) too.</summary>
     internal void EndContext()

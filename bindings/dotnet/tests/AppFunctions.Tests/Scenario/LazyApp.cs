@@ -32,6 +32,7 @@ public sealed class BoxProvider(ScopedThing thing, ScopeLog log) : IAppFunctionE
     public Task<IReadOnlyList<Box>> GetAsync(IReadOnlyList<string> ids, AppFunctionContext context, CancellationToken cancellationToken)
     {
         context.Items["lookup-scope"] = thing.Id;
+        context.Say("Found the box.");
         log.Seen.Enqueue($"lookup:{thing.Id}");
         return Task.FromResult<IReadOnlyList<Box>>(ids.Select(id => new Box(id, id.Length)).ToList());
     }
@@ -50,8 +51,9 @@ public class LazyFunctions(ScopedThing thing)
     [AppFunction]
     public int ScopeId() => thing.Id;
 
-    /// <summary>The box, the scope the lookup saw (from Items) and this handler's scope.</summary>
+    /// <summary>The box, the scope the lookup saw (from Items), this handler's scope, and what the
+    /// lookup said.</summary>
     [AppFunction]
     public string Unpack(AppFunctionContext context, Box box) =>
-        $"{box.Id}:{box.Size}:{context.Items["lookup-scope"]}:{thing.Id}:{context.Request is AppFunctionRequests.Unpack}";
+        $"{box.Id}:{box.Size}:{context.Items["lookup-scope"]}:{thing.Id}:{context.Request is AppFunctionRequests.Unpack}:{context.Dialog}:{context.FunctionId}:{context.IsEntityLookup}";
 }
