@@ -195,12 +195,13 @@ impl View {
         let (open, close) = crate::listing::list_ends(format);
         let mut out = String::with_capacity(open.len() + close.len() + 512 * shown.len());
         out.push_str(open);
+        let mut pass = crate::listing::Pass::new(&snap.types, &texts);
         for (i, s) in shown.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
             match s {
-                Shown::Function(e) => out.push_str(&e.fragment(&snap.types, format, &texts)?),
+                Shown::Function(e) => out.push_str(&e.fragment(&mut pass, format)?),
                 Shown::Container(tk) => out.push_str(&crate::listing::fragment(
                     format,
                     &container_tool(tk, &texts).spec(),

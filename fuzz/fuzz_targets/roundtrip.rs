@@ -5,12 +5,15 @@
 //!   `Outcome::from_json` gives the same outcome back.
 //! - Schemas of generated descriptors (common/mod.rs): every parameters and result
 //!   schema is a JSON object with `$schema`, prints and parses back to itself, and every
-//!   `$ref` names a key of its `$defs`; the registry and every JSON export parse.
+//!   `$ref` names a key of its `$defs`; the registry and every JSON export parse, and
+//!   every export (written straight from the descriptors) is byte for byte what `export`
+//!   makes of the same schemas and registry document, or refused with the same error.
 #![no_main]
 
 mod common;
 
-use appfunctions::{export::Format, sync_handler, Dispatcher, ErrorCode, Outcome, Status};
+use appfunctions::export::{self, Format, Hints, ToolSpec};
+use appfunctions::{sync_handler, Dispatcher, ErrorCode, Outcome, Status};
 use arbitrary::{Arbitrary, Unstructured};
 use common::Spec;
 use libfuzzer_sys::fuzz_target;
@@ -154,7 +157,43 @@ fn schemas(u: &mut Unstructured) -> arbitrary::Result<()> {
             Err(e) => assert!(!e.to_string().is_empty()),
         }
     }
+    same_as_export(&d);
     Ok(())
+}
+
+/// Every export is what `export` makes of the functions' schemas (JSON formats) or of the
+/// registry document (Android XML), or the same refusal.
+fn same_as_export(d: &Dispatcher) {
+    let infos: Vec<_> = d.functions().into_iter().filter(|i| i.enabled).collect();
+    let specs: Vec<ToolSpec> = infos
+        .iter()
+        .map(|i| ToolSpec {
+            name: &i.desc.id,
+            title: i.desc.title.as_deref(),
+            description: i.desc.description.as_deref().unwrap_or(""),
+            input_schema: &i.parameters_schema,
+            output_schema: i.result_schema.as_ref(),
+            hints: Hints {
+                read_only: i.desc.hints.read_only,
+                destructive: i.desc.hints.destructive,
+                idempotent: i.desc.hints.idempotent,
+                open_world: i.desc.hints.open_world,
+            },
+            deprecated: i.desc.deprecated,
+        })
+        .collect();
+    for fmt in Format::ALL {
+        let expected = if fmt == Format::AndroidXml {
+            export::android_xml(&d.registry_value())
+        } else {
+            export::tools_value(fmt, &specs).map(|v| serde_json::to_string(&v).unwrap())
+        };
+        match (d.export(fmt), expected) {
+            (Ok(a), Ok(b)) => assert!(a == b, "{fmt}:\n{a}\n{b}"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{fmt}"),
+            (a, b) => panic!("{fmt}: {a:?}, export: {b:?}"),
+        }
+    }
 }
 
 fuzz_target!(|data: &[u8]| {

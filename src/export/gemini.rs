@@ -49,8 +49,8 @@ pub(crate) const NAME_RULE: NameRule = NameRule {
     text: "Gemini function names must start with a letter or underscore and be at most 64 characters of [A-Za-z0-9_.-]",
 };
 
-const INT32: (i64, i64) = (i32::MIN as i64, i32::MAX as i64);
-const INT64: (i64, i64) = (i64::MIN, i64::MAX);
+pub(crate) const INT32: (i64, i64) = (i32::MIN as i64, i32::MAX as i64);
+pub(crate) const INT64: (i64, i64) = (i64::MIN, i64::MAX);
 
 /// A conversion failure: what (a path or a record) and why.
 struct Unsupported {
@@ -296,13 +296,7 @@ impl Ctx<'_> {
             if kept {
                 out.insert("format".into(), json!(f));
             } else {
-                let note = match f.as_str() {
-                    "date" => "Format: date (YYYY-MM-DD).".to_string(),
-                    "uuid" => "Format: UUID (8-4-4-4-12 hex digits).".to_string(),
-                    "time" => "Format: time (HH:MM:SS).".to_string(),
-                    other => format!("Format: {other}."),
-                };
-                append_note(&mut out, &note);
+                append_note(&mut out, &format_note(f));
             }
         }
         // numeric bounds: Gemini has minimum and maximum only. On an INTEGER an exclusive
@@ -448,8 +442,22 @@ pub(crate) fn tools(specs: &[ToolSpec]) -> Result<Value, ExportError> {
     Ok(json!([{ "functionDeclarations": declarations }]))
 }
 
+/// The sentence that states a string format Gemini does not keep.
+pub(crate) fn format_note(format: &str) -> String {
+    match format {
+        "date" => "Format: date (YYYY-MM-DD).".to_string(),
+        "uuid" => "Format: UUID (8-4-4-4-12 hex digits).".to_string(),
+        "time" => "Format: time (HH:MM:SS).".to_string(),
+        other => format!("Format: {other}."),
+    }
+}
+
 /// The tighter of an inclusive bound and the one an exclusive bound means on integers.
-fn tighter(bound: Option<Value>, exclusive_as_inclusive: f64, lower: bool) -> Option<Value> {
+pub(crate) fn tighter(
+    bound: Option<Value>,
+    exclusive_as_inclusive: f64,
+    lower: bool,
+) -> Option<Value> {
     let e = exclusive_as_inclusive;
     let as_value = || {
         if e.abs() < 9.0e15 {

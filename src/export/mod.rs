@@ -41,10 +41,14 @@ mod xml;
 mod fixtures;
 
 pub(crate) use android_xml::AndroidXmlWriter;
+// what the registry's exports (`listing`) write straight from descriptors shares these
 pub use android_xml::{android_xml, android_xml_with, AndroidXmlOptions};
 pub use gemini::gemini_schema;
+pub(crate) use gemini::{format_note, tighter, INT32, INT64};
 pub use mcp::{mcp_output_schema, mcp_tool, mcp_wraps_result};
 pub use openai::{openai_parameters, openai_strict_blocker, OPENAI_STRICT_FORMATS};
+pub(crate) use openai::{MAX_DEPTH, MAX_PROPERTIES, STRICT_MOVED};
+pub(crate) use xml::escape_text_into;
 
 /// One function as the exporters see it.
 #[derive(Clone, Copy, Debug)]
@@ -307,6 +311,17 @@ impl NameRule {
                 reason,
             }),
         }
+    }
+}
+
+/// The naming rule of a JSON format (`None` for Android XML).
+pub(crate) fn name_rule(format: Format) -> Option<&'static NameRule> {
+    match format {
+        Format::Mcp => Some(&mcp::NAME_RULE),
+        Format::OpenAi | Format::OpenAiChat => Some(&openai::NAME_RULE),
+        Format::Anthropic => Some(&anthropic::NAME_RULE),
+        Format::Gemini => Some(&gemini::NAME_RULE),
+        Format::AndroidXml => None,
     }
 }
 

@@ -95,10 +95,10 @@ const STRICT_KEYWORDS: [&str; 22] = [
 
 /// Constraint keywords strict mode refuses; [`openai_parameters`] moves them into the
 /// description of their property and keeps `strict: true`.
-const STRICT_MOVED: [&str; 3] = ["minLength", "maxLength", "uniqueItems"];
+pub(crate) const STRICT_MOVED: [&str; 3] = ["minLength", "maxLength", "uniqueItems"];
 
-const MAX_PROPERTIES: usize = 5000;
-const MAX_DEPTH: usize = 10;
+pub(crate) const MAX_PROPERTIES: usize = 5000;
+pub(crate) const MAX_DEPTH: usize = 10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Api {

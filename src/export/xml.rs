@@ -19,10 +19,11 @@ pub(crate) fn escape_text(s: &str) -> String {
 
 /// [`escape_text`] into an existing string.
 pub(crate) fn escape_text_into(s: &str, out: &mut String) {
-    // the common case: printable ASCII (and tab, newline) with nothing to escape
-    if s.bytes()
-        .all(|b| matches!(b, b'\t' | b'\n' | 0x20..=0x7e) && !matches!(b, b'&' | b'<' | b'>'))
-    {
+    // the common case: printable ASCII (and tab, newline) with nothing to escape (one
+    // pass without branches says so)
+    if !s.bytes().fold(false, |special, b| {
+        special | !matches!(b, b'\t' | b'\n' | 0x20..=0x7e) | matches!(b, b'&' | b'<' | b'>')
+    }) {
         out.push_str(s);
         return;
     }

@@ -3,11 +3,21 @@
 //! a list joins them. Only what depends on the metadata (a templated entry, a toolkit's
 //! container) is rendered again. The registry knows nothing of formats; this module
 //! brings the two together for the dispatcher's exports and the agent views.
+//!
+//! An entry's tool object and Android XML element are written straight as text from its
+//! descriptor ([`json`], [`android`]): the bytes `export` makes of the entry's JSON
+//! Schemas and registry document, without building them. Where that writer declines (a
+//! name the format refuses, a schema Gemini cannot express), `export` itself renders the
+//! entry and says what is wrong.
+
+mod android;
+mod json;
 
 use crate::descriptor::FunctionDescriptor;
 use crate::export::{self, AndroidXmlWriter, ExportError, Format, Hints, ToolSpec};
 use crate::registry::{Entry, Host, Snapshot};
 use crate::types::TypeSet;
+pub(crate) use json::Pass;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -61,19 +71,38 @@ impl<H: Host> Entry<H> {
         )
     }
 
-    /// The entry's tool object in a JSON format, its texts rendered with `metadata`: made
-    /// once and kept when the entry is not templated (what it shows does not depend on
-    /// the metadata), else made for this metadata.
+    /// The entry's tool object in a JSON format, its texts rendered with the pass's
+    /// metadata: made once and kept when the entry is not templated (what it shows does
+    /// not depend on the metadata), else made for this metadata.
     pub(crate) fn fragment(
         &self,
-        types: &TypeSet,
+        pass: &mut Pass<'_>,
         format: Format,
-        metadata: &Value,
     ) -> Result<Cow<'_, str>, ExportError> {
         let memo = &self.memo.texts[slot(format)];
         if let Some(s) = memo.get() {
             return Ok(Cow::Borrowed(s));
         }
+        let (mut text, templated) = match pass.tool(format, &self.desc) {
+            Some(t) => t,
+            None => self.reference_fragment(pass.types(), format, pass.metadata())?,
+        };
+        if templated {
+            return Ok(Cow::Owned(text));
+        }
+        // kept for the registry's life: no spare capacity
+        text.shrink_to_fit();
+        Ok(Cow::Borrowed(memo.get_or_init(|| text)))
+    }
+
+    /// The entry's tool object as `export` makes it of the entry's JSON Schemas (what
+    /// [`Pass::tool`] writes straight from the descriptor), and whether it is templated.
+    fn reference_fragment(
+        &self,
+        types: &TypeSet,
+        format: Format,
+        metadata: &Value,
+    ) -> Result<(String, bool), ExportError> {
         let sch = self.rendered_schemas(types, metadata);
         let d = &self.desc;
         let render = |t: &str| crate::condition::render(t, metadata);
@@ -91,10 +120,7 @@ impl<H: Host> Entry<H> {
                 deprecated: d.deprecated,
             },
         )?;
-        if self.templated(types) {
-            return Ok(Cow::Owned(text));
-        }
-        Ok(Cow::Borrowed(memo.get_or_init(|| text)))
+        Ok((text, self.templated(types)))
     }
 }
 
@@ -105,15 +131,21 @@ pub(crate) fn tool_list<H: Host>(
     format: Format,
 ) -> Result<String, ExportError> {
     let (open, close) = list_ends(format);
-    let mut out = String::with_capacity(open.len() + close.len() + 512 * snap.len());
+    let mut pass = Pass::new(&snap.types, &snap.metadata_defaults);
+    let fragments = snap
+        .entries()
+        .filter(|e| e.is_enabled())
+        .map(|e| e.fragment(&mut pass, format))
+        .collect::<Result<Vec<_>, _>>()?;
+    // one allocation of the list's size: megabytes at 10,000 functions
+    let size = fragments.iter().map(|f| f.len() + 1).sum::<usize>();
+    let mut out = String::with_capacity(open.len() + close.len() + size);
     out.push_str(open);
-    let mut first = true;
-    for e in snap.entries().filter(|e| e.is_enabled()) {
-        if !first {
+    for (i, f) in fragments.iter().enumerate() {
+        if i > 0 {
             out.push(',');
         }
-        first = false;
-        out.push_str(&e.fragment(&snap.types, format, &snap.metadata_defaults)?);
+        out.push_str(f);
     }
     out.push_str(close);
     Ok(out)
@@ -127,37 +159,26 @@ struct AndroidFragment {
 }
 
 impl<H: Host> Entry<H> {
-    /// The entry's element of the Android XML (`i`: its place, for messages), made once
-    /// per enabled state and kept when `keep` (nothing it shows depends on the metadata).
-    fn android_fragment(
-        &self,
-        w: &AndroidXmlWriter<'_>,
-        types: &TypeSet,
-        metadata: &Value,
-        i: usize,
-        keep: bool,
-    ) -> Result<Cow<'_, AndroidFragment>, ExportError> {
+    /// The entry's element of the Android XML, made once per enabled state and kept when
+    /// nothing it shows depends on the metadata.
+    fn android_fragment(&self, types: &TypeSet, metadata: &Value) -> Cow<'_, AndroidFragment> {
         let enabled = self.is_enabled();
         let memo = &self.memo.objects[usize::from(enabled)];
         if let Some(f) = memo.get().and_then(|b| b.downcast_ref::<AndroidFragment>()) {
-            return Ok(Cow::Borrowed(f));
+            return Cow::Borrowed(f);
         }
-        let mut doc = self.desc.to_json(types, enabled);
-        let keep = keep && !crate::condition::json_has_placeholders(&doc);
-        crate::condition::render_json(&mut doc, metadata);
-        let (xml, reached) = w.function(&doc, &format!("functions[{i}]"))?;
-        let f = AndroidFragment {
-            xml,
-            reached: reached.into_iter().collect(),
-        };
-        if !keep {
-            return Ok(Cow::Owned(f));
+        let mut r = json::Render::new(metadata);
+        let (mut xml, reached) = android::element(types, &self.desc, enabled, &mut r);
+        if r.templated {
+            return Cow::Owned(AndroidFragment { xml, reached });
         }
+        xml.shrink_to_fit();
+        let f = AndroidFragment { xml, reached };
         let kept = memo.get_or_init(|| Box::new(f));
-        Ok(Cow::Borrowed(
+        Cow::Borrowed(
             kept.downcast_ref::<AndroidFragment>()
                 .expect("the slot holds Android fragments"),
-        ))
+        )
     }
 }
 
@@ -179,15 +200,12 @@ pub(crate) fn android_xml<H: Host>(snap: &Snapshot<H>) -> Result<String, ExportE
         ),
     );
     let mut doc = Value::Object(doc);
-    // an element shows enum descriptions: it is kept only when no type text is templated
-    let keep = !crate::condition::json_has_placeholders(&doc);
     crate::condition::render_json(&mut doc, &snap.metadata_defaults);
     let w = AndroidXmlWriter::new(&doc, &Default::default())?;
-    let fragments = snap
+    let fragments: Vec<_> = snap
         .entries()
-        .enumerate()
-        .map(|(i, e)| e.android_fragment(&w, types, &snap.metadata_defaults, i, keep))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|e| e.android_fragment(types, &snap.metadata_defaults))
+        .collect();
     let reached: BTreeSet<&str> = fragments
         .iter()
         .flat_map(|f| f.reached.iter().map(String::as_str))
