@@ -14,6 +14,10 @@
 #   ci/bench.sh --bindings-only only the Kotlin and Swift round trips and the C figure they stand
 #                               beside (about 5 minutes): rewrites the Bindings section of
 #                               docs/performance.md and merges into target/bench/summary.json
+#   ci/bench.sh --exports-only  only the first export in every format after registering 10,000
+#                               functions, in time (criterion) and in instructions (callgrind,
+#                               unless --no-instructions), about 4 minutes: rewrites those rows
+#                               of docs/performance.md and merges into target/bench/summary.json
 #
 # Benchmarks are measured, never timed tests: run on a quiet machine and compare ratios
 # taken in the same run.
@@ -23,7 +27,7 @@ export REPO
 cd "$REPO"
 source "$REPO/ci/env.sh"; af_cargo_setup
 mapfile -t MAVEN_OFFLINE < <(af_maven_args)
-QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1; TIMEOUTS_ONLY=0; BINDINGS_ONLY=0
+QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1; TIMEOUTS_ONLY=0; BINDINGS_ONLY=0; EXPORTS_ONLY=0
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
@@ -32,7 +36,8 @@ for a in "$@"; do
     --no-instructions) INSTRUCTIONS=0 ;;
     --timeouts-only) TIMEOUTS_ONLY=1 ;;
     --bindings-only) BINDINGS_ONLY=1 ;;
-    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions] [--timeouts-only] [--bindings-only]" >&2; exit 2 ;;
+    --exports-only) EXPORTS_ONLY=1 ;;
+    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions] [--timeouts-only] [--bindings-only] [--exports-only]" >&2; exit 2 ;;
   esac
 done
 OUT="$REPO/target/bench"; mkdir -p "$OUT"
@@ -47,6 +52,34 @@ timeouts_bench() {
 if [[ $TIMEOUTS_ONLY == 1 ]]; then
   timeouts_bench
   python3 ci/bench/report.py "$REPO" --timeouts-only
+  exit 0
+fi
+
+# The callgrind instruction counts of benches/instructions.rs into $2 (scenarios whose
+# names start with one of the prefixes after it; none: every scenario).
+instruction_counts() {
+  local out="$1"; shift
+  echo "{}" > "$out"
+  [[ $INSTRUCTIONS == 1 ]] || return 0
+  if ! command -v valgrind >/dev/null; then
+    echo "!!! no valgrind: the instruction counts are not measured" >&2
+    return 0
+  fi
+  local bin
+  bin=$(cargo bench -q -p appfunctions-benches --bench instructions --no-run --message-format=json 2>/dev/null \
+    | python3 -c 'import json,sys; print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable") and j["target"]["name"] == "instructions"][-1])')
+  local args=(); [[ $QUICK == 1 ]] && args=(--quick)
+  for p in "$@"; do args+=(--only "$p"); done
+  python3 ci/bench/instructions.py "$bin" "$out" "${args[@]}" \
+    || echo "!!! the instruction counts failed" >&2
+}
+
+if [[ $EXPORTS_ONLY == 1 ]]; then
+  echo "== criterion: the first export in every format after registering 10,000 functions"
+  cargo bench -q -p appfunctions-benches --bench registry -- export_first_10k "${CRIT[@]}" 2>&1 | grep -E "^registry|time:" || true
+  echo "== instruction counts (callgrind) of the same"
+  instruction_counts "$OUT/instructions_exports.json" export_first_10k_
+  python3 ci/bench/report.py "$REPO" --exports-only
   exit 0
 fi
 
@@ -110,18 +143,7 @@ cat "$OUT/suite.json"
 timeouts_bench
 
 echo "== instruction counts (callgrind): the same scenarios, repeatable on a busy machine"
-echo "{}" > "$OUT/instructions.json"
-if [[ $INSTRUCTIONS == 1 ]]; then
-  if command -v valgrind >/dev/null; then
-    INSTR_BIN=$(cargo bench -q -p appfunctions-benches --bench instructions --no-run --message-format=json 2>/dev/null \
-      | python3 -c 'import json,sys; print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable") and j["target"]["name"] == "instructions"][-1])')
-    INSTR_ARGS=(); [[ $QUICK == 1 ]] && INSTR_ARGS=(--quick)
-    python3 ci/bench/instructions.py "$INSTR_BIN" "$OUT/instructions.json" "${INSTR_ARGS[@]}" \
-      || echo "!!! the instruction counts failed" >&2
-  else
-    echo "!!! no valgrind: the instruction counts are not measured" >&2
-  fi
-fi
+instruction_counts "$OUT/instructions.json"
 
 echo "== MCP over stdio (ours), and the official Python SDK server beside it"
 cargo build -q --release --example demo

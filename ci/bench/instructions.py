@@ -1,11 +1,12 @@
 """Instruction counts of the benchmark scenarios (benches/instructions.rs) under callgrind:
 repeatable whatever else the machine runs, where wall-clock figures are not.
 
-    python3 ci/bench/instructions.py BINARY OUT.json [--quick]
+    python3 ci/bench/instructions.py BINARY OUT.json [--quick] [--only PREFIX]...
 
 Each scenario runs under `valgrind --tool=callgrind`, counting only its measured part
 (`--toggle-collect=instructions::measured*`, on every thread that enters it); the count
-per iteration goes to OUT.json as `instructions_<scenario>`."""
+per iteration goes to OUT.json as `instructions_<scenario>`. With `--only`, only the scenarios
+whose names start with one of the prefixes given."""
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import tempfile
 
 binary, out = sys.argv[1], sys.argv[2]
 quick = "--quick" in sys.argv[3:]
+only = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--only" and i >= 3]
 
 
 def iterations(name):
@@ -26,6 +28,8 @@ def iterations(name):
 
 figures = {}
 names = subprocess.run([binary, "--list"], capture_output=True, text=True, check=True).stdout.split()
+if only:
+    names = [n for n in names if n.startswith(tuple(only))]
 with tempfile.TemporaryDirectory() as tmp:
     for name in names:
         n = iterations(name)
