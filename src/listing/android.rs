@@ -1,7 +1,7 @@
 //! Each registry entry's `<appfunction>` element of the Android XML written straight from
 //! its descriptor: the bytes `export::android_xml` writes of the entry's registry document
-//! (`FunctionDescriptor::to_json`, its texts rendered), without the document. The tests of
-//! `listing` compare the two.
+//! (`FunctionDescriptor::to_json`, its texts rendered), without the document.
+//! `tests/export_bytes.rs` and the fuzz target `roundtrip` compare the two.
 
 use super::json::Render;
 use crate::constraints::Constraints;
@@ -227,16 +227,19 @@ fn described(description: Option<Cow<'_, str>>, c: Option<&Constraints>) -> Opti
 }
 
 /// The `<appfunction>` element of a function (`enabled`: its state now) and the object
-/// types it refers to (sorted, once each); texts rendered by `r`.
+/// types it refers to (sorted, once each); texts rendered by `r`. Written in `scratch`
+/// (a buffer reused from one function to the next) and copied out at its size.
 pub(super) fn element(
     types: &TypeSet,
     d: &FunctionDescriptor,
     enabled: bool,
     r: &mut Render<'_>,
+    scratch: &mut String,
 ) -> (String, Vec<String>) {
+    scratch.clear();
     let mut x = Xml {
         types,
-        out: String::with_capacity(4096),
+        out: std::mem::take(scratch),
         reached: Vec::new(),
     };
     x.open(1, "appfunction");
@@ -304,5 +307,7 @@ pub(super) fn element(
     x.close(1, "appfunction");
     x.reached.sort_unstable();
     x.reached.dedup();
-    (x.out, x.reached)
+    let xml = x.out.as_str().to_owned();
+    *scratch = x.out;
+    (xml, x.reached)
 }

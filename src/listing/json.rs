@@ -12,10 +12,11 @@
 //!
 //! What this writes must stay byte-identical to `export` over the schemas of
 //! `crate::schema` (key order included, even where serde_json's `remove` moves the last
-//! key of an object into the removed one's place): the tests of this module compare the
+//! key of an object into the removed one's place): `tests/export_bytes.rs` compares the
 //! two over descriptors that use every type, constraint, default and text the core
-//! accepts, and `listing` falls back to `export` where this declines (a name the format
-//! refuses, a schema Gemini cannot express: the error is `export`'s).
+//! accepts (the fuzz target `roundtrip` over generated ones), and `listing` falls back to
+//! `export` where this declines (a name the format refuses, a schema Gemini cannot
+//! express: the error is `export`'s).
 
 use super::hints_of;
 use crate::condition;
@@ -192,6 +193,9 @@ pub(crate) struct Pass<'a> {
     types: &'a TypeSet,
     metadata: &'a Value,
     defs: Vec<Def<'a>>,
+    /// Where each tool object is written before it is copied out at its size (one buffer,
+    /// warm in the cache, rather than a new one grown and shrunk per function).
+    scratch: String,
 }
 
 /// Where a type appears: as a parameter an entity is given by id; as a value, in full.
@@ -348,6 +352,7 @@ impl<'a> Pass<'a> {
             types,
             metadata,
             defs: Vec::new(),
+            scratch: String::new(),
         }
     }
 
@@ -1294,25 +1299,51 @@ impl<'a> Pass<'a> {
             deprecated: d.deprecated,
         };
         let model_description = export::model_description(&spec);
-        let mut out = String::with_capacity(2048);
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
         out.push('{');
+        let written = self.write_tool(
+            &mut out,
+            &mut r,
+            format,
+            d,
+            &spec,
+            &title,
+            &model_description,
+        );
+        let text = written.map(|()| out.as_str().to_owned());
+        self.scratch = out;
+        Some((text?, r.templated))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_tool(
+        &mut self,
+        out: &mut String,
+        r: &mut Render<'_>,
+        format: Format,
+        d: &FunctionDescriptor,
+        spec: &ToolSpec<'_>,
+        title: &Option<Cow<'_, str>>,
+        model_description: &str,
+    ) -> Option<()> {
         match format {
             Format::Mcp => {
                 out.push_str("\"name\":");
-                push_json_str(&mut out, &d.id);
+                push_json_str(out, &d.id);
                 if let Some(t) = &title {
-                    key(&mut out, "title");
-                    push_json_str(&mut out, t);
+                    key(out, "title");
+                    push_json_str(out, t);
                 }
                 if !model_description.is_empty() {
-                    key(&mut out, "description");
-                    push_json_str(&mut out, &model_description);
+                    key(out, "description");
+                    push_json_str(out, model_description);
                 }
-                key(&mut out, "inputSchema");
-                self.parameters(&mut out, &mut r, d);
+                key(out, "inputSchema");
+                self.parameters(out, r, d);
                 if d.result.is_some() || d.kind == FunctionKind::Output {
-                    key(&mut out, "outputSchema");
-                    self.mcp_output(&mut out, &mut r, d)?;
+                    key(out, "outputSchema");
+                    self.mcp_output(out, r, d)?;
                 }
                 let h = spec.hints;
                 let hints = [
@@ -1326,7 +1357,7 @@ impl<'a> Pass<'a> {
                     let mut first = true;
                     if let Some(t) = &title {
                         out.push_str("\"title\":");
-                        push_json_str(&mut out, t);
+                        push_json_str(out, t);
                         first = false;
                     }
                     for (k, v) in hints {
@@ -1343,13 +1374,13 @@ impl<'a> Pass<'a> {
             }
             Format::Anthropic => {
                 out.push_str("\"name\":");
-                push_json_str(&mut out, &d.id);
+                push_json_str(out, &d.id);
                 if !model_description.is_empty() {
-                    key(&mut out, "description");
-                    push_json_str(&mut out, &model_description);
+                    key(out, "description");
+                    push_json_str(out, model_description);
                 }
-                key(&mut out, "input_schema");
-                self.parameters(&mut out, &mut r, d);
+                key(out, "input_schema");
+                self.parameters(out, r, d);
             }
             Format::OpenAi | Format::OpenAiChat => {
                 out.push_str("\"type\":\"function\"");
@@ -1359,13 +1390,13 @@ impl<'a> Pass<'a> {
                     out.push(',');
                 }
                 out.push_str("\"name\":");
-                push_json_str(&mut out, &d.id);
+                push_json_str(out, &d.id);
                 if !model_description.is_empty() {
-                    key(&mut out, "description");
-                    push_json_str(&mut out, &model_description);
+                    key(out, "description");
+                    push_json_str(out, model_description);
                 }
-                key(&mut out, "parameters");
-                let strict = self.openai_parameters(&mut out, &mut r, d);
+                key(out, "parameters");
+                let strict = self.openai_parameters(out, r, d);
                 let _ = write!(out, ",\"strict\":{strict}");
                 if format == Format::OpenAiChat {
                     out.push('}');
@@ -1373,22 +1404,22 @@ impl<'a> Pass<'a> {
             }
             Format::Gemini => {
                 out.push_str("\"name\":");
-                push_json_str(&mut out, &d.id);
-                key(&mut out, "description");
-                push_json_str(&mut out, &model_description);
+                push_json_str(out, &d.id);
+                key(out, "description");
+                push_json_str(out, model_description);
                 if !d.parameters.is_empty() {
                     let slots: Vec<Slot<'_>> = d.parameters.iter().map(Slot::param).collect();
                     let mut n = Node::new();
                     n.json("type", quoted("OBJECT"));
-                    self.gemini_object(&mut n, &mut r, &slots, Side::Parameters, &mut Vec::new())?;
-                    key(&mut out, "parameters");
-                    n.write(&mut out);
+                    self.gemini_object(&mut n, r, &slots, Side::Parameters, &mut Vec::new())?;
+                    key(out, "parameters");
+                    n.write(out);
                 }
             }
             Format::AndroidXml => return None,
         }
         out.push('}');
-        Some((out, r.templated))
+        Some(())
     }
 }
 

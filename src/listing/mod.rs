@@ -83,15 +83,13 @@ impl<H: Host> Entry<H> {
         if let Some(s) = memo.get() {
             return Ok(Cow::Borrowed(s));
         }
-        let (mut text, templated) = match pass.tool(format, &self.desc) {
+        let (text, templated) = match pass.tool(format, &self.desc) {
             Some(t) => t,
             None => self.reference_fragment(pass.types(), format, pass.metadata())?,
         };
         if templated {
             return Ok(Cow::Owned(text));
         }
-        // kept for the registry's life: no spare capacity
-        text.shrink_to_fit();
         Ok(Cow::Borrowed(memo.get_or_init(|| text)))
     }
 
@@ -161,19 +159,23 @@ struct AndroidFragment {
 impl<H: Host> Entry<H> {
     /// The entry's element of the Android XML, made once per enabled state and kept when
     /// nothing it shows depends on the metadata.
-    fn android_fragment(&self, types: &TypeSet, metadata: &Value) -> Cow<'_, AndroidFragment> {
+    fn android_fragment(
+        &self,
+        types: &TypeSet,
+        metadata: &Value,
+        scratch: &mut String,
+    ) -> Cow<'_, AndroidFragment> {
         let enabled = self.is_enabled();
         let memo = &self.memo.objects[usize::from(enabled)];
         if let Some(f) = memo.get().and_then(|b| b.downcast_ref::<AndroidFragment>()) {
             return Cow::Borrowed(f);
         }
         let mut r = json::Render::new(metadata);
-        let (mut xml, reached) = android::element(types, &self.desc, enabled, &mut r);
-        if r.templated {
-            return Cow::Owned(AndroidFragment { xml, reached });
-        }
-        xml.shrink_to_fit();
+        let (xml, reached) = android::element(types, &self.desc, enabled, &mut r, scratch);
         let f = AndroidFragment { xml, reached };
+        if r.templated {
+            return Cow::Owned(f);
+        }
         let kept = memo.get_or_init(|| Box::new(f));
         Cow::Borrowed(
             kept.downcast_ref::<AndroidFragment>()
@@ -202,9 +204,10 @@ pub(crate) fn android_xml<H: Host>(snap: &Snapshot<H>) -> Result<String, ExportE
     let mut doc = Value::Object(doc);
     crate::condition::render_json(&mut doc, &snap.metadata_defaults);
     let w = AndroidXmlWriter::new(&doc, &Default::default())?;
+    let mut scratch = String::new();
     let fragments: Vec<_> = snap
         .entries()
-        .map(|e| e.android_fragment(types, &snap.metadata_defaults))
+        .map(|e| e.android_fragment(types, &snap.metadata_defaults, &mut scratch))
         .collect();
     let reached: BTreeSet<&str> = fragments
         .iter()
