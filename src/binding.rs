@@ -325,6 +325,18 @@ fn write_name(out: &mut String, name: &str) {
     out.push('"');
 }
 
+/// The length of what [`write_json_str`] writes for `s`.
+pub(crate) fn json_str_len(s: &str) -> usize {
+    2 + s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
 /// Writes `s` as a JSON string.
 pub(crate) fn write_json_str(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
@@ -580,6 +592,15 @@ impl<'y> ValueSeed<'_, '_, 'y> {
             Some(b'{') => return Err(self.mismatch("an object".into())),
             _ => {}
         }
+        if matches!(ty, Type::Int32 | Type::Int64) && self.cons.is_none() {
+            // the common case, a plain integer within range: written as given
+            if let Some(v) = small_integer(raw) {
+                if *ty == Type::Int64 || i32::try_from(v).is_ok() {
+                    self.ctx.out.push_str(raw);
+                    return Ok(());
+                }
+            }
+        }
         let Some(value) = Decimal::parse(raw) else {
             return Err(self
                 .ctx
@@ -642,6 +663,19 @@ impl<'y> ValueSeed<'_, '_, 'y> {
             }
         }
     }
+}
+
+/// The value of a canonical integer ([`is_canonical_integer`]) of at most 18 digits
+/// (within `i64` whatever they are), without the general number parser.
+fn small_integer(raw: &str) -> Option<i64> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    if digits.len() > 18 || !is_canonical_integer(raw) {
+        return None;
+    }
+    let v = digits
+        .bytes()
+        .fold(0i64, |v, b| v * 10 + i64::from(b - b'0'));
+    Some(if digits.len() < raw.len() { -v } else { v })
 }
 
 /// `-?(0|[1-9][0-9]*)` but not `-0`: an integer as the binder writes it.
@@ -1028,6 +1062,48 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn small_integers_are_read_without_the_number_parser_and_only_they() {
+        assert_eq!(small_integer("0"), Some(0));
+        assert_eq!(small_integer("-42"), Some(-42));
+        assert_eq!(
+            small_integer("999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
+        assert_eq!(
+            small_integer("-999999999999999999"),
+            Some(-999_999_999_999_999_999)
+        );
+        for other in [
+            "-0",
+            "01",
+            "1.0",
+            "1e2",
+            "",
+            "-",
+            "9223372036854775807",
+            "1000000000000000000",
+        ] {
+            assert_eq!(small_integer(other), None, "{other}");
+        }
+        let t = TypeSet::default();
+        let bind = |ty: Type, text: &str| {
+            bind_value(&t, &ty, text, Mode::Values, &Limits::default()).map(|b| b.json)
+        };
+        assert_eq!(bind(Type::Int32, "2147483647").unwrap(), "2147483647");
+        assert!(bind(Type::Int32, "2147483648")
+            .unwrap_err()
+            .reason
+            .contains("out of range"));
+        assert_eq!(bind(Type::Int64, "-2147483649").unwrap(), "-2147483649");
+        assert_eq!(
+            bind(Type::Int64, "9223372036854775807").unwrap(),
+            "9223372036854775807"
+        );
+        assert_eq!(bind(Type::Int32, "-0").unwrap(), "0");
+        assert_eq!(bind(Type::Int32, "2.0").unwrap(), "2");
+    }
 
     fn types() -> TypeSet {
         let mut t = TypeSet::default();

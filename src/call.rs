@@ -284,7 +284,7 @@ pub(crate) enum Op {
 pub(crate) enum Completion {
     Gate(GateDecision),
     Handler(HandlerResult),
-    Lookup(Outcome),
+    Lookup(Box<Outcome>),
     Abort(ErrorCode),
 }
 
@@ -847,7 +847,10 @@ impl Call {
         self.cancel_code.load(Ordering::Acquire) != 0
     }
     pub(crate) fn cancel_code(&self) -> Option<ErrorCode> {
-        match self.cancel_code.load(Ordering::Acquire) {
+        self.cancel_code_with(Ordering::Acquire)
+    }
+    pub(crate) fn cancel_code_with(&self, order: Ordering) -> Option<ErrorCode> {
+        match self.cancel_code.load(order) {
             0 => None,
             c => ErrorCode::from_i32(c as i32),
         }
@@ -996,8 +999,9 @@ impl Call {
     /// was marked already. [`Call::end_cancelled`] (here or on another thread) does the
     /// rest.
     pub(crate) fn mark_cancelled(&self, code: ErrorCode) -> bool {
+        // SeqCst: pairs with the suspending thread's wait word and check (pipeline)
         self.cancel_code
-            .compare_exchange(0, code as i32 as u8, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(0, code as i32 as u8, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
     }
 

@@ -81,12 +81,17 @@ impl Outcome {
                 + self.message.as_ref().map_or(0, String::len)
                 + self.dialog.as_ref().map_or(0, String::len),
         );
+        self.write(&mut s);
+        s
+    }
+
+    fn write(&self, s: &mut String) {
         s.push_str("{\"status\":\"");
         s.push_str(self.status.as_str());
         s.push_str("\",\"result\":");
         s.push_str(self.result.as_deref().unwrap_or("null"));
         s.push_str(",\"dialog\":");
-        opt_str(&mut s, self.dialog.as_deref());
+        opt_str(s, self.dialog.as_deref());
         s.push_str(",\"errorCode\":");
         match self.error_code {
             Some(c) => {
@@ -97,11 +102,32 @@ impl Outcome {
             None => s.push_str("null"),
         }
         s.push_str(",\"message\":");
-        opt_str(&mut s, self.message.as_deref());
+        opt_str(s, self.message.as_deref());
         if self.is_final {
             s.push_str(",\"final\":true");
         }
         s.push('}');
+    }
+
+    /// The outcome JSON followed by a NUL, in a buffer of exactly its size (so the C layer
+    /// hands it over as it is, without a copy or a shrink).
+    pub(crate) fn to_json_nul(&self) -> String {
+        let len = 11
+            + self.status.as_str().len()
+            + 11
+            + self.result.as_deref().map_or(4, str::len)
+            + 10
+            + opt_str_len(self.dialog.as_deref())
+            + 13
+            + self.error_code.map_or(4, |c| c.as_str().len() + 2)
+            + 11
+            + opt_str_len(self.message.as_deref())
+            + if self.is_final { 13 } else { 0 }
+            + 2;
+        let mut s = String::with_capacity(len);
+        self.write(&mut s);
+        s.push('\0');
+        debug_assert_eq!(s.len(), len, "{s}");
         s
     }
 
@@ -126,6 +152,14 @@ impl Outcome {
             message: s("message"),
             is_final: v.get("final").and_then(Value::as_bool).unwrap_or(false),
         })
+    }
+}
+
+/// The length of what `opt_str` writes.
+fn opt_str_len(v: Option<&str>) -> usize {
+    match v {
+        Some(t) => crate::binding::json_str_len(t),
+        None => 4,
     }
 }
 
@@ -159,5 +193,24 @@ mod tests {
         let mut f = Outcome::success(Some("1".into()));
         f.is_final = true;
         assert!(f.to_json().ends_with(",\"final\":true}"));
+    }
+
+    #[test]
+    fn the_json_for_c_is_the_json_and_its_nul_in_a_buffer_of_that_size() {
+        let mut with_all = Outcome::error(ErrorCode::Denied, "tab\there \"q\" \\ nl\n \u{1} é");
+        with_all.dialog = Some("Said \u{0}.".into());
+        let mut fin = Outcome::success(Some("[1,2]".into()));
+        fin.is_final = true;
+        for o in [
+            Outcome::success(None),
+            Outcome::success(Some("\"ok\"".into())),
+            Outcome::open_app("Continue in the app."),
+            with_all,
+            fin,
+        ] {
+            let j = o.to_json_nul();
+            assert_eq!(j, format!("{}\0", o.to_json()));
+            assert_eq!(j.capacity(), j.len(), "{j}");
+        }
     }
 }

@@ -45,52 +45,71 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// The wait whose host callback this thread runs now, and the answer given to it on this
-/// thread (handed over without a lock). Nested calls (a handler that executes another
-/// call) stack their frames.
+/// The wait whose host callback this thread runs now (its call's address and the wait's
+/// sequence number), and the answer given to it on this thread, handed over without a
+/// lock. Nested calls (a handler that executes another call) stack their frames.
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct Frame {
     call: usize,
     seq: u32,
-    answer: Option<Completion>,
 }
 
 thread_local! {
-    static FRAME: RefCell<Frame> = const { RefCell::new(Frame { call: 0, seq: 0, answer: None }) };
+    static FRAME: std::cell::Cell<Frame> = const { std::cell::Cell::new(Frame { call: 0, seq: 0 }) };
+    static FRAME_ANSWER: RefCell<Option<Completion>> = const { RefCell::new(None) };
 }
 
 /// Puts back the frame a host callback found, however the callback ends.
 struct FrameGuard {
-    saved: Option<Frame>,
-    mine: Option<Frame>,
+    saved: Frame,
+    /// An answer the frame below had been given already (kept aside meanwhile).
+    saved_answer: Option<Completion>,
+    left: bool,
 }
 
 impl FrameGuard {
     fn enter(call: usize, seq: u32) -> FrameGuard {
         let saved = FRAME
-            .try_with(|f| {
-                std::mem::replace(
-                    &mut *f.borrow_mut(),
-                    Frame {
-                        call,
-                        seq,
-                        answer: None,
-                    },
-                )
+            .try_with(|f| f.replace(Frame { call, seq }))
+            .unwrap_or(Frame { call: 0, seq: 0 });
+        let saved_answer = FRAME_ANSWER
+            .try_with(|a| {
+                let mut a = a.borrow_mut();
+                if a.is_some() {
+                    a.take()
+                } else {
+                    None
+                }
             })
-            .ok();
-        FrameGuard { saved, mine: None }
+            .ok()
+            .flatten();
+        FrameGuard {
+            saved,
+            saved_answer,
+            left: false,
+        }
     }
     /// Leaves the frame: the answer given on this thread, if any.
     fn leave(mut self) -> Option<Completion> {
-        self.restore();
-        self.mine.take().and_then(|f| f.answer)
+        self.restore()
     }
-    fn restore(&mut self) {
-        if let Some(saved) = self.saved.take() {
-            self.mine = FRAME
-                .try_with(|f| std::mem::replace(&mut *f.borrow_mut(), saved))
-                .ok();
+    fn restore(&mut self) -> Option<Completion> {
+        if std::mem::replace(&mut self.left, true) {
+            return None;
         }
+        let _ = FRAME.try_with(|f| f.set(self.saved));
+        let back = self.saved_answer.take();
+        FRAME_ANSWER
+            .try_with(|a| {
+                let mut a = a.borrow_mut();
+                if a.is_some() || back.is_some() {
+                    std::mem::replace(&mut *a, back)
+                } else {
+                    None
+                }
+            })
+            .ok()
+            .flatten()
     }
 }
 
@@ -179,221 +198,229 @@ fn waited(c: Option<Completion>) -> StepResult {
     }
 }
 
+/// Runs stages until one waits for the host, ends the call, or has taken a host answer
+/// (then `run` checks for a cancellation before the next): stages that run no host code
+/// follow each other here.
 fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> StepResult {
     let snap = call.snap();
-    match st.stage {
-        Stage::Begin => {
-            if call.parent.is_none() {
-                if let Some(h) = &snap.scope_hooks {
-                    st.began = true;
-                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.begin(call))) {
-                        return Err(Outcome::error(
-                            ErrorCode::InternalError,
-                            format!("the scope-begin hook failed: {}", panic_text(&*p)),
-                        ));
-                    }
-                }
-            }
-            st.stage = if call.parent.is_some() {
-                Stage::Gates(0)
-            } else {
-                Stage::Find
-            };
-            go()
-        }
-        Stage::Find => {
-            // execute looked the function up when it made the call
-            let Some(entry) = call.entry() else {
-                return Err(Outcome::error(
-                    ErrorCode::FunctionNotFound,
-                    snap.not_found_message(call.function_id()),
-                ));
-            };
-            if !entry.is_enabled() {
-                return Err(Outcome::error(
-                    ErrorCode::Disabled,
-                    format!("{} is disabled", call.function_id()),
-                ));
-            }
-            if let Some(why) = snap.callers.refuses(call.caller_package()) {
-                return Err(Outcome::error(
-                    ErrorCode::Denied,
-                    format!("{why} to call functions of this app"),
-                ));
-            }
-            if let Some(why) = entry.desc.callers.refuses(call.caller_package()) {
-                return Err(Outcome::error(
-                    ErrorCode::Denied,
-                    format!("{why} to call {}", call.function_id()),
-                ));
-            }
-            st.stage = Stage::Bind;
-            go()
-        }
-        Stage::Bind => {
-            if call.args_fixed.is_some() {
-                // bound when the call was made, with no entity to resolve: shown from now on
-                call.args_ready.store(true, Ordering::Release);
-                st.stage = Stage::Gates(0);
-                return go();
-            }
-            let entry = call.entry().expect("found");
-            let bound = match st.pre_bound.take() {
-                Some(b) => b,
-                None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
-            }
-            .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
-            if bound.entity_refs.is_empty() {
-                publish_args(call, bound.json);
-                st.stage = Stage::Gates(0);
-            } else {
-                let mut groups: Vec<Resolution> = Vec::new();
-                for r in &bound.entity_refs {
-                    match groups.iter_mut().find(|g| g.entity == r.entity) {
-                        Some(g) => {
-                            if !g.ids.contains(&r.id) {
-                                g.ids.push(r.id.clone());
-                            }
+    let mut input = input;
+    loop {
+        match st.stage {
+            Stage::Begin => {
+                if call.parent.is_none() {
+                    if let Some(h) = &snap.scope_hooks {
+                        st.began = true;
+                        if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.begin(call))) {
+                            return Err(Outcome::error(
+                                ErrorCode::InternalError,
+                                format!("the scope-begin hook failed: {}", panic_text(&*p)),
+                            ));
                         }
-                        None => groups.push(Resolution {
-                            entity: r.entity,
-                            ids: vec![r.id.clone()],
-                            found_json: String::new(),
-                            found: Vec::new(),
-                        }),
                     }
                 }
-                st.bound = Some(bound);
-                st.resolve = groups;
-                st.stage = Stage::Resolve(0);
-            }
-            go()
-        }
-        Stage::Resolve(i) => resolve(call, st, i, input),
-        Stage::Gates(i) => {
-            if let Some(Completion::Gate(d)) = input {
-                match d {
-                    GateDecision::Allow => {}
-                    GateDecision::Deny(msg) => return Err(Outcome::error(ErrorCode::Denied, msg)),
-                    GateDecision::OpenApp(msg) => match (call.platform, call.foreground) {
-                        (Platform::Apple, false) => return Err(Outcome::open_app(msg)),
-                        // in the foreground the user is in the app already: the gate passes
-                        (Platform::Apple, true) => {}
-                        // android and in-process calls have no way to continue in the app
-                        _ => return Err(Outcome::error(ErrorCode::Denied, msg)),
-                    },
-                }
-                st.stage = Stage::Gates(i + 1);
-                return go();
-            }
-            let Some(d) = snap.delegates.get(i) else {
                 st.stage = if call.parent.is_some() {
-                    Stage::Handler
+                    Stage::Gates(0)
                 } else {
-                    Stage::OpensApp
+                    Stage::Find
                 };
+                // (a call cancelled before it started ends after its scope begins)
                 return go();
-            };
-            if d.has_on_invoking() {
-                waited(call.await_host(Op::Gate, st, |seq| {
-                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| d.on_invoking_seq(call, seq)))
-                    {
-                        let _ = call.answer_gate(
-                            seq,
-                            GateDecision::Deny(format!("a delegate failed: {}", panic_text(&*p))),
-                        );
+            }
+            Stage::Find => {
+                // execute looked the function up when it made the call
+                let Some(entry) = call.entry() else {
+                    return Err(Outcome::error(
+                        ErrorCode::FunctionNotFound,
+                        snap.not_found_message(call.function_id()),
+                    ));
+                };
+                if !entry.is_enabled() {
+                    return Err(Outcome::error(
+                        ErrorCode::Disabled,
+                        format!("{} is disabled", call.function_id()),
+                    ));
+                }
+                if let Some(why) = snap.callers.refuses(call.caller_package()) {
+                    return Err(Outcome::error(
+                        ErrorCode::Denied,
+                        format!("{why} to call functions of this app"),
+                    ));
+                }
+                if let Some(why) = entry.desc.callers.refuses(call.caller_package()) {
+                    return Err(Outcome::error(
+                        ErrorCode::Denied,
+                        format!("{why} to call {}", call.function_id()),
+                    ));
+                }
+                st.stage = Stage::Bind;
+            }
+            Stage::Bind => {
+                if call.args_fixed.is_some() {
+                    // bound when the call was made, with no entity to resolve: shown from now on
+                    call.args_ready.store(true, Ordering::Release);
+                    st.stage = Stage::Gates(0);
+                    continue;
+                }
+                let entry = call.entry().expect("found");
+                let bound = match st.pre_bound.take() {
+                    Some(b) => b,
+                    None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
+                }
+                .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
+                if bound.entity_refs.is_empty() {
+                    publish_args(call, bound.json);
+                    st.stage = Stage::Gates(0);
+                } else {
+                    let mut groups: Vec<Resolution> = Vec::new();
+                    for r in &bound.entity_refs {
+                        match groups.iter_mut().find(|g| g.entity == r.entity) {
+                            Some(g) => {
+                                if !g.ids.contains(&r.id) {
+                                    g.ids.push(r.id.clone());
+                                }
+                            }
+                            None => groups.push(Resolution {
+                                entity: r.entity,
+                                ids: vec![r.id.clone()],
+                                found_json: String::new(),
+                                found: Vec::new(),
+                            }),
+                        }
                     }
-                }))
-            } else {
+                    st.bound = Some(bound);
+                    st.resolve = groups;
+                    st.stage = Stage::Resolve(0);
+                }
+            }
+            Stage::Resolve(i) => return resolve(call, st, i, input.take()),
+            Stage::Gates(i) => {
+                if let Some(Completion::Gate(d)) = input.take() {
+                    match d {
+                        GateDecision::Allow => {}
+                        GateDecision::Deny(msg) => {
+                            return Err(Outcome::error(ErrorCode::Denied, msg))
+                        }
+                        GateDecision::OpenApp(msg) => match (call.platform, call.foreground) {
+                            (Platform::Apple, false) => return Err(Outcome::open_app(msg)),
+                            // in the foreground the user is in the app already: the gate passes
+                            (Platform::Apple, true) => {}
+                            // android and in-process calls have no way to continue in the app
+                            _ => return Err(Outcome::error(ErrorCode::Denied, msg)),
+                        },
+                    }
+                    st.stage = Stage::Gates(i + 1);
+                    return go();
+                }
+                let Some(d) = snap.delegates.get(i) else {
+                    st.stage = if call.parent.is_some() {
+                        Stage::Handler
+                    } else {
+                        Stage::OpensApp
+                    };
+                    continue;
+                };
+                if d.has_on_invoking() {
+                    return waited(call.await_host(Op::Gate, st, |seq| {
+                        if let Err(p) =
+                            catch_unwind(AssertUnwindSafe(|| d.on_invoking_seq(call, seq)))
+                        {
+                            let _ = call.answer_gate(
+                                seq,
+                                GateDecision::Deny(format!(
+                                    "a delegate failed: {}",
+                                    panic_text(&*p)
+                                )),
+                            );
+                        }
+                    }));
+                }
                 st.stage = Stage::Gates(i + 1);
-                go()
             }
-        }
-        Stage::OpensApp => {
-            let desc = &call.entry().expect("found").desc;
-            if desc.opens_app && call.platform == Platform::Apple && !call.foreground {
-                let name = desc.title.as_deref().unwrap_or(&desc.id);
-                return Err(Outcome::open_app(format!("Continue in the app to {name}.")));
+            Stage::OpensApp => {
+                let desc = &call.entry().expect("found").desc;
+                if desc.opens_app && call.platform == Platform::Apple && !call.foreground {
+                    let name = desc.title.as_deref().unwrap_or(&desc.id);
+                    return Err(Outcome::open_app(format!("Continue in the app to {name}.")));
+                }
+                st.stage = Stage::Permission;
             }
-            st.stage = Stage::Permission;
-            go()
-        }
-        Stage::Permission => {
-            let desc = &call.entry().expect("found").desc;
-            if let Some(Completion::Gate(d)) = input {
-                return match d {
-                    GateDecision::Allow => {
-                        st.stage = Stage::Handler;
-                        go()
-                    }
-                    GateDecision::Deny(m) | GateDecision::OpenApp(m) => {
-                        Err(Outcome::error(ErrorCode::PermissionDenied, m))
-                    }
-                };
-            }
-            if !desc.requires_permission {
-                st.stage = Stage::Handler;
-                return go();
-            }
-            let Some(hook) = snap.permission.clone() else {
-                return Err(Outcome::error(
-                    ErrorCode::PermissionDenied,
-                    format!(
+            Stage::Permission => {
+                let desc = &call.entry().expect("found").desc;
+                if let Some(Completion::Gate(d)) = input.take() {
+                    return match d {
+                        GateDecision::Allow => {
+                            st.stage = Stage::Handler;
+                            go()
+                        }
+                        GateDecision::Deny(m) | GateDecision::OpenApp(m) => {
+                            Err(Outcome::error(ErrorCode::PermissionDenied, m))
+                        }
+                    };
+                }
+                if !desc.requires_permission {
+                    st.stage = Stage::Handler;
+                    continue;
+                }
+                let Some(hook) = snap.permission.clone() else {
+                    return Err(Outcome::error(
+                        ErrorCode::PermissionDenied,
+                        format!(
                         "{} requires permission and the app has no permission hook to ask the user",
                         desc.id
                     ),
-                ));
-            };
-            waited(call.await_host(Op::Gate, st, |seq| {
-                let gate = Gate::new(call.clone(), seq);
-                if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
-                    let _ = call.answer_gate(
-                        seq,
-                        GateDecision::Deny(format!(
-                            "the permission hook failed: {}",
-                            panic_text(&*p)
-                        )),
-                    );
-                }
-            }))
-        }
-        Stage::Handler => {
-            let entry = call.entry().expect("found");
-            if let Some(Completion::Handler(r)) = input {
-                if call.parent.is_some() {
-                    // a lookup resolving ids: the call it serves checks the answer
-                    // (bind_entity_list), once
-                    return Err(match r {
-                        Ok(text) => Outcome::success(text),
-                        Err((code, msg)) => Outcome::error(code, msg),
-                    });
-                }
-                return Err(handler_outcome(call, &entry.desc, r));
-            }
-            if entry.desc.kind == FunctionKind::Output {
-                let args = call.args().map(str::to_owned);
-                let mut o = match &entry.desc.result {
-                    // an output function may declare the record its arguments make up
-                    Some(_) => handler_outcome(call, &entry.desc, Ok(args)),
-                    None => Outcome::success(args),
+                    ));
                 };
-                o.is_final = o.is_success();
-                return Err(o);
+                return waited(call.await_host(Op::Gate, st, |seq| {
+                    let gate = Gate::new(call.clone(), seq);
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
+                        let _ = call.answer_gate(
+                            seq,
+                            GateDecision::Deny(format!(
+                                "the permission hook failed: {}",
+                                panic_text(&*p)
+                            )),
+                        );
+                    }
+                }));
             }
-            let Some(handler) = entry.handler.as_deref() else {
-                return Err(Outcome::error(
-                    ErrorCode::NotSupported,
-                    format!("{} has no handler", entry.desc.id),
-                ));
-            };
-            waited(call.await_host(Op::Handler, st, |_| {
-                if let Err(p) = catch_unwind(AssertUnwindSafe(|| handler.invoke(call))) {
-                    let _ = call.complete(Err((
-                        ErrorCode::HandlerFailed,
-                        format!("the handler panicked: {}", panic_text(&*p)),
-                    )));
+            Stage::Handler => {
+                let entry = call.entry().expect("found");
+                if let Some(Completion::Handler(r)) = input.take() {
+                    if call.parent.is_some() {
+                        // a lookup resolving ids: the call it serves checks the answer
+                        // (bind_entity_list), once
+                        return Err(match r {
+                            Ok(text) => Outcome::success(text),
+                            Err((code, msg)) => Outcome::error(code, msg),
+                        });
+                    }
+                    return Err(handler_outcome(call, &entry.desc, r));
                 }
-            }))
+                if entry.desc.kind == FunctionKind::Output {
+                    let args = call.args().map(str::to_owned);
+                    let mut o = match &entry.desc.result {
+                        // an output function may declare the record its arguments make up
+                        Some(_) => handler_outcome(call, &entry.desc, Ok(args)),
+                        None => Outcome::success(args),
+                    };
+                    o.is_final = o.is_success();
+                    return Err(o);
+                }
+                let Some(handler) = entry.handler.as_deref() else {
+                    return Err(Outcome::error(
+                        ErrorCode::NotSupported,
+                        format!("{} has no handler", entry.desc.id),
+                    ));
+                };
+                return waited(call.await_host(Op::Handler, st, |_| {
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| handler.invoke(call))) {
+                        let _ = call.complete(Err((
+                            ErrorCode::HandlerFailed,
+                            format!("the handler panicked: {}", panic_text(&*p)),
+                        )));
+                    }
+                }));
+            }
         }
     }
 }
@@ -413,6 +440,7 @@ fn resolve(
 ) -> StepResult {
     let snap = call.snap();
     if let Some(Completion::Lookup(outcome)) = input {
+        let outcome = *outcome;
         let entity = st.resolve[i].entity;
         let def = &snap.types.entities[entity];
         if !outcome.is_success() {
@@ -671,9 +699,7 @@ fn finish(
     let wants_json = delegates.iter().any(|d| d.has_on_invoked())
         || (call.parent.is_none() && (sink.is_some() || !call.keep_outcome));
     let json_nul: std::borrow::Cow<'static, str> = if wants_json {
-        let mut j = outcome.to_json();
-        j.push('\0');
-        j.into()
+        outcome.to_json_nul().into()
     } else {
         "\0".into()
     };
@@ -713,7 +739,7 @@ fn finish(
         let _ = p.answer(
             Some(call.lookup_seq),
             Op::Lookup,
-            Completion::Lookup(outcome),
+            Completion::Lookup(Box::new(outcome)),
         );
         return None;
     }
@@ -870,8 +896,10 @@ impl Call {
         }
         let seq = next_seq(st.seq);
         st.seq = seq;
-        let inline = wait::pack(seq, op, wait::INLINE);
-        self.wait.store(inline, Ordering::SeqCst);
+        // (answers are given by the callback below, or by what it hands the wait to: after
+        // this store)
+        self.wait
+            .store(wait::pack(seq, op, wait::INLINE), Ordering::Release);
         let frame = FrameGuard::enter(Arc::as_ptr(self) as usize, seq);
         invoke(seq);
         let here = frame.leave();
@@ -902,7 +930,7 @@ impl Call {
                         // answered meanwhile
                         continue;
                     }
-                    if let Some(code) = self.cancel_code() {
+                    if let Some(code) = self.cancel_code_with(Ordering::SeqCst) {
                         // cancelled while the callback ran: end it here, unless the
                         // cancelling thread took the wait over already
                         if self
@@ -1014,10 +1042,16 @@ impl Call {
                 let me = self as *const Call as usize;
                 let on_its_thread = FRAME
                     .try_with(|f| {
-                        let f = f.borrow();
-                        f.call == me && f.seq == wseq && f.answer.is_none()
+                        f.get()
+                            == Frame {
+                                call: me,
+                                seq: wseq,
+                            }
                     })
-                    .unwrap_or(false);
+                    .unwrap_or(false)
+                    && FRAME_ANSWER
+                        .try_with(|a| a.borrow().is_none())
+                        .unwrap_or(false);
                 if !on_its_thread {
                     return Answered::Slow(c, w);
                 }
@@ -1034,7 +1068,7 @@ impl Call {
                 .is_ok()
             {
                 if handed == wait::ANSWERED_HERE {
-                    FRAME.with(|f| f.borrow_mut().answer = Some(c));
+                    FRAME_ANSWER.with(|a| *a.borrow_mut() = Some(c));
                 }
                 return Answered::Done(Ok(()));
             }
