@@ -90,6 +90,11 @@ impl Outcome {
         s.push_str(self.status.as_str());
         s.push_str("\",\"result\":");
         s.push_str(self.result.as_deref().unwrap_or("null"));
+        self.write_tail(s);
+    }
+
+    /// What follows the result.
+    fn write_tail(&self, s: &mut String) {
         s.push_str(",\"dialog\":");
         opt_str(s, self.dialog.as_deref());
         s.push_str(",\"errorCode\":");
@@ -109,11 +114,9 @@ impl Outcome {
         s.push('}');
     }
 
-    /// The outcome JSON followed by a NUL, in a buffer of exactly its size (so the C layer
-    /// hands it over as it is, without a copy or a shrink).
-    pub(crate) fn to_json_nul(&self) -> String {
-        let len = 11
-            + self.status.as_str().len()
+    /// The length of [`Outcome::to_json_nul`].
+    fn json_nul_len(&self) -> usize {
+        11 + self.status.as_str().len()
             + 11
             + self.result.as_deref().map_or(4, str::len)
             + 10
@@ -123,12 +126,36 @@ impl Outcome {
             + 11
             + opt_str_len(self.message.as_deref())
             + if self.is_final { 13 } else { 0 }
-            + 2;
+            + 2
+    }
+
+    /// The outcome JSON followed by a NUL, in a buffer of exactly its size (so the C layer
+    /// hands it over as it is, without a copy or a shrink).
+    pub(crate) fn to_json_nul(&self) -> String {
+        let len = self.json_nul_len();
         let mut s = String::with_capacity(len);
         self.write(&mut s);
         s.push('\0');
         debug_assert_eq!(s.len(), len, "{s}");
         s
+    }
+
+    /// [`Outcome::to_json_nul`], written into the result's own buffer when that has
+    /// exactly the room for it (a result made with [`result_buffer`]): no allocation, no
+    /// copy of the result.
+    pub(crate) fn into_json_nul(mut self) -> String {
+        let len = self.json_nul_len();
+        if self.status == Status::Success {
+            if let Some(r) = self.result.as_mut().filter(|r| r.capacity() == len) {
+                let mut s = std::mem::take(r);
+                s.insert_str(0, SUCCESS_HEAD);
+                self.write_tail(&mut s);
+                s.push('\0');
+                debug_assert_eq!(s.len(), len, "{s}");
+                return s;
+            }
+        }
+        self.to_json_nul()
     }
 
     /// Parses outcome JSON (for hosts and tests).
@@ -153,6 +180,19 @@ impl Outcome {
             is_final: v.get("final").and_then(Value::as_bool).unwrap_or(false),
         })
     }
+}
+
+/// What comes before the result in a success's JSON.
+const SUCCESS_HEAD: &str = "{\"status\":\"success\",\"result\":";
+/// What follows the result in a success's JSON when nothing was said, and the NUL.
+const PLAIN_TAIL_NUL: usize = ",\"dialog\":null,\"errorCode\":null,\"message\":null}\0".len();
+
+/// A handler's result in a buffer with the room for the outcome around it (a plain success:
+/// nothing said, not final), so [`Outcome::into_json_nul`] writes the outcome there.
+pub(crate) fn result_buffer(result: &str) -> String {
+    let mut s = String::with_capacity(SUCCESS_HEAD.len() + result.len() + PLAIN_TAIL_NUL);
+    s.push_str(result);
+    s
 }
 
 /// The length of what `opt_str` writes.
@@ -211,6 +251,22 @@ mod tests {
             let j = o.to_json_nul();
             assert_eq!(j, format!("{}\0", o.to_json()));
             assert_eq!(j.capacity(), j.len(), "{j}");
+            assert_eq!(o.clone().into_json_nul(), j);
         }
+        // a result made with the room for its outcome: written there
+        let o = Outcome::success(Some(result_buffer("{\"id\":\"o-1\"}")));
+        let at = o.result.as_ref().unwrap().as_ptr();
+        let j = o.clone().into_json_nul();
+        assert_eq!(j, format!("{}\0", o.to_json()));
+        assert_eq!(j.capacity(), j.len());
+        let mine = o.into_json_nul();
+        assert_eq!(mine.as_ptr(), at);
+        // with a dialog there is no room: made anew, the same text
+        let mut said = Outcome::success(Some(result_buffer("1")));
+        said.dialog = Some("Done.".into());
+        assert_eq!(
+            said.clone().into_json_nul(),
+            format!("{}\0", said.to_json())
+        );
     }
 }

@@ -240,17 +240,20 @@ fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> Ste
                         format!("{} is disabled", call.function_id()),
                     ));
                 }
-                if let Some(why) = snap.callers.refuses(call.caller_package()) {
-                    return Err(Outcome::error(
-                        ErrorCode::Denied,
-                        format!("{why} to call functions of this app"),
-                    ));
-                }
-                if let Some(why) = entry.desc.callers.refuses(call.caller_package()) {
-                    return Err(Outcome::error(
-                        ErrorCode::Denied,
-                        format!("{why} to call {}", call.function_id()),
-                    ));
+                // (no caller policy, the common case: every caller passes)
+                if !snap.callers.is_empty() || !entry.desc.callers.is_empty() {
+                    if let Some(why) = snap.callers.refuses(call.caller_package()) {
+                        return Err(Outcome::error(
+                            ErrorCode::Denied,
+                            format!("{why} to call functions of this app"),
+                        ));
+                    }
+                    if let Some(why) = entry.desc.callers.refuses(call.caller_package()) {
+                        return Err(Outcome::error(
+                            ErrorCode::Denied,
+                            format!("{why} to call {}", call.function_id()),
+                        ));
+                    }
                 }
                 st.stage = Stage::Bind;
             }
@@ -694,19 +697,23 @@ fn finish(
         outcome.dialog = call.dialog();
     }
     let delegates = &call.snap().delegates;
+    let invoked = delegates.iter().any(|d| d.has_on_invoked());
     // followed by a NUL in memory, so the C layer can lend it without copying
-    // (made only when someone reads it)
-    let wants_json = delegates.iter().any(|d| d.has_on_invoked())
-        || (call.parent.is_none() && (sink.is_some() || !call.keep_outcome));
-    let json_nul: std::borrow::Cow<'static, str> = if wants_json {
-        outcome.to_json_nul().into()
+    // (made only when someone reads it; in the result's buffer when only its JSON is read)
+    let json_only = !invoked && sink.is_none() && !call.keep_outcome && call.parent.is_none();
+    let wants_json = invoked || (call.parent.is_none() && (sink.is_some() || !call.keep_outcome));
+    let (outcome, json_nul): (Option<Outcome>, std::borrow::Cow<'static, str>) = if json_only {
+        (None, outcome.into_json_nul().into())
+    } else if wants_json {
+        let j = outcome.to_json_nul();
+        (Some(outcome), j.into())
     } else {
-        "\0".into()
+        (Some(outcome), "\0".into())
     };
     for d in delegates.iter() {
-        if d.has_on_invoked() {
+        if let (true, Some(outcome)) = (d.has_on_invoked(), &outcome) {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
-                d.on_invoked_nul(call, &outcome, &json_nul)
+                d.on_invoked_nul(call, outcome, &json_nul)
             })) {
                 call.log(
                     LogLevel::Warn,
@@ -734,17 +741,19 @@ fn finish(
     call.close_cancel_callbacks();
     call.release_handle();
     drop(parked);
+    // (the outcome itself is there for all but a JSON-only delivery)
+    let outcome = || outcome.expect("kept");
     if let Some(p) = &call.parent {
         // a lookup: its call checks the answer (and goes on with it)
         let _ = p.answer(
             Some(call.lookup_seq),
             Op::Lookup,
-            Completion::Lookup(Box::new(outcome)),
+            Completion::Lookup(Box::new(outcome())),
         );
         return None;
     }
     if let Some(s) = sink {
-        if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome, &json_nul))) {
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome(), &json_nul))) {
             call.log(
                 LogLevel::Error,
                 &format!("the outcome callback failed: {}", panic_text(&*p)),
@@ -762,7 +771,7 @@ fn finish(
         call.shared().call_ended(shard);
     }
     let delivered = if call.keep_outcome {
-        Delivered::Outcome(outcome)
+        Delivered::Outcome(outcome())
     } else {
         Delivered::Json(json_nul.into_owned())
     };

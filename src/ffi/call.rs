@@ -471,7 +471,8 @@ pub unsafe extern "C" fn af_call_return(
         // SAFETY: checked by the helper.
         let text = unsafe { opt_str_arg(result_json, "result_json") };
         let result = match text {
-            Ok(r) => Ok(r.map(str::to_owned)),
+            // with the room for the outcome around it (no second allocation for that)
+            Ok(r) => Ok(r.map(crate::outcome::result_buffer)),
             Err(_) => Err((
                 ErrorCode::HandlerFailed,
                 "the handler returned invalid UTF-8".into(),
