@@ -340,6 +340,11 @@ pub(crate) fn with_seq(handle: usize, seq: u32) -> usize {
     (handle & !SEQ_MASK) | (seq as usize & SEQ_MASK)
 }
 
+/// The gate sequence bits a handle carries.
+pub(crate) fn seq_of(handle: usize) -> u32 {
+    (handle & SEQ_MASK) as u32
+}
+
 /// The low bits of a gate sequence number as carried in handles.
 pub(crate) fn seq_bits(seq: u32) -> u32 {
     (seq as usize & SEQ_MASK) as u32

@@ -1165,6 +1165,11 @@ impl Gate {
         Some(handles::with_seq(h, self.seq))
     }
 
+    /// The sequence number (its low bits) a gate handle carries.
+    pub(crate) fn seq_of_handle(h: usize) -> u32 {
+        handles::seq_of(h)
+    }
+
     /// Answers a gate through a handle made by [`Gate::into_handle`] or
     /// [`Call::gate_handle`].
     pub fn answer_handle(h: usize, d: GateDecision) -> Result<(), CompleteError> {

@@ -2,9 +2,11 @@
 
 use super::*;
 use crate::call::{
-    log_late, resolve_handle, with_live_call, Call, CompleteError, HandleRef, OnCancel,
+    log_late, resolve_handle, with_live_call, Call, CompleteError, Completion, HandleRef, OnCancel,
+    Op,
 };
 use crate::error::ErrorCode;
+use crate::pipeline::Answered;
 use std::sync::Arc;
 
 /// One call's scope, passed to handlers, lookups, delegates and hooks. It is a
@@ -49,12 +51,18 @@ fn live(call: *mut af_call) -> Result<Arc<Call>, af_status> {
 
 /// Reads a live call without taking a reference to it (`f` is short and runs no host
 /// code); a dead or wrong handle records why (as `live` does) and gives `dead`.
-fn reading<R>(call: *mut af_call, dead: R, f: impl FnOnce(&Arc<Call>) -> R) -> R {
+fn reading<R>(call: *mut af_call, dead: R, f: impl FnOnce(&Call) -> R) -> R {
     if call.is_null() {
         let _ = live(call);
         return dead;
     }
-    match with_live_call(call as usize, f) {
+    // inside the call's own callback: no look-up
+    let mut f = Some(f);
+    if let Some(r) = on_current(call as usize, false, |c| (f.take().expect("once"))(c)) {
+        return r;
+    }
+    let f = f.take().expect("not run");
+    match with_live_call(call as usize, |c| f(c)) {
         Some(r) => r,
         None => {
             // why it is not live (and the message of `live`)
@@ -65,7 +73,7 @@ fn reading<R>(call: *mut af_call, dead: R, f: impl FnOnce(&Arc<Call>) -> R) -> R
 }
 
 /// Lends a NUL-terminated view held by the call (valid while the call lives).
-fn lend(call: &Arc<Call>, s: Option<&str>) -> *const c_char {
+fn lend(call: &Call, s: Option<&str>) -> *const c_char {
     let _ = call;
     match s {
         Some(s) => s.as_ptr() as *const c_char,
@@ -499,6 +507,24 @@ fn complete(
     result: crate::call::HandlerResult,
     what: &str,
 ) -> Result<Result<(), CompleteError>, af_status> {
+    // inside the handler's own callback: handed over without a look-up
+    let mut result = Some(result);
+    let here = on_current(call as usize, false, |c| {
+        let r = result.take().expect("once");
+        match c.answer_inline(None, Op::Handler, Completion::Handler(r)) {
+            Answered::Done(r) => Some(r),
+            Answered::Slow(Completion::Handler(back), _) => {
+                result = Some(back);
+                None
+            }
+            Answered::Slow(..) => None,
+        }
+    })
+    .flatten();
+    if let Some(r) = here {
+        return Ok(r);
+    }
+    let result = result.expect("given back");
     match Call::complete_handle(call as usize, result) {
         Ok(r) => Ok(r),
         Err(result) => completing(call, what).map(|c| c.complete(result)),

@@ -158,7 +158,9 @@ impl Handler for CHandler {
     fn invoke(&self, call: &Arc<Call>) {
         match call.handle() {
             // SAFETY: the host's callback with its own user data and a live call handle.
-            Some(h) => unsafe { (self.f)(self.data.ptr, h as *mut af_call) },
+            Some(h) => as_current(call, h, 0, || unsafe {
+                (self.f)(self.data.ptr, h as *mut af_call)
+            }),
             None => {
                 let _ = call.complete(Err((
                     crate::error::ErrorCode::LimitExceeded,

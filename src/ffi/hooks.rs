@@ -2,9 +2,10 @@
 
 use super::dispatcher::{check_struct_size, dispatcher, try_status};
 use super::*;
-use crate::call::{Call, CompleteError, Gate, GateDecision};
+use crate::call::{Call, CompleteError, Completion, Gate, GateDecision, Op};
 use crate::dispatcher::{Delegate, PermissionHook, ScopeHooks};
 use crate::outcome::Outcome;
+use crate::pipeline::Answered;
 use std::sync::Arc;
 
 /// A gate: one pending answer of a delegate's `on_invoking` or of the permission hook.
@@ -97,7 +98,9 @@ impl Delegate for CDelegate {
         };
         let Some(ch) = call.handle() else { return };
         // SAFETY: the host's callback with its own data and live handles.
-        unsafe { f(self.data.ptr, ch as *mut af_call, gh as *mut af_gate) }
+        as_current(call, ch, gh, || unsafe {
+            f(self.data.ptr, ch as *mut af_call, gh as *mut af_gate)
+        })
     }
     fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
         self.on_invoked_nul(call, outcome, &crate::call::with_nul(outcome_json));
@@ -169,7 +172,30 @@ unsafe fn answer(gate: *mut af_gate, d: GateDecision) -> af_status {
     if gate.is_null() {
         return fail(AF_ERR_NULL, "the gate is NULL");
     }
-    gate_status(Gate::answer_handle(gate as usize, d), gate as usize)
+    let h = gate as usize;
+    // inside the delegate's own callback: handed over without a look-up
+    let mut d = Some(d);
+    let here = on_current(h, true, |c| {
+        match c.answer_inline(
+            Some(Gate::seq_of_handle(h)),
+            Op::Gate,
+            Completion::Gate(d.take().expect("once")),
+        ) {
+            Answered::Done(r) => Some(r),
+            Answered::Slow(Completion::Gate(back), _) => {
+                d = Some(back);
+                None
+            }
+            Answered::Slow(..) => None,
+        }
+    })
+    .flatten();
+    let r = match (here, d) {
+        (Some(r), _) => r,
+        (None, Some(d)) => Gate::answer_handle(h, d),
+        (None, None) => unreachable!("the answer comes back unless handed over"),
+    };
+    gate_status(r, h)
 }
 
 /// Lets the call go on.
@@ -282,7 +308,9 @@ impl PermissionHook for CPermission {
         };
         let Some(gh) = gate.into_handle() else { return };
         // SAFETY: the host's callback with its own data and live handles.
-        unsafe { (self.f)(self.data.ptr, ch as *mut af_call, gh as *mut af_gate) }
+        as_current(call, ch, gh, || unsafe {
+            (self.f)(self.data.ptr, ch as *mut af_call, gh as *mut af_gate)
+        })
     }
 }
 

@@ -133,6 +133,12 @@ pub(crate) unsafe fn str_arg<'a>(p: *const c_char, name: &str) -> Result<&'a str
     }
     // SAFETY: the caller passes a NUL-terminated string valid for this call.
     let c = unsafe { CStr::from_ptr(p) };
+    let bytes = c.to_bytes();
+    if bytes.is_ascii() {
+        // the common case, checked a word at a time
+        // SAFETY: ASCII is UTF-8.
+        return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
     c.to_str().map_err(|e| {
         fail(
             AF_ERR_UTF8,
@@ -168,6 +174,77 @@ pub(crate) fn boundary<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
             on_panic
         }
     }
+}
+
+/// The call whose C callback runs on this thread now (a handler, a lookup, a delegate's
+/// `on_invoking`, the permission hook), with its handle and, for a gate, the gate's
+/// handle: what the callback passes back (`af_call_return`, `af_gate_allow`, the
+/// accessors) is recognised by its handle and reaches the call without a look-up in the
+/// handle table.
+#[derive(Clone, Copy)]
+struct Current {
+    call_handle: usize,
+    gate_handle: usize,
+    call: *const crate::call::Call,
+}
+
+const NO_CURRENT: Current = Current {
+    call_handle: 0,
+    gate_handle: 0,
+    call: std::ptr::null(),
+};
+
+thread_local! {
+    static CURRENT: std::cell::Cell<Current> = const { std::cell::Cell::new(NO_CURRENT) };
+}
+
+/// Puts back the callback that was current before (a callback may run a call of its own).
+struct Restore(Current);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        let _ = CURRENT.try_with(|c| c.set(self.0));
+    }
+}
+
+/// Runs the C callback `f` as the current one of `call` (handles `call_handle`, and
+/// `gate_handle` or 0).
+pub(crate) fn as_current<R>(
+    call: &std::sync::Arc<crate::call::Call>,
+    call_handle: usize,
+    gate_handle: usize,
+    f: impl FnOnce() -> R,
+) -> R {
+    let now = Current {
+        call_handle,
+        gate_handle,
+        call: std::sync::Arc::as_ptr(call),
+    };
+    let _restore = CURRENT.try_with(|c| Restore(c.replace(now))).ok();
+    f()
+}
+
+/// Runs `f` on the call of the current callback when `handle` is its call handle
+/// (`gate`: its gate handle); `None` otherwise (the caller looks the handle up).
+pub(crate) fn on_current<R>(
+    handle: usize,
+    gate: bool,
+    f: impl FnOnce(&crate::call::Call) -> R,
+) -> Option<R> {
+    let cur = CURRENT.try_with(|c| c.get()).ok()?;
+    let mine = if gate {
+        cur.gate_handle
+    } else {
+        cur.call_handle
+    };
+    if handle == 0 || handle != mine || cur.call.is_null() {
+        return None;
+    }
+    // SAFETY: `as_current` set this pointer from an `&Arc<Call>` that the thread driving
+    // the call holds for the whole callback, and this thread is inside that callback (the
+    // value is put back when it returns): the call is alive for `f`. A call waiting on
+    // its callback cannot end meanwhile (nothing drives it until the callback returns).
+    Some(f(unsafe { &*cur.call }))
 }
 
 /// Host data with an optional finaliser, run once when the core drops it.
