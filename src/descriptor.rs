@@ -7,8 +7,8 @@ use crate::constraints::Constraints;
 use crate::error::{Error, Result};
 pub use crate::types::Parameter;
 use crate::types::{
-    check_keys, describe_json, field, nullable_may_be_omitted, opt_bool, opt_json, opt_string,
-    parse_constraints, EntityDef, Type, TypeSet,
+    check_keys, check_slot_keys, describe_json, field, nullable_may_be_omitted, opt_bool, opt_json,
+    opt_string, parse_constraints, EntityDef, Type, TypeSet,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -231,7 +231,7 @@ impl FunctionDescriptor {
             // the slot form: {"type": T, "nullable"?: bool, <constraints>}
             Some(Value::Object(r)) if r.contains_key("type") => {
                 let rp = format!("{p}.result");
-                check_keys(r, &rp, RESULT_KEYS)?;
+                check_slot_keys(r, &rp, RESULT_KEYS)?;
                 let mut ty =
                     types.parse_type(&r["type"], &format!("{rp}.type"), &HashMap::new())?;
                 if opt_bool(r, "nullable", &rp)?.unwrap_or(false)
@@ -513,7 +513,7 @@ fn parse_parameter(
             "a parameter name is camelCase: a lowercase letter, then letters and digits",
         ));
     }
-    check_keys(o, &path, PARAMETER_KEYS)?;
+    check_slot_keys(o, &path, PARAMETER_KEYS)?;
     let tv =
         field(o, "type").ok_or_else(|| Error::descriptor(format!("{path}.type"), "missing"))?;
     let mut ty = types.parse_type(tv, &[&path, ".type"].concat(), &HashMap::new())?;
@@ -574,7 +574,7 @@ fn parse_parameter(
     })
 }
 
-/// The keys a parameter may have.
+/// The keys a parameter may have, besides the constraint keywords.
 const PARAMETER_KEYS: &[&str] = &[
     "name",
     "type",
@@ -582,33 +582,10 @@ const PARAMETER_KEYS: &[&str] = &[
     "optional",
     "nullable",
     "default",
-    "minimum",
-    "exclusiveMinimum",
-    "maximum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
 ];
 
-/// The keys of a result in its slot form `{"type": T, …}`.
-const RESULT_KEYS: &[&str] = &[
-    "type",
-    "nullable",
-    "minimum",
-    "exclusiveMinimum",
-    "maximum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-];
+/// The keys of a result in its slot form `{"type": T, …}`, besides the constraint keywords.
+const RESULT_KEYS: &[&str] = &["type", "nullable"];
 
 fn contains_entity(ty: &Type) -> bool {
     match ty {

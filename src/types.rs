@@ -454,7 +454,7 @@ impl TypeSet {
                 )
             })?;
             let fpath = format!("{path}.fields.{name}");
-            check_keys(o, &fpath, FIELD_KEYS)?;
+            check_slot_keys(o, &fpath, FIELD_KEYS)?;
             if !is_member_name(name) {
                 return Err(Error::descriptor(
                     &fpath,
@@ -590,24 +590,8 @@ impl TypeSet {
     }
 }
 
-/// The keys a record or entity field may have.
-const FIELD_KEYS: &[&str] = &[
-    "name",
-    "type",
-    "description",
-    "optional",
-    "nullable",
-    "minimum",
-    "exclusiveMinimum",
-    "maximum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-];
+/// The keys a record or entity field may have, besides the constraint keywords.
+const FIELD_KEYS: &[&str] = &["name", "type", "description", "optional", "nullable"];
 
 /// Reads the value constraints of a parameter, field or result slot of type `ty`.
 pub(crate) fn parse_constraints(
@@ -742,14 +726,26 @@ pub(crate) fn opt_json(s: &Option<String>) -> Value {
 
 /// Refuses keys outside `allowed`, naming the first unknown one (and a close match).
 pub(crate) fn check_keys(o: &Map<String, Value>, path: &str, allowed: &[&str]) -> Result<()> {
+    check_keys_of(o, path, allowed, &[])
+}
+
+/// [`check_keys`] for a slot that may carry value constraints (a parameter, a record or
+/// entity field, a result): its own keys and every constraint keyword.
+pub(crate) fn check_slot_keys(o: &Map<String, Value>, path: &str, own: &[&str]) -> Result<()> {
+    check_keys_of(o, path, own, &crate::constraints::KEYS)
+}
+
+fn check_keys_of(o: &Map<String, Value>, path: &str, own: &[&str], more: &[&str]) -> Result<()> {
+    let allowed = || own.iter().chain(more).copied();
     for k in o.keys() {
-        if !allowed.contains(&k.as_str()) {
-            let close = closest(allowed.iter().copied(), k)
+        if !allowed().any(|a| a == k) {
+            let close = closest(allowed(), k)
                 .map(|a| format!(" (did you mean \"{a}\"?)"))
                 .unwrap_or_default();
+            let list: Vec<&str> = allowed().collect();
             return Err(Error::descriptor(
                 format!("{path}.{k}"),
-                format!("unknown field{close}; allowed: {}", allowed.join(", ")),
+                format!("unknown field{close}; allowed: {}", list.join(", ")),
             ));
         }
     }

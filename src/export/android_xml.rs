@@ -669,13 +669,13 @@ fn described(description: Option<&str>, slot: &Value) -> Option<String> {
     // most slots have no constraint: look for one among the slot's few keys first
     let constrained = slot.as_object().is_some_and(|o| {
         o.keys()
-            .any(|k| super::CONSTRAINT_KEYWORDS.contains(&k.as_str()))
+            .any(|k| crate::constraints::KEYS.contains(&k.as_str()))
     });
     if !constrained {
         return description.map(str::to_owned);
     }
     let mut text = description.map(str::to_owned);
-    for key in super::CONSTRAINT_KEYWORDS {
+    for key in crate::constraints::KEYS {
         if let Some(note) = slot.get(key).and_then(|v| super::constraint_note(key, v)) {
             text = Some(super::with_note(text.as_deref(), &note));
         }

@@ -407,20 +407,6 @@ pub(crate) fn with_note(text: Option<&str>, note: &str) -> String {
     }
 }
 
-/// The value constraint keywords, as the core emits them (docs/descriptors.md).
-pub(crate) const CONSTRAINT_KEYWORDS: [&str; 10] = [
-    "minimum",
-    "exclusiveMinimum",
-    "maximum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-];
-
 /// The sentence stating one constraint keyword, for formats that cannot carry the keyword
 /// itself: `"At least 1."`, `"At most 10 characters."`, `"Items must be unique."`.
 pub(crate) fn constraint_note(key: &str, v: &Value) -> Option<String> {
