@@ -253,13 +253,19 @@ internal sealed class TypeMapper(Compilation compilation)
         code.AppendLine($"        throw global::AppFunctions.Generated.JsonHelpers.Unexpected({Json.Str(name)}, ref r);");
         code.AppendLine("    }");
         code.AppendLine();
+        // the members' names encoded once: writing them skips the escaping scan
+        for (int mi = 0; mi < members.Count; mi++)
+        {
+            code.AppendLine($"    private static readonly global::System.Text.Json.JsonEncodedText N_{key}_{mi} = global::System.Text.Json.JsonEncodedText.Encode({Json.Str(members[mi].Name)});");
+        }
+        code.AppendLine();
         code.AppendLine($"    internal static void Write_{key}(global::System.Text.Json.Utf8JsonWriter w, {fq} value)");
         code.AppendLine("    {");
         code.AppendLine("        switch (value)");
         code.AppendLine("        {");
-        foreach (var m in members)
+        for (int mi = 0; mi < members.Count; mi++)
         {
-            code.AppendLine($"            case {fq}.{m.Name}: w.WriteStringValue({Json.Str(m.Name)}u8); break;");
+            code.AppendLine($"            case {fq}.{members[mi].Name}: w.WriteStringValue(N_{key}_{mi}); break;");
         }
         code.AppendLine("            default: w.WriteStringValue(value.ToString()); break;");
         code.AppendLine("        }");
@@ -297,6 +303,7 @@ internal sealed class TypeMapper(Compilation compilation)
         var reads = new StringBuilder();
         var writes = new StringBuilder();
         var locals = new StringBuilder();
+        var names = new StringBuilder(); // the properties' names encoded once: writing them skips the escaping scan
         int i = 0;
         foreach (var p in props)
         {
@@ -323,7 +330,8 @@ internal sealed class TypeMapper(Compilation compilation)
             fields.Add(f.ToString());
             locals.AppendLine($"        {p.Type.ToDisplayString(SymbolDisplayFormat.FullyQualifiedFormat)} p{i} = default!;");
             reads.AppendLine($"            {(i == 0 ? "" : "else ")}if (r.ValueTextEquals({Json.Str(jsonName)}u8)) {{ r.Read(); p{i} = {t.Read}; }}");
-            writes.AppendLine($"        w.WritePropertyName({Json.Str(jsonName)}u8);");
+            names.AppendLine($"    private static readonly global::System.Text.Json.JsonEncodedText N_{key}_{i} = global::System.Text.Json.JsonEncodedText.Encode({Json.Str(jsonName)});");
+            writes.AppendLine($"        w.WritePropertyName(N_{key}_{i});");
             writes.AppendLine("        " + string.Format(CultureInfo.InvariantCulture, t.Write, "value." + p.Name));
             i++;
         }
@@ -352,6 +360,7 @@ internal sealed class TypeMapper(Compilation compilation)
         code.AppendLine($"        return new {fq}({string.Join(", ", ctorArgs)}){(inits.Count > 0 ? " { " + string.Join(", ", inits) + " }" : "")};");
         code.AppendLine("    }");
         code.AppendLine();
+        code.Append(names);
         code.AppendLine($"    internal static void Write_{key}(global::System.Text.Json.Utf8JsonWriter w, {fq} value)");
         code.AppendLine("    {");
         code.AppendLine("        w.WriteStartObject();");

@@ -332,8 +332,11 @@ internal sealed class PendingExecute(DispatcherCore core, string functionId, Pen
     /// <summary>The call ended: its context (and DI scope) too.</summary>
     internal void EndContext()
     {
-        var context = Interlocked.Exchange(ref _context, null);
-        context?.End();
+        if (Volatile.Read(ref _context) is null)
+        {
+            return; // the common call: nothing asked for a context
+        }
+        Interlocked.Exchange(ref _context, null)?.End();
     }
 
     internal void Complete(AppFunctionOutcome outcome)
