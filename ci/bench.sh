@@ -14,6 +14,9 @@
 #   ci/bench.sh --bindings-only only the Kotlin and Swift round trips and the C figure they stand
 #                               beside (about 5 minutes): rewrites the Bindings section of
 #                               docs/performance.md and merges into target/bench/summary.json
+#   ci/bench.sh --dotnet-only   only the .NET round trips (BenchmarkDotNet) and the C figure they
+#                               stand beside (about 6 minutes): rewrites the .NET rows and section
+#                               of docs/performance.md and merges into target/bench/summary.json
 #   ci/bench.sh --exports-only  only the first export in every format after registering 10,000
 #                               functions, in time (criterion) and in instructions (callgrind,
 #                               unless --no-instructions), about 4 minutes: rewrites those rows
@@ -27,7 +30,7 @@ export REPO
 cd "$REPO"
 source "$REPO/ci/env.sh"; af_cargo_setup
 mapfile -t MAVEN_OFFLINE < <(af_maven_args)
-QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1; TIMEOUTS_ONLY=0; BINDINGS_ONLY=0; EXPORTS_ONLY=0
+QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1; TIMEOUTS_ONLY=0; BINDINGS_ONLY=0; EXPORTS_ONLY=0; DOTNET_ONLY=0
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
@@ -37,7 +40,8 @@ for a in "$@"; do
     --timeouts-only) TIMEOUTS_ONLY=1 ;;
     --bindings-only) BINDINGS_ONLY=1 ;;
     --exports-only) EXPORTS_ONLY=1 ;;
-    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions] [--timeouts-only] [--bindings-only] [--exports-only]" >&2; exit 2 ;;
+    --dotnet-only) DOTNET_ONLY=1 ;;
+    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions] [--timeouts-only] [--bindings-only] [--exports-only] [--dotnet-only]" >&2; exit 2 ;;
   esac
 done
 OUT="$REPO/target/bench"; mkdir -p "$OUT"
@@ -122,6 +126,31 @@ crit_plain_ns() { # the C figure (criterion's execute/plain) of this run, from i
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mean"]["point_estimate"])' \
     "$REPO/target/criterion/execute/plain/new/estimates.json" 2>/dev/null || true
 }
+# BenchmarkDotNet: Execute (the seed's create_order and the C figure's call), ExecuteJson,
+# AIFunctionFactory of both, AsAIFunctions; merged into BIND_JSON beside the C figure of this run.
+dotnet_bench() {
+  echo "== .NET: BenchmarkDotNet (Execute, ExecuteJson, AIFunctionFactory, AsAIFunctions), same run as the C figure above"
+  if command -v dotnet >/dev/null; then
+    cargo build -q --release --lib
+    rm -rf "$OUT/dotnet-bdn"
+    local job=(); [[ $QUICK == 1 ]] && job=(--job short)
+    (cd bindings/dotnet && dotnet run -c Release --project benchmarks/AppFunctions.Benchmarks -- \
+        --filter '*' --exporters json --artifacts "$OUT/dotnet-bdn" "${job[@]}") | grep -E '^\|' || true
+    BIND_JSON=$(python3 ci/bench/dotnet_figures.py "$OUT/dotnet-bdn" "$BIND_JSON")
+    local c; c=$(crit_plain_ns)
+    [[ -n "$c" ]] && BIND_JSON=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d["dotnet_c_execute_plain_ns"]=round(float(sys.argv[2])); print(json.dumps(d))' "$BIND_JSON" "$c")
+  else
+    echo "!!! no .NET SDK: the .NET round trips are not measured" >&2
+  fi
+}
+if [[ $DOTNET_ONLY == 1 ]]; then
+  echo "== criterion: execute/plain (the C figure the .NET round trips stand beside)"
+  cargo bench -q -p appfunctions-benches --bench execute -- plain "${CRIT[@]}" 2>&1 | grep -E "^execute|time:" || true
+  dotnet_bench
+  echo "$BIND_JSON" > "$OUT/bindings.json"
+  python3 ci/bench/report.py "$REPO" --dotnet-only
+  exit 0
+fi
 if [[ $BINDINGS_ONLY == 1 ]]; then
   echo "== criterion: execute/plain (the C figure the bindings stand beside)"
   cargo bench -q -p appfunctions-benches --bench execute -- plain "${CRIT[@]}" 2>&1 | grep -E "^execute|time:" || true
@@ -161,19 +190,7 @@ echo "$MCP_JSON" > "$OUT/mcp.json"
 cat "$OUT/mcp.json"
 
 if [[ $BINDINGS == 1 ]]; then bindings_bench; fi
-if [[ $DOTNET == 1 ]]; then
-  echo "== .NET: BenchmarkDotNet (Execute, ExecuteJson, AIFunctionFactory, AsAIFunctions), same run as the C figure above"
-  if command -v dotnet >/dev/null; then
-    cargo build -q --release --lib
-    rm -rf "$OUT/dotnet-bdn"
-    BDN_JOB=(); [[ $QUICK == 1 ]] && BDN_JOB=(--job short)
-    (cd bindings/dotnet && dotnet run -c Release --project benchmarks/AppFunctions.Benchmarks -- \
-        --filter '*' --exporters json --artifacts "$OUT/dotnet-bdn" "${BDN_JOB[@]}") | grep -E '^\|' || true
-    BIND_JSON=$(python3 ci/bench/dotnet_figures.py "$OUT/dotnet-bdn" "$BIND_JSON")
-  else
-    echo "!!! no .NET SDK: the .NET round trips are not measured" >&2
-  fi
-fi
+if [[ $DOTNET == 1 ]]; then dotnet_bench; fi
 echo "$BIND_JSON" > "$OUT/bindings.json"
 
 echo "== report"

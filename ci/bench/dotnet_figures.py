@@ -7,8 +7,11 @@ import sys
 
 artifacts, merged = sys.argv[1], json.loads(sys.argv[2] if len(sys.argv) > 2 else "{}")
 names = {"Execute": "dotnet_execute", "ExecuteJson": "dotnet_execute_json",
+         "ExecuteSameCallAsC": "dotnet_execute_c_call",
          "ExecuteWithoutDefaultTimeout": "dotnet_execute_without_default_timeout",
-         "AIFunctionFactoryInvoke": "dotnet_aifunctionfactory", "AppFunctionAsAIFunction": "dotnet_asaifunction"}
+         "AIFunctionFactoryInvoke": "dotnet_aifunctionfactory",
+         "AIFunctionFactoryInvokeSameCallAsC": "dotnet_aifunctionfactory_c_call",
+         "AppFunctionAsAIFunction": "dotnet_asaifunction"}
 for path in glob.glob(os.path.join(artifacts, "results", "*.json")):
     with open(path) as fh:
         report = json.load(fh)
@@ -20,4 +23,5 @@ for path in glob.glob(os.path.join(artifacts, "results", "*.json")):
         mem = (b.get("Memory") or {}).get("BytesAllocatedPerOperation")
         if mem is not None:
             merged[key + "_alloc_bytes"] = mem
+merged["dotnet_load_average_1m"] = round(os.getloadavg()[0], 2)  # right after the run
 print(json.dumps(merged))

@@ -1,6 +1,10 @@
 // One Execute round trip from C#, beside the same function through Microsoft.Extensions.AI's
 // AIFunctionFactory (reflection binding), in one BenchmarkDotNet run:
 //   dotnet run -c Release --project benchmarks/AppFunctions.Benchmarks -- --filter '*'
+// Two functions: the seed's create_order, which returns its Order record (the core checks
+// the record against its type), and the call ci/bench.sh times in C (benches/scenarios.rs,
+// execute/plain: the same three parameters, a string result, a handler answering "ok"), so
+// that the ratio to the C figure compares one call with itself.
 using System.Text.Json;
 using AppFunctions;
 using BenchmarkDotNet.Attributes;
@@ -27,15 +31,26 @@ public class BenchFunctions
     public static Order CreateOrder(string customer, int quantity, Priority priority = Priority.Normal) => new("o-1", customer, quantity, priority);
 }
 
+/// <summary>The C benchmark's call (benches/scenarios.rs): the same parameters, priority required,
+/// a string result, a handler answering "ok".</summary>
+public class SameCallAsC
+{
+    /// <summary>Creates an order for a customer (answers "ok").</summary>
+    [AppFunction]
+    public static string PlaceOrder(string customer, int quantity, Priority priority) => "ok";
+}
+
 [MemoryDiagnoser]
 public class ExecuteBenchmarks
 {
     private const string Args = """{"customer":"acme","quantity":2,"priority":"Normal"}""";
     private static readonly AppFunctionInvocation Invocation = new("create_order");
+    private static readonly AppFunctionInvocation SameCallAsCInvocation = new("place_order");
     private ServiceProvider _provider = null!;
     private AppFunctionDispatcher _dispatcher = null!;
     private AppFunctionDispatcher _noTimeout = null!;
     private AIFunction _factory = null!;
+    private AIFunction _factorySameCallAsC = null!;
     private AIFunction _appFunction = null!;
 
     [GlobalSetup]
@@ -45,11 +60,15 @@ public class ExecuteBenchmarks
         _dispatcher = _provider.GetRequiredService<AppFunctionDispatcher>();
         _noTimeout = new AppFunctionDispatcher(_provider, new AppFunctionsOptions { DefaultTimeout = Timeout.InfiniteTimeSpan });
         _factory = AIFunctionFactory.Create(BenchFunctions.CreateOrder, "create_order");
+        _factorySameCallAsC = AIFunctionFactory.Create(SameCallAsC.PlaceOrder, "place_order");
         _appFunction = _dispatcher.AsAIFunctions().Single(f => f.Name == "create_order");
-        var check = _dispatcher.Execute(Invocation, Args).GetAwaiter().GetResult();
-        if (check.Status != AppFunctionStatus.Success)
+        foreach (var inv in new[] { Invocation, SameCallAsCInvocation })
         {
-            throw new InvalidOperationException(check.ToJson());
+            var check = _dispatcher.Execute(inv, Args).GetAwaiter().GetResult();
+            if (check.Status != AppFunctionStatus.Success)
+            {
+                throw new InvalidOperationException(check.ToJson());
+            }
         }
     }
 
@@ -64,6 +83,10 @@ public class ExecuteBenchmarks
     [Benchmark(Baseline = true)]
     public AppFunctionOutcome Execute() => _dispatcher.Execute(Invocation, Args).GetAwaiter().GetResult();
 
+    /// <summary>The C benchmark's call (string result "ok"): the figure to set beside C's execute/plain.</summary>
+    [Benchmark]
+    public AppFunctionOutcome ExecuteSameCallAsC() => _dispatcher.Execute(SameCallAsCInvocation, Args).GetAwaiter().GetResult();
+
     /// <summary>Execute on a dispatcher without the core's default timeout: what arming the
     /// 30 s deadline of an af_execute_async call costs.</summary>
     [Benchmark]
@@ -75,7 +98,13 @@ public class ExecuteBenchmarks
 
     /// <summary>The same function through AIFunctionFactory.Create(...).InvokeAsync, arguments parsed from the same JSON.</summary>
     [Benchmark]
-    public object? AIFunctionFactoryInvoke()
+    public object? AIFunctionFactoryInvoke() => Invoke(_factory);
+
+    /// <summary>The C benchmark's call through AIFunctionFactory.</summary>
+    [Benchmark]
+    public object? AIFunctionFactoryInvokeSameCallAsC() => Invoke(_factorySameCallAsC);
+
+    private static object? Invoke(AIFunction function)
     {
         using var doc = JsonDocument.Parse(Args);
         var arguments = new AIFunctionArguments();
@@ -83,7 +112,7 @@ public class ExecuteBenchmarks
         {
             arguments[p.Name] = p.Value.Clone();
         }
-        return _factory.InvokeAsync(arguments).AsTask().GetAwaiter().GetResult();
+        return function.InvokeAsync(arguments).AsTask().GetAwaiter().GetResult();
     }
 
     /// <summary>dispatcher.AsAIFunctions(): the core's schema and binding behind an AIFunction.</summary>
