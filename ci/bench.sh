@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark suite. Writes target/bench/summary.json (figures under stable names,
 # units in the names), docs/performance.md (tables, targets met or missed) and
-# docs/performance.png (per-call cost against registry size and thread count).
+# docs/performance.svg (per-call cost against registry size and thread count).
 #
 #   ci/bench.sh                 everything (about 10 minutes on 2 cores)
 #   ci/bench.sh --quick         shorter criterion runs and 1M calls for RSS
@@ -194,10 +194,4 @@ if [[ $DOTNET == 1 ]]; then dotnet_bench; fi
 echo "$BIND_JSON" > "$OUT/bindings.json"
 
 echo "== report"
-VENV="$REPO/ci/.cache/bench-venv"
-if [[ ! -x "$VENV/bin/python" ]] || ! "$VENV/bin/python" -c "import matplotlib" 2>/dev/null; then
-  python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "matplotlib==3.11.2" \
-    || echo "!!! matplotlib could not be installed: the chart is not regenerated" >&2
-fi
-PYREPORT="$VENV/bin/python"; [[ -x "$PYREPORT" ]] || PYREPORT=python3
-"$PYREPORT" ci/bench/report.py "$REPO"
+python3 ci/bench/report.py "$REPO"

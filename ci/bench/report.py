@@ -1,5 +1,5 @@
 """Collects the benchmark figures into target/bench/summary.json, writes
-docs/performance.md (tables, each target met or missed) and docs/performance.png.
+docs/performance.md (tables, each target met or missed) and docs/performance.svg (chart.py).
 
 `report.py REPO --timeouts-only` (ci/bench.sh --timeouts-only) merges only
 target/bench/timeouts.json into summary.json and rewrites only the timeout rows of the
@@ -599,38 +599,14 @@ if EXPORTS_ONLY:
     print(json.dumps({k: v for k, v in s.items() if "export_first_10k" in k}, indent=1))
     sys.exit(0)
 lines += missed_section()
-lines += ["## Chart", "", "![per-call cost against registry size and thread count](performance.png)", ""]
+lines += ["## Chart", "", "![per-call cost against registry size and thread count](performance.svg)", ""]
 with open(os.path.join(REPO, "docs", "performance.md"), "w") as fh:
     fh.write("\n".join(lines))
 
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
-    xs = [10, 1000, 10000]
-    ys = [s.get(f"execute_lookup_{l}_ns") for l in ["10", "1k", "10k"]]
-    if all(ys):
-        a.plot(xs, ys, marker="o")
-    a.set_xscale("log")
-    a.set_xlabel("functions registered")
-    a.set_ylabel("ns per execute")
-    a.set_title("Per-call cost against registry size")
-    a.set_ylim(bottom=0)
-    t1, t2 = s.get("throughput_1thread_calls_per_s"), s.get("throughput_2threads_calls_per_s")
-    if t1 and t2:
-        b.plot([1, 2], [1e9 / t1, 2e9 / t2], marker="o", label="ns per call per thread")
-        b.plot([1, 2], [1e9 / t1, 1e9 / t1], linestyle="--", label="perfect scaling")
-        b.legend()
-    b.set_xticks([1, 2])
-    b.set_xlabel("threads")
-    b.set_ylabel("ns per call (each thread)")
-    b.set_title("Per-call cost against thread count")
-    b.set_ylim(bottom=0)
-    fig.tight_layout()
-    fig.savefig(os.path.join(REPO, "docs", "performance.png"), dpi=100)
-    print("wrote docs/performance.png")
-except ImportError:
-    print("!!! matplotlib missing: docs/performance.png not regenerated", file=sys.stderr)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chart  # noqa: E402  (beside this script)
+with open(os.path.join(REPO, "docs", "performance.svg"), "w") as fh:
+    fh.write(chart.svg(s, f"ci/bench.sh, {meta['when']}, commit {meta['commit']}, load average {fmt(meta['load_average_1m_at_report'])}"))
+print("wrote docs/performance.svg")
 print("wrote target/bench/summary.json and docs/performance.md")
 print(json.dumps(s, indent=1))
