@@ -317,6 +317,29 @@ impl<'t> Ctx<'t> {
     }
 }
 
+/// Whether two names are equal: compared a word at a time in place, as names are short
+/// (`==` on `str` calls the C library's `memcmp` for every name of the same length).
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut ca = a.chunks_exact(8);
+    let mut cb = b.chunks_exact(8);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        if u64::from_ne_bytes(x.try_into().expect("8 bytes"))
+            != u64::from_ne_bytes(y.try_into().expect("8 bytes"))
+        {
+            return false;
+        }
+    }
+    ca.remainder()
+        .iter()
+        .zip(cb.remainder())
+        .all(|(x, y)| x == y)
+}
+
 /// Writes a validated parameter or field name (letters, digits, `_`: nothing to escape).
 fn write_name(out: &mut String, name: &str) {
     debug_assert!(name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
@@ -401,8 +424,15 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
         };
         ctx.out.push('{');
         let mut first = true;
+        // arguments mostly come in the order the parameters are declared: the one after
+        // the last found is tried first
+        let mut next = 0;
         while let Some(key) = map.next_key_seed(KeySeed)? {
-            let Some(index) = params.iter().position(|p| p.name == *key) else {
+            let found = match params.get(next) {
+                Some(p) if same_name(&p.name, &key) => Some(next),
+                _ => params.iter().position(|p| same_name(&p.name, &key)),
+            };
+            let Some(index) = found else {
                 let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
                 let close = crate::types::closest(params.iter().map(|p| p.name.as_str()), &key)
                     .map(|n| format!(" (did you mean \"{n}\"?)"))
@@ -430,6 +460,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
                 let e = ctx.fail("given more than once".into());
                 return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
             }
+            next = index + 1;
             let p = &params[index];
             if !first {
                 ctx.out.push(',');
@@ -865,7 +896,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             }
             Type::Enum(i) => {
                 let def = &types.enums[*i];
-                if def.members.iter().any(|m| m.name == v) {
+                if def.members.iter().any(|m| same_name(&m.name, v)) {
                     write_json_str(&mut self.ctx.out, v);
                     Ok(())
                 } else {

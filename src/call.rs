@@ -314,6 +314,10 @@ pub(crate) struct Resolution {
     pub found: Vec<(String, std::ops::Range<usize>)>,
 }
 
+/// Arguments bound when a call was made that the Bind stage still has to look at (an
+/// error, or entities to look up): `None` for the common call, whose arguments are final.
+pub(crate) type PreBound = Option<Box<Result<crate::binding::Bound, crate::binding::BindError>>>;
+
 /// What the thread driving a call keeps while it drives: a call moves from one thread to
 /// another only when it waits for the host, and then this waits in [`Ctl::suspended`]
 /// for whoever answers.
@@ -325,9 +329,10 @@ pub(crate) struct DriveState {
     /// The scope-begin hook ran (so the scope-end hook runs).
     pub began: bool,
     /// Arguments bound when the call was made, for the Bind stage (an error, or entities
-    /// to look up).
-    pub pre_bound: Option<Result<crate::binding::Bound, crate::binding::BindError>>,
-    pub bound: Option<crate::binding::Bound>,
+    /// to look up). Boxed, like `bound`: the common call has neither, and the drive state
+    /// moves with every step of the call's start.
+    pub pre_bound: PreBound,
+    pub bound: Option<Box<crate::binding::Bound>>,
     pub resolve: Vec<Resolution>,
     /// A lookup was started for this call (its `Ctl::child` is to be looked at when the
     /// call ends).
@@ -506,9 +511,9 @@ impl Call {
     /// A call of the function at `entry` of `snap` (`None`: not registered, named by
     /// `inv`), counted in flight on `shard`, with `default_timeout` when the invocation
     /// names none, its outcome to `sink` (else to whoever drives it first, or a waiter;
-    /// `keep_outcome`: as an [`Outcome`]). Returns the call and what the thread that
-    /// drives it first starts from: the arguments the Bind stage still has to look at (an
-    /// error, or entities to resolve). Arguments bound with no entity in them are final
+    /// `keep_outcome`: as an [`Outcome`]). Returns the call and the arguments the Bind
+    /// stage still has to look at (an error, or entities to resolve), which the thread
+    /// that drives it first starts from. Arguments bound with no entity in them are final
     /// now, shown from the Bind stage on.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
@@ -522,14 +527,14 @@ impl Call {
         default_timeout: Option<std::time::Duration>,
         keep_outcome: bool,
         sink: Option<OutcomeSink>,
-    ) -> (Arc<Call>, DriveState) {
+    ) -> (Arc<Call>, PreBound) {
         let (args_fixed, pre_bound) = match bound {
             Some(Ok(b)) if b.entity_refs.is_empty() => {
                 let mut json = b.json;
                 json.push('\0');
                 (Some(json), None)
             }
-            other => (None, other),
+            other => (None, other.map(Box::new)),
         };
         let (timeout, timeout_is_default) = match inv.timeout {
             None => (default_timeout, true),
@@ -561,13 +566,7 @@ impl Call {
             sink,
             lookup_seq: 0,
         });
-        (
-            call,
-            DriveState {
-                pre_bound,
-                ..Default::default()
-            },
-        )
+        (call, pre_bound)
     }
 
     fn make(m: Making<'_>) -> Arc<Call> {
@@ -783,6 +782,10 @@ impl Call {
     /// serves); 0 when none.
     pub fn invocation_context(&self) -> usize {
         self.host_context
+    }
+    /// `say` was called on this call (not a lookup's: its `say` goes to its call).
+    pub(crate) fn has_said(&self) -> bool {
+        self.has_dialog.load(Ordering::Acquire)
     }
     /// The dialog said so far (a lookup's `say` goes to its call, and so does this).
     pub fn dialog(&self) -> Option<String> {

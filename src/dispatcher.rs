@@ -5,7 +5,7 @@
 use crate::binding::Limits;
 pub use crate::call::{sync_handler, Delegate, Handler, PermissionHook, ScopeHooks};
 use crate::call::{
-    Call, CallKind, DriveState, Entry, Hosted, Invocation, InvocationRef, OutcomeSink, Snapshot,
+    Call, CallKind, Entry, Hosted, Invocation, InvocationRef, OutcomeSink, PreBound, Snapshot,
 };
 use crate::descriptor::{parse_entity_with, CallerPolicy, FunctionDescriptor, ParseContext};
 use crate::error::{Error, Result};
@@ -462,7 +462,7 @@ impl Dispatcher {
         args: Option<&str>,
         sink: Option<OutcomeSink>,
         keep_outcome: bool,
-    ) -> std::result::Result<(Arc<Call>, DriveState), Option<OutcomeSink>> {
+    ) -> std::result::Result<(Arc<Call>, PreBound), Option<OutcomeSink>> {
         let Some(shard) = self.registry.shared.call_started() else {
             return Err(sink);
         };

@@ -143,7 +143,7 @@ impl Outcome {
     /// [`Outcome::to_json_nul`], written into the result's own buffer when that has
     /// exactly the room for it (a result made with [`result_buffer`]): no allocation, no
     /// copy of the result.
-    pub(crate) fn into_json_nul(mut self) -> String {
+    pub(crate) fn take_json_nul(&mut self) -> String {
         let len = self.json_nul_len();
         if self.status == Status::Success {
             if let Some(r) = self.result.as_mut().filter(|r| r.capacity() == len) {
@@ -188,7 +188,7 @@ const SUCCESS_HEAD: &str = "{\"status\":\"success\",\"result\":";
 const PLAIN_TAIL_NUL: usize = ",\"dialog\":null,\"errorCode\":null,\"message\":null}\0".len();
 
 /// A handler's result in a buffer with the room for the outcome around it (a plain success:
-/// nothing said, not final), so [`Outcome::into_json_nul`] writes the outcome there.
+/// nothing said, not final), so [`Outcome::take_json_nul`] writes the outcome there.
 pub(crate) fn result_buffer(result: &str) -> String {
     let mut s = String::with_capacity(SUCCESS_HEAD.len() + result.len() + PLAIN_TAIL_NUL);
     s.push_str(result);
@@ -251,21 +251,21 @@ mod tests {
             let j = o.to_json_nul();
             assert_eq!(j, format!("{}\0", o.to_json()));
             assert_eq!(j.capacity(), j.len(), "{j}");
-            assert_eq!(o.clone().into_json_nul(), j);
+            assert_eq!(o.clone().take_json_nul(), j);
         }
         // a result made with the room for its outcome: written there
-        let o = Outcome::success(Some(result_buffer("{\"id\":\"o-1\"}")));
+        let mut o = Outcome::success(Some(result_buffer("{\"id\":\"o-1\"}")));
         let at = o.result.as_ref().unwrap().as_ptr();
-        let j = o.clone().into_json_nul();
+        let j = o.clone().take_json_nul();
         assert_eq!(j, format!("{}\0", o.to_json()));
         assert_eq!(j.capacity(), j.len());
-        let mine = o.into_json_nul();
+        let mine = o.take_json_nul();
         assert_eq!(mine.as_ptr(), at);
         // with a dialog there is no room: made anew, the same text
         let mut said = Outcome::success(Some(result_buffer("1")));
         said.dialog = Some("Done.".into());
         assert_eq!(
-            said.clone().into_json_nul(),
+            said.clone().take_json_nul(),
             format!("{}\0", said.to_json())
         );
     }

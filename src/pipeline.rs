@@ -16,7 +16,7 @@
 use crate::binding::{bind_arguments, bind_value_with, Mode};
 use crate::call::{
     wait, Call, CompleteError, Completion, DriveState, Gate, GateDecision, HandlerResult, Op,
-    Platform, Resolution, Stage,
+    Platform, PreBound, Resolution, Stage,
 };
 use crate::descriptor::FunctionKind;
 use crate::error::ErrorCode;
@@ -62,8 +62,9 @@ thread_local! {
 /// Puts back the frame a host callback found, however the callback ends.
 struct FrameGuard {
     saved: Frame,
-    /// An answer the frame below had been given already (kept aside meanwhile).
-    saved_answer: Option<Completion>,
+    /// An answer the frame below had been given already (kept aside meanwhile; boxed, as
+    /// only a call made inside a callback that has answered already has one).
+    saved_answer: Option<Box<Completion>>,
     left: bool,
 }
 
@@ -76,7 +77,7 @@ impl FrameGuard {
             .try_with(|a| {
                 let mut a = a.borrow_mut();
                 if a.is_some() {
-                    a.take()
+                    a.take().map(Box::new)
                 } else {
                     None
                 }
@@ -89,42 +90,41 @@ impl FrameGuard {
             left: false,
         }
     }
-    /// Leaves the frame: the answer given on this thread, if any.
-    fn leave(mut self) -> Option<Completion> {
-        self.restore()
+    /// Leaves the frame: the answer given on this thread, if any, goes to `into` (left as
+    /// it is when there is none).
+    fn leave(mut self, into: &mut Option<Completion>) {
+        self.restore(Some(into));
     }
-    fn restore(&mut self) -> Option<Completion> {
+    fn restore(&mut self, into: Option<&mut Option<Completion>>) {
         if std::mem::replace(&mut self.left, true) {
-            return None;
+            return;
         }
         let _ = FRAME.try_with(|f| f.set(self.saved));
         let back = self.saved_answer.take();
-        FRAME_ANSWER
-            .try_with(|a| {
-                let mut a = a.borrow_mut();
-                if a.is_some() || back.is_some() {
-                    std::mem::replace(&mut *a, back)
-                } else {
-                    None
+        let _ = FRAME_ANSWER.try_with(|a| {
+            let mut a = a.borrow_mut();
+            if a.is_some() || back.is_some() {
+                let given = std::mem::replace(&mut *a, back.map(|b| *b));
+                if let (Some(into), Some(given)) = (into, given) {
+                    *into = Some(given);
                 }
-            })
-            .ok()
-            .flatten()
+            }
+        });
     }
 }
 
 impl Drop for FrameGuard {
     fn drop(&mut self) {
-        self.restore();
+        self.restore(None);
     }
 }
 
 /// What [`Call::answer_inline`] did with an answer.
 pub(crate) enum Answered {
     Done(Result<(), CompleteError>),
-    /// Not handed over: the call is suspended, or its callback runs on another thread
-    /// (the wait word seen).
-    Slow(Completion, u64),
+    /// Not handed over (the answer left where it was): the call is suspended, or its
+    /// callback runs on another thread (the wait word seen).
+    Slow(u64),
 }
 
 /// What a finished call hands to the thread that asked for its outcome directly.
@@ -137,8 +137,17 @@ pub(crate) enum Delivered {
 /// Starts a new call on this thread: runs it until it finishes or waits for the host.
 /// With `direct`, a call that finishes here hands its outcome back (when it has no sink)
 /// instead of storing it for a waiter.
-pub(crate) fn drive_new(call: &Arc<Call>, st: DriveState, direct: bool) -> Option<Delivered> {
-    drive(call, st, None, direct)
+pub(crate) fn drive_new(call: &Arc<Call>, pre_bound: PreBound, direct: bool) -> Option<Delivered> {
+    // (the drive state is made here, in the argument it is passed in, not moved there)
+    drive(
+        call,
+        DriveState {
+            pre_bound,
+            ..DriveState::default()
+        },
+        None,
+        direct,
+    )
 }
 
 /// Runs the call until it finishes or waits for the host. `input` is the host's answer
@@ -146,67 +155,83 @@ pub(crate) fn drive_new(call: &Arc<Call>, st: DriveState, direct: bool) -> Optio
 pub(crate) fn drive(
     call: &Arc<Call>,
     mut st: DriveState,
-    input: Option<Completion>,
+    mut input: Option<Completion>,
     direct: bool,
 ) -> Option<Delivered> {
+    // the answer in hand and the outcome live here, in this frame, for the whole drive:
+    // the steps take and put them in place rather than moving them through return values
+    let mut ended: Option<Outcome> = None;
     // one panic boundary around the steps (the drive state stays with this thread)
-    let ended = catch_unwind(AssertUnwindSafe(|| run(call, &mut st, input)));
-    let outcome = match ended {
-        Ok(Some(outcome)) => outcome,
-        // waiting for the host
-        Ok(None) => return None,
-        Err(p) => Outcome::error(
+    if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+        run(call, &mut st, &mut input, &mut ended)
+    })) {
+        ended = Some(Outcome::error(
             ErrorCode::InternalError,
             format!("the pipeline failed unexpectedly: {}", panic_text(&*p)),
-        ),
-    };
-    finish(call, &mut st, outcome, direct)
+        ));
+    }
+    match &mut ended {
+        Some(outcome) => finish(call, &mut st, outcome, direct),
+        // waiting for the host
+        None => None,
+    }
 }
 
-/// Runs the steps until the call ends (its outcome) or waits for the host (`None`).
-fn run(call: &Arc<Call>, st: &mut DriveState, mut input: Option<Completion>) -> Option<Outcome> {
+/// Runs the steps until the call ends (its outcome in `ended`) or waits for the host
+/// (`ended` left `None`).
+fn run(
+    call: &Arc<Call>,
+    st: &mut DriveState,
+    input: &mut Option<Completion>,
+    ended: &mut Option<Outcome>,
+) {
     loop {
-        if let Some(Completion::Abort(code)) = input {
-            return Some(abort_outcome(call, code));
+        if let Some(Completion::Abort(code)) = *input {
+            *ended = Some(abort_outcome(call, code));
+            return;
         }
         // the scope begins even for a call cancelled before it started, so every begin
         // has its end
         if input.is_none() && st.stage != Stage::Begin {
             if let Some(code) = call.cancel_code() {
-                return Some(abort_outcome(call, code));
+                *ended = Some(abort_outcome(call, code));
+                return;
             }
         }
-        match step(call, st, input.take()) {
-            Ok((Next::Go, next_input)) => input = next_input,
-            Ok((Next::Wait, _)) => return None,
-            Err(outcome) => return Some(outcome),
+        match step(call, st, input) {
+            Ok(Next::Go) => {}
+            Ok(Next::Wait) => return,
+            Err(outcome) => {
+                *ended = Some(outcome);
+                return;
+            }
         }
     }
 }
 
-type StepResult = Result<(Next, Option<Completion>), Outcome>;
+/// What a step did: `Go` with the host's answer (if it took one) in the input slot.
+type StepResult = Result<Next, Outcome>;
 
 fn go() -> StepResult {
-    Ok((Next::Go, None))
+    Ok(Next::Go)
 }
 
-/// Waits for a host answer: inline answers continue the loop at once.
-fn waited(c: Option<Completion>) -> StepResult {
-    match c {
-        Some(c) => Ok((Next::Go, Some(c))),
-        None => Ok((Next::Wait, None)),
-    }
+/// Waits for a host answer: an inline answer (in the input slot) continues the loop at
+/// once.
+fn waited(answered: bool) -> StepResult {
+    Ok(if answered { Next::Go } else { Next::Wait })
 }
 
 /// Runs stages until one waits for the host, ends the call, or has taken a host answer
 /// (then `run` checks for a cancellation before the next): stages that run no host code
 /// follow each other here.
-fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> StepResult {
+fn step(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>) -> StepResult {
     let snap = call.snap();
-    let mut input = input;
     loop {
         match st.stage {
             Stage::Begin => {
+                // (nothing answers before the call begins)
+                drop(input.take());
                 if call.parent.is_none() {
                     if let Some(h) = &snap.scope_hooks {
                         st.began = true;
@@ -266,7 +291,7 @@ fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> Ste
                 }
                 let entry = call.entry().expect("found");
                 let bound = match st.pre_bound.take() {
-                    Some(b) => b,
+                    Some(b) => *b,
                     None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
                 }
                 .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
@@ -290,14 +315,15 @@ fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> Ste
                             }),
                         }
                     }
-                    st.bound = Some(bound);
+                    st.bound = Some(Box::new(bound));
                     st.resolve = groups;
                     st.stage = Stage::Resolve(0);
                 }
             }
-            Stage::Resolve(i) => return resolve(call, st, i, input.take()),
+            Stage::Resolve(i) => return resolve(call, st, i, input),
             Stage::Gates(i) => {
-                if let Some(Completion::Gate(d)) = input.take() {
+                // (an answer in hand is this gate's; taken only when there is one)
+                if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
                     match d {
                         GateDecision::Allow => {}
                         GateDecision::Deny(msg) => {
@@ -323,7 +349,7 @@ fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> Ste
                     continue;
                 };
                 if d.has_on_invoking() {
-                    return waited(call.await_host(Op::Gate, st, |seq| {
+                    return waited(call.await_host(Op::Gate, st, input, |seq| {
                         if let Err(p) =
                             catch_unwind(AssertUnwindSafe(|| d.on_invoking_seq(call, seq)))
                         {
@@ -349,7 +375,7 @@ fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> Ste
             }
             Stage::Permission => {
                 let desc = &call.entry().expect("found").desc;
-                if let Some(Completion::Gate(d)) = input.take() {
+                if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
                     return match d {
                         GateDecision::Allow => {
                             st.stage = Stage::Handler;
@@ -373,7 +399,7 @@ fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> Ste
                     ),
                     ));
                 };
-                return waited(call.await_host(Op::Gate, st, |seq| {
+                return waited(call.await_host(Op::Gate, st, input, |seq| {
                     let gate = Gate::new(call.clone(), seq);
                     if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
                         let _ = call.answer_gate(
@@ -415,7 +441,7 @@ fn step(call: &Arc<Call>, st: &mut DriveState, input: Option<Completion>) -> Ste
                         format!("{} has no handler", entry.desc.id),
                     ));
                 };
-                return waited(call.await_host(Op::Handler, st, |_| {
+                return waited(call.await_host(Op::Handler, st, input, |_| {
                     if let Err(p) = catch_unwind(AssertUnwindSafe(|| handler.invoke(call))) {
                         let _ = call.complete(Err((
                             ErrorCode::HandlerFailed,
@@ -439,10 +465,10 @@ fn resolve(
     call: &Arc<Call>,
     st: &mut DriveState,
     i: usize,
-    input: Option<Completion>,
+    input: &mut Option<Completion>,
 ) -> StepResult {
     let snap = call.snap();
-    if let Some(Completion::Lookup(outcome)) = input {
+    if let Some(Completion::Lookup(outcome)) = input.take() {
         let outcome = *outcome;
         let entity = st.resolve[i].entity;
         let def = &snap.types.entities[entity];
@@ -510,9 +536,9 @@ fn resolve(
     let child = Call::new_lookup(call, search, entity, request, seq);
     call.ctl.lock().child = Some(child.clone());
     st.looked_up = true;
-    waited(call.await_host(Op::Lookup, st, move |s| {
+    waited(call.await_host(Op::Lookup, st, input, move |s| {
         debug_assert_eq!(s, seq);
-        drive_new(&child, DriveState::default(), false);
+        drive_new(&child, None, false);
     }))
 }
 
@@ -658,7 +684,7 @@ fn abort_outcome(call: &Call, code: ErrorCode) -> Outcome {
 fn finish(
     call: &Arc<Call>,
     st: &mut DriveState,
-    mut outcome: Outcome,
+    outcome: &mut Outcome,
     direct: bool,
 ) -> Option<Delivered> {
     // only the thread driving the call gets here (the wait word hands the drive from one
@@ -693,7 +719,8 @@ fn finish(
     if let (Some(token), Some(id)) = (&call.token, call.token_sub.get()) {
         token.unsubscribe(*id);
     }
-    if call.parent.is_none() {
+    // (most calls say nothing and their outcome has no dialog: nothing to set)
+    if call.parent.is_none() && (call.has_said() || outcome.dialog.is_some()) {
         outcome.dialog = call.dialog();
     }
     let delegates = &call.snap().delegates;
@@ -702,16 +729,16 @@ fn finish(
     // (made only when someone reads it; in the result's buffer when only its JSON is read)
     let json_only = !invoked && sink.is_none() && !call.keep_outcome && call.parent.is_none();
     let wants_json = invoked || (call.parent.is_none() && (sink.is_some() || !call.keep_outcome));
-    let (outcome, json_nul): (Option<Outcome>, std::borrow::Cow<'static, str>) = if json_only {
-        (None, outcome.into_json_nul().into())
+    // (the outcome stays in place: a JSON-only delivery takes its result's buffer)
+    let json_nul: std::borrow::Cow<'static, str> = if json_only {
+        outcome.take_json_nul().into()
     } else if wants_json {
-        let j = outcome.to_json_nul();
-        (Some(outcome), j.into())
+        outcome.to_json_nul().into()
     } else {
-        (Some(outcome), "\0".into())
+        "\0".into()
     };
     for d in delegates.iter() {
-        if let (true, Some(outcome)) = (d.has_on_invoked(), &outcome) {
+        if d.has_on_invoked() {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
                 d.on_invoked_nul(call, outcome, &json_nul)
             })) {
@@ -742,7 +769,7 @@ fn finish(
     call.release_handle();
     drop(parked);
     // (the outcome itself is there for all but a JSON-only delivery)
-    let outcome = || outcome.expect("kept");
+    let mut outcome = || std::mem::replace(outcome, Outcome::success(None));
     if let Some(p) = &call.parent {
         // a lookup: its call checks the answer (and goes on with it)
         let _ = p.answer(
@@ -770,18 +797,18 @@ fn finish(
     if let Some(shard) = call.in_flight_shard {
         call.shared().call_ended(shard);
     }
-    let delivered = if call.keep_outcome {
-        Delivered::Outcome(outcome())
-    } else {
-        Delivered::Json(json_nul.into_owned())
-    };
     if direct {
-        return Some(delivered);
+        return Some(if call.keep_outcome {
+            Delivered::Outcome(outcome())
+        } else {
+            Delivered::Json(json_nul.into_owned())
+        });
     }
     let mut ctl = call.ctl.lock();
-    match delivered {
-        Delivered::Outcome(o) => ctl.outcome = Some(Box::new(o)),
-        Delivered::Json(j) => ctl.outcome_json = Some(j),
+    if call.keep_outcome {
+        ctl.outcome = Some(Box::new(outcome()));
+    } else {
+        ctl.outcome_json = Some(json_nul.into_owned());
     }
     call.done.notify_all();
     None
@@ -891,17 +918,19 @@ impl Call {
     }
 
     /// Starts waiting for a host answer and runs `invoke` (the host callback) with the
-    /// wait's sequence number. Returns the answer when it came inline, or `None` when the
-    /// call is suspended (its drive state stored for whoever answers later, who drives it
-    /// on).
+    /// wait's sequence number. `true` with the answer in `input` when it came inline;
+    /// `false` when the call is suspended (its drive state stored for whoever answers
+    /// later, who drives it on).
     pub(crate) fn await_host(
         self: &Arc<Self>,
         op: Op,
         st: &mut DriveState,
+        input: &mut Option<Completion>,
         invoke: impl FnOnce(u32),
-    ) -> Option<Completion> {
+    ) -> bool {
         if let Some(code) = self.cancel_code() {
-            return Some(Completion::Abort(code));
+            *input = Some(Completion::Abort(code));
+            return true;
         }
         let seq = next_seq(st.seq);
         st.seq = seq;
@@ -911,22 +940,24 @@ impl Call {
             .store(wait::pack(seq, op, wait::INLINE), Ordering::Release);
         let frame = FrameGuard::enter(Arc::as_ptr(self) as usize, seq);
         invoke(seq);
-        let here = frame.leave();
+        // an answer given on this thread goes straight into the input slot
+        frame.leave(input);
         loop {
             let w = self.wait.load(Ordering::SeqCst);
             match wait::state(w) {
                 wait::ALLOWED => {
                     self.wait.store(wait::IDLE, Ordering::Release);
-                    return Some(Completion::Gate(GateDecision::Allow));
+                    *input = Some(Completion::Gate(GateDecision::Allow));
+                    return true;
                 }
                 wait::ANSWERED_HERE => {
                     self.wait.store(wait::IDLE, Ordering::Release);
-                    return here;
+                    return input.is_some();
                 }
                 wait::ANSWERED => {
-                    let c = self.ctl.lock().inline_result.take().map(|c| *c);
+                    *input = self.ctl.lock().inline_result.take().map(|c| *c);
                     self.wait.store(wait::IDLE, Ordering::Release);
-                    return c;
+                    return input.is_some();
                 }
                 wait::INLINE => {
                     let mut ctl = self.ctl.lock();
@@ -952,18 +983,19 @@ impl Call {
                             )
                             .is_ok()
                         {
-                            return Some(Completion::Abort(code));
+                            *input = Some(Completion::Abort(code));
+                            return true;
                         }
                     }
                     // whoever answers later drives the call on from here; alive until
                     // then, whatever the host keeps
                     ctl.suspended = Some(Box::new(std::mem::take(st)));
                     ctl.parked = Some(self.clone());
-                    return None;
+                    return false;
                 }
                 // (IDLE or SUSPENDED cannot be: only this thread moves the word out of INLINE
                 // but to an answer)
-                _ => return None,
+                _ => return false,
             }
         }
     }
@@ -976,21 +1008,18 @@ impl Call {
         op: Op,
         c: Completion,
     ) -> Result<(), CompleteError> {
-        let mut c = c;
+        let mut c = Some(c);
         loop {
-            let w = match self.answer_inline(seq, op, c) {
+            let w = match self.answer_inline(seq, op, &mut c) {
                 Answered::Done(r) => return r,
-                Answered::Slow(back, w) => {
-                    c = back;
-                    w
-                }
+                Answered::Slow(w) => w,
             };
             if wait::state(w) == wait::SUSPENDED {
                 // the call waits with no callback running: this thread drives it on
                 let Some((st, parked)) = self.claim_suspended_word(w) else {
                     continue;
                 };
-                drive(self, st, Some(c), false);
+                drive(self, st, c, false);
                 drop(parked);
                 return Ok(());
             }
@@ -1003,7 +1032,7 @@ impl Call {
                 .compare_exchange(w, answered, Ordering::SeqCst, Ordering::SeqCst)
                 .is_ok()
             {
-                ctl.inline_result = Some(Box::new(c));
+                ctl.inline_result = c.map(Box::new);
                 return Ok(());
             }
         }
@@ -1011,9 +1040,15 @@ impl Call {
 
     /// The part of [`Call::answer`] that takes no lock and runs no host code: refusals,
     /// and an answer handed over to the callback running now on this thread (or a gate
-    /// allowed, from any thread). `Slow` gives the answer back with the wait word it saw
-    /// when the call is suspended or the callback runs on another thread.
-    pub(crate) fn answer_inline(&self, seq: Option<u32>, op: Op, c: Completion) -> Answered {
+    /// allowed, from any thread): taken from `c`, which the caller makes in place. `Slow`
+    /// leaves it there and gives the wait word it saw when the call is suspended or the
+    /// callback runs on another thread.
+    pub(crate) fn answer_inline(
+        &self,
+        seq: Option<u32>,
+        op: Op,
+        c: &mut Option<Completion>,
+    ) -> Answered {
         loop {
             if self.cancel_code().is_some() {
                 // cancelled or timed out: whatever answers now is late
@@ -1041,11 +1076,11 @@ impl Call {
                 }));
             }
             if state == wait::SUSPENDED {
-                return Answered::Slow(c, w);
+                return Answered::Slow(w);
             }
             // the callback that started the wait runs now: the answer is handed over
             let wseq = wait::seq(w);
-            let handed = if matches!(c, Completion::Gate(GateDecision::Allow)) {
+            let handed = if matches!(c, Some(Completion::Gate(GateDecision::Allow))) {
                 wait::ALLOWED
             } else {
                 let me = self as *const Call as usize;
@@ -1062,7 +1097,7 @@ impl Call {
                         .try_with(|a| a.borrow().is_none())
                         .unwrap_or(false);
                 if !on_its_thread {
-                    return Answered::Slow(c, w);
+                    return Answered::Slow(w);
                 }
                 wait::ANSWERED_HERE
             };
@@ -1077,7 +1112,7 @@ impl Call {
                 .is_ok()
             {
                 if handed == wait::ANSWERED_HERE {
-                    FRAME_ANSWER.with(|a| *a.borrow_mut() = Some(c));
+                    FRAME_ANSWER.with(|a| *a.borrow_mut() = c.take());
                 }
                 return Answered::Done(Ok(()));
             }
@@ -1210,12 +1245,9 @@ fn answer_by_handle(
             return None;
         }
         let seq = gate.then_some(seq);
-        Some(match call.answer_inline(seq, op, c.take().expect("once")) {
+        Some(match call.answer_inline(seq, op, &mut c) {
             Answered::Done(r) => Ok(r),
-            Answered::Slow(back, _) => {
-                c = Some(back);
-                Err((call.clone(), seq))
-            }
+            Answered::Slow(_) => Err((call.clone(), seq)),
         })
     });
     match r.flatten() {

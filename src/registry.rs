@@ -162,11 +162,14 @@ impl std::hash::Hasher for IdHasher {
             let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
             self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
         }
-        let mut tail = [0u8; 8];
+        // the last 0 to 7 bytes, little-endian, made in a register (a copy into an array
+        // would call memcpy and read back what it has just written)
         let rest = chunks.remainder();
-        tail[..rest.len()].copy_from_slice(rest);
-        self.0 =
-            (self.0.rotate_left(5) ^ u64::from_le_bytes(tail) ^ rest.len() as u64).wrapping_mul(K);
+        let tail = rest
+            .iter()
+            .rev()
+            .fold(0u64, |t, &b| (t << 8) | u64::from(b));
+        self.0 = (self.0.rotate_left(5) ^ tail ^ rest.len() as u64).wrapping_mul(K);
     }
     fn write_u8(&mut self, i: u8) {
         self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517c_c1b7_2722_0a95);

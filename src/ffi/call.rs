@@ -478,15 +478,16 @@ pub unsafe extern "C" fn af_call_return(
         }
         // SAFETY: checked by the helper.
         let text = unsafe { opt_str_arg(result_json, "result_json") };
-        let result = match text {
+        // made in place as the answer it is handed over as
+        let answer = Completion::Handler(match text {
             // with the room for the outcome around it (no second allocation for that)
             Ok(r) => Ok(r.map(crate::outcome::result_buffer)),
             Err(_) => Err((
                 ErrorCode::HandlerFailed,
                 "the handler returned invalid UTF-8".into(),
             )),
-        };
-        let r = match complete(call, result, "a completion") {
+        });
+        let r = match complete(call, Some(answer), "a completion") {
             Ok(r) => r,
             Err(s) => return s,
         };
@@ -500,31 +501,28 @@ pub unsafe extern "C" fn af_call_return(
     })
 }
 
-/// Completes the call `call` names with `result`: without taking a reference to it when
-/// the result can be handed over at once. `Err` with the status of a dead or wrong handle.
+/// Completes the call `call` names with `answer` (a `Completion::Handler`): without
+/// taking a reference to it when the result can be handed over at once. `Err` with the
+/// status of a dead or wrong handle.
 fn complete(
     call: *mut af_call,
-    result: crate::call::HandlerResult,
+    mut answer: Option<Completion>,
     what: &str,
 ) -> Result<Result<(), CompleteError>, af_status> {
     // inside the handler's own callback: handed over without a look-up
-    let mut result = Some(result);
     let here = on_current(call as usize, false, |c| {
-        let r = result.take().expect("once");
-        match c.answer_inline(None, Op::Handler, Completion::Handler(r)) {
+        match c.answer_inline(None, Op::Handler, &mut answer) {
             Answered::Done(r) => Some(r),
-            Answered::Slow(Completion::Handler(back), _) => {
-                result = Some(back);
-                None
-            }
-            Answered::Slow(..) => None,
+            Answered::Slow(_) => None,
         }
     })
     .flatten();
     if let Some(r) = here {
         return Ok(r);
     }
-    let result = result.expect("given back");
+    let Some(Completion::Handler(result)) = answer else {
+        unreachable!("a handler result is left in place unless handed over");
+    };
     match Call::complete_handle(call as usize, result) {
         Ok(r) => Ok(r),
         Err(result) => completing(call, what).map(|c| c.complete(result)),
@@ -555,7 +553,11 @@ pub unsafe extern "C" fn af_call_fail(
             Some(k) => (k, false),
             None => (ErrorCode::HandlerFailed, true),
         };
-        let r = match complete(call, Err((code, msg)), "a failure") {
+        let r = match complete(
+            call,
+            Some(Completion::Handler(Err((code, msg)))),
+            "a failure",
+        ) {
             Ok(r) => r,
             Err(s) => return s,
         };

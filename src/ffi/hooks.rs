@@ -174,26 +174,18 @@ unsafe fn answer(gate: *mut af_gate, d: GateDecision) -> af_status {
     }
     let h = gate as usize;
     // inside the delegate's own callback: handed over without a look-up
-    let mut d = Some(d);
+    let mut answer = Some(Completion::Gate(d));
     let here = on_current(h, true, |c| {
-        match c.answer_inline(
-            Some(Gate::seq_of_handle(h)),
-            Op::Gate,
-            Completion::Gate(d.take().expect("once")),
-        ) {
+        match c.answer_inline(Some(Gate::seq_of_handle(h)), Op::Gate, &mut answer) {
             Answered::Done(r) => Some(r),
-            Answered::Slow(Completion::Gate(back), _) => {
-                d = Some(back);
-                None
-            }
-            Answered::Slow(..) => None,
+            Answered::Slow(_) => None,
         }
     })
     .flatten();
-    let r = match (here, d) {
+    let r = match (here, answer) {
         (Some(r), _) => r,
-        (None, Some(d)) => Gate::answer_handle(h, d),
-        (None, None) => unreachable!("the answer comes back unless handed over"),
+        (None, Some(Completion::Gate(d))) => Gate::answer_handle(h, d),
+        (None, _) => unreachable!("the answer is left in place unless handed over"),
     };
     gate_status(r, h)
 }
