@@ -177,6 +177,7 @@ pub fn bind_value_with(
     finish(ctx, res)
 }
 
+#[inline(always)]
 fn finish(mut ctx: Ctx<'_>, res: Result<(), serde_json::Error>) -> Result<Bound, BindError> {
     match res {
         Ok(()) => {

@@ -569,6 +569,7 @@ impl Call {
         (call, pre_bound)
     }
 
+    #[inline(always)]
     fn make(m: Making<'_>) -> Arc<Call> {
         let has_sink = m.sink.is_some();
         Arc::new(Call {

@@ -504,6 +504,7 @@ pub unsafe extern "C" fn af_call_return(
 /// Completes the call `call` names with `answer` (a `Completion::Handler`): without
 /// taking a reference to it when the result can be handed over at once. `Err` with the
 /// status of a dead or wrong handle.
+#[inline(always)]
 fn complete(
     call: *mut af_call,
     mut answer: Option<Completion>,
