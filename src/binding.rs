@@ -361,6 +361,20 @@ pub(crate) fn json_str_len(s: &str) -> usize {
         .sum::<usize>()
 }
 
+/// Writes `s` as a JSON string; `escape_free` when it holds nothing to escape (a string the
+/// parser lent from its input), written as it is.
+fn write_str(out: &mut String, s: &str, escape_free: bool) {
+    if escape_free {
+        debug_assert!(!s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\'));
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        write_json_str(out, s);
+    }
+}
+
 /// Writes `s` as a JSON string.
 pub(crate) fn write_json_str(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
@@ -593,6 +607,86 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
 }
 
 impl<'y> ValueSeed<'_, '_, 'y> {
+    /// Binds a string; `escape_free`: it holds nothing JSON escapes (written as it is).
+    fn string<E: de::Error>(self, v: &str, escape_free: bool) -> Result<(), E> {
+        let types = self.ctx.types;
+        match self.base().0 {
+            Type::String => {
+                if let Some(c) = self.cons {
+                    c.check_string(v).map_err(|why| self.ctx.fail(why))?;
+                }
+                write_str(&mut self.ctx.out, v, escape_free);
+                Ok(())
+            }
+            Type::DateTime => match crate::formats::check_date_time(v) {
+                Ok(()) => {
+                    write_str(&mut self.ctx.out, v, escape_free);
+                    Ok(())
+                }
+                Err(why) => Err(self.ctx.fail(format!(
+                    "{} is not a date-time: {why} (a date-time is ISO 8601 with an offset, such as \"2025-06-01T17:00:00+02:00\")",
+                    quote_short(v)
+                ))),
+            },
+            Type::Date => match crate::formats::check_date(v) {
+                Ok(()) => {
+                    write_str(&mut self.ctx.out, v, escape_free);
+                    Ok(())
+                }
+                Err(why) => Err(self.ctx.fail(format!(
+                    "expected a date such as \"2025-06-01\", got {} ({why})",
+                    quote_short(v)
+                ))),
+            },
+            Type::Uuid => {
+                if crate::formats::is_uuid(v) {
+                    write_str(&mut self.ctx.out, v, escape_free);
+                    Ok(())
+                } else {
+                    Err(self.ctx.fail(format!(
+                        "expected a UUID such as \"123e4567-e89b-12d3-a456-426614174000\", got {}",
+                        quote_short(v)
+                    )))
+                }
+            }
+            Type::Enum(i) => {
+                let def = &types.enums[*i];
+                if def.members.iter().any(|m| same_name(&m.name, v)) {
+                    write_str(&mut self.ctx.out, v, escape_free);
+                    Ok(())
+                } else {
+                    let names: Vec<&str> = def.members.iter().map(|m| m.name.as_str()).collect();
+                    let close = def
+                        .members
+                        .iter()
+                        .find(|m| m.name.eq_ignore_ascii_case(v))
+                        .map(|m| format!(" (did you mean \"{}\"?)", m.name))
+                        .unwrap_or_default();
+                    Err(self.ctx.fail(format!(
+                        "{} is not a member of enum {}{close}; expected one of: {}",
+                        quote_short(v),
+                        def.name,
+                        names.join(", ")
+                    )))
+                }
+            }
+            Type::Entity(i) if self.ctx.mode == Mode::Arguments => {
+                let start = self.ctx.out.len();
+                write_str(&mut self.ctx.out, v, escape_free);
+                let end = self.ctx.out.len();
+                self.ctx.refs.push(EntityRef {
+                    entity: *i,
+                    id: v.to_owned(),
+                    path: String::new(),
+                    range: start..end,
+                });
+                self.ctx.ref_paths.push(Vec::new());
+                Ok(())
+            }
+            _ => Err(self.mismatch(format!("string {}", quote_short(v)))),
+        }
+    }
+
     /// The type with one level of `Nullable` removed, and whether null is allowed.
     fn base(&self) -> (&'y Type, bool) {
         match self.ty {
@@ -855,82 +949,13 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        let types = self.ctx.types;
-        match self.base().0 {
-            Type::String => {
-                if let Some(c) = self.cons {
-                    c.check_string(v).map_err(|why| self.ctx.fail(why))?;
-                }
-                write_json_str(&mut self.ctx.out, v);
-                Ok(())
-            }
-            Type::DateTime => match crate::formats::check_date_time(v) {
-                Ok(()) => {
-                    write_json_str(&mut self.ctx.out, v);
-                    Ok(())
-                }
-                Err(why) => Err(self.ctx.fail(format!(
-                    "{} is not a date-time: {why} (a date-time is ISO 8601 with an offset, such as \"2025-06-01T17:00:00+02:00\")",
-                    quote_short(v)
-                ))),
-            },
-            Type::Date => match crate::formats::check_date(v) {
-                Ok(()) => {
-                    write_json_str(&mut self.ctx.out, v);
-                    Ok(())
-                }
-                Err(why) => Err(self.ctx.fail(format!(
-                    "expected a date such as \"2025-06-01\", got {} ({why})",
-                    quote_short(v)
-                ))),
-            },
-            Type::Uuid => {
-                if crate::formats::is_uuid(v) {
-                    write_json_str(&mut self.ctx.out, v);
-                    Ok(())
-                } else {
-                    Err(self.ctx.fail(format!(
-                        "expected a UUID such as \"123e4567-e89b-12d3-a456-426614174000\", got {}",
-                        quote_short(v)
-                    )))
-                }
-            }
-            Type::Enum(i) => {
-                let def = &types.enums[*i];
-                if def.members.iter().any(|m| same_name(&m.name, v)) {
-                    write_json_str(&mut self.ctx.out, v);
-                    Ok(())
-                } else {
-                    let names: Vec<&str> = def.members.iter().map(|m| m.name.as_str()).collect();
-                    let close = def
-                        .members
-                        .iter()
-                        .find(|m| m.name.eq_ignore_ascii_case(v))
-                        .map(|m| format!(" (did you mean \"{}\"?)", m.name))
-                        .unwrap_or_default();
-                    Err(self.ctx.fail(format!(
-                        "{} is not a member of enum {}{close}; expected one of: {}",
-                        quote_short(v),
-                        def.name,
-                        names.join(", ")
-                    )))
-                }
-            }
-            Type::Entity(i) if self.ctx.mode == Mode::Arguments => {
-                let start = self.ctx.out.len();
-                write_json_str(&mut self.ctx.out, v);
-                let end = self.ctx.out.len();
-                self.ctx.refs.push(EntityRef {
-                    entity: *i,
-                    id: v.to_owned(),
-                    path: String::new(),
-                    range: start..end,
-                });
-                self.ctx.ref_paths.push(Vec::new());
-                Ok(())
-            }
-            _ => Err(self.mismatch(format!("string {}", quote_short(v)))),
-        }
+        self.string(v, false)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<(), E> {
+        // borrowed from the input as it is: the parser found no escape in it and refuses
+        // control characters, so there is nothing to escape when it is written back
+        self.string(v, true)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {

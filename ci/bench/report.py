@@ -520,7 +520,7 @@ REASONS = {
         "against 9,332 for two delegates (callgrind). Skipping any of it would skip what the seed "
         "asks for (the gates see the lookup) or the check of what the host returned.",
     "execute_typed_floor_ratio":
-        "In instructions the call is within the target (5,863 against 1,688: 3.5×, callgrind). "
+        "In instructions the call is within the target (5,617 against 1,688: 3.3×, callgrind). "
         "In time it costs more per instruction than the floor: the floor is one borrowed parse and "
         "one `write!` with one allocation, no clock and no synchronisation, while a call through "
         "the C ABI also takes a snapshot of the registry (so registration can go on meanwhile), "
@@ -533,7 +533,7 @@ REASONS = {
         "normalised JSON, the call, the result's buffer that becomes the outcome). In a perf profile "
         "of 2026-11-30 the handle table's 7 atomics took about 11% of the call's time "
         "and the clock read 5%. Of the instructions, binding the arguments into the normalised "
-        "JSON the handler reads is 44%.",
+        "JSON the handler reads is 43%.",
     "instructions_execute_typed_floor_ratio":
         "See the row above.",
     "register_10k_ms":
