@@ -121,7 +121,9 @@ impl Drop for FrameGuard {
 
 /// What [`Call::answer_inline`] did with an answer.
 pub(crate) enum Answered {
-    Done(Result<(), CompleteError>),
+    /// Handed over, or refused (boxed: two words, passed back in registers, as the common
+    /// answer is handed over).
+    Done(Result<(), Box<CompleteError>>),
     /// Not handed over (the answer left where it was): the call is suspended, or its
     /// callback runs on another thread (the wait word seen).
     Slow(u64),
@@ -1011,7 +1013,7 @@ impl Call {
         let mut c = Some(c);
         loop {
             let w = match self.answer_inline(seq, op, &mut c) {
-                Answered::Done(r) => return r,
+                Answered::Done(r) => return r.map_err(|e| *e),
                 Answered::Slow(w) => w,
             };
             if wait::state(w) == wait::SUSPENDED {
@@ -1052,7 +1054,7 @@ impl Call {
         loop {
             if self.cancel_code().is_some() {
                 // cancelled or timed out: whatever answers now is late
-                return Answered::Done(Err(self.already_completed()));
+                return Answered::Done(Err(Box::new(self.already_completed())));
             }
             let w = self.wait.load(Ordering::SeqCst);
             let state = wait::state(w);
@@ -1062,7 +1064,7 @@ impl Call {
                 && seq.is_none_or(|s| handles::seq_bits(wait::seq(w)) == handles::seq_bits(s));
             if !matches {
                 let waiting_for_other = waiting && !self.finished.load(Ordering::Acquire);
-                return Answered::Done(Err(if waiting_for_other {
+                return Answered::Done(Err(Box::new(if waiting_for_other {
                     CompleteError::NotWaiting(
                         self.function_id().to_string(),
                         match op {
@@ -1073,7 +1075,7 @@ impl Call {
                     )
                 } else {
                     self.already_completed()
-                }));
+                })));
             }
             if state == wait::SUSPENDED {
                 return Answered::Slow(w);
@@ -1246,7 +1248,7 @@ fn answer_by_handle(
         }
         let seq = gate.then_some(seq);
         Some(match call.answer_inline(seq, op, &mut c) {
-            Answered::Done(r) => Ok(r),
+            Answered::Done(r) => Ok(r.map_err(|e| *e)),
             Answered::Slow(_) => Err((call.clone(), seq)),
         })
     });

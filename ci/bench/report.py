@@ -520,7 +520,7 @@ REASONS = {
         "against 9,332 for two delegates (callgrind). Skipping any of it would skip what the seed "
         "asks for (the gates see the lookup) or the check of what the host returned.",
     "execute_typed_floor_ratio":
-        "In instructions the call is within the target (5,617 against 1,688: 3.3×, callgrind). "
+        "In instructions the call is within the target (5,585 against 1,688: 3.3×, callgrind). "
         "In time it costs more per instruction than the floor: the floor is one borrowed parse and "
         "one `write!` with one allocation, no clock and no synchronisation, while a call through "
         "the C ABI also takes a snapshot of the registry (so registration can go on meanwhile), "

@@ -428,8 +428,8 @@ pub extern "C" fn af_call_dialog_copy(call: *mut af_call) -> *mut c_char {
     })
 }
 
-fn completion_status(call: *mut af_call, r: Result<(), CompleteError>) -> af_status {
-    match r {
+fn completion_status(call: *mut af_call, r: Result<(), Box<CompleteError>>) -> af_status {
+    match r.map_err(|e| *e) {
         Ok(()) => AF_OK,
         Err(e @ CompleteError::AlreadyCompleted(_)) => {
             if let HandleRef::Live(c, _) = resolve_handle(call as usize) {
@@ -503,13 +503,14 @@ pub unsafe extern "C" fn af_call_return(
 
 /// Completes the call `call` names with `answer` (a `Completion::Handler`): without
 /// taking a reference to it when the result can be handed over at once. `Err` with the
-/// status of a dead or wrong handle.
+/// status of a dead or wrong handle; a refusal comes boxed (the common answer, handed
+/// over, then travels in registers).
 #[inline(always)]
 fn complete(
     call: *mut af_call,
     mut answer: Option<Completion>,
     what: &str,
-) -> Result<Result<(), CompleteError>, af_status> {
+) -> Result<Result<(), Box<CompleteError>>, af_status> {
     // inside the handler's own callback: handed over without a look-up
     let here = on_current(call as usize, false, |c| {
         match c.answer_inline(None, Op::Handler, &mut answer) {
@@ -525,8 +526,8 @@ fn complete(
         unreachable!("a handler result is left in place unless handed over");
     };
     match Call::complete_handle(call as usize, result) {
-        Ok(r) => Ok(r),
-        Err(result) => completing(call, what).map(|c| c.complete(result)),
+        Ok(r) => Ok(r.map_err(Box::new)),
+        Err(result) => completing(call, what).map(|c| c.complete(result).map_err(Box::new)),
     }
 }
 

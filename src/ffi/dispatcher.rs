@@ -440,6 +440,7 @@ pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation,
 }
 
 /// Borrows an invocation for one call (its strings and token are the host's for the call).
+#[inline(always)]
 pub(crate) unsafe fn invocation_ref<'a>(
     inv: *const af_invocation,
 ) -> Result<InvocationRef<'a>, af_status> {

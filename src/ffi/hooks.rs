@@ -157,8 +157,8 @@ pub unsafe extern "C" fn af_add_delegate(
     })
 }
 
-fn gate_status(r: Result<(), CompleteError>, h: usize) -> af_status {
-    match r {
+fn gate_status(r: Result<(), Box<CompleteError>>, h: usize) -> af_status {
+    match r.map_err(|e| *e) {
         Ok(()) => AF_OK,
         Err(e @ CompleteError::AlreadyCompleted(_)) => {
             crate::call::log_late(h, "a gate answer");
@@ -184,7 +184,7 @@ unsafe fn answer(gate: *mut af_gate, d: GateDecision) -> af_status {
     .flatten();
     let r = match (here, answer) {
         (Some(r), _) => r,
-        (None, Some(Completion::Gate(d))) => Gate::answer_handle(h, d),
+        (None, Some(Completion::Gate(d))) => Gate::answer_handle(h, d).map_err(Box::new),
         (None, _) => unreachable!("the answer is left in place unless handed over"),
     };
     gate_status(r, h)
