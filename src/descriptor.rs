@@ -13,6 +13,8 @@ use crate::types::{
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
+pub(crate) mod fast;
+
 /// `function` (a handler runs) or `output` (no handler: the bound arguments are the result
 /// and the run is final).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -302,29 +304,7 @@ impl FunctionDescriptor {
             }
         }
 
-        let hints = match field(o, "hints") {
-            None | Some(Value::Null) => Hints::default(),
-            Some(Value::Object(h)) => {
-                let hp = format!("{p}.hints");
-                check_keys(
-                    h,
-                    &hp,
-                    &["readOnly", "destructive", "idempotent", "openWorld"],
-                )?;
-                Hints {
-                    read_only: opt_bool(h, "readOnly", &hp)?,
-                    destructive: opt_bool(h, "destructive", &hp)?,
-                    idempotent: opt_bool(h, "idempotent", &hp)?,
-                    open_world: opt_bool(h, "openWorld", &hp)?,
-                }
-            }
-            Some(other) => {
-                return Err(Error::descriptor(
-                    format!("{p}.hints"),
-                    format!("expected an object, got {}", describe_json(other)),
-                ))
-            }
-        };
+        let hints = parse_hints(field(o, "hints"), p)?;
 
         let callers = match field(o, "callers") {
             None | Some(Value::Null) => CallerPolicy::default(),
@@ -586,6 +566,31 @@ const PARAMETER_KEYS: &[&str] = &[
 
 /// The keys of a result in its slot form `{"type": T, …}`, besides the constraint keywords.
 const RESULT_KEYS: &[&str] = &["type", "nullable"];
+
+/// A function's `hints` (absent or null: none).
+fn parse_hints(v: Option<&Value>, p: &str) -> Result<Hints> {
+    match v {
+        None | Some(Value::Null) => Ok(Hints::default()),
+        Some(Value::Object(h)) => {
+            let hp = format!("{p}.hints");
+            check_keys(
+                h,
+                &hp,
+                &["readOnly", "destructive", "idempotent", "openWorld"],
+            )?;
+            Ok(Hints {
+                read_only: opt_bool(h, "readOnly", &hp)?,
+                destructive: opt_bool(h, "destructive", &hp)?,
+                idempotent: opt_bool(h, "idempotent", &hp)?,
+                open_world: opt_bool(h, "openWorld", &hp)?,
+            })
+        }
+        Some(other) => Err(Error::descriptor(
+            format!("{p}.hints"),
+            format!("expected an object, got {}", describe_json(other)),
+        )),
+    }
+}
 
 fn contains_entity(ty: &Type) -> bool {
     match ty {

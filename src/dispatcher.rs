@@ -7,13 +7,14 @@ pub use crate::call::{sync_handler, Delegate, Handler, PermissionHook, ScopeHook
 use crate::call::{
     Call, CallKind, Entry, Hosted, Invocation, InvocationRef, OutcomeSink, PreBound, Snapshot,
 };
-use crate::descriptor::{parse_entity_with, CallerPolicy, FunctionDescriptor, ParseContext};
+use crate::descriptor::{fast, parse_entity_with, CallerPolicy, FunctionDescriptor, ParseContext};
 use crate::error::{Error, Result};
 use crate::log::{LogLevel, LogSink};
 use crate::outcome::Outcome;
 use crate::pipeline::{drive_new, Delivered};
 pub use crate::registry::{ChangeListener, Schemas, DEFAULT_TIMEOUT};
 use crate::registry::{Registry, Slot};
+use crate::types::TypeSet;
 use serde_json::{Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -182,13 +183,42 @@ impl Dispatcher {
         descriptor_json: &str,
         handler: Option<Arc<dyn Handler>>,
     ) -> Result<()> {
-        let doc = parse_json(descriptor_json, "descriptor")?;
-        self.register_function_value(&doc, handler)
+        // A plain descriptor is read straight from its text (no JSON tree); anything the
+        // direct reader declines is parsed into a tree and walked, which names what is wrong.
+        let raw = (descriptor_json.len() <= MAX_DOCUMENT_BYTES)
+            .then(|| fast::read(descriptor_json))
+            .flatten();
+        let Some(raw) = raw else {
+            let doc = parse_json(descriptor_json, "descriptor")?;
+            return self.register_function_value(&doc, handler);
+        };
+        self.register_parsed(
+            |types, cx| match raw.resolve(types, cx) {
+                Some(desc) => Ok(desc),
+                None => {
+                    let doc = parse_json(descriptor_json, "descriptor")?;
+                    FunctionDescriptor::parse(&doc, types, cx)
+                }
+            },
+            handler,
+        )
     }
 
     pub fn register_function_value(
         &self,
         doc: &Value,
+        handler: Option<Arc<dyn Handler>>,
+    ) -> Result<()> {
+        self.register_parsed(
+            |types, cx| FunctionDescriptor::parse(doc, types, cx),
+            handler,
+        )
+    }
+
+    /// Registers the function `parse` makes against the current types and context.
+    fn register_parsed(
+        &self,
+        parse: impl FnOnce(&TypeSet, &ParseContext<'_>) -> Result<FunctionDescriptor>,
         handler: Option<Arc<dyn Handler>>,
     ) -> Result<()> {
         let has_handler = handler.is_some();
@@ -198,7 +228,7 @@ impl Dispatcher {
                     metadata_properties: s.metadata_properties.as_deref(),
                     limits: s.limits,
                 };
-                let desc = FunctionDescriptor::parse(doc, &s.types, &cx)?;
+                let desc = parse(&s.types, &cx)?;
                 if s.contains(&desc.id) {
                     return Err(Error::Duplicate(format!("a function with id \"{}\" is already registered", desc.id)));
                 }

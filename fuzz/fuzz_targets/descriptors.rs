@@ -11,7 +11,9 @@
 //! - executing each registered function with the args document gives an outcome that
 //!   parses, and never `InternalError`;
 //! - every `user_data` handed to the C ABI is freed exactly once by the time the
-//!   dispatcher is freed (registrations refused included).
+//!   dispatcher is freed (registrations refused included);
+//! - a function registered from its text (read straight from it when it is plain) and
+//!   from its parsed tree gets the same verdict, the same message and the same registry.
 #![no_main]
 
 use appfunctions::ffi::*;
@@ -121,17 +123,39 @@ fuzz_target!(|data_in: &[u8]| {
         d.register_entity(t, sync_handler(|_| Ok(Some("[]".into()))))
             .is_ok()
     });
+    // the same documents registered from their parsed trees
+    let tree = Dispatcher::new();
+    if let Some(t) = text(0) {
+        let _ = tree.define_types(t);
+    }
+    if let Some(t) = text(1) {
+        let _ = tree.register_entity(t, sync_handler(|_| Ok(Some("[]".into()))));
+    }
     let mut r_fns = Vec::new();
     for i in 0..n_fns {
         r_fns.push(text(2 + i).map(|t| {
             let h = sync_handler(|c| Ok(c.args().map(str::to_owned)));
-            match d.register_function(t, Some(h.clone())) {
+            let r = d.register_function(t, Some(h.clone()));
+            if let Ok(v) = serde_json::from_str::<Value>(t) {
+                let r_tree = tree.register_function_value(&v, Some(h.clone()));
+                assert_eq!(
+                    r.as_ref().map_err(ToString::to_string),
+                    r_tree.as_ref().map_err(ToString::to_string),
+                    "from the text and from the tree: {t:?}"
+                );
+            }
+            match r {
                 Ok(()) => true,
                 // output functions take no handler: the C layer passes NULL for them too
                 Err(_) => false,
             }
         }));
     }
+    assert_eq!(
+        d.registry_value(),
+        tree.registry_value(),
+        "text and tree registries differ"
+    );
 
     // the C ABI with the same documents
     unsafe {
