@@ -118,37 +118,32 @@ except OSError:
 meta = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": platform.machine(),
         "cpus": os.cpu_count(), "load_average_1m_at_report": load_avg,
         "commit": subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()}
+
+
+def with_last_run(fresh, section):
+    """A partial run (--timeouts-only and the like): its fresh figures over those the last full
+    run left, and its own metadata under `section` beside that run's."""
+    prev = load("summary.json")
+    figures = dict(prev.get("figures") or {})
+    figures.update(fresh)
+    return figures, dict(prev.get("meta") or {}, **{section: meta})
+
+
 TIMEOUTS_ONLY = "--timeouts-only" in sys.argv[2:]
 if TIMEOUTS_ONLY:
-    # the other figures stay as the last full run left them
-    prev = load("summary.json")
-    s = dict(prev.get("figures") or {})
-    s.update(timeouts)
-    meta = dict(prev.get("meta") or {}, timeouts=meta)
+    s, meta = with_last_run(timeouts, "timeouts")
 BINDINGS_ONLY = "--bindings-only" in sys.argv[2:]
 if BINDINGS_ONLY:
-    # the other figures stay as the last full run left them
-    prev = load("summary.json")
-    s = dict(prev.get("figures") or {})
-    s.update({k: v for k, v in bindings.items() if v is not None})
-    meta = dict(prev.get("meta") or {}, bindings=meta)
+    s, meta = with_last_run({k: v for k, v in bindings.items() if v is not None}, "bindings")
 DOTNET_ONLY = "--dotnet-only" in sys.argv[2:]
 if DOTNET_ONLY:
-    # the other figures stay as the last full run left them
-    prev = load("summary.json")
-    s = dict(prev.get("figures") or {})
-    s.update({k: v for k, v in bindings.items() if v is not None})
-    meta = dict(prev.get("meta") or {}, dotnet=meta)
+    s, meta = with_last_run({k: v for k, v in bindings.items() if v is not None}, "dotnet")
 EXPORTS_ONLY = "--exports-only" in sys.argv[2:]
 exports_instructions = load("instructions_exports.json") if EXPORTS_ONLY else {}
 if EXPORTS_ONLY:
-    # the other figures stay as the last full run left them
-    prev = load("summary.json")
     fresh = {k: v for k, v in s.items() if k.startswith("export_first_10k") and v is not None}
-    s = dict(prev.get("figures") or {})
-    s.update(fresh)
-    s.update(exports_instructions)
-    meta = dict(prev.get("meta") or {}, exports=meta)
+    fresh.update(exports_instructions)
+    s, meta = with_last_run(fresh, "exports")
 with open(os.path.join(OUT, "summary.json"), "w") as fh:
     json.dump({"meta": meta, "figures": s}, fh, indent=2)
 
