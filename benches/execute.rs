@@ -20,6 +20,14 @@ fn benches(c: &mut Criterion) {
     let inv = invocation(c"create_order");
     g.bench_function("plain", |b| b.iter(|| execute(plain, &inv, ARGS)));
 
+    g.bench_function("async_inline", |b| {
+        b.iter(|| execute_async_inline(plain, &inv, ARGS))
+    });
+    let untimed = invocation_untimed(c"create_order");
+    g.bench_function("async_inline_untimed", |b| {
+        b.iter(|| execute_async_inline(plain, &untimed, ARGS))
+    });
+
     let two = setup(2);
     g.bench_function("two_delegates", |b| b.iter(|| execute(two, &inv, ARGS)));
 

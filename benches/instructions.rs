@@ -25,6 +25,7 @@ const SCENARIOS: &[&str] = &[
     "floor_typed",
     "execute_plain",
     "execute_two_delegates",
+    "execute_async_inline",
     "execute_two_delegates_entity",
     "async_handoff_floor",
     "execute_async_completion",
@@ -71,6 +72,11 @@ fn main() {
             let d = setup(0);
             (0..100).for_each(|_| execute(d, &inv, ARGS));
             (0..n).for_each(|_| measured(|| execute(d, &inv, ARGS)));
+        }
+        "execute_async_inline" => {
+            let d = setup(0);
+            (0..100).for_each(|_| execute_async_inline(d, &inv, ARGS));
+            (0..n).for_each(|_| measured(|| execute_async_inline(d, &inv, ARGS)));
         }
         "execute_two_delegates" => {
             let d = setup(2);

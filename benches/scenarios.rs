@@ -7,7 +7,7 @@ use appfunctions::ffi::*;
 use appfunctions::view::View;
 use appfunctions::{sync_handler, Dispatcher};
 use serde_json::json;
-use std::ffi::{c_void, CStr, CString};
+use std::ffi::{c_char, c_void, CStr, CString};
 use std::fmt::Write as _;
 use std::ptr;
 use std::sync::mpsc;
@@ -105,6 +105,38 @@ pub fn execute(d: *mut af_dispatcher, inv: &af_invocation, args: &CStr) {
     unsafe {
         let out = af_execute_json(d, inv, args.as_ptr());
         af_string_free(std::hint::black_box(out));
+    }
+}
+
+unsafe extern "C" fn on_outcome(ud: *mut c_void, json: *const c_char) {
+    // what a binding does with the outcome: hold on to it (here, its first byte)
+    unsafe { *(ud as *mut u8) = *(json as *const u8) };
+}
+
+/// One `af_execute_async` whose handler answers inline (the plain call's handler), the
+/// outcome callback running before it returns: what a binding's `await execute` costs in
+/// the core when nothing suspends.
+#[inline(always)]
+pub fn execute_async_inline(d: *mut af_dispatcher, inv: &af_invocation, args: &CStr) {
+    let mut first = 0u8;
+    unsafe {
+        let s = af_execute_async(
+            d,
+            inv,
+            args.as_ptr(),
+            Some(on_outcome),
+            &mut first as *mut u8 as *mut c_void,
+        );
+        debug_assert_eq!(s, AF_OK);
+    }
+    std::hint::black_box(first);
+}
+
+/// The plain call's invocation without any timeout (`AF_TIMEOUT_NONE`): no deadline armed.
+pub fn invocation_untimed(id: &CStr) -> af_invocation {
+    af_invocation {
+        timeout_ms: AF_TIMEOUT_NONE,
+        ..invocation(id)
     }
 }
 

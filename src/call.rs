@@ -383,8 +383,6 @@ pub(crate) struct Ctl {
     /// The latest lookup started for this call.
     pub child: Option<Arc<Call>>,
     pub outcome: Option<Box<Outcome>>,
-    /// The call's deadline on the timer, forgotten when the call finishes.
-    pub timer: Option<crate::timer::Key>,
     /// The call itself while it waits for a later host answer: a host (a Rust handler
     /// above all) may let go of every reference it got, and the call must still end
     /// (timed out, cancelled, drained) rather than vanish without an outcome. Taken by
@@ -431,8 +429,11 @@ pub struct Call {
     pub(crate) wait: AtomicU64,
     /// The call has ended (its outcome is being or has been delivered).
     pub(crate) finished: AtomicBool,
-    /// A synchronous waiter wants the outcome itself, not its JSON.
+    /// A synchronous waiter, or the outcome sink, wants the outcome itself, not only its JSON.
     pub(crate) keep_outcome: bool,
+    /// The number of the call's deadline on the timer (0: none), forgotten when the call
+    /// finishes; set before the call is driven, so it needs no lock of `ctl`.
+    pub(crate) timer_seq: AtomicU64,
     /// The outcome goes to `Ctl::sink` (an asynchronous call).
     pub(crate) has_sink: bool,
     /// For a lookup: the sequence number of the wait of the call it serves.
@@ -600,6 +601,7 @@ impl Call {
             wait: AtomicU64::new(wait::IDLE),
             finished: AtomicBool::new(false),
             keep_outcome: m.keep_outcome,
+            timer_seq: AtomicU64::new(0),
             has_sink,
             lookup_seq: m.lookup_seq,
             handle: AtomicUsize::new(0),
@@ -652,6 +654,11 @@ impl Call {
             sink: None,
             lookup_seq: seq,
         })
+    }
+
+    /// When the call must end by (its timeout from its start), if it has a timeout.
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.timeout.and_then(|t| self.started.checked_add(t))
     }
 
     /// The registry the call sees (a lookup sees its call's).

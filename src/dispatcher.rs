@@ -533,7 +533,7 @@ impl Dispatcher {
 
     /// When the call must end by (its timeout from its start).
     fn deadline(call: &Call) -> Option<std::time::Instant> {
-        call.timeout.and_then(|t| call.started.checked_add(t))
+        call.deadline()
     }
 
     /// Runs a call and blocks until its outcome (JSON). Never fails: every failure is an
@@ -607,7 +607,8 @@ impl Dispatcher {
         let sink: OutcomeSink = Box::new(move |o: Outcome, json_nul: &str| {
             on_outcome(&o, crate::call::strip_nul(json_nul))
         });
-        self.execute_async_sink(inv, args, sink);
+        // the callback reads the outcome itself
+        self.execute_async_sink_ref(&inv.as_ref(), args, sink, true);
     }
 
     /// [`Dispatcher::execute_async`] whose callback gets the outcome JSON followed by its
@@ -619,16 +620,36 @@ impl Dispatcher {
         args: Option<&str>,
         on_outcome: impl FnOnce(&str) + Send + 'static,
     ) {
-        self.execute_async_sink(
+        self.execute_async_nul_ref(&inv.as_ref(), args, on_outcome);
+    }
+
+    /// [`Dispatcher::execute_async_nul`] for a borrowed invocation (the call copies what it
+    /// keeps of it before any host code runs).
+    pub(crate) fn execute_async_nul_ref(
+        &self,
+        inv: &InvocationRef<'_>,
+        args: Option<&str>,
+        on_outcome: impl FnOnce(&str) + Send + 'static,
+    ) {
+        // only the JSON is read: it is written in the result's buffer, as for a plain call
+        self.execute_async_sink_ref(
             inv,
             args,
             Box::new(move |_o: Outcome, json_nul: &str| on_outcome(json_nul)),
+            false,
         );
     }
 
-    fn execute_async_sink(&self, inv: &Invocation, args: Option<&str>, sink: OutcomeSink) {
-        let inv = &inv.as_ref();
-        let (call, st) = match self.start(inv, args, Some(sink), false) {
+    /// Starts an asynchronous call whose outcome goes to `sink`; `keep_outcome`: the sink
+    /// reads the [`Outcome`] it gets (else only the JSON, and the outcome it gets is empty).
+    fn execute_async_sink_ref(
+        &self,
+        inv: &InvocationRef<'_>,
+        args: Option<&str>,
+        sink: OutcomeSink,
+        keep_outcome: bool,
+    ) {
+        let (call, st) = match self.start(inv, args, Some(sink), keep_outcome) {
             Ok(c) => c,
             Err(sink) => {
                 // refused: the outcome goes to the sink at once, on this thread
@@ -646,8 +667,9 @@ impl Dispatcher {
         // finishes in time takes its deadline off again (pipeline::finish).
         if let Some(deadline) = Self::deadline(&call) {
             let target: std::sync::Weak<dyn crate::timer::Expire> = Arc::downgrade(&call) as _;
-            let key = crate::timer::schedule(deadline, target);
-            call.ctl.lock().timer = Some(key);
+            let seq = crate::timer::schedule(deadline, target);
+            call.timer_seq
+                .store(seq, std::sync::atomic::Ordering::Release);
         }
         drive_new(&call, st, false);
     }

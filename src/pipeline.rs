@@ -697,20 +697,20 @@ fn finish(
     call.finished.store(true, Ordering::Release);
     // what other threads may have put in the call's state: only a call with an outcome
     // sink (and its timer) or lookups has any
-    let (child, timer, sink, parked) = if call.has_sink || st.looked_up {
+    let (child, sink, parked) = if call.has_sink || st.looked_up {
         let mut ctl = call.ctl.lock();
         ctl.inline_result = None;
-        (
-            ctl.child.take(),
-            ctl.timer.take(),
-            ctl.sink.take(),
-            ctl.parked.take(),
-        )
+        (ctl.child.take(), ctl.sink.take(), ctl.parked.take())
     } else {
-        (None, None, None, None)
+        (None, None, None)
     };
-    if let Some(k) = timer {
-        crate::timer::unschedule(k);
+    if call.has_sink {
+        let seq = call.timer_seq.swap(0, Ordering::AcqRel);
+        if seq != 0 {
+            if let Some(deadline) = call.deadline() {
+                crate::timer::unschedule(deadline, seq);
+            }
+        }
     }
     if let Some(c) = child {
         if !c.finished.load(Ordering::Acquire) {
@@ -729,7 +729,8 @@ fn finish(
     let invoked = delegates.iter().any(|d| d.has_on_invoked());
     // followed by a NUL in memory, so the C layer can lend it without copying
     // (made only when someone reads it; in the result's buffer when only its JSON is read)
-    let json_only = !invoked && sink.is_none() && !call.keep_outcome && call.parent.is_none();
+    // (an outcome callback that reads only the JSON, as C's, takes it too)
+    let json_only = !invoked && !call.keep_outcome && call.parent.is_none();
     let wants_json = invoked || (call.parent.is_none() && (sink.is_some() || !call.keep_outcome));
     // (the outcome stays in place: a JSON-only delivery takes its result's buffer)
     let json_nul: std::borrow::Cow<'static, str> = if json_only {

@@ -18,9 +18,10 @@ pub(crate) trait Expire: Send + Sync {
     fn expire(self: Arc<Self>);
 }
 
-/// A scheduled deadline, to [`unschedule`] it when its target finishes first.
+/// A scheduled deadline: when, and its number (never 0), which [`schedule`] returns to
+/// [`unschedule`] it when its target finishes first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Key(Instant, u64);
+struct Key(Instant, u64);
 
 struct State {
     /// Deadlines in order; finished targets are removed, so this holds only what is live.
@@ -86,8 +87,9 @@ fn run() {
     }
 }
 
-/// Expires `target` at `deadline` unless it is unscheduled first.
-pub(crate) fn schedule(deadline: Instant, target: Weak<dyn Expire>) -> Key {
+/// Expires `target` at `deadline` unless it is unscheduled first; returns the deadline's
+/// number (never 0), which with `deadline` unschedules it.
+pub(crate) fn schedule(deadline: Instant, target: Weak<dyn Expire>) -> u64 {
     let t = timer();
     let mut st = t.state.lock();
     st.next += 1;
@@ -104,13 +106,13 @@ pub(crate) fn schedule(deadline: Instant, target: Weak<dyn Expire>) -> Key {
     } else if wake {
         t.wake.notify_one();
     }
-    key
+    key.1
 }
 
-/// Forgets a deadline (its target finished in time). Unknown keys are ignored.
-pub(crate) fn unschedule(key: Key) {
+/// Forgets a deadline (its target finished in time). Unknown ones are ignored.
+pub(crate) fn unschedule(deadline: Instant, seq: u64) {
     let t = timer();
-    let removed = t.state.lock().due.remove(&key);
+    let removed = t.state.lock().due.remove(&Key(deadline, seq));
     // the weak reference is released with no lock held
     drop(removed);
 }

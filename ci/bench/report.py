@@ -55,6 +55,8 @@ s["execute_plain_ns"] = crit_ns("execute", "plain")
 s["execute_two_delegates_ns"] = crit_ns("execute", "two_delegates")
 s["execute_two_delegates_entity_ns"] = crit_ns("execute", "two_delegates_entity")
 s["execute_async_completion_ns"] = crit_ns("execute", "async_completion")
+s["execute_async_inline_ns"] = crit_ns("execute", "async_inline")
+s["execute_async_inline_untimed_ns"] = crit_ns("execute", "async_inline_untimed")
 s["execute_refused_ns"] = crit_ns("execute", "refused")
 s["execute_invalid_argument_ns"] = crit_ns("execute", "invalid_argument")
 def ratio(key, num, den):
@@ -459,6 +461,8 @@ for label, key in [("Value floor: serde_json parses the arguments into a tree, s
                    ("plain: trivial synchronous handler, three arguments", "execute_plain_ns"),
                    ("two allowing delegates", "execute_two_delegates_ns"),
                    ("two delegates and one entity parameter", "execute_two_delegates_entity_ns"),
+                   ("`af_execute_async`, the handler answering inline, the outcome callback before it returns (the bindings' asynchronous call)", "execute_async_inline_ns"),
+                   ("the same without any timeout (`AF_TIMEOUT_NONE`: no deadline on the timer)", "execute_async_inline_untimed_ns"),
                    ("completed asynchronously from another thread", "execute_async_completion_ns"),
                    ("hand-off floor: one message to a worker thread and back (an mpsc channel, a parking_lot mutex and condvar)", "async_handoff_floor_ns"),
                    ("refused by a delegate", "execute_refused_ns"),

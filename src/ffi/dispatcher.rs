@@ -586,10 +586,11 @@ pub unsafe extern "C" fn af_execute_async(
         let Some(cb) = on_outcome else {
             return fail(AF_ERR_NULL, "on_outcome is NULL");
         };
-        let inv = try_status!(unsafe { invocation(inv) });
+        // borrowed: the call copies what it keeps before any host code runs
+        let inv = try_status!(unsafe { invocation_ref(inv) });
         let args = try_status!(unsafe { opt_str_arg(args_json, "args_json") });
         let data = SendPtr(user_data);
-        d.execute_async_nul(&inv, args, move |json_nul| {
+        d.execute_async_nul_ref(&inv, args, move |json_nul| {
             let data = data;
             debug_assert!(json_nul.ends_with('\0'));
             // SAFETY: json_nul is NUL-terminated and borrowed for the callback.
