@@ -281,26 +281,32 @@ def dotnet_section(s, run):
 
 # Measured reasons, printed with the .NET table when one of its targets is missed.
 DOTNET_REASONS = [
-    "**The C figure moved, the .NET part did not.** The call-path work of 2026-11-30 took the C "
+    "**The C figure moved more than the .NET part.** The call-path work of 2026-11-30 took the C "
     "figure (`execute/plain`) from 469 ns (commit dd01f28, when the same .NET call took 901 ns: "
-    "1.92×) to about 322 ns (f10b661); the .NET call of the same function went to 839 ns. What "
-    "the .NET call adds to the C one, about 520 ns, stayed: the asynchronous form, the handler "
-    "reading and binding its arguments (the C benchmark's handler answers `\"ok\"` without "
-    "reading them), the managed outcome and its `Task`.",
-    "**What a call costs on the C side.** From C# with raw trampolines on the same library (a "
-    "handler returning a constant), `af_execute_async` costs about 110 ns more than `af_execute_json` "
-    "(it arms the default 30 s deadline on the timer before any host code runs and hands the outcome "
-    "to a callback), and the `Order` result about 200 ns more than `\"ok\"` (the core checks the "
-    "record against its type). Both are in the .NET figures and in neither C figure.",
+    "1.92×) to about 322-333 ns (f10b661); the .NET call of the same function went to 839-866 ns. "
+    "Then the asynchronous call's own costs were cut in the core and the binding (1236010 and the "
+    "string result after it): 866 → 779 ns in one BenchmarkDotNet run at load 1.0-1.2, with "
+    "`execute/plain` at 333 ns (2.34×). What the .NET call still adds to the C one, about 450 ns: "
+    "the asynchronous form, the handler reading and binding its arguments (the C benchmark's "
+    "handler answers `\"ok\"` without reading them), the managed outcome and its `Task`.",
+    "**What a call costs on the C side.** `af_execute_async` answering inline "
+    "(`execute/async_inline`) costs about 60 ns more than `af_execute_json` (394 vs 333 ns): about "
+    "47 ns of it arms the default 30 s deadline on the timer before any host code runs (a handler "
+    "blocking inline must be marked timed out on time, docs/threads.md), "
+    "`execute/async_inline_untimed` shows the rest. The `Order` result costs about 200-300 ns more "
+    "than `\"ok\"` (the core checks the record against its type). Both are in the .NET figures "
+    "and in neither C figure.",
     "**What the binding adds** (perf with the runtime's perf map): binding the request record with "
-    "`Utf8JsonReader` and writing the result with `Utf8JsonWriter` (about half of the managed time), "
-    "the `PendingExecute` and its `GCHandle`, the outcome and its `Task`. It no longer crosses more "
-    "often than a C host: into the core, back into the handler (which reads its arguments and "
-    "returns), back with the outcome.",
+    "`Utf8JsonReader` (the largest managed part: about 10% of the samples of the call), writing a "
+    "record result with `Utf8JsonWriter` (a plain short string result is now quoted on the stack), "
+    "the UTF-8 copies of the id and the arguments, the `PendingExecute` and its `GCHandle`, the "
+    "outcome and its `Task`. It no longer crosses more often than a C host: into the core, back "
+    "into the handler (which reads its arguments and returns), back with the outcome.",
     "**AIFunctionFactory does less.** A reflection-bound method call on arguments the benchmark "
     "already parsed: no native crossing, no validation of arguments or result against a schema, no "
-    "delegates, no DI scope, no outcome. For a method returning a string it is cheaper still (no "
-    "record to serialize), while the app-function call still validates both sides.",
+    "delegates, no DI scope, no outcome. For the method returning a string (no record to "
+    "serialize) it was the cheaper one (832 vs 866 ns); in the run above it took 802 ns against "
+    "the app-function call's 779, which still validates both sides.",
 ]
 
 

@@ -382,6 +382,7 @@ internal static class Units
                 kind = "voidtask";
             }
             string? write = null;
+            bool plainString = false;
             if (kind != "voidtask" && !m.ReturnsVoid)
             {
                 var rt = mapper.Map(ret, ret.NullableAnnotation == NullableAnnotation.Annotated);
@@ -392,6 +393,7 @@ internal static class Units
                 }
                 json.Append(",\"result\":").Append(rt.Nullable ? "{\"nullable\":" + rt.DescriptorJson + "}" : rt.DescriptorJson);
                 write = string.Format(CultureInfo.InvariantCulture, rt.Write, "v");
+                plainString = rt.IsString && !rt.Nullable && !rt.IsArray && write == "w.WriteStringValue(v);";
             }
             if (Named("OpensApp") is not null && Flag("OpensApp"))
             {
@@ -495,6 +497,10 @@ internal static class Units
                 else if (kind == "task")
                 {
                     members.AppendLine($"            call.Complete({invoke}, static (w, v) => {{ {write} }});");
+                }
+                else if (plainString)
+                {
+                    members.AppendLine($"            call.ReturnString({invoke});");
                 }
                 else
                 {

@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.ComponentModel;
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text.Json;
 using AppFunctions.Interop;
@@ -170,6 +171,42 @@ public struct AppFunctionCall
             JsonBuffer.Return(buffer);
         }
     }
+
+    /// <summary>Completes the call with a string. A short text of letters, digits, spaces and
+    /// <c>-_.,:</c> (which a JSON writer writes as they are) is quoted on the stack; any other
+    /// text goes through the JSON writer, as <see cref="Return{T}"/> writes it.</summary>
+    [SkipLocalsInit]
+    public readonly unsafe void ReturnString(string value)
+    {
+        if (value is not null && value.Length <= PlainStringMax)
+        {
+            byte* p = stackalloc byte[PlainStringMax + 3];
+            int i = 0;
+            while (i < value.Length && IsPlain(value[i]))
+            {
+                p[i + 1] = (byte)value[i];
+                i++;
+            }
+            if (i == value.Length)
+            {
+                if (_context is not null)
+                {
+                    _context.Result = value; // for OnInvoked
+                }
+                p[0] = (byte)'"';
+                p[i + 1] = (byte)'"';
+                p[i + 2] = 0;
+                Native.af_call_return(_call, p);
+                return;
+            }
+        }
+        Return(value, static (w, v) => w.WriteStringValue(v));
+    }
+
+    private const int PlainStringMax = 128;
+
+    private static bool IsPlain(char c) =>
+        (uint)((c | 0x20) - 'a') <= 'z' - 'a' || (uint)(c - '0') <= 9 || c is ' ' or '-' or '_' or '.' or ',' or ':';
 
     /// <summary>Fails the call (an <see cref="AppFunctionException"/> keeps its code; anything else is HandlerFailed).</summary>
     public readonly void Fail(Exception exception)

@@ -21,6 +21,29 @@ public sealed class CallPathTests : IDisposable
         Assert.Empty(_host.Get<ScopeLog>().Disposed); // no scope was opened
     }
 
+    [Theory]
+    [InlineData("ok")]
+    [InlineData("")]
+    [InlineData("Order o-1 placed, 2 items: Normal_priority.")]
+    [InlineData("say \"hi\" \\ back")]
+    [InlineData("<b>&'+`</b>")]
+    [InlineData("caf\u00e9 \u2603 \ud83d\ude00")]
+    [InlineData("tab\there\nline")]
+    public async Task A_string_result_arrives_as_the_handler_returned_it(string text)
+    {
+        var longText = text + new string('x', 200); // past the stack-written length
+        foreach (var t in new[] { text, longText })
+        {
+            var o = await _host.Dispatcher.Execute(new AppFunctionInvocation("echo"), System.Text.Json.JsonSerializer.Serialize(new { text = t }));
+            Assert.True(o.Status == AppFunctionStatus.Success, o.ToJson());
+            Assert.Equal(t, System.Text.Json.JsonDocument.Parse(o.ResultJson!).RootElement.GetString());
+            if (t.All(c => char.IsAsciiLetterOrDigit(c) || " -_.,:".Contains(c, StringComparison.Ordinal)))
+            {
+                Assert.Equal("\"" + t + "\"", o.ResultJson); // nothing to escape
+            }
+        }
+    }
+
     [Fact]
     public async Task The_scope_made_on_first_use_is_disposed_when_the_outcome_arrives()
     {

@@ -47,6 +47,10 @@ public class LazyFunctions(ScopedThing thing)
     [AppFunction]
     public static int Twice(int n) => 2 * n;
 
+    /// <summary>Answers its text (a string result: written on the stack when plain).</summary>
+    [AppFunction]
+    public static string Echo(string text) => text;
+
     /// <summary>The scoped service's id.</summary>
     [AppFunction]
     public int ScopeId() => thing.Id;
