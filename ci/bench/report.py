@@ -357,29 +357,48 @@ def bindings_section(s, run, only_measured=False):
             "`--dotnet-only` the .NET one and the C figure alone).", ""]
     return out
 
-if BINDINGS_ONLY:
-    doc_path = os.path.join(REPO, "docs", "performance.md")
-    with open(doc_path) as fh:
-        doc = fh.read().split("\n")
-    section = bindings_section(s, meta["bindings"], only_measured=True)
-    if "## Bindings" in doc:
-        a = doc.index("## Bindings")
-        b = next((i for i in range(a + 1, len(doc)) if doc[i].startswith("## ")), len(doc))
-        doc[a:b] = section
+DOC_PATH = os.path.join(REPO, "docs", "performance.md")
+
+
+def read_doc():
+    """docs/performance.md as lines, for a partial run to rewrite its own parts."""
+    with open(DOC_PATH) as fh:
+        return fh.read().split("\n")
+
+
+def put_section(doc, heading, section, before):
+    """The section whose heading starts with `heading` (up to the next `## `) replaced by
+    `section`; without one, `section` goes before the first heading starting with one of
+    `before` (or at the end)."""
+    at = next((i for i, l in enumerate(doc) if l.startswith(heading)), None)
+    if at is not None:
+        end = next((i for i in range(at + 1, len(doc)) if doc[i].startswith("## ")), len(doc))
+        doc[at:end] = section
     else:
-        b = next(i for i, l in enumerate(doc) if l.startswith("## .NET binding") or l == "## Why the missed targets are missed")
-        doc[b:b] = section
-    with open(doc_path, "w") as fh:
+        end = next((i for i, l in enumerate(doc) if l.startswith(before)), len(doc))
+        doc[end:end] = section
+
+
+def finish_partial(doc, what, figures):
+    """Writes the rewritten doc and ends a partial run, printing its fresh figures."""
+    with open(DOC_PATH, "w") as fh:
         fh.write("\n".join(doc))
-    print("wrote the bindings' figures into target/bench/summary.json and docs/performance.md")
-    print(json.dumps(bindings, indent=1))
+    print(f"wrote {what} into target/bench/summary.json and docs/performance.md")
+    print(json.dumps(figures, indent=1))
     sys.exit(0)
+
+
+MISSED_HEADING = "## Why the missed targets are missed"
+
+if BINDINGS_ONLY:
+    doc = read_doc()
+    put_section(doc, "## Bindings", bindings_section(s, meta["bindings"], only_measured=True),
+                ("## .NET binding", MISSED_HEADING))
+    finish_partial(doc, "the bindings' figures", bindings)
 
 if DOTNET_ONLY:
     # the .NET rows of the Bindings table and the .NET section; everything else as it was
-    doc_path = os.path.join(REPO, "docs", "performance.md")
-    with open(doc_path) as fh:
-        doc = fh.read().split("\n")
+    doc = read_doc()
     fresh = bindings_section(s, meta.get("bindings") or {})
     rows = [l for l in fresh if l.startswith("| .NET")]
     note = [l for l in fresh if l.startswith("A binding without a figure")]
@@ -391,20 +410,8 @@ if DOTNET_ONLY:
         a = doc.index("## Bindings")
         last = max(i for i in range(a, len(doc)) if doc[i].startswith("| ") and all(not doc[j].startswith("## ") for j in range(a + 1, i + 1)))
         doc[last + 1:last + 1] = rows
-    section = dotnet_section(s, meta["dotnet"])
-    starts = [i for i, l in enumerate(doc) if l.startswith("## .NET binding")]
-    if starts:
-        a = starts[0]
-        b = next((i for i in range(a + 1, len(doc)) if doc[i].startswith("## ")), len(doc))
-        doc[a:b] = section
-    else:
-        b = next((i for i, l in enumerate(doc) if l == "## Why the missed targets are missed"), len(doc))
-        doc[b:b] = section
-    with open(doc_path, "w") as fh:
-        fh.write("\n".join(doc))
-    print("wrote the .NET figures into target/bench/summary.json and docs/performance.md")
-    print(json.dumps(bindings, indent=1))
-    sys.exit(0)
+    put_section(doc, "## .NET binding", dotnet_section(s, meta["dotnet"]), (MISSED_HEADING,))
+    finish_partial(doc, "the .NET figures", bindings)
 
 rows = []
 for name, key, ok, target in targets:
@@ -413,9 +420,7 @@ for name, key, ok, target in targets:
     rows.append(f"| {name} | {fmt(v)} | {target} | {verdict} |")
 
 if TIMEOUTS_ONLY:
-    doc_path = os.path.join(REPO, "docs", "performance.md")
-    with open(doc_path) as fh:
-        doc = fh.read().split("\n")
+    doc = read_doc()
     # the timeout rows of the targets table: replaced, or added at the table's end
     new_rows = [r for r in rows if r.startswith("| timeout lateness")]
     doc = [l for l in doc if not l.startswith("| timeout lateness")]
@@ -426,19 +431,8 @@ if TIMEOUTS_ONLY:
         at += 1
     doc[at:at] = new_rows
     # the Timeouts section: replaced, or added before the Bindings / missed-targets ones
-    section = timeouts_section(s, meta["timeouts"])
-    if "## Timeouts" in doc:
-        a = doc.index("## Timeouts")
-        b = next(i for i in range(a + 1, len(doc)) if doc[i].startswith("## "))
-        doc[a:b] = section
-    else:
-        b = next(i for i, l in enumerate(doc) if l in ("## Bindings", "## Why the missed targets are missed"))
-        doc[b:b] = section
-    with open(doc_path, "w") as fh:
-        fh.write("\n".join(doc))
-    print("wrote the timeout figures into target/bench/summary.json and docs/performance.md")
-    print(json.dumps(timeouts, indent=1))
-    sys.exit(0)
+    put_section(doc, "## Timeouts", timeouts_section(s, meta["timeouts"]), ("## Bindings", MISSED_HEADING))
+    finish_partial(doc, "the timeout figures", timeouts)
 
 lines = [
     "# Performance",
@@ -582,7 +576,7 @@ missed = [(name, key) for name, key, ok, _ in targets if s.get(key) is not None 
 
 
 def missed_section():
-    out = ["## Why the missed targets are missed", ""]
+    out = [MISSED_HEADING, ""]
     if not missed:
         out += ["Every target measured in this run is met.", ""]
     for name, key in missed:
@@ -592,9 +586,7 @@ def missed_section():
 
 
 if EXPORTS_ONLY:
-    doc_path = os.path.join(REPO, "docs", "performance.md")
-    with open(doc_path) as fh:
-        doc = fh.read().split("\n")
+    doc = read_doc()
 
     def replace(prefix, new):
         at = next((i for i, l in enumerate(doc) if l.startswith(prefix)), None)
@@ -610,14 +602,8 @@ if EXPORTS_ONLY:
     note = first_export_note(s, meta["exports"])
     if replace(FIRST_EXPORT_NOTE, note) is None and row_at is not None:
         doc[row_at + 1:row_at + 1] = ["", note]
-    a = doc.index("## Why the missed targets are missed")
-    b = next((i for i in range(a + 1, len(doc)) if doc[i].startswith("## ")), len(doc))
-    doc[a:b] = missed_section()
-    with open(doc_path, "w") as fh:
-        fh.write("\n".join(doc))
-    print("wrote the first exports' figures into target/bench/summary.json and docs/performance.md")
-    print(json.dumps({k: v for k, v in s.items() if "export_first_10k" in k}, indent=1))
-    sys.exit(0)
+    put_section(doc, MISSED_HEADING, missed_section(), ("## Chart",))
+    finish_partial(doc, "the first exports' figures", {k: v for k, v in s.items() if "export_first_10k" in k})
 lines += missed_section()
 lines += ["## Chart", "", "![per-call cost against registry size and thread count](performance.svg)", ""]
 with open(os.path.join(REPO, "docs", "performance.md"), "w") as fh:
