@@ -24,14 +24,8 @@ pub enum FunctionKind {
     Output,
 }
 
-/// MCP-style behaviour hints. `None` leaves the consumer's default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Hints {
-    pub read_only: Option<bool>,
-    pub destructive: Option<bool>,
-    pub idempotent: Option<bool>,
-    pub open_world: Option<bool>,
-}
+/// MCP-style behaviour hints, as the exports write them. `None` leaves the consumer's default.
+pub use crate::export::Hints;
 
 /// Which calling packages may call (the analogue of Android's EXECUTE_APP_FUNCTIONS).
 /// A caller in `deny` is refused; when `allow` is non-empty, only callers in it pass.

@@ -14,7 +14,6 @@ use crate::call::{Entry, Invocation, Snapshot};
 use crate::dispatcher::Dispatcher;
 use crate::error::ErrorCode;
 use crate::export::{self, Format, Hints, ToolSpec};
-use crate::listing::hints_of;
 use crate::outcome::Outcome;
 use crate::registry::Schemas;
 use crate::schema;
@@ -676,7 +675,7 @@ fn render_all(snap: &Snapshot, shown: &[Shown<'_>], metadata: &Value) -> Vec<Ren
                         metadata,
                     ),
                     schemas: e.rendered_schemas(&snap.types, metadata),
-                    hints: hints_of(d),
+                    hints: d.hints,
                     deprecated: d.deprecated,
                 }
             }

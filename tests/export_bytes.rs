@@ -6,7 +6,7 @@
 //! the metadata schema's defaults and with a view's metadata, before and after the
 //! entries keep their tool objects.
 
-use appfunctions::export::{self, ExportError, Format, Hints, ToolSpec};
+use appfunctions::export::{self, ExportError, Format, ToolSpec};
 use appfunctions::view::View;
 use appfunctions::{condition, sync_handler, Dispatcher};
 use serde_json::{json, Value};
@@ -234,12 +234,7 @@ fn reference(
             description: desc,
             input_schema: p,
             output_schema: r.as_ref(),
-            hints: Hints {
-                read_only: i.desc.hints.read_only,
-                destructive: i.desc.hints.destructive,
-                idempotent: i.desc.hints.idempotent,
-                open_world: i.desc.hints.open_world,
-            },
+            hints: i.desc.hints,
             deprecated: i.desc.deprecated,
         })
         .collect();

@@ -12,7 +12,7 @@
 
 mod common;
 
-use appfunctions::export::{self, Format, Hints, ToolSpec};
+use appfunctions::export::{self, Format, ToolSpec};
 use appfunctions::{sync_handler, Dispatcher, ErrorCode, Outcome, Status};
 use arbitrary::{Arbitrary, Unstructured};
 use common::Spec;
@@ -173,12 +173,7 @@ fn same_as_export(d: &Dispatcher) {
             description: i.desc.description.as_deref().unwrap_or(""),
             input_schema: &i.parameters_schema,
             output_schema: i.result_schema.as_ref(),
-            hints: Hints {
-                read_only: i.desc.hints.read_only,
-                destructive: i.desc.hints.destructive,
-                idempotent: i.desc.hints.idempotent,
-                open_world: i.desc.hints.open_world,
-            },
+            hints: i.desc.hints,
             deprecated: i.desc.deprecated,
         })
         .collect();

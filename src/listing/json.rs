@@ -18,7 +18,6 @@
 //! `export` where this declines (a name the format refuses, a schema Gemini cannot
 //! express: the error is `export`'s).
 
-use super::hints_of;
 use crate::condition;
 use crate::constraints::{Bound, Constraints};
 use crate::descriptor::{FunctionDescriptor, FunctionKind};
@@ -1295,7 +1294,7 @@ impl<'a> Pass<'a> {
             description: &description,
             input_schema: &null,
             output_schema: None,
-            hints: hints_of(d),
+            hints: d.hints,
             deprecated: d.deprecated,
         };
         let model_description = export::model_description(&spec);

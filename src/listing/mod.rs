@@ -13,24 +13,13 @@
 mod android;
 mod json;
 
-use crate::descriptor::FunctionDescriptor;
-use crate::export::{self, AndroidXmlWriter, ExportError, Format, Hints, ToolSpec};
+use crate::export::{self, AndroidXmlWriter, ExportError, Format, ToolSpec};
 use crate::registry::{Entry, Host, Snapshot};
 use crate::types::TypeSet;
 pub(crate) use json::Pass;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
-
-/// A function's behaviour hints as the exporters take them.
-pub(crate) fn hints_of(d: &FunctionDescriptor) -> Hints {
-    Hints {
-        read_only: d.hints.read_only,
-        destructive: d.hints.destructive,
-        idempotent: d.hints.idempotent,
-        open_world: d.hints.open_world,
-    }
-}
 
 /// The memo slot of a format's tool object.
 fn slot(format: Format) -> usize {
@@ -114,7 +103,7 @@ impl<H: Host> Entry<H> {
                 description: &description,
                 input_schema: &sch.0,
                 output_schema: sch.1.as_ref(),
-                hints: hints_of(d),
+                hints: d.hints,
                 deprecated: d.deprecated,
             },
         )?;
