@@ -1,32 +1,25 @@
 //! appfunctions: one dispatch core that lets an app offer its functions to assistants
 //! and agents. See `docs/descriptors.md` and DESIGN.md.
+//!
+//! The folders are the layers (docs/architecture.md); each uses only those before it:
+//! [`model`] ← [`engine`] ← [`export`] ← `platform`, [`view`] ← [`mcp`] ← `http` ← [`ffi`].
 
-pub mod binding;
-pub mod call;
-pub mod cancel;
-pub mod condition;
-pub mod constraints;
-pub(crate) mod decimal;
-pub mod descriptor;
-pub mod descriptor_schema;
-pub mod dispatcher;
-pub(crate) mod ecma_regex;
-pub mod error;
-pub mod formats;
-pub(crate) mod handles;
-pub(crate) mod listing;
-pub mod log;
+mod engine;
+mod model;
+
+pub mod export;
+pub mod ffi;
+mod http;
 pub mod mcp;
-pub mod outcome;
-pub(crate) mod pipeline;
-pub(crate) mod registry;
-pub mod schema;
-pub(crate) mod text;
-pub mod threads;
-pub(crate) mod timer;
-pub(crate) mod toolkit;
-pub mod types;
+mod platform;
 pub mod view;
+
+// The modules' public paths from before the folders (the facade is curated separately).
+pub use engine::{call, cancel, dispatcher, log, threads};
+pub use model::{
+    binding, condition, constraints, descriptor, descriptor_schema, error, formats, outcome,
+    schema, types,
+};
 
 pub use binding::Limits;
 pub use call::{sync_handler, Delegate, Handler, PermissionHook, ScopeHooks};
@@ -37,5 +30,3 @@ pub use dispatcher::Dispatcher;
 pub use error::{Error, ErrorCode};
 pub use log::LogLevel;
 pub use outcome::{Outcome, Status};
-pub mod export;
-pub mod ffi;

@@ -1,4 +1,4 @@
-//! Every export, and an agent view's tool list, as `listing` writes them straight from the
+//! Every export, and an agent view's tool list, as `export::text` writes them straight from the
 //! descriptors, against what `export` makes of the same functions' JSON Schemas and
 //! registry document through its public functions (`export::tools_value`,
 //! `export::android_xml`): byte for byte, in every format, for descriptors that use every

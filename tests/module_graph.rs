@@ -1,4 +1,7 @@
-//! No import cycles among the crate's modules (docs/architecture.md draws the layers).
+//! The crate's folders are its layers, and imports run one way (docs/architecture.md).
+//!
+//! [`LAYERS`] states the allowed directions between the top-level folders; inside each
+//! folder, no import cycles.
 //!
 //! Reads every file under `src/`, finds every path that names a module of the crate
 //! (`crate::a::b`, `super::x`, `self::y`, `use crate::{a::{b, c}, d}` groups, `$crate`
@@ -583,6 +586,58 @@ fn no_import_cycle_among_modules() {
     assert!(
         report.is_empty(),
         "import cycles (docs/architecture.md: each layer uses only those below it):{report}"
+    );
+}
+
+/// The top-level folders of `src/`, lowest first: a folder may use the folders before it,
+/// never one after it, and folders on one rung (`platform` and `view`) not each other.
+const LAYERS: &[&[&str]] = &[
+    &["model"],
+    &["engine"],
+    &["export"],
+    &["platform", "view"],
+    &["mcp"],
+    &["http"],
+    &["ffi"],
+];
+
+fn rung(folder: &str) -> Option<usize> {
+    LAYERS.iter().position(|r| r.contains(&folder))
+}
+
+#[test]
+fn folders_use_only_the_layers_below() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let c = read_crate(&src);
+    let all = sibling_edges(&c, &src);
+    let mut report = String::new();
+    // every top-level folder has its rung, and every rung's folder exists
+    for m in c.modules.iter().filter(|m| m.len() == 1) {
+        if rung(&m[0]).is_none() {
+            report.push_str(&format!(
+                "\nsrc/{} is not in LAYERS: say which layer it is\n",
+                m[0]
+            ));
+        }
+    }
+    for folder in LAYERS.iter().flat_map(|r| r.iter()) {
+        if !c.modules.contains(&vec![folder.to_string()]) {
+            report.push_str(&format!(
+                "\nLAYERS names {folder}, which src/ does not have\n"
+            ));
+        }
+    }
+    for ((a, b), place) in all.get(&Vec::new()).into_iter().flatten() {
+        let (Some(ra), Some(rb)) = (rung(a), rung(b)) else {
+            continue;
+        };
+        if rb >= ra {
+            report.push_str(&format!("\n{a} uses {b}, which is not below it: {place}\n"));
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "the folders are the layers, lowest first {LAYERS:?} (docs/architecture.md):{report}"
     );
 }
 

@@ -1,4 +1,4 @@
-//! The library's own threads (src/threads.rs): the completion pool stops at its cap and
+//! The library's own threads (src/engine/threads.rs): the completion pool stops at its cap and
 //! says so in the log, and its threads exit when idle. A test binary of its own, since it
 //! changes the process-wide cap and counts the process's completion threads.
 

@@ -23,32 +23,44 @@
 //! [`check`] verifies an exported text against the vendor's documented constraints; the
 //! tests run every export through it.
 //!
-//! This module depends only on `std`, `serde_json` and `thiserror`.
+//! The formats are written twice, by twins that make the same bytes: `tree` from the
+//! JSON Schema trees of a [`ToolSpec`] (the reference, and the answer where the other
+//! declines), and `text` straight from the registry's descriptors. This folder sits above
+//! the engine and the model: it reads the constraint keywords and the descriptor's
+//! [`Hints`] from the model, and the engine knows nothing of formats.
 
+use crate::engine::dispatcher::Dispatcher;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
-mod android_xml;
-mod anthropic;
-mod gemini;
-mod mcp;
-mod openai;
-mod xml;
+pub(crate) mod text;
+mod tree;
 
-#[cfg(test)]
-mod fixtures;
+// what the text writers (`text`) write straight from descriptors shares these
+pub(crate) use tree::escape_text_into;
+pub use tree::gemini_schema;
+pub(crate) use tree::AndroidXmlWriter;
+pub use tree::{android_xml, android_xml_with, AndroidXmlOptions};
+pub(crate) use tree::{format_note, tighter, INT32, INT64};
+pub use tree::{mcp_output_schema, mcp_tool, mcp_wraps_result};
+pub use tree::{openai_parameters, openai_strict_blocker, OPENAI_STRICT_FORMATS};
+pub(crate) use tree::{MAX_DEPTH, MAX_PROPERTIES, STRICT_MOVED};
 
-pub(crate) use android_xml::AndroidXmlWriter;
-// what the registry's exports (`listing`) write straight from descriptors shares these
-pub use android_xml::{android_xml, android_xml_with, AndroidXmlOptions};
-pub use gemini::gemini_schema;
-pub(crate) use gemini::{format_note, tighter, INT32, INT64};
-pub use mcp::{mcp_output_schema, mcp_tool, mcp_wraps_result};
-pub use openai::{openai_parameters, openai_strict_blocker, OPENAI_STRICT_FORMATS};
-pub(crate) use openai::{MAX_DEPTH, MAX_PROPERTIES, STRICT_MOVED};
-pub(crate) use xml::escape_text_into;
+/// The registry's exports live here, above the engine: the engine knows nothing of
+/// formats.
+impl Dispatcher {
+    /// Exports every enabled function as a tool list (`mcp`, `openai`, `openai-chat`,
+    /// `anthropic`, `gemini`), or the registry as Android's AppFunctions schema XML
+    /// (`android-xml`, disabled functions included with `enabledByDefault` false).
+    pub fn export(&self, format: Format) -> std::result::Result<String, ExportError> {
+        if format == Format::AndroidXml {
+            return text::android_xml(&self.snapshot());
+        }
+        text::tool_list(&self.snapshot(), format)
+    }
+}
 
 /// One function as the exporters see it.
 #[derive(Clone, Copy, Debug)]
@@ -69,19 +81,8 @@ pub struct ToolSpec<'a> {
     pub deprecated: bool,
 }
 
-/// Behaviour hints (MCP tool annotations). `None` means "not stated": the hint is then left
-/// out of the export, so the consumer applies its own default.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub struct Hints {
-    /// The function does not modify its environment (`readOnlyHint`).
-    pub read_only: Option<bool>,
-    /// Modifications may be destructive (`destructiveHint`).
-    pub destructive: Option<bool>,
-    /// Repeating a call with the same arguments has no further effect (`idempotentHint`).
-    pub idempotent: Option<bool>,
-    /// The function interacts with an open world of external entities (`openWorldHint`).
-    pub open_world: Option<bool>,
-}
+/// Behaviour hints (MCP tool annotations): the descriptor's, as the exports write them.
+pub use crate::model::descriptor::Hints;
 
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
@@ -221,11 +222,11 @@ impl FromStr for Format {
 /// The tools array of a JSON format as a [`Value`] (see the module table for the shapes).
 pub fn tools_value(format: Format, specs: &[ToolSpec]) -> Result<Value, ExportError> {
     match format {
-        Format::Mcp => mcp::tools(specs),
-        Format::OpenAi => openai::tools(specs, openai::Api::Responses),
-        Format::OpenAiChat => openai::tools(specs, openai::Api::ChatCompletions),
-        Format::Anthropic => anthropic::tools(specs),
-        Format::Gemini => gemini::tools(specs),
+        Format::Mcp => tree::mcp::tools(specs),
+        Format::OpenAi => tree::openai::tools(specs, tree::openai::Api::Responses),
+        Format::OpenAiChat => tree::openai::tools(specs, tree::openai::Api::ChatCompletions),
+        Format::Anthropic => tree::anthropic::tools(specs),
+        Format::Gemini => tree::gemini::tools(specs),
         Format::AndroidXml => Err(ExportError::Unsupported {
             format,
             subject: "tools()".into(),
@@ -255,7 +256,7 @@ pub fn tools(format: Format, specs: &[ToolSpec]) -> Result<String, ExportError> 
 /// Returns the first violation found.
 pub fn check(format: Format, exported: &str) -> Result<(), String> {
     if format == Format::AndroidXml {
-        return android_xml::check(exported);
+        return tree::android_xml::check(exported);
     }
     let value: Value =
         serde_json::from_str(exported).map_err(|e| format!("not valid JSON: {e}"))?;
@@ -263,11 +264,11 @@ pub fn check(format: Format, exported: &str) -> Result<(), String> {
         "the export must be a JSON array (the request's `tools` value)".to_string()
     })?;
     match format {
-        Format::Mcp => mcp::check(tools),
-        Format::OpenAi => openai::check(tools, openai::Api::Responses),
-        Format::OpenAiChat => openai::check(tools, openai::Api::ChatCompletions),
-        Format::Anthropic => anthropic::check(tools),
-        Format::Gemini => gemini::check(tools),
+        Format::Mcp => tree::mcp::check(tools),
+        Format::OpenAi => tree::openai::check(tools, tree::openai::Api::Responses),
+        Format::OpenAiChat => tree::openai::check(tools, tree::openai::Api::ChatCompletions),
+        Format::Anthropic => tree::anthropic::check(tools),
+        Format::Gemini => tree::gemini::check(tools),
         Format::AndroidXml => unreachable!(),
     }
 }
@@ -317,10 +318,10 @@ impl NameRule {
 /// The naming rule of a JSON format (`None` for Android XML).
 pub(crate) fn name_rule(format: Format) -> Option<&'static NameRule> {
     match format {
-        Format::Mcp => Some(&mcp::NAME_RULE),
-        Format::OpenAi | Format::OpenAiChat => Some(&openai::NAME_RULE),
-        Format::Anthropic => Some(&anthropic::NAME_RULE),
-        Format::Gemini => Some(&gemini::NAME_RULE),
+        Format::Mcp => Some(&tree::mcp::NAME_RULE),
+        Format::OpenAi | Format::OpenAiChat => Some(&tree::openai::NAME_RULE),
+        Format::Anthropic => Some(&tree::anthropic::NAME_RULE),
+        Format::Gemini => Some(&tree::gemini::NAME_RULE),
         Format::AndroidXml => None,
     }
 }
@@ -585,7 +586,7 @@ mod tests {
 
     #[test]
     fn every_fixture_exports_and_checks_in_every_json_format() {
-        let fx = fixtures::Fixtures::new();
+        let fx = tree::fixtures::Fixtures::new();
         for f in Format::ALL.into_iter().filter(|f| f.is_json()) {
             let specs: Vec<ToolSpec> = fx
                 .specs()
@@ -599,7 +600,7 @@ mod tests {
 
     #[test]
     fn duplicate_nulls_are_never_exported() {
-        let fx = fixtures::Fixtures::new();
+        let fx = tree::fixtures::Fixtures::new();
         let spec = fx.spec_with_duplicate_null();
         for f in Format::ALL.into_iter().filter(|f| f.is_json()) {
             let text = tools(f, &[spec]).unwrap();
@@ -618,7 +619,7 @@ mod tests {
 
     #[test]
     fn duplicate_names_are_refused() {
-        let fx = fixtures::Fixtures::new();
+        let fx = tree::fixtures::Fixtures::new();
         let a = fx.specs()[0];
         for f in Format::ALL.into_iter().filter(|f| f.is_json()) {
             let err = tools(f, &[a, a]).unwrap_err();
@@ -652,7 +653,7 @@ mod tests {
 
     #[test]
     fn deprecated_descriptions_are_marked() {
-        let fx = fixtures::Fixtures::new();
+        let fx = tree::fixtures::Fixtures::new();
         let mut spec = fx.specs()[0];
         spec.deprecated = true;
         assert!(model_description(&spec).starts_with("Deprecated. "));

@@ -264,7 +264,7 @@ pub unsafe extern "C" fn af_view_execute_json(
     args_json: *const c_char,
 ) -> *mut c_char {
     use super::dispatcher::error_outcome;
-    use crate::error::ErrorCode as C;
+    use crate::model::error::ErrorCode as C;
     let out = boundary(std::ptr::null_mut(), || {
         // SAFETY: checked by the helpers.
         let (v, inv, args) = match unsafe { view_call_args(v, inv, args_json) } {
@@ -294,7 +294,7 @@ unsafe fn view_call_args<'a>(
     v: *mut af_view,
     inv: *const af_invocation,
     args_json: *const c_char,
-) -> Result<(&'a View, crate::call::Invocation, Option<&'a str>), af_status> {
+) -> Result<(&'a View, crate::engine::call::Invocation, Option<&'a str>), af_status> {
     // SAFETY: checked by the helpers.
     let v = unsafe { view(v) }?;
     let inv = unsafe { invocation(inv) }?;

@@ -1,12 +1,12 @@
 //! The call context: accessors and completions.
 
 use super::*;
-use crate::call::{
+use crate::engine::call::{
     log_late, resolve_handle, with_live_call, Call, CompleteError, Completion, HandleRef, OnCancel,
     Op,
 };
-use crate::error::ErrorCode;
-use crate::pipeline::Answered;
+use crate::engine::pipeline::Answered;
+use crate::model::error::ErrorCode;
 use std::sync::Arc;
 
 /// One call's scope, passed to handlers, lookups, delegates and hooks. It is a
@@ -323,10 +323,10 @@ pub unsafe extern "C" fn af_call_log(
             Err(s) => return s,
         };
         let level = match level {
-            0 => crate::log::LogLevel::Debug,
-            1 => crate::log::LogLevel::Info,
-            2 => crate::log::LogLevel::Warn,
-            3 => crate::log::LogLevel::Error,
+            0 => crate::engine::log::LogLevel::Debug,
+            1 => crate::engine::log::LogLevel::Info,
+            2 => crate::engine::log::LogLevel::Warn,
+            3 => crate::engine::log::LogLevel::Error,
             other => return fail(AF_ERR_INVALID, &format!("level {other} is not 0 to 3")),
         };
         // SAFETY: checked by the helper.
@@ -380,7 +380,7 @@ pub unsafe extern "C" fn af_call_set_host_data(
             Ok(c) => c,
             Err(s) => return s,
         };
-        let guard: Option<crate::call::Release> =
+        let guard: Option<crate::engine::call::Release> =
             guard.free.is_some().then(|| Box::new(guard) as _);
         if c.set_host_data_with(data as usize, guard) {
             AF_OK
@@ -433,7 +433,7 @@ fn completion_status(call: *mut af_call, r: Result<(), Box<CompleteError>>) -> a
         Ok(()) => AF_OK,
         Err(e @ CompleteError::AlreadyCompleted(_)) => {
             if let HandleRef::Live(c, _) = resolve_handle(call as usize) {
-                c.log(crate::log::LogLevel::Warn, &format!("{e}"));
+                c.log(crate::engine::log::LogLevel::Warn, &format!("{e}"));
             }
             fail(AF_ERR_ALREADY_COMPLETED, &e.to_string())
         }
@@ -481,7 +481,7 @@ pub unsafe extern "C" fn af_call_return(
         // made in place as the answer it is handed over as
         let answer = Completion::Handler(match text {
             // with the room for the outcome around it (no second allocation for that)
-            Ok(r) => Ok(r.map(crate::outcome::result_buffer)),
+            Ok(r) => Ok(r.map(crate::model::outcome::result_buffer)),
             Err(_) => Err((
                 ErrorCode::HandlerFailed,
                 "the handler returned invalid UTF-8".into(),

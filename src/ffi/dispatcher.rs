@@ -1,12 +1,12 @@
 //! Dispatchers, registration, execution, the registry and schemas, cancellation tokens.
 
 use super::*;
-use crate::call::{Call, Invocation, InvocationRef, Platform};
-use crate::cancel::CancelToken;
-use crate::descriptor::CallerPolicy;
-use crate::dispatcher::{Dispatcher, Handler};
-use crate::error::Error;
-use crate::log::LogLevel;
+use crate::engine::call::{Call, Invocation, InvocationRef, Platform};
+use crate::engine::cancel::CancelToken;
+use crate::engine::dispatcher::{Dispatcher, Handler};
+use crate::engine::log::LogLevel;
+use crate::model::descriptor::CallerPolicy;
+use crate::model::error::Error;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -132,7 +132,7 @@ pub(crate) fn error_status(e: &Error) -> af_status {
     fail(code, &e.to_string())
 }
 
-fn status_of(r: crate::error::Result<()>) -> af_status {
+fn status_of(r: crate::model::error::Result<()>) -> af_status {
     match r {
         Ok(()) => AF_OK,
         Err(e) => error_status(&e),
@@ -163,7 +163,7 @@ impl Handler for CHandler {
             }),
             None => {
                 let _ = call.complete(Err((
-                    crate::error::ErrorCode::LimitExceeded,
+                    crate::model::error::ErrorCode::LimitExceeded,
                     "too many calls in flight".into(),
                 )));
             }
@@ -315,7 +315,7 @@ pub unsafe extern "C" fn af_set_limits(
     boundary(AF_ERR_INTERNAL, || {
         // SAFETY: checked by the helper.
         let d = try_status!(unsafe { dispatcher(d) });
-        let limits = crate::binding::Limits {
+        let limits = crate::model::binding::Limits {
             max_input_bytes: usize::try_from(max_input_bytes).unwrap_or(usize::MAX),
             max_depth,
         };
@@ -384,7 +384,7 @@ pub unsafe extern "C" fn af_set_log_callback(
         // SAFETY: checked by the helper.
         let d = try_status!(unsafe { dispatcher(d) });
         let sink = cb.map(|f| {
-            let sink: crate::log::LogSink = Arc::new(move |level: LogLevel, msg: &str| {
+            let sink: crate::engine::log::LogSink = Arc::new(move |level: LogLevel, msg: &str| {
                 let data = &data;
                 let c = to_cstring(msg);
                 // SAFETY: the host's callback with its own data; msg borrowed for the call.
@@ -433,7 +433,9 @@ pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation,
         platform: r.platform,
         is_foreground: r.is_foreground,
         caller_package: r.caller_package.to_owned(),
-        cancel: r.cancel.map(|t| crate::call::CancelTokenRef(t.clone())),
+        cancel: r
+            .cancel
+            .map(|t| crate::engine::call::CancelTokenRef(t.clone())),
         timeout: r.timeout,
         host_context: r.host_context,
     })
@@ -501,8 +503,8 @@ struct InvocationV1 {
 
 const _: () = assert!(std::mem::size_of::<InvocationV1>() == INVOCATION_V1_SIZE);
 
-pub(crate) fn error_outcome(code: crate::error::ErrorCode, msg: &str) -> *mut c_char {
-    out_string(&crate::outcome::Outcome::error(code, msg).to_json())
+pub(crate) fn error_outcome(code: crate::model::error::ErrorCode, msg: &str) -> *mut c_char {
+    out_string(&crate::model::outcome::Outcome::error(code, msg).to_json())
 }
 
 /// Runs a call and blocks until its outcome JSON (owned: free with `af_string_free`),
@@ -521,7 +523,7 @@ pub unsafe extern "C" fn af_execute_json(
     inv: *const af_invocation,
     args_json: *const c_char,
 ) -> *mut c_char {
-    use crate::error::ErrorCode as C;
+    use crate::model::error::ErrorCode as C;
     let out = boundary(std::ptr::null_mut(), || {
         // SAFETY: pointers checked by the helpers.
         let d = match unsafe { dispatcher(d) } {

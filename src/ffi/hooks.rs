@@ -2,10 +2,10 @@
 
 use super::dispatcher::{check_struct_size, dispatcher, try_status};
 use super::*;
-use crate::call::{Call, CompleteError, Completion, Gate, GateDecision, Op};
-use crate::dispatcher::{Delegate, PermissionHook, ScopeHooks};
-use crate::outcome::Outcome;
-use crate::pipeline::Answered;
+use crate::engine::call::{Call, CompleteError, Completion, Gate, GateDecision, Op};
+use crate::engine::dispatcher::{Delegate, PermissionHook, ScopeHooks};
+use crate::engine::pipeline::Answered;
+use crate::model::outcome::Outcome;
 use std::sync::Arc;
 
 /// A gate: one pending answer of a delegate's `on_invoking` or of the permission hook.
@@ -103,7 +103,7 @@ impl Delegate for CDelegate {
         })
     }
     fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
-        self.on_invoked_nul(call, outcome, &crate::call::with_nul(outcome_json));
+        self.on_invoked_nul(call, outcome, &crate::engine::call::with_nul(outcome_json));
     }
     fn on_invoked_nul(&self, call: &Arc<Call>, _outcome: &Outcome, json_nul: &str) {
         let (Some(f), Some(ch)) = (self.on_invoked, call.handle()) else {
@@ -161,7 +161,7 @@ fn gate_status(r: Result<(), Box<CompleteError>>, h: usize) -> af_status {
     match r.map_err(|e| *e) {
         Ok(()) => AF_OK,
         Err(e @ CompleteError::AlreadyCompleted(_)) => {
-            crate::call::log_late(h, "a gate answer");
+            crate::engine::call::log_late(h, "a gate answer");
             fail(AF_ERR_ALREADY_COMPLETED, &e.to_string())
         }
         Err(e) => fail(AF_ERR_NOT_WAITING, &e.to_string()),

@@ -185,7 +185,7 @@ pub(crate) fn boundary<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
 struct Current {
     call_handle: usize,
     gate_handle: usize,
-    call: *const crate::call::Call,
+    call: *const crate::engine::call::Call,
 }
 
 const NO_CURRENT: Current = Current {
@@ -210,7 +210,7 @@ impl Drop for Restore {
 /// Runs the C callback `f` as the current one of `call` (handles `call_handle`, and
 /// `gate_handle` or 0).
 pub(crate) fn as_current<R>(
-    call: &std::sync::Arc<crate::call::Call>,
+    call: &std::sync::Arc<crate::engine::call::Call>,
     call_handle: usize,
     gate_handle: usize,
     f: impl FnOnce() -> R,
@@ -229,7 +229,7 @@ pub(crate) fn as_current<R>(
 pub(crate) fn on_current<R>(
     handle: usize,
     gate: bool,
-    f: impl FnOnce(&crate::call::Call) -> R,
+    f: impl FnOnce(&crate::engine::call::Call) -> R,
 ) -> Option<R> {
     let cur = CURRENT.try_with(|c| c.get()).ok()?;
     let mine = if gate {
@@ -368,7 +368,7 @@ pub unsafe extern "C" fn af_error_code_from_name(name: *const c_char) -> i32 {
             None => {
                 set_last_error(&format!(
                     "{} is not an error code name",
-                    crate::types::quote_short(name)
+                    crate::model::types::quote_short(name)
                 ));
                 0
             }
@@ -390,7 +390,7 @@ mod tests {
 
     #[test]
     fn code_names_match_the_core() {
-        for code in crate::error::ErrorCode::ALL {
+        for code in crate::model::error::ErrorCode::ALL {
             let (n, name) = CODE_NAMES[code as usize - 1];
             assert_eq!(n, code as i32);
             assert_eq!(name.to_str().unwrap(), code.as_str());

@@ -23,9 +23,9 @@
 
 pub mod stdio;
 
-use crate::call::Invocation;
-use crate::cancel::CancelToken;
-use crate::dispatcher::Dispatcher;
+use crate::engine::call::Invocation;
+use crate::engine::cancel::CancelToken;
+use crate::engine::dispatcher::Dispatcher;
 
 use crate::view::{ToolkitMode, View};
 use parking_lot::Mutex;
@@ -394,7 +394,7 @@ impl Session {
 
     /// Writes a warning to the dispatcher's log.
     pub(crate) fn log_warn(&self, msg: &str) {
-        self.dispatcher.log(crate::log::LogLevel::Warn, msg);
+        self.dispatcher.log(crate::engine::log::LogLevel::Warn, msg);
     }
 
     /// The session's settings.
@@ -856,7 +856,7 @@ impl Session {
                 return Reply::Now(self.error_response(
                     Some(&id),
                     UNSUPPORTED_VERSION,
-                    &format!("protocol version {} is not supported", crate::types::quote_short(v)),
+                    &format!("protocol version {} is not supported", crate::model::types::quote_short(v)),
                     Some(json!({"supported": [MODERN_REVISION], "requested": v})),
                 ))
             }
@@ -926,7 +926,10 @@ impl Session {
             _ => Reply::Now(self.error_response(
                 Some(&id),
                 METHOD_NOT_FOUND,
-                &format!("method not found: {}", crate::types::quote_short(method)),
+                &format!(
+                    "method not found: {}",
+                    crate::model::types::quote_short(method)
+                ),
                 None,
             )),
         }
@@ -1172,7 +1175,7 @@ impl Session {
         self.error_response(
             Some(id),
             INVALID_PARAMS,
-            &format!("unknown tool: {}", crate::types::quote_short(name)),
+            &format!("unknown tool: {}", crate::model::types::quote_short(name)),
             None,
         )
     }
@@ -1229,7 +1232,7 @@ impl Session {
         }
         let mut out = response_head(Some(&c.id), false);
         out.push_str("\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
-        crate::binding::write_json_str(&mut out, &format!("LimitExceeded: {why}"));
+        crate::model::binding::write_json_str(&mut out, &format!("LimitExceeded: {why}"));
         out.push_str("}],\"isError\":true");
         self.push_modern_tail(&mut out, c.modern);
         out.push_str("}}");
@@ -1311,10 +1314,10 @@ impl Session {
             let code = o.error_code.map(|c| c.as_str()).unwrap_or("openApp");
             let msg = o.message.as_deref().unwrap_or("");
             let hint = match o.error_code {
-                Some(crate::error::ErrorCode::InvalidArgument) => {
+                Some(crate::model::error::ErrorCode::InvalidArgument) => {
                     " Fix the arguments and call the tool again."
                 }
-                Some(crate::error::ErrorCode::EntityNotFound) => {
+                Some(crate::model::error::ErrorCode::EntityNotFound) => {
                     " Use the matching search tool to find a valid id."
                 }
                 _ => "",
@@ -1333,7 +1336,7 @@ impl Session {
                 out.push(',');
             }
             out.push_str("{\"type\":\"text\",\"text\":");
-            crate::binding::write_json_str(&mut out, t);
+            crate::model::binding::write_json_str(&mut out, t);
             out.push('}');
         }
         out.push(']');

@@ -1,0 +1,772 @@
+//! The dispatcher: the registry's writer (registration, with every check) and the entry
+//! points of a call (`execute`, `execute_async`), the exports and schemas. The registry's
+//! data lives in `registry`, a call's scope in `call`, how it runs in `pipeline`.
+
+pub use crate::engine::call::{sync_handler, Delegate, Handler, PermissionHook, ScopeHooks};
+use crate::engine::call::{
+    Call, CallKind, Entry, Hosted, Invocation, InvocationRef, OutcomeSink, PreBound, Snapshot,
+};
+use crate::engine::log::{LogLevel, LogSink};
+use crate::engine::pipeline::{drive_new, Delivered};
+pub use crate::engine::registry::{ChangeListener, Schemas, DEFAULT_TIMEOUT};
+use crate::engine::registry::{Registry, Slot};
+use crate::model::binding::Limits;
+use crate::model::descriptor::{
+    self, parse_entity_with, CallerPolicy, FunctionDescriptor, ParseContext,
+};
+use crate::model::error::{Error, Result};
+use crate::model::outcome::Outcome;
+use crate::model::types::TypeSet;
+use serde_json::{Map, Value};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// The dispatcher. Thread-safe; cheap to clone (clones share one registry).
+#[derive(Clone)]
+pub struct Dispatcher {
+    registry: Arc<Registry<Hosted>>,
+}
+
+impl Default for Dispatcher {
+    fn default() -> Self {
+        Dispatcher::new()
+    }
+}
+
+/// The largest descriptor document accepted (types, a function, an entity, a toolkit,
+/// the metadata schema): 4 MiB. A real one is a few KiB; the limit keeps a runaway or
+/// hostile document from being parsed into a tree many times its size.
+pub(crate) const MAX_DOCUMENT_BYTES: usize = 4 << 20;
+
+fn parse_json(text: &str, what: &str) -> Result<Value> {
+    if text.len() > MAX_DOCUMENT_BYTES {
+        return Err(Error::Json {
+            what: what.into(),
+            reason: format!(
+                "the document is {} bytes, more than the limit of {MAX_DOCUMENT_BYTES}",
+                text.len()
+            ),
+        });
+    }
+    serde_json::from_str(text).map_err(|e| Error::Json {
+        what: what.into(),
+        reason: e.to_string(),
+    })
+}
+
+impl Dispatcher {
+    pub fn new() -> Dispatcher {
+        Dispatcher {
+            registry: Arc::new(Registry::new()),
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
+        self.registry.snapshot()
+    }
+
+    fn update<T>(
+        &self,
+        check: impl FnOnce(&Snapshot) -> Result<T>,
+        apply: impl FnOnce(&mut Snapshot, T),
+        notify: bool,
+    ) -> Result<()> {
+        self.registry.update(check, apply, notify)
+    }
+
+    /// Calls `f` after every change of the registry (for `list_changed`); returns an id
+    /// for [`Dispatcher::unsubscribe`].
+    pub fn subscribe_changes(&self, f: ChangeListener) -> u64 {
+        self.registry.shared.subscribe(f)
+    }
+
+    pub fn unsubscribe(&self, id: u64) {
+        self.registry.shared.unsubscribe(id)
+    }
+
+    /// A counter bumped by every registry change.
+    pub fn version(&self) -> u64 {
+        self.snapshot().version
+    }
+
+    /// A counter that changes with every change of the registry, enabling and disabling
+    /// functions included (what views show may have changed).
+    pub fn generation(&self) -> u64 {
+        self.registry.shared.generation.load(Ordering::Acquire)
+    }
+
+    /// Sets the timeout of invocations that name none (default [`DEFAULT_TIMEOUT`], 30 s);
+    /// `None` or zero: such calls run without a timeout. A call it ends is `TimedOut` and
+    /// logged (warn) naming the function and the timeout.
+    pub fn set_default_timeout(&self, timeout: Option<std::time::Duration>) {
+        let ms = timeout.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+        self.registry
+            .shared
+            .default_timeout_ms
+            .store(ms, Ordering::Release);
+    }
+
+    /// The timeout of invocations that name none; `None`: no timeout.
+    pub fn default_timeout(&self) -> Option<std::time::Duration> {
+        match self
+            .registry
+            .shared
+            .default_timeout_ms
+            .load(Ordering::Acquire)
+        {
+            0 => None,
+            ms => Some(std::time::Duration::from_millis(ms)),
+        }
+    }
+
+    /// How many calls are running now (started and their outcome not yet delivered).
+    pub fn in_flight(&self) -> u64 {
+        self.registry.shared.in_flight()
+    }
+
+    /// Whether [`Dispatcher::shutdown`] was called.
+    pub fn is_shutting_down(&self) -> bool {
+        self.registry.shared.shutting_down.load(Ordering::Acquire)
+    }
+
+    /// Refuses new calls from now on (they end at once with `LimitExceeded`, "the
+    /// dispatcher is shutting down", running no host code) and waits up to `timeout` for
+    /// the calls in flight. Returns how many still run (0: drained). Idempotent.
+    pub fn shutdown(&self, timeout: std::time::Duration) -> u64 {
+        let shared = &self.registry.shared;
+        shared.shutting_down.store(true, Ordering::SeqCst);
+        let deadline = std::time::Instant::now().checked_add(timeout);
+        let mut g = shared.drain.lock();
+        loop {
+            let n = shared.in_flight();
+            if n == 0 {
+                return 0;
+            }
+            match deadline {
+                Some(d) => {
+                    if std::time::Instant::now() >= d {
+                        return n;
+                    }
+                    shared.drained.wait_until(&mut g, d);
+                }
+                None => shared.drained.wait(&mut g),
+            }
+        }
+    }
+
+    /// The outcome of a call refused because the dispatcher is shutting down.
+    fn shutting_down_outcome(inv: &InvocationRef<'_>) -> Outcome {
+        Outcome::error(
+            crate::model::error::ErrorCode::LimitExceeded,
+            format!(
+                "{}: the dispatcher is shutting down",
+                crate::model::types::quote_short(inv.function_id)
+            ),
+        )
+    }
+
+    /// Defines named enums and records (`{"enums": [...], "records": [...]}`).
+    pub fn define_types(&self, json: &str) -> Result<()> {
+        let doc = parse_json(json, "types")?;
+        self.update(
+            |s| {
+                let mut t = (*s.types).clone();
+                t.define_with(&doc, s.metadata_properties.as_deref())?;
+                Ok(t)
+            },
+            |s, t| s.types = Arc::new(t),
+            true,
+        )
+    }
+
+    /// Registers a function. `handler` may be `None` only for output-kind functions.
+    pub fn register_function(
+        &self,
+        descriptor_json: &str,
+        handler: Option<Arc<dyn Handler>>,
+    ) -> Result<()> {
+        // A plain descriptor is read straight from its text (no JSON tree); anything the
+        // direct reader declines is parsed into a tree and walked, which names what is wrong.
+        let raw = (descriptor_json.len() <= MAX_DOCUMENT_BYTES)
+            .then(|| descriptor::text::read(descriptor_json))
+            .flatten();
+        let Some(raw) = raw else {
+            let doc = parse_json(descriptor_json, "descriptor")?;
+            return self.register_function_value(&doc, handler);
+        };
+        self.register_parsed(
+            |types, cx| match raw.resolve(types, cx) {
+                Some(desc) => Ok(desc),
+                None => {
+                    let doc = parse_json(descriptor_json, "descriptor")?;
+                    FunctionDescriptor::parse(&doc, types, cx)
+                }
+            },
+            handler,
+        )
+    }
+
+    pub fn register_function_value(
+        &self,
+        doc: &Value,
+        handler: Option<Arc<dyn Handler>>,
+    ) -> Result<()> {
+        self.register_parsed(
+            |types, cx| FunctionDescriptor::parse(doc, types, cx),
+            handler,
+        )
+    }
+
+    /// Registers the function `parse` makes against the current types and context.
+    fn register_parsed(
+        &self,
+        parse: impl FnOnce(&TypeSet, &ParseContext<'_>) -> Result<FunctionDescriptor>,
+        handler: Option<Arc<dyn Handler>>,
+    ) -> Result<()> {
+        let has_handler = handler.is_some();
+        self.update(
+            |s| {
+                let cx = ParseContext {
+                    metadata_properties: s.metadata_properties.as_deref(),
+                    limits: s.limits,
+                };
+                let desc = parse(&s.types, &cx)?;
+                if s.contains(&desc.id) {
+                    return Err(Error::Duplicate(format!("a function with id \"{}\" is already registered", desc.id)));
+                }
+                if s.toolkit(&desc.id).is_some() {
+                    return Err(Error::Duplicate(format!("\"{}\" is the name of a toolkit", desc.id)));
+                }
+                let toolkit = match &desc.toolkit {
+                    Some(t) => Some(s.toolkit_index(t).ok_or_else(|| {
+                        Error::descriptor(
+                            format!("{}.toolkit", desc.id),
+                            format!("unknown toolkit \"{t}\" (define it with af_define_toolkit first)"),
+                        )
+                    })?),
+                    None => None,
+                };
+                if !has_handler && desc.kind == crate::model::descriptor::FunctionKind::Function {
+                    return Err(Error::descriptor(
+                        format!("{}.kind", desc.id),
+                        "a function needs a handler; only kind \"output\" may be registered without one",
+                    ));
+                }
+                Ok((desc, toolkit))
+            },
+            |s, (desc, toolkit)| {
+                let enabled = desc.enabled;
+                s.push_function(Entry::new(desc, handler, enabled, toolkit));
+            },
+            true,
+        )
+    }
+
+    /// Registers an entity and its generated `search_{entity}` function, whose handler is
+    /// `lookup`.
+    pub fn register_entity(&self, descriptor_json: &str, lookup: Arc<dyn Handler>) -> Result<()> {
+        let doc = parse_json(descriptor_json, "entity")?;
+        self.update(
+            |s| {
+                let def = parse_entity_with(&doc, &s.types, s.metadata_properties.as_deref())?;
+                let search_id = format!("search_{}", def.name);
+                if s.contains(&search_id) {
+                    return Err(Error::Duplicate(format!(
+                        "entity \"{}\" would generate \"{search_id}\", which is already registered",
+                        def.name
+                    )));
+                }
+                let mut t = (*s.types).clone();
+                let index = t.add_entity(def);
+                let desc = FunctionDescriptor::entity_search(index, &t.entities[index]);
+                Ok((t, desc))
+            },
+            |s, (t, desc)| {
+                s.types = Arc::new(t);
+                s.push_generated(Entry::new(desc, Some(lookup), true, None));
+            },
+            true,
+        )
+    }
+
+    /// Removes a declared function. Calls in flight finish with what they hold.
+    pub fn unregister_function(&self, id: &str) -> Result<()> {
+        self.update(
+            |s| match s.slot_of(id) {
+                Some(Slot::Declared(i)) => Ok(i),
+                Some(Slot::Generated(_)) => Err(Error::Invalid(format!(
+                    "\"{id}\" is generated for an entity and cannot be unregistered"
+                ))),
+                None => Err(Error::NotFound(id.into())),
+            },
+            |s, i| s.remove_function(i),
+            true,
+        )
+    }
+
+    /// Enables or disables a function at run time (a disabled one answers `Disabled`).
+    pub fn set_enabled(&self, id: &str, enabled: bool) -> Result<()> {
+        let entry = self
+            .snapshot()
+            .find(id)
+            .ok_or_else(|| Error::NotFound(id.into()))?;
+        if entry.set_enabled(enabled) {
+            self.registry
+                .shared
+                .generation
+                .fetch_add(1, Ordering::AcqRel);
+            self.registry.shared.notify_changed();
+        }
+        Ok(())
+    }
+
+    pub fn add_delegate(&self, d: Arc<dyn Delegate>) {
+        let _ = self.update(
+            |_| Ok(()),
+            |s, ()| {
+                let mut v: Vec<_> = s.delegates.iter().cloned().collect();
+                v.push(d);
+                s.delegates = Arc::from(v);
+            },
+            false,
+        );
+    }
+
+    pub fn set_scope_hooks(&self, hooks: Option<Arc<dyn ScopeHooks>>) {
+        let _ = self.update(|_| Ok(()), |s, ()| s.scope_hooks = hooks, false);
+    }
+
+    pub fn set_permission_hook(&self, hook: Option<Arc<dyn PermissionHook>>) {
+        let _ = self.update(|_| Ok(()), |s, ()| s.permission = hook, false);
+    }
+
+    /// Which callers may call any function of this dispatcher.
+    pub fn set_caller_policy(&self, policy: CallerPolicy) {
+        let _ = self.update(|_| Ok(()), |s, ()| s.callers = policy, false);
+    }
+
+    /// Which callers may call one function (replaces the descriptor's `callers`).
+    pub fn set_function_caller_policy(&self, id: &str, policy: CallerPolicy) -> Result<()> {
+        self.update(
+            |s| match s.slot_of(id) {
+                Some(Slot::Declared(i)) => Ok(i),
+                Some(Slot::Generated(_)) => Err(Error::Invalid(format!(
+                    "\"{id}\" is generated; set the dispatcher's caller policy instead"
+                ))),
+                None => Err(Error::NotFound(id.into())),
+            },
+            |s, i| {
+                let old = s.function(i);
+                let mut desc = old.desc.clone();
+                desc.callers = policy;
+                let e = Entry::new(desc, old.handler.clone(), old.is_enabled(), old.toolkit);
+                s.replace_function(i, e);
+            },
+            false,
+        )
+    }
+
+    pub fn set_limits(&self, limits: Limits) -> Result<()> {
+        if limits.max_depth == 0 || limits.max_input_bytes == 0 {
+            return Err(Error::Invalid("limits must be greater than zero".into()));
+        }
+        self.update(|_| Ok(()), |s, ()| s.limits = limits, false)
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.snapshot().limits
+    }
+
+    /// Declares the metadata properties that conditions and `{metadata.X}` placeholders
+    /// may name; later registrations are checked against them.
+    pub fn set_metadata_properties(&self, props: Option<Vec<String>>) {
+        self.set_metadata(props, Map::new());
+    }
+
+    fn set_metadata(&self, props: Option<Vec<String>>, defaults: Map<String, Value>) {
+        let _ = self.update(
+            |_| Ok(()),
+            |s, ()| {
+                s.metadata_properties = props.map(Arc::from);
+                s.metadata_defaults = Arc::new(Value::Object(defaults));
+            },
+            false,
+        );
+    }
+
+    /// Defines a toolkit: `{"name", "description"?, "functionResult"?, "systemPrompt"?}`.
+    /// With a description it collapses in agent views. `texts` answers the texts
+    /// dynamically (falling back to the static ones).
+    pub fn define_toolkit(
+        &self,
+        json: &str,
+        texts: Option<Arc<dyn crate::engine::toolkit::ToolkitTexts>>,
+    ) -> Result<()> {
+        let doc = parse_json(json, "toolkit")?;
+        self.update(
+            |s| {
+                let tk = crate::engine::toolkit::parse_toolkit(&doc, texts)?;
+                if s.toolkit(&tk.name).is_some() {
+                    return Err(Error::Duplicate(format!(
+                        "a toolkit named \"{}\" is already defined",
+                        tk.name
+                    )));
+                }
+                if s.contains(&tk.name) {
+                    return Err(Error::Duplicate(format!(
+                        "\"{}\" is already the id of a function",
+                        tk.name
+                    )));
+                }
+                for (key, text) in [
+                    ("description", &tk.description),
+                    ("functionResult", &tk.function_result),
+                    ("systemPrompt", &tk.system_prompt),
+                ] {
+                    if let Some(t) = text {
+                        crate::model::condition::check_text(t, s.metadata_properties.as_deref())
+                            .map_err(|e| Error::descriptor(format!("{}.{key}", tk.name), e))?;
+                    }
+                }
+                Ok(tk)
+            },
+            |s, tk| s.toolkits.push(Arc::new(tk)),
+            true,
+        )
+    }
+
+    /// Declares the metadata schema: a JSON Schema object with `properties`, or an array
+    /// of property names. Conditions and placeholders registered later are checked
+    /// against it.
+    pub fn set_metadata_schema(&self, json: &str) -> Result<()> {
+        let doc = parse_json(json, "metadata schema")?;
+        let props: Vec<String> = match &doc {
+            Value::Array(a) => a
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| Error::descriptor("metadata", "expected property names"))
+                })
+                .collect::<Result<_>>()?,
+            Value::Object(o) => match o.get("properties") {
+                Some(Value::Object(p)) => {
+                    let defaults: Map<String, Value> = p
+                        .iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.get("default")?.clone())))
+                        .collect();
+                    self.set_metadata(Some(p.keys().cloned().collect()), defaults);
+                    return Ok(());
+                }
+                _ => {
+                    return Err(Error::descriptor(
+                        "metadata",
+                        "expected a JSON Schema object with \"properties\"",
+                    ))
+                }
+            },
+            _ => {
+                return Err(Error::descriptor(
+                    "metadata",
+                    "expected a JSON Schema object or an array of property names",
+                ))
+            }
+        };
+        self.set_metadata_properties(Some(props));
+        Ok(())
+    }
+
+    pub fn set_log_sink(&self, sink: Option<LogSink>) {
+        self.registry.shared.set_log_sink(sink);
+    }
+
+    /// Writes to the dispatcher's log sink.
+    pub(crate) fn log(&self, level: LogLevel, msg: &str) {
+        self.registry.shared.log(level, msg);
+    }
+
+    /// Makes a call; `sink` receives the outcome (else it is handed back to the thread
+    /// that drives it first, or kept for `wait_outcome`). `Err` with the sink when the
+    /// dispatcher is shutting down (no call is made).
+    fn start(
+        &self,
+        inv: &InvocationRef<'_>,
+        args: Option<&str>,
+        sink: Option<OutcomeSink>,
+        keep_outcome: bool,
+    ) -> std::result::Result<(Arc<Call>, PreBound), Option<OutcomeSink>> {
+        let Some(shard) = self.registry.shared.call_started() else {
+            return Err(sink);
+        };
+        let snap = self.snapshot();
+        let slot = snap.slot_of(inv.function_id);
+        let entry = slot.map(|sl| snap.entry_at(sl));
+        let (kind, entity) = match entry.and_then(|e| e.desc.generated_for) {
+            Some(i) => (CallKind::EntityLookup, Some(i)),
+            None => (CallKind::Function, None),
+        };
+        // binding runs no host code, so it happens here, on the caller's borrowed text
+        let bound = entry.map(|e| {
+            crate::model::binding::bind_arguments(
+                &snap.types,
+                &e.desc.parameters,
+                args,
+                &snap.limits,
+            )
+        });
+        let (call, st) = Call::new(
+            snap,
+            inv,
+            slot,
+            bound,
+            kind,
+            entity,
+            shard,
+            self.default_timeout(),
+            keep_outcome,
+            sink,
+        );
+        if let Some(t) = inv.cancel {
+            let weak: std::sync::Weak<dyn crate::engine::cancel::Cancellable> =
+                Arc::downgrade(&call) as _;
+            match t.subscribe(weak) {
+                Some(id) => {
+                    let _ = call.token_sub.set(id);
+                }
+                None => call.cancel(crate::model::error::ErrorCode::Cancelled),
+            }
+        }
+        Ok((call, st))
+    }
+
+    /// When the call must end by (its timeout from its start).
+    fn deadline(call: &Call) -> Option<std::time::Instant> {
+        call.deadline()
+    }
+
+    /// Runs a call and blocks until its outcome (JSON). Never fails: every failure is an
+    /// outcome.
+    pub fn execute(&self, inv: &Invocation, args: Option<&str>) -> String {
+        let mut json = self.execute_nul(inv, args);
+        json.pop();
+        json
+    }
+
+    /// [`Dispatcher::execute`] with the outcome followed by a NUL (for the C layer).
+    #[doc(hidden)]
+    pub fn execute_nul(&self, inv: &Invocation, args: Option<&str>) -> String {
+        self.execute_nul_ref(&inv.as_ref(), args)
+    }
+
+    /// [`Dispatcher::execute_nul`] for a borrowed invocation.
+    pub(crate) fn execute_nul_ref(&self, inv: &InvocationRef<'_>, args: Option<&str>) -> String {
+        let Ok((call, st)) = self.start(inv, args, None, false) else {
+            return crate::engine::call::with_nul(&Self::shutting_down_outcome(inv).to_json());
+        };
+        // a call that ends on this thread hands its outcome back at once
+        if let Some(Delivered::Json(o)) = drive_new(&call, st, true) {
+            return o;
+        }
+        let deadline = Self::deadline(&call);
+        match call.wait_outcome(deadline) {
+            Some(o) => o,
+            None => {
+                call.cancel(crate::model::error::ErrorCode::TimedOut);
+                call.wait_outcome(None).unwrap_or_else(|| "\0".into())
+            }
+        }
+    }
+
+    /// Like [`Dispatcher::execute`], as an [`Outcome`] (no JSON made unless a delegate
+    /// reads it).
+    pub fn execute_outcome(&self, inv: &Invocation, args: Option<&str>) -> Outcome {
+        let inv = &inv.as_ref();
+        let Ok((call, st)) = self.start(inv, args, None, true) else {
+            return Self::shutting_down_outcome(inv);
+        };
+        if let Some(Delivered::Outcome(o)) = drive_new(&call, st, true) {
+            return o;
+        }
+        let deadline = Self::deadline(&call);
+        match call.wait_outcome_struct(deadline) {
+            Some(o) => o,
+            None => {
+                call.cancel(crate::model::error::ErrorCode::TimedOut);
+                call.wait_outcome_struct(None).unwrap_or_else(|| {
+                    Outcome::error(
+                        crate::model::error::ErrorCode::InternalError,
+                        "the call ended without an outcome",
+                    )
+                })
+            }
+        }
+    }
+
+    /// Starts a call and returns at once; `on_outcome` receives the outcome exactly once,
+    /// on the thread that finishes the call: this one when everything answers inline, else
+    /// the thread that answers the host's last wait, or cancels; for a timeout, a thread of
+    /// the completion pool ([`crate::engine::threads`]), never the timer's.
+    pub fn execute_async(
+        &self,
+        inv: &Invocation,
+        args: Option<&str>,
+        on_outcome: impl FnOnce(&Outcome, &str) + Send + 'static,
+    ) {
+        let sink: OutcomeSink = Box::new(move |o: Outcome, json_nul: &str| {
+            on_outcome(&o, crate::engine::call::strip_nul(json_nul))
+        });
+        // the callback reads the outcome itself
+        self.execute_async_sink_ref(&inv.as_ref(), args, sink, true);
+    }
+
+    /// [`Dispatcher::execute_async`] whose callback gets the outcome JSON followed by its
+    /// NUL (for the C layer, which lends it without copying).
+    #[doc(hidden)]
+    pub fn execute_async_nul(
+        &self,
+        inv: &Invocation,
+        args: Option<&str>,
+        on_outcome: impl FnOnce(&str) + Send + 'static,
+    ) {
+        self.execute_async_nul_ref(&inv.as_ref(), args, on_outcome);
+    }
+
+    /// [`Dispatcher::execute_async_nul`] for a borrowed invocation (the call copies what it
+    /// keeps of it before any host code runs).
+    pub(crate) fn execute_async_nul_ref(
+        &self,
+        inv: &InvocationRef<'_>,
+        args: Option<&str>,
+        on_outcome: impl FnOnce(&str) + Send + 'static,
+    ) {
+        // only the JSON is read: it is written in the result's buffer, as for a plain call
+        self.execute_async_sink_ref(
+            inv,
+            args,
+            Box::new(move |_o: Outcome, json_nul: &str| on_outcome(json_nul)),
+            false,
+        );
+    }
+
+    /// Starts an asynchronous call whose outcome goes to `sink`; `keep_outcome`: the sink
+    /// reads the [`Outcome`] it gets (else only the JSON, and the outcome it gets is empty).
+    fn execute_async_sink_ref(
+        &self,
+        inv: &InvocationRef<'_>,
+        args: Option<&str>,
+        sink: OutcomeSink,
+        keep_outcome: bool,
+    ) {
+        let (call, st) = match self.start(inv, args, Some(sink), keep_outcome) {
+            Ok(c) => c,
+            Err(sink) => {
+                // refused: the outcome goes to the sink at once, on this thread
+                let o = Self::shutting_down_outcome(inv);
+                let json = crate::engine::call::with_nul(&o.to_json());
+                if let Some(s) = sink {
+                    s(o, &json);
+                }
+                return;
+            }
+        };
+        // the deadline is on the timer before any host code runs: a handler (or gate) that
+        // blocks inline, on this thread, is marked timed out at its deadline and its cancel
+        // callbacks run then (they may be what stops it), not when it returns. A call that
+        // finishes in time takes its deadline off again (pipeline::finish).
+        if let Some(deadline) = Self::deadline(&call) {
+            let target: std::sync::Weak<dyn crate::engine::timer::Expire> =
+                Arc::downgrade(&call) as _;
+            let seq = crate::engine::timer::schedule(deadline, target);
+            call.timer_seq
+                .store(seq, std::sync::atomic::Ordering::Release);
+        }
+        drive_new(&call, st, false);
+    }
+
+    /// The registry: declared functions, then generated ones; types; entities.
+    pub fn registry_json(&self) -> String {
+        let s = self.snapshot();
+        let mut out = String::with_capacity(256 * s.len() + 1024);
+        out.push_str("{\"functions\":[");
+        for (i, e) in s.entries().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(e.json(&s.types));
+        }
+        out.push_str("],\"types\":");
+        out.push_str(&serde_json::to_string(&s.types.to_json()).unwrap_or_default());
+        out.push_str(",\"entities\":");
+        let entities: Vec<Value> = s
+            .types
+            .entities
+            .iter()
+            .map(|e| s.types.entity_json(e))
+            .collect();
+        out.push_str(&serde_json::to_string(&entities).unwrap_or_default());
+        out.push_str(",\"toolkits\":");
+        let toolkits: Vec<Value> = s.toolkits.iter().map(|t| t.to_json()).collect();
+        out.push_str(&serde_json::to_string(&toolkits).unwrap_or_default());
+        out.push('}');
+        out
+    }
+
+    pub fn registry_value(&self) -> Value {
+        let s = self.snapshot();
+        let functions: Vec<Value> = s
+            .entries()
+            .map(|e| e.desc.to_json(&s.types, e.is_enabled()))
+            .collect();
+        let entities: Vec<Value> = s
+            .types
+            .entities
+            .iter()
+            .map(|e| s.types.entity_json(e))
+            .collect();
+        let mut o = Map::new();
+        o.insert("functions".into(), Value::Array(functions));
+        o.insert("types".into(), s.types.to_json());
+        o.insert("entities".into(), Value::Array(entities));
+        o.insert(
+            "toolkits".into(),
+            Value::Array(s.toolkits.iter().map(|t| t.to_json()).collect()),
+        );
+        Value::Object(o)
+    }
+
+    /// The JSON Schema (2020-12) of a function's parameters.
+    pub fn parameters_schema(&self, id: &str) -> Result<Value> {
+        let s = self.snapshot();
+        let e = s.find(id).ok_or_else(|| Error::NotFound(id.into()))?;
+        Ok(e.rendered_schemas(&s.types, &s.metadata_defaults).0.clone())
+    }
+
+    /// The JSON Schema (2020-12) of a function's result; `None` for void.
+    pub fn result_schema(&self, id: &str) -> Result<Option<Value>> {
+        let s = self.snapshot();
+        let e = s.find(id).ok_or_else(|| Error::NotFound(id.into()))?;
+        Ok(e.rendered_schemas(&s.types, &s.metadata_defaults).1.clone())
+    }
+
+    /// The descriptors of every function (declared, then generated).
+    pub fn functions(&self) -> Vec<FunctionInfo> {
+        let s = self.snapshot();
+        s.entries()
+            .map(|e| FunctionInfo {
+                desc: e.desc.clone(),
+                enabled: e.is_enabled(),
+                parameters_schema: e.schemas(&s.types).0.clone(),
+                result_schema: e.schemas(&s.types).1.clone(),
+            })
+            .collect()
+    }
+}
+
+/// A function as listed by [`Dispatcher::functions`].
+#[derive(Clone, Debug)]
+pub struct FunctionInfo {
+    pub desc: FunctionDescriptor,
+    pub enabled: bool,
+    pub parameters_schema: Value,
+    pub result_schema: Option<Value>,
+}

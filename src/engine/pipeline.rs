@@ -1,0 +1,1305 @@
+//! One call, start to finish (DESIGN.md): scope begin, find, bind, resolve entities,
+//! delegates, opensApp and permission, the handler, the outcome, `on_invoked`, scope end.
+//!
+//! The pipeline is a state machine. Each step that waits for the host (a gate, a lookup,
+//! the handler) either gets its answer inline (the loop goes on) or suspends; whoever
+//! answers later drives the call on, on their own thread. No lock is held while host
+//! code runs.
+//!
+//! A wait is one atomic word ([`crate::engine::call::wait`]): an answer given while the host
+//! callback runs is handed over without a lock (a gate's allow in the word itself, any
+//! other answer on the callback's own thread in that thread's [`Frame`]); only a call
+//! that suspends, or an answer from another thread during the callback, takes the call's
+//! lock. The thread driving a call keeps its progress ([`DriveState`]) to itself and
+//! stores it in the call only when the call suspends.
+
+use crate::engine::call::{
+    wait, Call, CompleteError, Completion, DriveState, Gate, GateDecision, HandlerResult, Op,
+    Platform, PreBound, Resolution, Stage,
+};
+use crate::engine::handles;
+use crate::engine::log::LogLevel;
+use crate::model::binding::{bind_arguments, bind_value_with, Mode};
+use crate::model::descriptor::FunctionKind;
+use crate::model::error::ErrorCode;
+use crate::model::outcome::Outcome;
+use crate::model::types::Type;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+enum Next {
+    Go,
+    Wait,
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".into()
+    }
+}
+
+/// The wait whose host callback this thread runs now (its call's address and the wait's
+/// sequence number), and the answer given to it on this thread, handed over without a
+/// lock. Nested calls (a handler that executes another call) stack their frames.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Frame {
+    call: usize,
+    seq: u32,
+}
+
+thread_local! {
+    static FRAME: std::cell::Cell<Frame> = const { std::cell::Cell::new(Frame { call: 0, seq: 0 }) };
+    static FRAME_ANSWER: RefCell<Option<Completion>> = const { RefCell::new(None) };
+}
+
+/// Puts back the frame a host callback found, however the callback ends.
+struct FrameGuard {
+    saved: Frame,
+    /// An answer the frame below had been given already (kept aside meanwhile; boxed, as
+    /// only a call made inside a callback that has answered already has one).
+    saved_answer: Option<Box<Completion>>,
+    left: bool,
+}
+
+impl FrameGuard {
+    fn enter(call: usize, seq: u32) -> FrameGuard {
+        let saved = FRAME
+            .try_with(|f| f.replace(Frame { call, seq }))
+            .unwrap_or(Frame { call: 0, seq: 0 });
+        let saved_answer = FRAME_ANSWER
+            .try_with(|a| {
+                let mut a = a.borrow_mut();
+                if a.is_some() {
+                    a.take().map(Box::new)
+                } else {
+                    None
+                }
+            })
+            .ok()
+            .flatten();
+        FrameGuard {
+            saved,
+            saved_answer,
+            left: false,
+        }
+    }
+    /// Leaves the frame: the answer given on this thread, if any, goes to `into` (left as
+    /// it is when there is none).
+    fn leave(mut self, into: &mut Option<Completion>) {
+        self.restore(Some(into));
+    }
+    fn restore(&mut self, into: Option<&mut Option<Completion>>) {
+        if std::mem::replace(&mut self.left, true) {
+            return;
+        }
+        let _ = FRAME.try_with(|f| f.set(self.saved));
+        let back = self.saved_answer.take();
+        let _ = FRAME_ANSWER.try_with(|a| {
+            let mut a = a.borrow_mut();
+            if a.is_some() || back.is_some() {
+                let given = std::mem::replace(&mut *a, back.map(|b| *b));
+                if let (Some(into), Some(given)) = (into, given) {
+                    *into = Some(given);
+                }
+            }
+        });
+    }
+}
+
+impl Drop for FrameGuard {
+    fn drop(&mut self) {
+        self.restore(None);
+    }
+}
+
+/// What [`Call::answer_inline`] did with an answer.
+pub(crate) enum Answered {
+    /// Handed over, or refused (boxed: two words, passed back in registers, as the common
+    /// answer is handed over).
+    Done(Result<(), Box<CompleteError>>),
+    /// Not handed over (the answer left where it was): the call is suspended, or its
+    /// callback runs on another thread (the wait word seen).
+    Slow(u64),
+}
+
+/// What a finished call hands to the thread that asked for its outcome directly.
+pub(crate) enum Delivered {
+    /// The outcome JSON followed by its NUL.
+    Json(String),
+    Outcome(Outcome),
+}
+
+/// Starts a new call on this thread: runs it until it finishes or waits for the host.
+/// With `direct`, a call that finishes here hands its outcome back (when it has no sink)
+/// instead of storing it for a waiter.
+pub(crate) fn drive_new(call: &Arc<Call>, pre_bound: PreBound, direct: bool) -> Option<Delivered> {
+    // (the drive state is made here, in the argument it is passed in, not moved there)
+    drive(
+        call,
+        DriveState {
+            pre_bound,
+            ..DriveState::default()
+        },
+        None,
+        direct,
+    )
+}
+
+/// Runs the call until it finishes or waits for the host. `input` is the host's answer
+/// to the wait that suspended it; `st` what the thread driving it keeps.
+pub(crate) fn drive(
+    call: &Arc<Call>,
+    mut st: DriveState,
+    mut input: Option<Completion>,
+    direct: bool,
+) -> Option<Delivered> {
+    // the answer in hand and the outcome live here, in this frame, for the whole drive:
+    // the steps take and put them in place rather than moving them through return values
+    let mut ended: Option<Outcome> = None;
+    // one panic boundary around the steps (the drive state stays with this thread)
+    if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+        run(call, &mut st, &mut input, &mut ended)
+    })) {
+        ended = Some(Outcome::error(
+            ErrorCode::InternalError,
+            format!("the pipeline failed unexpectedly: {}", panic_text(&*p)),
+        ));
+    }
+    match &mut ended {
+        Some(outcome) => finish(call, &mut st, outcome, direct),
+        // waiting for the host
+        None => None,
+    }
+}
+
+/// Runs the steps until the call ends (its outcome in `ended`) or waits for the host
+/// (`ended` left `None`).
+fn run(
+    call: &Arc<Call>,
+    st: &mut DriveState,
+    input: &mut Option<Completion>,
+    ended: &mut Option<Outcome>,
+) {
+    loop {
+        if let Some(Completion::Abort(code)) = *input {
+            *ended = Some(abort_outcome(call, code));
+            return;
+        }
+        // the scope begins even for a call cancelled before it started, so every begin
+        // has its end
+        if input.is_none() && st.stage != Stage::Begin {
+            if let Some(code) = call.cancel_code() {
+                *ended = Some(abort_outcome(call, code));
+                return;
+            }
+        }
+        match step(call, st, input) {
+            Ok(Next::Go) => {}
+            Ok(Next::Wait) => return,
+            Err(outcome) => {
+                *ended = Some(outcome);
+                return;
+            }
+        }
+    }
+}
+
+/// What a step did: `Go` with the host's answer (if it took one) in the input slot.
+type StepResult = Result<Next, Outcome>;
+
+fn go() -> StepResult {
+    Ok(Next::Go)
+}
+
+/// Waits for a host answer: an inline answer (in the input slot) continues the loop at
+/// once.
+fn waited(answered: bool) -> StepResult {
+    Ok(if answered { Next::Go } else { Next::Wait })
+}
+
+/// Runs stages until one waits for the host, ends the call, or has taken a host answer
+/// (then `run` checks for a cancellation before the next): stages that run no host code
+/// follow each other here.
+fn step(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>) -> StepResult {
+    let snap = call.snap();
+    loop {
+        match st.stage {
+            Stage::Begin => {
+                // (nothing answers before the call begins)
+                drop(input.take());
+                if call.parent.is_none() {
+                    if let Some(h) = &snap.scope_hooks {
+                        st.began = true;
+                        if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.begin(call))) {
+                            return Err(Outcome::error(
+                                ErrorCode::InternalError,
+                                format!("the scope-begin hook failed: {}", panic_text(&*p)),
+                            ));
+                        }
+                    }
+                }
+                st.stage = if call.parent.is_some() {
+                    Stage::Gates(0)
+                } else {
+                    Stage::Find
+                };
+                // (a call cancelled before it started ends after its scope begins)
+                return go();
+            }
+            Stage::Find => {
+                // execute looked the function up when it made the call
+                let Some(entry) = call.entry() else {
+                    return Err(Outcome::error(
+                        ErrorCode::FunctionNotFound,
+                        snap.not_found_message(call.function_id()),
+                    ));
+                };
+                if !entry.is_enabled() {
+                    return Err(Outcome::error(
+                        ErrorCode::Disabled,
+                        format!("{} is disabled", call.function_id()),
+                    ));
+                }
+                // (no caller policy, the common case: every caller passes)
+                if !snap.callers.is_empty() || !entry.desc.callers.is_empty() {
+                    if let Some(why) = snap.callers.refuses(call.caller_package()) {
+                        return Err(Outcome::error(
+                            ErrorCode::Denied,
+                            format!("{why} to call functions of this app"),
+                        ));
+                    }
+                    if let Some(why) = entry.desc.callers.refuses(call.caller_package()) {
+                        return Err(Outcome::error(
+                            ErrorCode::Denied,
+                            format!("{why} to call {}", call.function_id()),
+                        ));
+                    }
+                }
+                st.stage = Stage::Bind;
+            }
+            Stage::Bind => {
+                if call.args_fixed.is_some() {
+                    // bound when the call was made, with no entity to resolve: shown from now on
+                    call.args_ready.store(true, Ordering::Release);
+                    st.stage = Stage::Gates(0);
+                    continue;
+                }
+                let entry = call.entry().expect("found");
+                let bound = match st.pre_bound.take() {
+                    Some(b) => *b,
+                    None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
+                }
+                .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
+                if bound.entity_refs.is_empty() {
+                    publish_args(call, bound.json);
+                    st.stage = Stage::Gates(0);
+                } else {
+                    let mut groups: Vec<Resolution> = Vec::new();
+                    for r in &bound.entity_refs {
+                        match groups.iter_mut().find(|g| g.entity == r.entity) {
+                            Some(g) => {
+                                if !g.ids.contains(&r.id) {
+                                    g.ids.push(r.id.clone());
+                                }
+                            }
+                            None => groups.push(Resolution {
+                                entity: r.entity,
+                                ids: vec![r.id.clone()],
+                                found_json: String::new(),
+                                found: Vec::new(),
+                            }),
+                        }
+                    }
+                    st.bound = Some(Box::new(bound));
+                    st.resolve = groups;
+                    st.stage = Stage::Resolve(0);
+                }
+            }
+            Stage::Resolve(i) => return resolve(call, st, i, input),
+            Stage::Gates(i) => {
+                // (an answer in hand is this gate's; taken only when there is one)
+                if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
+                    match d {
+                        GateDecision::Allow => {}
+                        GateDecision::Deny(msg) => {
+                            return Err(Outcome::error(ErrorCode::Denied, msg))
+                        }
+                        GateDecision::OpenApp(msg) => match (call.platform, call.foreground) {
+                            (Platform::Apple, false) => return Err(Outcome::open_app(msg)),
+                            // in the foreground the user is in the app already: the gate passes
+                            (Platform::Apple, true) => {}
+                            // android and in-process calls have no way to continue in the app
+                            _ => return Err(Outcome::error(ErrorCode::Denied, msg)),
+                        },
+                    }
+                    st.stage = Stage::Gates(i + 1);
+                    return go();
+                }
+                let Some(d) = snap.delegates.get(i) else {
+                    st.stage = if call.parent.is_some() {
+                        Stage::Handler
+                    } else {
+                        Stage::OpensApp
+                    };
+                    continue;
+                };
+                if d.has_on_invoking() {
+                    return waited(call.await_host(Op::Gate, st, input, |seq| {
+                        if let Err(p) =
+                            catch_unwind(AssertUnwindSafe(|| d.on_invoking_seq(call, seq)))
+                        {
+                            let _ = call.answer_gate(
+                                seq,
+                                GateDecision::Deny(format!(
+                                    "a delegate failed: {}",
+                                    panic_text(&*p)
+                                )),
+                            );
+                        }
+                    }));
+                }
+                st.stage = Stage::Gates(i + 1);
+            }
+            Stage::OpensApp => {
+                let desc = &call.entry().expect("found").desc;
+                if desc.opens_app && call.platform == Platform::Apple && !call.foreground {
+                    let name = desc.title.as_deref().unwrap_or(&desc.id);
+                    return Err(Outcome::open_app(format!("Continue in the app to {name}.")));
+                }
+                st.stage = Stage::Permission;
+            }
+            Stage::Permission => {
+                let desc = &call.entry().expect("found").desc;
+                if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
+                    return match d {
+                        GateDecision::Allow => {
+                            st.stage = Stage::Handler;
+                            go()
+                        }
+                        GateDecision::Deny(m) | GateDecision::OpenApp(m) => {
+                            Err(Outcome::error(ErrorCode::PermissionDenied, m))
+                        }
+                    };
+                }
+                if !desc.requires_permission {
+                    st.stage = Stage::Handler;
+                    continue;
+                }
+                let Some(hook) = snap.permission.clone() else {
+                    return Err(Outcome::error(
+                        ErrorCode::PermissionDenied,
+                        format!(
+                        "{} requires permission and the app has no permission hook to ask the user",
+                        desc.id
+                    ),
+                    ));
+                };
+                return waited(call.await_host(Op::Gate, st, input, |seq| {
+                    let gate = Gate::new(call.clone(), seq);
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
+                        let _ = call.answer_gate(
+                            seq,
+                            GateDecision::Deny(format!(
+                                "the permission hook failed: {}",
+                                panic_text(&*p)
+                            )),
+                        );
+                    }
+                }));
+            }
+            Stage::Handler => {
+                let entry = call.entry().expect("found");
+                if let Some(Completion::Handler(r)) = input.take() {
+                    if call.parent.is_some() {
+                        // a lookup resolving ids: the call it serves checks the answer
+                        // (bind_entity_list), once
+                        return Err(match r {
+                            Ok(text) => Outcome::success(text),
+                            Err((code, msg)) => Outcome::error(code, msg),
+                        });
+                    }
+                    return Err(handler_outcome(call, &entry.desc, r));
+                }
+                if entry.desc.kind == FunctionKind::Output {
+                    let args = call.args().map(str::to_owned);
+                    let mut o = match &entry.desc.result {
+                        // an output function may declare the record its arguments make up
+                        Some(_) => handler_outcome(call, &entry.desc, Ok(args)),
+                        None => Outcome::success(args),
+                    };
+                    o.is_final = o.is_success();
+                    return Err(o);
+                }
+                let Some(handler) = entry.handler.as_deref() else {
+                    return Err(Outcome::error(
+                        ErrorCode::NotSupported,
+                        format!("{} has no handler", entry.desc.id),
+                    ));
+                };
+                return waited(call.await_host(Op::Handler, st, input, |_| {
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| handler.invoke(call))) {
+                        let _ = call.complete(Err((
+                            ErrorCode::HandlerFailed,
+                            format!("the handler panicked: {}", panic_text(&*p)),
+                        )));
+                    }
+                }));
+            }
+        }
+    }
+}
+
+fn publish_args(call: &Call, mut json: String) {
+    json.push('\0');
+    let _ = call.args.set(json);
+}
+
+/// Resolves the entity ids of group `i` through the entity's lookup (a call of its own,
+/// through the delegates).
+fn resolve(
+    call: &Arc<Call>,
+    st: &mut DriveState,
+    i: usize,
+    input: &mut Option<Completion>,
+) -> StepResult {
+    let snap = call.snap();
+    if let Some(Completion::Lookup(outcome)) = input.take() {
+        let outcome = *outcome;
+        let entity = st.resolve[i].entity;
+        let def = &snap.types.entities[entity];
+        if !outcome.is_success() {
+            let mut o = outcome;
+            if let Some(m) = &mut o.message {
+                if o.error_code != Some(ErrorCode::Denied)
+                    && o.status != crate::model::outcome::Status::OpenApp
+                {
+                    *m = format!("looking up {} failed: {m}", def.name);
+                }
+            }
+            return Err(o);
+        }
+        let text = outcome.result.as_deref().unwrap_or("null");
+        let (json, items) = crate::model::binding::bind_entity_list(
+            &snap.types,
+            entity,
+            text,
+            &snap.result_limits(),
+        )
+        .map_err(|e| {
+            let at = if e.path.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", e.path)
+            };
+            Outcome::error(
+                ErrorCode::HandlerFailed,
+                format!(
+                    "the lookup of {} returned what is not an array of {} entities{at}: {}",
+                    def.name, def.name, e.reason
+                ),
+            )
+        })?;
+        let g = &mut st.resolve[i];
+        for (id, range) in items {
+            if g.ids.contains(&id) && !g.found.iter().any(|(x, _)| *x == id) {
+                g.found.push((id, range));
+            }
+        }
+        g.found_json = json;
+        st.stage = Stage::Resolve(i + 1);
+        return go();
+    }
+    let Some(g) = st.resolve.get(i) else {
+        return substitute(call, st);
+    };
+    // {"ids":[...]} followed by a NUL, for the lookup to read
+    let mut request = String::with_capacity(16 + g.ids.iter().map(|i| i.len() + 3).sum::<usize>());
+    request.push_str("{\"ids\":[");
+    for (n, id) in g.ids.iter().enumerate() {
+        if n > 0 {
+            request.push(',');
+        }
+        crate::model::binding::write_json_str(&mut request, id);
+    }
+    request.push_str("]}\0");
+    let entity = g.entity;
+    let Some(search) = snap.search_slot(entity) else {
+        return Err(Outcome::error(
+            ErrorCode::InternalError,
+            "the entity has no lookup",
+        ));
+    };
+    // the lookup answers the wait about to start; known to the call before any host code
+    // runs, so cancelling the call cancels it
+    let seq = next_seq(st.seq);
+    let child = Call::new_lookup(call, search, entity, request, seq);
+    call.ctl.lock().child = Some(child.clone());
+    st.looked_up = true;
+    waited(call.await_host(Op::Lookup, st, input, move |s| {
+        debug_assert_eq!(s, seq);
+        drive_new(&child, None, false);
+    }))
+}
+
+/// Replaces each entity id in the bound arguments by its entity; an unknown id is
+/// `EntityNotFound`.
+fn substitute(call: &Arc<Call>, st: &mut DriveState) -> StepResult {
+    let bound = st.bound.take().expect("bound before resolving");
+    let groups = std::mem::take(&mut st.resolve);
+    let mut out = String::with_capacity(
+        bound.json.len() + groups.iter().map(|g| g.found_json.len()).sum::<usize>() + 1,
+    );
+    let mut at = 0;
+    for r in &bound.entity_refs {
+        let group = groups
+            .iter()
+            .find(|g| g.entity == r.entity)
+            .expect("grouped");
+        let Some((_, range)) = group.found.iter().find(|(id, _)| *id == r.id) else {
+            let name = &call.snap().types.entities[r.entity].name;
+            return Err(Outcome::error(
+                ErrorCode::EntityNotFound,
+                format!(
+                    "{}: no {name} with id {}",
+                    r.path,
+                    crate::model::types::quote_short(&r.id)
+                ),
+            ));
+        };
+        out.push_str(&bound.json[at..r.range.start]);
+        out.push_str(&group.found_json[range.clone()]);
+        at = r.range.end;
+    }
+    out.push_str(&bound.json[at..]);
+    publish_args(call, out);
+    st.stage = Stage::Gates(0);
+    go()
+}
+
+/// Checks a handler's result against the declared type.
+fn handler_outcome(
+    call: &Call,
+    desc: &crate::model::descriptor::FunctionDescriptor,
+    r: crate::engine::call::HandlerResult,
+) -> Outcome {
+    let snap = call.snap();
+    match r {
+        Err((code, msg)) => Outcome::error(code, msg),
+        Ok(result) => {
+            match &desc.result {
+                None => match result.as_deref().map(str::trim) {
+                    None | Some("null") | Some("") => Outcome::success(None),
+                    Some(other) => Outcome::error(
+                        ErrorCode::HandlerFailed,
+                        format!(
+                            "{} is declared void but its handler returned {}",
+                            desc.id,
+                            crate::model::types::quote_short(other)
+                        ),
+                    ),
+                },
+                Some(ty) => {
+                    let text = result.as_deref().unwrap_or("null");
+                    if desc.generated_for.is_none()
+                        && crate::model::binding::is_normal_form(
+                            ty,
+                            desc.result_constraints.as_deref(),
+                            text,
+                        )
+                    {
+                        // already what binding it would give back: kept as it is
+                        return Outcome::success(result.filter(|r| r != "null"));
+                    }
+                    match bind_value_with(
+                        &snap.types,
+                        ty,
+                        desc.result_constraints.as_deref(),
+                        text,
+                        Mode::Values,
+                        &snap.result_limits(),
+                    ) {
+                        Ok(b) => {
+                            let json = match (desc.generated_for, ty) {
+                                (Some(_), Type::Array(_)) => apply_limit(call, b.json),
+                                _ => b.json,
+                            };
+                            Outcome::success(if json == "null" { None } else { Some(json) })
+                        }
+                        Err(e) => {
+                            let tn = snap.types.type_name(ty);
+                            let at = if e.path.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" at {}", e.path)
+                            };
+                            Outcome::error(
+                            ErrorCode::HandlerFailed,
+                            format!("the result of {} does not match its declared type {tn}{at}: {}", desc.id, e.reason),
+                        )
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A search's `limit`: the lookup may return more; the caller gets at most `limit`.
+fn apply_limit(call: &Call, json: String) -> String {
+    let limit = call
+        .lookup_request()
+        .and_then(|r| serde_json::from_str::<Value>(r).ok())
+        .and_then(|v| v.get("limit").and_then(Value::as_u64));
+    let Some(limit) = limit else { return json };
+    match serde_json::from_str::<Vec<Value>>(&json) {
+        Ok(mut list) if list.len() as u64 > limit => {
+            list.truncate(limit as usize);
+            serde_json::to_string(&list).unwrap_or(json)
+        }
+        _ => json,
+    }
+}
+
+fn abort_outcome(call: &Call, code: ErrorCode) -> Outcome {
+    match code {
+        ErrorCode::TimedOut => Outcome::error(
+            code,
+            format!(
+                "{} did not finish within {} ms",
+                call.function_id(),
+                call.timeout.map_or(0, |t| t.as_millis())
+            ),
+        ),
+        _ => Outcome::error(
+            code,
+            format!("the call to {} was cancelled", call.function_id()),
+        ),
+    }
+}
+
+/// Ends the call once: `on_invoked` for every delegate, scope end, the handle released,
+/// the outcome delivered: to the call a lookup serves, to the outcome sink, back to the
+/// thread that started the call when it asked for it (`direct`), or to a waiter.
+fn finish(
+    call: &Arc<Call>,
+    st: &mut DriveState,
+    outcome: &mut Outcome,
+    direct: bool,
+) -> Option<Delivered> {
+    // only the thread driving the call gets here (the wait word hands the drive from one
+    // thread to the next), once
+    if call.finished.load(Ordering::Acquire) {
+        return None;
+    }
+    call.finished.store(true, Ordering::Release);
+    // what other threads may have put in the call's state: only a call with an outcome
+    // sink (and its timer) or lookups has any
+    let (child, sink, parked) = if call.has_sink || st.looked_up {
+        let mut ctl = call.ctl.lock();
+        ctl.inline_result = None;
+        (ctl.child.take(), ctl.sink.take(), ctl.parked.take())
+    } else {
+        (None, None, None)
+    };
+    if call.has_sink {
+        let seq = call.timer_seq.swap(0, Ordering::AcqRel);
+        if seq != 0 {
+            if let Some(deadline) = call.deadline() {
+                crate::engine::timer::unschedule(deadline, seq);
+            }
+        }
+    }
+    if let Some(c) = child {
+        if !c.finished.load(Ordering::Acquire) {
+            // a lookup still running for this call is not wanted any more
+            c.cancel(outcome.error_code.unwrap_or(ErrorCode::Cancelled));
+        }
+    }
+    if let (Some(token), Some(id)) = (&call.token, call.token_sub.get()) {
+        token.unsubscribe(*id);
+    }
+    // (most calls say nothing and their outcome has no dialog: nothing to set)
+    if call.parent.is_none() && (call.has_said() || outcome.dialog.is_some()) {
+        outcome.dialog = call.dialog();
+    }
+    let delegates = &call.snap().delegates;
+    let invoked = delegates.iter().any(|d| d.has_on_invoked());
+    // followed by a NUL in memory, so the C layer can lend it without copying
+    // (made only when someone reads it; in the result's buffer when only its JSON is read)
+    // (an outcome callback that reads only the JSON, as C's, takes it too)
+    let json_only = !invoked && !call.keep_outcome && call.parent.is_none();
+    let wants_json = invoked || (call.parent.is_none() && (sink.is_some() || !call.keep_outcome));
+    // (the outcome stays in place: a JSON-only delivery takes its result's buffer)
+    let json_nul: std::borrow::Cow<'static, str> = if json_only {
+        outcome.take_json_nul().into()
+    } else if wants_json {
+        outcome.to_json_nul().into()
+    } else {
+        "\0".into()
+    };
+    for d in delegates.iter() {
+        if d.has_on_invoked() {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+                d.on_invoked_nul(call, outcome, &json_nul)
+            })) {
+                call.log(
+                    LogLevel::Warn,
+                    &format!(
+                        "a delegate's on_invoked failed for {} and was ignored: {}",
+                        call.function_id(),
+                        panic_text(&*p)
+                    ),
+                );
+            }
+        }
+    }
+    if st.began {
+        if let Some(h) = &call.snap().scope_hooks {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.end(call))) {
+                call.log(
+                    LogLevel::Error,
+                    &format!("the scope-end hook failed: {}", panic_text(&*p)),
+                );
+            }
+        }
+    }
+    // the host's releases: its data after the scope end, the cancel callbacks never run
+    call.release_host_data();
+    call.close_cancel_callbacks();
+    call.release_handle();
+    drop(parked);
+    // (the outcome itself is there for all but a JSON-only delivery)
+    let mut outcome = || std::mem::replace(outcome, Outcome::success(None));
+    if let Some(p) = &call.parent {
+        // a lookup: its call checks the answer (and goes on with it)
+        let _ = p.answer(
+            Some(call.lookup_seq),
+            Op::Lookup,
+            Completion::Lookup(Box::new(outcome())),
+        );
+        return None;
+    }
+    if let Some(s) = sink {
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome(), &json_nul))) {
+            call.log(
+                LogLevel::Error,
+                &format!("the outcome callback failed: {}", panic_text(&*p)),
+            );
+        }
+        // after the outcome callback returned
+        if let Some(shard) = call.in_flight_shard {
+            call.shared().call_ended(shard);
+        }
+        return None;
+    }
+    // a synchronous waiter returns as soon as it sees the outcome: the call stops
+    // counting as in flight first
+    if let Some(shard) = call.in_flight_shard {
+        call.shared().call_ended(shard);
+    }
+    if direct {
+        return Some(if call.keep_outcome {
+            Delivered::Outcome(outcome())
+        } else {
+            Delivered::Json(json_nul.into_owned())
+        });
+    }
+    let mut ctl = call.ctl.lock();
+    if call.keep_outcome {
+        ctl.outcome = Some(Box::new(outcome()));
+    } else {
+        ctl.outcome_json = Some(json_nul.into_owned());
+    }
+    call.done.notify_all();
+    None
+}
+
+/// The sequence number of the wait after `seq` (never 0 in the bits a gate handle
+/// carries, so a gate handle never looks like its call's).
+fn next_seq(seq: u32) -> u32 {
+    let mut next = seq.wrapping_add(1);
+    if handles::seq_bits(next) == 0 {
+        next = next.wrapping_add(1);
+    }
+    next
+}
+
+// How a call is answered and cancelled: whoever answers a wait, or cancels, drives the
+// call on from here (the scope and its data are `call`'s).
+
+impl Call {
+    /// Cancels the call (`Cancelled` or `TimedOut`): the handler is not started if it has
+    /// not been; a pending host answer is abandoned and the outcome delivered now, on this
+    /// thread (the cancel callbacks, `on_invoked`, scope end and the outcome run here).
+    pub fn cancel(self: &Arc<Self>, code: ErrorCode) {
+        if self.mark_cancelled(code) {
+            self.end_cancelled(code);
+        }
+    }
+
+    /// Ends a call marked cancelled on a thread of the completion pool, so that its host
+    /// callbacks hold up neither this thread nor any other call.
+    pub(crate) fn end_cancelled_later(self: Arc<Self>, code: ErrorCode) {
+        crate::engine::threads::completions().submit(Box::new(move |w: crate::engine::threads::Waited| {
+            if w.at_cap {
+                self.log(
+                    LogLevel::Warn,
+                    &format!(
+                        "all {} completion threads are running host callbacks (the cap): ending the call to {} ({}) waited {} ms for one of them to return",
+                        w.cap,
+                        self.function_id(),
+                        code.as_str(),
+                        w.waited.as_millis()
+                    ),
+                );
+            }
+            self.end_cancelled(code);
+        }));
+    }
+
+    /// Takes over a suspended wait (the word moves from SUSPENDED to IDLE): the caller
+    /// drives the call on with the drive state and the call's own reference it returns.
+    /// `None` when the call does not wait suspended (it runs a callback now, or has no wait).
+    fn claim_suspended(&self) -> Option<(DriveState, Option<Arc<Call>>)> {
+        loop {
+            let w = self.wait.load(Ordering::SeqCst);
+            if wait::state(w) != wait::SUSPENDED {
+                return None;
+            }
+            if self
+                .wait
+                .compare_exchange(w, wait::IDLE, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                // the thread that suspended stores these before it lets go of the lock
+                let mut ctl = self.ctl.lock();
+                let st = ctl.suspended.take().map(|s| *s).unwrap_or_default();
+                return Some((st, ctl.parked.take()));
+            }
+        }
+    }
+
+    /// The rest of a cancellation marked by [`Call::mark_cancelled`]: the cancel
+    /// callbacks, a lookup in flight cancelled, and a call waiting for the host ended
+    /// (`on_invoked`, scope end, the outcome).
+    pub(crate) fn end_cancelled(self: &Arc<Self>, code: ErrorCode) {
+        // the pending wait is abandoned before the host hears of the cancellation (an
+        // answer it gives in reaction is late: the call is marked), and the outcome is
+        // Cancelled / TimedOut
+        let resume = self.claim_suspended();
+        let finished = self.finished.load(Ordering::Acquire);
+        if code == ErrorCode::TimedOut && !finished && self.parent.is_none() {
+            self.log(
+                LogLevel::Warn,
+                &format!(
+                    "{} timed out after {} ms ({}); it ends TimedOut",
+                    self.function_id(),
+                    self.timeout.map_or(0, |t| t.as_millis()),
+                    if self.timeout_is_default {
+                        "the dispatcher's default timeout"
+                    } else {
+                        "the invocation's timeout"
+                    }
+                ),
+            );
+        }
+        self.run_cancel_callbacks();
+        if finished {
+            return;
+        }
+        let child = self.ctl.lock().child.clone();
+        if let Some(c) = child {
+            c.cancel(code);
+        }
+        if let Some((st, parked)) = resume {
+            drive(self, st, Some(Completion::Abort(code)), false);
+            drop(parked);
+        }
+    }
+
+    /// Starts waiting for a host answer and runs `invoke` (the host callback) with the
+    /// wait's sequence number. `true` with the answer in `input` when it came inline;
+    /// `false` when the call is suspended (its drive state stored for whoever answers
+    /// later, who drives it on).
+    pub(crate) fn await_host(
+        self: &Arc<Self>,
+        op: Op,
+        st: &mut DriveState,
+        input: &mut Option<Completion>,
+        invoke: impl FnOnce(u32),
+    ) -> bool {
+        if let Some(code) = self.cancel_code() {
+            *input = Some(Completion::Abort(code));
+            return true;
+        }
+        let seq = next_seq(st.seq);
+        st.seq = seq;
+        // (answers are given by the callback below, or by what it hands the wait to: after
+        // this store)
+        self.wait
+            .store(wait::pack(seq, op, wait::INLINE), Ordering::Release);
+        let frame = FrameGuard::enter(Arc::as_ptr(self) as usize, seq);
+        invoke(seq);
+        // an answer given on this thread goes straight into the input slot
+        frame.leave(input);
+        loop {
+            let w = self.wait.load(Ordering::SeqCst);
+            match wait::state(w) {
+                wait::ALLOWED => {
+                    self.wait.store(wait::IDLE, Ordering::Release);
+                    *input = Some(Completion::Gate(GateDecision::Allow));
+                    return true;
+                }
+                wait::ANSWERED_HERE => {
+                    self.wait.store(wait::IDLE, Ordering::Release);
+                    return input.is_some();
+                }
+                wait::ANSWERED => {
+                    *input = self.ctl.lock().inline_result.take().map(|c| *c);
+                    self.wait.store(wait::IDLE, Ordering::Release);
+                    return input.is_some();
+                }
+                wait::INLINE => {
+                    let mut ctl = self.ctl.lock();
+                    let suspended = wait::pack(seq, op, wait::SUSPENDED);
+                    if self
+                        .wait
+                        .compare_exchange(w, suspended, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_err()
+                    {
+                        // answered meanwhile
+                        continue;
+                    }
+                    if let Some(code) = self.cancel_code_with(Ordering::SeqCst) {
+                        // cancelled while the callback ran: end it here, unless the
+                        // cancelling thread took the wait over already
+                        if self
+                            .wait
+                            .compare_exchange(
+                                suspended,
+                                wait::IDLE,
+                                Ordering::SeqCst,
+                                Ordering::SeqCst,
+                            )
+                            .is_ok()
+                        {
+                            *input = Some(Completion::Abort(code));
+                            return true;
+                        }
+                    }
+                    // whoever answers later drives the call on from here; alive until
+                    // then, whatever the host keeps
+                    ctl.suspended = Some(Box::new(std::mem::take(st)));
+                    ctl.parked = Some(self.clone());
+                    return false;
+                }
+                // (IDLE or SUSPENDED cannot be: only this thread moves the word out of INLINE
+                // but to an answer)
+                _ => return false,
+            }
+        }
+    }
+
+    /// Delivers a host answer for the wait `seq` (or, with `seq == None`, for whatever
+    /// wait of kind `op` is pending).
+    pub(crate) fn answer(
+        self: &Arc<Self>,
+        seq: Option<u32>,
+        op: Op,
+        c: Completion,
+    ) -> Result<(), CompleteError> {
+        let mut c = Some(c);
+        loop {
+            let w = match self.answer_inline(seq, op, &mut c) {
+                Answered::Done(r) => return r.map_err(|e| *e),
+                Answered::Slow(w) => w,
+            };
+            if wait::state(w) == wait::SUSPENDED {
+                // the call waits with no callback running: this thread drives it on
+                let Some((st, parked)) = self.claim_suspended_word(w) else {
+                    continue;
+                };
+                drive(self, st, c, false);
+                drop(parked);
+                return Ok(());
+            }
+            // the callback that started the wait runs on another thread: the answer waits
+            // for it in the call's state
+            let mut ctl = self.ctl.lock();
+            let answered = wait::pack(wait::seq(w), op, wait::ANSWERED);
+            if self
+                .wait
+                .compare_exchange(w, answered, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                ctl.inline_result = c.map(Box::new);
+                return Ok(());
+            }
+        }
+    }
+
+    /// The part of [`Call::answer`] that takes no lock and runs no host code: refusals,
+    /// and an answer handed over to the callback running now on this thread (or a gate
+    /// allowed, from any thread): taken from `c`, which the caller makes in place. `Slow`
+    /// leaves it there and gives the wait word it saw when the call is suspended or the
+    /// callback runs on another thread.
+    pub(crate) fn answer_inline(
+        &self,
+        seq: Option<u32>,
+        op: Op,
+        c: &mut Option<Completion>,
+    ) -> Answered {
+        loop {
+            if self.cancel_code().is_some() {
+                // cancelled or timed out: whatever answers now is late
+                return Answered::Done(Err(Box::new(self.already_completed())));
+            }
+            let w = self.wait.load(Ordering::SeqCst);
+            let state = wait::state(w);
+            let waiting = state == wait::INLINE || state == wait::SUSPENDED;
+            let matches = waiting
+                && wait::op(w) == op as u8
+                && seq.is_none_or(|s| handles::seq_bits(wait::seq(w)) == handles::seq_bits(s));
+            if !matches {
+                let waiting_for_other = waiting && !self.finished.load(Ordering::Acquire);
+                return Answered::Done(Err(Box::new(if waiting_for_other {
+                    CompleteError::NotWaiting(
+                        self.function_id().to_string(),
+                        match op {
+                            Op::Gate => "gate answer",
+                            Op::Handler => "handler result",
+                            Op::Lookup => "lookup result",
+                        },
+                    )
+                } else {
+                    self.already_completed()
+                })));
+            }
+            if state == wait::SUSPENDED {
+                return Answered::Slow(w);
+            }
+            // the callback that started the wait runs now: the answer is handed over
+            let wseq = wait::seq(w);
+            let handed = if matches!(c, Some(Completion::Gate(GateDecision::Allow))) {
+                wait::ALLOWED
+            } else {
+                let me = self as *const Call as usize;
+                let on_its_thread = FRAME
+                    .try_with(|f| {
+                        f.get()
+                            == Frame {
+                                call: me,
+                                seq: wseq,
+                            }
+                    })
+                    .unwrap_or(false)
+                    && FRAME_ANSWER
+                        .try_with(|a| a.borrow().is_none())
+                        .unwrap_or(false);
+                if !on_its_thread {
+                    return Answered::Slow(w);
+                }
+                wait::ANSWERED_HERE
+            };
+            if self
+                .wait
+                .compare_exchange(
+                    w,
+                    wait::pack(wseq, op, handed),
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                )
+                .is_ok()
+            {
+                if handed == wait::ANSWERED_HERE {
+                    FRAME_ANSWER.with(|a| *a.borrow_mut() = c.take());
+                }
+                return Answered::Done(Ok(()));
+            }
+        }
+    }
+
+    /// [`Call::claim_suspended`] of the word `w` seen suspended.
+    fn claim_suspended_word(&self, w: u64) -> Option<(DriveState, Option<Arc<Call>>)> {
+        self.wait
+            .compare_exchange(w, wait::IDLE, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        let mut ctl = self.ctl.lock();
+        let st = ctl.suspended.take().map(|s| *s).unwrap_or_default();
+        Some((st, ctl.parked.take()))
+    }
+
+    fn already_completed(&self) -> CompleteError {
+        CompleteError::AlreadyCompleted(self.function_id().to_string())
+    }
+
+    /// Completes the running handler (or lookup) of this call.
+    pub fn complete(self: &Arc<Self>, result: HandlerResult) -> Result<(), CompleteError> {
+        self.answer(None, Op::Handler, Completion::Handler(result))
+    }
+
+    /// Answers the gate with sequence `seq`.
+    pub(crate) fn answer_gate(
+        self: &Arc<Self>,
+        seq: u32,
+        d: GateDecision,
+    ) -> Result<(), CompleteError> {
+        self.answer(Some(seq), Op::Gate, Completion::Gate(d))
+    }
+}
+
+impl Call {
+    /// The handle of the gate with sequence `seq` (what [`Gate::into_handle`] gives), for
+    /// a delegate answering through [`Gate::answer_handle`] (`Delegate::on_invoking_seq`).
+    /// `None` when the handle table is exhausted: the gate is then denied.
+    #[doc(hidden)]
+    pub fn gate_handle(self: &Arc<Self>, seq: u32) -> Option<usize> {
+        match self.handle() {
+            Some(h) => Some(handles::with_seq(h, seq)),
+            None => {
+                let _ =
+                    self.answer_gate(seq, GateDecision::Deny("too many calls in flight".into()));
+                None
+            }
+        }
+    }
+}
+
+impl crate::engine::timer::Expire for Call {
+    /// The call's deadline passed: marked timed out here, on the timer thread, and ended
+    /// on the completion pool.
+    fn expire(self: Arc<Self>) {
+        if self.finished.load(Ordering::Acquire) {
+            return;
+        }
+        if self.mark_cancelled(ErrorCode::TimedOut) {
+            self.end_cancelled_later(ErrorCode::TimedOut);
+        }
+    }
+}
+
+impl Gate {
+    pub fn answer(mut self, d: GateDecision) -> Result<(), CompleteError> {
+        self.answered = true;
+        self.call.answer_gate(self.seq, d)
+    }
+    pub fn allow(self) -> Result<(), CompleteError> {
+        self.answer(GateDecision::Allow)
+    }
+    pub fn deny(self, msg: impl Into<String>) -> Result<(), CompleteError> {
+        self.answer(GateDecision::Deny(msg.into()))
+    }
+    pub fn open_app(self, msg: impl Into<String>) -> Result<(), CompleteError> {
+        self.answer(GateDecision::OpenApp(msg.into()))
+    }
+    /// Turns the gate into a handle for C (answered through [`Gate::answer_handle`]).
+    /// `None` when the handle table is exhausted (the gate is then denied).
+    pub fn into_handle(mut self) -> Option<usize> {
+        let h = self.call.handle()?;
+        self.answered = true;
+        Some(handles::with_seq(h, self.seq))
+    }
+
+    /// The sequence number (its low bits) a gate handle carries.
+    pub(crate) fn seq_of_handle(h: usize) -> u32 {
+        handles::seq_of(h)
+    }
+
+    /// Answers a gate through a handle made by [`Gate::into_handle`] or
+    /// [`Call::gate_handle`].
+    pub fn answer_handle(h: usize, d: GateDecision) -> Result<(), CompleteError> {
+        let d = match answer_by_handle(h, true, Completion::Gate(d)) {
+            Ok(r) => return r,
+            Err(Completion::Gate(d)) => d,
+            Err(_) => unreachable!("a gate answer comes back as one"),
+        };
+        match crate::engine::call::handle_table().get(h) {
+            handles::Lookup::Live(c, seq) if seq != 0 => c.answer_gate(seq, d),
+            handles::Lookup::Live(c, _) => Err(CompleteError::NotWaiting(
+                c.function_id().to_string(),
+                "gate answer",
+            )),
+            handles::Lookup::Ended(t) => Err(CompleteError::AlreadyCompleted(
+                crate::engine::call::ended_id(&t),
+            )),
+            handles::Lookup::Unknown => Err(CompleteError::AlreadyCompleted(
+                "an unknown function".into(),
+            )),
+        }
+    }
+}
+
+/// Answers the wait of the live call handle `h` names (a gate handle with `gate`, else a
+/// call handle): handed over under the handle's lock when it can be, without taking a
+/// reference to the call; otherwise through a reference, as [`Call::answer`]. `Err` gives
+/// the answer back when `h` names no such live handle.
+fn answer_by_handle(
+    h: usize,
+    gate: bool,
+    c: Completion,
+) -> Result<Result<(), CompleteError>, Completion> {
+    let op = if gate { Op::Gate } else { Op::Handler };
+    let mut c = Some(c);
+    let r = crate::engine::call::handle_table().with(h, |call, seq| {
+        if (seq != 0) != gate {
+            return None;
+        }
+        let seq = gate.then_some(seq);
+        Some(match call.answer_inline(seq, op, &mut c) {
+            Answered::Done(r) => Ok(r.map_err(|e| *e)),
+            Answered::Slow(_) => Err((call.clone(), seq)),
+        })
+    });
+    match r.flatten() {
+        Some(Ok(r)) => Ok(r),
+        Some(Err((call, seq))) => Ok(call.answer(seq, op, c.take().expect("given back"))),
+        None => Err(c.take().expect("not taken")),
+    }
+}
+
+impl Call {
+    /// Completes the handler (or lookup) of the call a call handle names, as
+    /// [`Call::complete`]; `Err` gives the result back when `h` names no live call (the
+    /// caller tells why).
+    #[doc(hidden)]
+    pub fn complete_handle(
+        h: usize,
+        result: HandlerResult,
+    ) -> Result<Result<(), CompleteError>, HandlerResult> {
+        match answer_by_handle(h, false, Completion::Handler(result)) {
+            Ok(r) => Ok(r),
+            Err(Completion::Handler(r)) => Err(r),
+            Err(_) => unreachable!("a handler result comes back as one"),
+        }
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        if !self.answered {
+            let _ = self.call.answer_gate(
+                self.seq,
+                GateDecision::Deny("the gate was dropped without an answer".into()),
+            );
+        }
+    }
+}
+
+impl crate::engine::cancel::Cancellable for Call {
+    fn mark_cancelled(&self, code: ErrorCode) -> bool {
+        Call::mark_cancelled(self, code)
+    }
+    fn end_cancelled(self: Arc<Self>, code: ErrorCode) {
+        Call::end_cancelled(&self, code)
+    }
+    fn end_cancelled_later(self: Arc<Self>, code: ErrorCode) {
+        Call::end_cancelled_later(self, code)
+    }
+}

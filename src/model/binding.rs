@@ -1,0 +1,1521 @@
+//! Argument binding: checks a JSON text against a function's parameters (or a value
+//! against a type) while parsing it, and writes the normalised JSON in the same pass.
+//!
+//! There is no intermediate tree: a serde `DeserializeSeed` walks the descriptor alongside
+//! the parser, so a bound call costs about one parse. Errors name the parameter (and the
+//! path inside it) and the reason: `quantity: expected int32, got string "two"`.
+
+use crate::model::constraints::Constraints;
+use crate::model::decimal::{Decimal, Integer};
+use crate::model::types::{quote_short, Parameter, Type, TypeSet};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+use std::ops::Range;
+
+/// Limits applied to one input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest accepted input, in bytes (default 1 MiB).
+    pub max_input_bytes: usize,
+    /// Deepest accepted nesting of arrays and objects, the arguments object included
+    /// (default 64).
+    pub max_depth: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_input_bytes: 1 << 20,
+            max_depth: 64,
+        }
+    }
+}
+
+/// What an entity-typed position holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Arguments: an entity is given by its id (a string).
+    Arguments,
+    /// Values (results, defaults, entities): an entity is the full object.
+    Values,
+}
+
+/// A failure to bind, naming where and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindError {
+    /// `quantity`, `lines[2].sku`; empty for the whole input.
+    pub path: String,
+    pub reason: String,
+}
+
+impl fmt::Display for BindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.reason)
+        } else {
+            write!(f, "{}: {}", self.path, self.reason)
+        }
+    }
+}
+
+/// An entity id found while binding arguments, to be resolved before the handler runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntityRef {
+    pub entity: usize,
+    pub id: String,
+    /// Where it is, for messages (`order`, `orders[1]`).
+    pub path: String,
+    /// The bytes of the quoted id in the bound JSON, replaced by the entity when resolved.
+    pub range: Range<usize>,
+}
+
+/// The result of binding: normalised JSON plus the entity ids it holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bound {
+    pub json: String,
+    pub entity_refs: Vec<EntityRef>,
+}
+
+/// Binds an arguments object against `params`. `None` means no arguments (`{}`).
+pub fn bind_arguments(
+    types: &TypeSet,
+    params: &[Parameter],
+    args_json: Option<&str>,
+    limits: &Limits,
+) -> Result<Bound, BindError> {
+    let text = args_json.unwrap_or("{}");
+    if text.len() > limits.max_input_bytes {
+        return Err(BindError {
+            path: String::new(),
+            reason: format!(
+                "the arguments are {} bytes, more than the limit of {} bytes",
+                text.len(),
+                limits.max_input_bytes
+            ),
+        });
+    }
+    let mut ctx = Ctx::new(types, Mode::Arguments, limits.max_depth, text.len());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let res = ArgsSeed {
+        ctx: &mut ctx,
+        params,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    finish(ctx, res)
+}
+
+/// Binds a lookup's answer, an array of entities of type `entity`, and returns its
+/// normalised JSON with each element's id and bytes in it (one pass, no tree).
+#[allow(clippy::type_complexity)]
+pub fn bind_entity_list(
+    types: &TypeSet,
+    entity: usize,
+    json: &str,
+    limits: &Limits,
+) -> Result<(String, Vec<(String, Range<usize>)>), BindError> {
+    let ty = types.entity_list(entity);
+    let mut ctx = Ctx::new(types, Mode::Values, limits.max_depth, json.len());
+    ctx.collect = Some(Collect {
+        id_field: &types.entities[entity].id_field,
+        current_id: None,
+        items: Vec::new(),
+    });
+    let mut de = serde_json::Deserializer::from_str(json);
+    let res = ValueSeed {
+        ctx: &mut ctx,
+        ty,
+        cons: None,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    let items = ctx.collect.take().map(|c| c.items).unwrap_or_default();
+    finish(ctx, res).map(|b| (b.json, items))
+}
+
+/// Binds one value of type `ty` (a result, a default, an entity) and returns its
+/// normalised JSON.
+pub fn bind_value(
+    types: &TypeSet,
+    ty: &Type,
+    json: &str,
+    mode: Mode,
+    limits: &Limits,
+) -> Result<Bound, BindError> {
+    bind_value_with(types, ty, None, json, mode, limits)
+}
+
+/// [`bind_value`] with the value constraints of the slot (a result's, a default's).
+pub fn bind_value_with(
+    types: &TypeSet,
+    ty: &Type,
+    cons: Option<&Constraints>,
+    json: &str,
+    mode: Mode,
+    limits: &Limits,
+) -> Result<Bound, BindError> {
+    if json.len() > limits.max_input_bytes {
+        return Err(BindError {
+            path: String::new(),
+            reason: format!(
+                "the value is {} bytes, more than the limit of {} bytes",
+                json.len(),
+                limits.max_input_bytes
+            ),
+        });
+    }
+    let mut ctx = Ctx::new(types, mode, limits.max_depth, json.len());
+    let mut de = serde_json::Deserializer::from_str(json);
+    let res = ValueSeed {
+        ctx: &mut ctx,
+        ty,
+        cons,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    finish(ctx, res)
+}
+
+#[inline(always)]
+fn finish(mut ctx: Ctx<'_>, res: Result<(), serde_json::Error>) -> Result<Bound, BindError> {
+    match res {
+        Ok(()) => {
+            for (r, mut segs) in ctx.refs.iter_mut().zip(std::mem::take(&mut ctx.ref_paths)) {
+                segs.reverse();
+                r.path = join_path(&segs);
+            }
+            Ok(Bound {
+                json: ctx.out,
+                entity_refs: ctx.refs,
+            })
+        }
+        Err(e) => Err(match ctx.err {
+            Some(mut pe) => {
+                pe.segments.reverse();
+                BindError {
+                    path: join_path(&pe.segments),
+                    reason: pe.reason,
+                }
+            }
+            None => BindError {
+                path: String::new(),
+                reason: json_error_reason(&e),
+            },
+        }),
+    }
+}
+
+fn json_error_reason(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    if msg.contains("recursion limit exceeded") {
+        return "the input nests deeper than the parser allows".into();
+    }
+    format!("invalid JSON: {msg}")
+}
+
+fn join_path(segments: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in segments {
+        match seg {
+            Seg::Key(k) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            Seg::Index(i) => {
+                let _ = write!(s, "[{i}]");
+            }
+        }
+    }
+    s
+}
+
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// An error being unwound; segments are pushed innermost first.
+struct PendingError {
+    segments: Vec<Seg>,
+    reason: String,
+}
+
+struct Ctx<'t> {
+    types: &'t TypeSet,
+    out: String,
+    err: Option<PendingError>,
+    depth: u32,
+    max_depth: u32,
+    mode: Mode,
+    refs: Vec<EntityRef>,
+    /// The path of each entity ref, innermost segment first (joined at the end).
+    ref_paths: Vec<Vec<Seg>>,
+    /// For [`bind_entity_list`]: each top-level element's id and bytes.
+    collect: Option<Collect<'t>>,
+}
+
+struct Collect<'t> {
+    id_field: &'t str,
+    current_id: Option<String>,
+    items: Vec<(String, Range<usize>)>,
+}
+
+impl<'t> Ctx<'t> {
+    fn new(types: &'t TypeSet, mode: Mode, max_depth: u32, input_len: usize) -> Self {
+        Ctx {
+            types,
+            out: String::with_capacity(input_len + 16),
+            err: None,
+            depth: 0,
+            max_depth,
+            mode,
+            refs: Vec::new(),
+            ref_paths: Vec::new(),
+            collect: None,
+        }
+    }
+
+    fn fail<E: de::Error>(&mut self, reason: String) -> E {
+        self.err = Some(PendingError {
+            segments: Vec::new(),
+            reason,
+        });
+        E::custom("bind error")
+    }
+
+    /// Called when a child failed: adds this level's segment to the error path.
+    fn wrap<E: de::Error>(&mut self, e: E, seg: Seg) -> E {
+        match &mut self.err {
+            Some(pe) => pe.segments.push(seg),
+            None => {
+                let reason = e.to_string();
+                let reason = if reason.contains("recursion limit exceeded") {
+                    "the input nests deeper than the parser allows".to_string()
+                } else {
+                    format!("invalid JSON: {reason}")
+                };
+                self.err = Some(PendingError {
+                    segments: vec![seg],
+                    reason,
+                });
+            }
+        }
+        e
+    }
+
+    fn enter<E: de::Error>(&mut self) -> Result<(), E> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            let limit = self.max_depth;
+            return Err(self.fail(format!(
+                "the input nests deeper than the limit of {limit} levels"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Whether two names are equal: compared a word at a time in place, as names are short
+/// (`==` on `str` calls the C library's `memcmp` for every name of the same length).
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut ca = a.chunks_exact(8);
+    let mut cb = b.chunks_exact(8);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        if u64::from_ne_bytes(x.try_into().expect("8 bytes"))
+            != u64::from_ne_bytes(y.try_into().expect("8 bytes"))
+        {
+            return false;
+        }
+    }
+    ca.remainder()
+        .iter()
+        .zip(cb.remainder())
+        .all(|(x, y)| x == y)
+}
+
+/// Writes a validated parameter or field name (letters, digits, `_`: nothing to escape).
+fn write_name(out: &mut String, name: &str) {
+    debug_assert!(name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    out.push('"');
+    out.push_str(name);
+    out.push('"');
+}
+
+/// The length of what [`write_json_str`] writes for `s`.
+pub(crate) fn json_str_len(s: &str) -> usize {
+    2 + s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
+/// Writes `s` as a JSON string; `escape_free` when it holds nothing to escape (a string the
+/// parser lent from its input), written as it is.
+fn write_str(out: &mut String, s: &str, escape_free: bool) {
+    if escape_free {
+        debug_assert!(!s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\'));
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        write_json_str(out, s);
+    }
+}
+
+/// Writes `s` as a JSON string.
+pub(crate) fn write_json_str(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    // the common case: nothing to escape
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            let _ = write!(out, "\\u{:04x}", b);
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+struct ArgsSeed<'c, 't, 'p> {
+    ctx: &'c mut Ctx<'t>,
+    params: &'p [Parameter],
+}
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object keyed by parameter names")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let ctx = self.ctx;
+        let params = self.params;
+        ctx.enter()?;
+        let mut seen_small: u64 = 0;
+        let mut seen_large: Vec<bool> = if params.len() > 64 {
+            vec![false; params.len()]
+        } else {
+            Vec::new()
+        };
+        ctx.out.push('{');
+        let mut first = true;
+        // arguments mostly come in the order the parameters are declared: the one after
+        // the last found is tried first
+        let mut next = 0;
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let found = match params.get(next) {
+                Some(p) if same_name(&p.name, &key) => Some(next),
+                _ => params.iter().position(|p| same_name(&p.name, &key)),
+            };
+            let Some(index) = found else {
+                let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+                let close =
+                    crate::model::types::closest(params.iter().map(|p| p.name.as_str()), &key)
+                        .map(|n| format!(" (did you mean \"{n}\"?)"))
+                        .unwrap_or_default();
+                let reason = if names.is_empty() {
+                    "unknown parameter; this function takes no parameters".to_string()
+                } else {
+                    format!(
+                        "unknown parameter{close}; expected one of: {}",
+                        names.join(", ")
+                    )
+                };
+                let e = ctx.fail(reason);
+                return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
+            };
+            let dup = if params.len() > 64 {
+                std::mem::replace(&mut seen_large[index], true)
+            } else {
+                let bit = 1u64 << index;
+                let was = seen_small & bit != 0;
+                seen_small |= bit;
+                was
+            };
+            if dup {
+                let e = ctx.fail("given more than once".into());
+                return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
+            }
+            next = index + 1;
+            let p = &params[index];
+            if !first {
+                ctx.out.push(',');
+            }
+            first = false;
+            write_name(&mut ctx.out, &p.name);
+            ctx.out.push(':');
+            let refs_before = ctx.refs.len();
+            if let Err(e) = map.next_value_seed(ValueSeed {
+                ctx: &mut *ctx,
+                ty: &p.ty,
+                cons: p.constraints.as_deref(),
+            }) {
+                return Err(ctx.wrap(e, Seg::Key(p.name.clone())));
+            }
+            name_refs(ctx, refs_before, || Seg::Key(p.name.clone()));
+        }
+        for (i, p) in params.iter().enumerate() {
+            let seen = if params.len() > 64 {
+                seen_large[i]
+            } else {
+                seen_small & (1u64 << i) != 0
+            };
+            if seen {
+                continue;
+            }
+            if let Some(default) = &p.default_json {
+                if !first {
+                    ctx.out.push(',');
+                }
+                first = false;
+                write_name(&mut ctx.out, &p.name);
+                ctx.out.push(':');
+                ctx.out.push_str(default);
+            } else if !p.optional {
+                let tn = ctx.types.type_name(&p.ty);
+                let e: A::Error = ctx.fail(format!("missing required value ({tn})"));
+                return Err(ctx.wrap(e, Seg::Key(p.name.clone())));
+            }
+        }
+        ctx.out.push('}');
+        ctx.depth -= 1;
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Err(self
+            .ctx
+            .fail("the arguments must be a JSON object keyed by parameter names, got null".into()))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        Err(self.ctx.fail(format!(
+            "the arguments must be a JSON object keyed by parameter names, got boolean {v}"
+        )))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        Err(self.ctx.fail(format!(
+            "the arguments must be a JSON object keyed by parameter names, got number {v}"
+        )))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.visit_i64(v as i64)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        Err(self.ctx.fail(format!(
+            "the arguments must be a JSON object keyed by parameter names, got number {v}"
+        )))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        Err(self.ctx.fail(format!(
+            "the arguments must be a JSON object keyed by parameter names, got string {}",
+            quote_short(v)
+        )))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, _seq: A) -> Result<(), A::Error> {
+        Err(self.ctx.fail(
+            "the arguments must be a JSON object keyed by parameter names, got an array".into(),
+        ))
+    }
+}
+
+/// Adds one level to the paths of the entity refs found under it (innermost first).
+fn name_refs(ctx: &mut Ctx<'_>, from: usize, seg: impl Fn() -> Seg) {
+    for path in &mut ctx.ref_paths[from..] {
+        path.push(seg());
+    }
+}
+
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string key")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+}
+
+struct ValueSeed<'c, 't, 'y> {
+    ctx: &'c mut Ctx<'t>,
+    ty: &'y Type,
+    /// The slot's value constraints (not passed on to array items or record fields).
+    cons: Option<&'y Constraints>,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if matches!(self.base().0, Type::Int32 | Type::Int64 | Type::Double) {
+            // Numbers are read from their text, exactly (no rounding through f64).
+            let raw =
+                <&'de serde_json::value::RawValue as serde::Deserialize<'de>>::deserialize(d)?;
+            return self.number(raw.get().trim());
+        }
+        d.deserialize_any(self)
+    }
+}
+
+impl<'y> ValueSeed<'_, '_, 'y> {
+    /// Binds a string; `escape_free`: it holds nothing JSON escapes (written as it is).
+    fn string<E: de::Error>(self, v: &str, escape_free: bool) -> Result<(), E> {
+        let types = self.ctx.types;
+        match self.base().0 {
+            Type::String => {
+                if let Some(c) = self.cons {
+                    c.check_string(v).map_err(|why| self.ctx.fail(why))?;
+                }
+                write_str(&mut self.ctx.out, v, escape_free);
+                Ok(())
+            }
+            Type::DateTime => match crate::model::formats::check_date_time(v) {
+                Ok(()) => {
+                    write_str(&mut self.ctx.out, v, escape_free);
+                    Ok(())
+                }
+                Err(why) => Err(self.ctx.fail(format!(
+                    "{} is not a date-time: {why} (a date-time is ISO 8601 with an offset, such as \"2025-06-01T17:00:00+02:00\")",
+                    quote_short(v)
+                ))),
+            },
+            Type::Date => match crate::model::formats::check_date(v) {
+                Ok(()) => {
+                    write_str(&mut self.ctx.out, v, escape_free);
+                    Ok(())
+                }
+                Err(why) => Err(self.ctx.fail(format!(
+                    "expected a date such as \"2025-06-01\", got {} ({why})",
+                    quote_short(v)
+                ))),
+            },
+            Type::Uuid => {
+                if crate::model::formats::is_uuid(v) {
+                    write_str(&mut self.ctx.out, v, escape_free);
+                    Ok(())
+                } else {
+                    Err(self.ctx.fail(format!(
+                        "expected a UUID such as \"123e4567-e89b-12d3-a456-426614174000\", got {}",
+                        quote_short(v)
+                    )))
+                }
+            }
+            Type::Enum(i) => {
+                let def = &types.enums[*i];
+                if def.members.iter().any(|m| same_name(&m.name, v)) {
+                    write_str(&mut self.ctx.out, v, escape_free);
+                    Ok(())
+                } else {
+                    let names: Vec<&str> = def.members.iter().map(|m| m.name.as_str()).collect();
+                    let close = def
+                        .members
+                        .iter()
+                        .find(|m| m.name.eq_ignore_ascii_case(v))
+                        .map(|m| format!(" (did you mean \"{}\"?)", m.name))
+                        .unwrap_or_default();
+                    Err(self.ctx.fail(format!(
+                        "{} is not a member of enum {}{close}; expected one of: {}",
+                        quote_short(v),
+                        def.name,
+                        names.join(", ")
+                    )))
+                }
+            }
+            Type::Entity(i) if self.ctx.mode == Mode::Arguments => {
+                let start = self.ctx.out.len();
+                write_str(&mut self.ctx.out, v, escape_free);
+                let end = self.ctx.out.len();
+                self.ctx.refs.push(EntityRef {
+                    entity: *i,
+                    id: v.to_owned(),
+                    path: String::new(),
+                    range: start..end,
+                });
+                self.ctx.ref_paths.push(Vec::new());
+                Ok(())
+            }
+            _ => Err(self.mismatch(format!("string {}", quote_short(v)))),
+        }
+    }
+
+    /// The type with one level of `Nullable` removed, and whether null is allowed.
+    fn base(&self) -> (&'y Type, bool) {
+        match self.ty {
+            Type::Nullable(inner) => (inner, true),
+            t => (t, false),
+        }
+    }
+
+    fn mismatch<E: de::Error>(self, got: String) -> E {
+        let name = self.ctx.types.type_name(self.ty);
+        self.ctx.fail(format!("expected {name}, got {got}"))
+    }
+
+    /// Binds a value at an int32, int64 or double position from its JSON text.
+    fn number<E: de::Error>(self, raw: &str) -> Result<(), E> {
+        let (ty, nullable) = self.base();
+        match raw.as_bytes().first() {
+            Some(b'n') if nullable => {
+                self.ctx.out.push_str("null");
+                return Ok(());
+            }
+            Some(b'n') => return Err(self.mismatch("null".into())),
+            Some(b't' | b'f') => return Err(self.mismatch(format!("boolean {raw}"))),
+            Some(b'"') => {
+                let s: String = serde_json::from_str(raw).unwrap_or_default();
+                return Err(self.mismatch(format!("string {}", quote_short(&s))));
+            }
+            Some(b'[') => return Err(self.mismatch("an array".into())),
+            Some(b'{') => return Err(self.mismatch("an object".into())),
+            _ => {}
+        }
+        if matches!(ty, Type::Int32 | Type::Int64) && self.cons.is_none() {
+            // the common case, a plain integer within range: written as given
+            if let Some(v) = small_integer(raw) {
+                if *ty == Type::Int64 || i32::try_from(v).is_ok() {
+                    self.ctx.out.push_str(raw);
+                    return Ok(());
+                }
+            }
+        }
+        let Some(value) = Decimal::parse(raw) else {
+            return Err(self
+                .ctx
+                .fail(format!("invalid JSON number {}", quote_number(raw))));
+        };
+        match ty {
+            Type::Int32 | Type::Int64 => {
+                let (lo, hi, name) = if *ty == Type::Int32 {
+                    (i32::MIN as i128, i32::MAX as i128, "int32")
+                } else {
+                    (i64::MIN as i128, i64::MAX as i128, "int64")
+                };
+                match value.integer() {
+                    Integer::Exact(v) if (lo..=hi).contains(&v) => {
+                        if let Some(c) = self.cons {
+                            c.check_number(&value, raw)
+                                .map_err(|why| self.ctx.fail(why))?;
+                        }
+                        if is_canonical_integer(raw) {
+                            // written as given: the text is the number's normal form
+                            self.ctx.out.push_str(raw);
+                        } else {
+                            let _ = write!(self.ctx.out, "{v}");
+                        }
+                        Ok(())
+                    }
+                    Integer::Exact(_) | Integer::Huge { .. } => Err(self.ctx.fail(format!(
+                        "number {} is out of range for {name} ({lo} to {hi})",
+                        quote_number(raw)
+                    ))),
+                    Integer::Fraction => Err(self.ctx.fail(format!(
+                        "expected {name}, got number {} with a fraction",
+                        quote_number(raw)
+                    ))),
+                }
+            }
+            _ => {
+                let v: f64 = raw.parse().unwrap_or(f64::INFINITY);
+                if !v.is_finite() {
+                    return Err(self.ctx.fail(format!(
+                        "number {} is out of range for double",
+                        quote_number(raw)
+                    )));
+                }
+                if let Some(c) = self.cons {
+                    c.check_number(&value, raw)
+                        .map_err(|why| self.ctx.fail(why))?;
+                }
+                let plain_integer = raw.len() <= 20
+                    && raw
+                        .bytes()
+                        .enumerate()
+                        .all(|(i, b)| b.is_ascii_digit() || (i == 0 && b == b'-'));
+                if plain_integer {
+                    self.ctx.out.push_str(raw);
+                } else {
+                    let _ = write!(self.ctx.out, "{v:?}");
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The value of a canonical integer ([`is_canonical_integer`]) of at most 18 digits
+/// (within `i64` whatever they are), without the general number parser.
+fn small_integer(raw: &str) -> Option<i64> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    if digits.len() > 18 || !is_canonical_integer(raw) {
+        return None;
+    }
+    let v = digits
+        .bytes()
+        .fold(0i64, |v, b| v * 10 + i64::from(b - b'0'));
+    Some(if digits.len() < raw.len() { -v } else { v })
+}
+
+/// `-?(0|[1-9][0-9]*)` but not `-0`: an integer as the binder writes it.
+fn is_canonical_integer(raw: &str) -> bool {
+    let digits = raw.strip_prefix('-').unwrap_or(raw).as_bytes();
+    match digits {
+        [] => false,
+        [b'0'] => raw.len() == 1,
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
+}
+
+/// Whether `text` is a value of type `ty` already in the binder's normal form, trivially
+/// (an escape-free string for a string, `true`/`false` for a boolean, a canonical integer
+/// within range for an integer, `null` where null is allowed) and with no constraint to
+/// check: then binding it would give back the same text. `false` when the full binder must
+/// decide. Handlers' results are mostly such values: this spares them a parse.
+pub(crate) fn is_normal_form(ty: &Type, cons: Option<&Constraints>, text: &str) -> bool {
+    if cons.is_some() {
+        return false;
+    }
+    let (base, nullable) = match ty {
+        Type::Nullable(inner) => (&**inner, true),
+        t => (t, false),
+    };
+    if text == "null" {
+        return nullable;
+    }
+    match base {
+        Type::String => {
+            let b = text.as_bytes();
+            b.len() >= 2
+                && b[0] == b'"'
+                && b[b.len() - 1] == b'"'
+                && !b[1..b.len() - 1]
+                    .iter()
+                    .any(|&c| c < 0x20 || c == b'"' || c == b'\\')
+        }
+        Type::Boolean => text == "true" || text == "false",
+        Type::Int32 | Type::Int64 => {
+            is_canonical_integer(text)
+                && text.len() <= 20
+                && match text.parse::<i64>() {
+                    Ok(v) => *base == Type::Int64 || i32::try_from(v).is_ok(),
+                    Err(_) => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// The first two equal items (by JSON Schema's equality: numbers by value, objects
+/// whatever their key order) among the bound items at `ranges` of `out`.
+fn first_duplicate(out: &str, ranges: &[Range<usize>]) -> Option<(usize, usize)> {
+    let mut seen: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::with_capacity(ranges.len());
+    for (i, r) in ranges.iter().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(&out[r.clone()]).ok()?;
+        let mut key = String::new();
+        canonical(&v, &mut key);
+        if let Some(first) = seen.insert(key, i) {
+            return Some((first, i));
+        }
+    }
+    None
+}
+
+/// A text equal for equal JSON values: object keys sorted, numbers by value.
+fn canonical(v: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match v {
+        Value::Null | Value::Bool(_) | Value::String(_) => out.push_str(&v.to_string()),
+        Value::Number(n) => match Decimal::parse(&n.to_string()) {
+            Some(d) => d.write_key(out),
+            None => out.push_str(&n.to_string()),
+        },
+        Value::Array(a) => {
+            out.push('[');
+            for x in a {
+                canonical(x, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            keys.sort();
+            out.push('{');
+            for k in keys {
+                out.push_str(&serde_json::Value::String(k.clone()).to_string());
+                out.push(':');
+                canonical(&o[k], out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A number's text as the caller wrote it, cut at 40 characters for a message.
+fn quote_number(raw: &str) -> String {
+    if raw.len() <= 40 {
+        raw.to_owned()
+    } else {
+        format!("{}…", &raw[..40])
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a value of the declared type")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        if self.base().1 {
+            self.ctx.out.push_str("null");
+            Ok(())
+        } else {
+            Err(self.mismatch("null".into()))
+        }
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        if matches!(self.base().0, Type::Boolean) {
+            self.ctx.out.push_str(if v { "true" } else { "false" });
+            Ok(())
+        } else {
+            Err(self.mismatch(format!("boolean {v}")))
+        }
+    }
+
+    // Int32, Int64 and Double positions never get here (see `number`).
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        Err(self.mismatch(format!("number {v}")))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        Err(self.mismatch(format!("number {v}")))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        Err(self.mismatch(format!("number {v}")))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.string(v, false)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<(), E> {
+        // borrowed from the input as it is: the parser found no escape in it and refuses
+        // control characters, so there is nothing to escape when it is written back
+        self.string(v, true)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let Type::Array(item) = self.base().0 else {
+            return Err(self.mismatch("an array".into()));
+        };
+        let ctx = self.ctx;
+        let cons = self.cons;
+        let unique = cons.is_some_and(|c| c.unique_items);
+        let mut items: Vec<Range<usize>> = Vec::new();
+        ctx.enter()?;
+        ctx.out.push('[');
+        let mut i = 0usize;
+        loop {
+            if i > 0 {
+                // a comma before the next element; removed again if there is none
+                ctx.out.push(',');
+            }
+            let refs_before = ctx.refs.len();
+            let start = ctx.out.len();
+            match seq.next_element_seed(ValueSeed {
+                ctx: &mut *ctx,
+                ty: item,
+                cons: None,
+            }) {
+                Ok(Some(())) => {
+                    name_refs(ctx, refs_before, || Seg::Index(i));
+                    if unique {
+                        items.push(start..ctx.out.len());
+                    }
+                    if ctx.depth == 1 {
+                        let end = ctx.out.len();
+                        if let Some(c) = &mut ctx.collect {
+                            let id = c.current_id.take().unwrap_or_default();
+                            c.items.push((id, start..end));
+                        }
+                    }
+                }
+                Ok(None) => {
+                    if i > 0 {
+                        ctx.out.pop();
+                    }
+                    break;
+                }
+                Err(e) => return Err(ctx.wrap(e, Seg::Index(i))),
+            }
+            i += 1;
+        }
+        ctx.out.push(']');
+        ctx.depth -= 1;
+        if let Some(c) = cons {
+            c.check_items(i as u64).map_err(|why| ctx.fail(why))?;
+            if unique {
+                if let Some((a, b)) = first_duplicate(&ctx.out, &items) {
+                    return Err(ctx.fail(format!(
+                        "items [{a}] and [{b}] are equal, but the items must be unique (uniqueItems)"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let types = self.ctx.types;
+        let (base, _) = self.base();
+        let fields = match base {
+            Type::Record(i) => &types.records[*i].fields,
+            Type::Entity(i) if self.ctx.mode == Mode::Values => &types.entities[*i].fields,
+            _ => return Err(self.mismatch("an object".into())),
+        };
+        let ctx = self.ctx;
+        ctx.enter()?;
+        // the fields seen: a bit each (a vector for records of more than 64 fields)
+        let mut seen_small: u64 = 0;
+        let mut seen_large: Vec<bool> = if fields.len() > 64 {
+            vec![false; fields.len()]
+        } else {
+            Vec::new()
+        };
+        let mut seen = |i: usize| -> bool {
+            if fields.len() > 64 {
+                std::mem::replace(&mut seen_large[i], true)
+            } else {
+                let was = seen_small & (1 << i) != 0;
+                seen_small |= 1 << i;
+                was
+            }
+        };
+        ctx.out.push('{');
+        let mut first = true;
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let Some(index) = fields.iter().position(|f| f.name == *key) else {
+                let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+                let e = ctx.fail(format!(
+                    "unknown field of {}; expected one of: {}",
+                    types.type_name(base),
+                    names.join(", ")
+                ));
+                return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
+            };
+            if seen(index) {
+                let e = ctx.fail("given more than once".into());
+                return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
+            }
+            let f = &fields[index];
+            if !first {
+                ctx.out.push(',');
+            }
+            first = false;
+            write_name(&mut ctx.out, &f.name);
+            ctx.out.push(':');
+            let refs_before = ctx.refs.len();
+            let start = ctx.out.len();
+            if let Err(e) = map.next_value_seed(ValueSeed {
+                ctx: &mut *ctx,
+                ty: &f.ty,
+                cons: f.constraints.as_deref(),
+            }) {
+                return Err(ctx.wrap(e, Seg::Key(f.name.clone())));
+            }
+            name_refs(ctx, refs_before, || Seg::Key(f.name.clone()));
+            if ctx.depth == 2 {
+                if let Some(c) = &mut ctx.collect {
+                    if c.id_field == f.name {
+                        c.current_id = serde_json::from_str(&ctx.out[start..]).ok();
+                    }
+                }
+            }
+        }
+        for (i, f) in fields.iter().enumerate() {
+            let was_seen = if fields.len() > 64 {
+                seen_large[i]
+            } else {
+                seen_small & (1 << i) != 0
+            };
+            if was_seen {
+                continue;
+            }
+            if matches!(f.ty, Type::Nullable(_)) {
+                // an omitted nullable field binds as null
+                if !first {
+                    ctx.out.push(',');
+                }
+                first = false;
+                write_name(&mut ctx.out, &f.name);
+                ctx.out.push_str(":null");
+            } else if !f.optional {
+                let tn = types.type_name(&f.ty);
+                let e: A::Error = ctx.fail(format!("missing required field ({tn})"));
+                return Err(ctx.wrap(e, Seg::Key(f.name.clone())));
+            }
+        }
+        ctx.out.push('}');
+        ctx.depth -= 1;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn small_integers_are_read_without_the_number_parser_and_only_they() {
+        assert_eq!(small_integer("0"), Some(0));
+        assert_eq!(small_integer("-42"), Some(-42));
+        assert_eq!(
+            small_integer("999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
+        assert_eq!(
+            small_integer("-999999999999999999"),
+            Some(-999_999_999_999_999_999)
+        );
+        for other in [
+            "-0",
+            "01",
+            "1.0",
+            "1e2",
+            "",
+            "-",
+            "9223372036854775807",
+            "1000000000000000000",
+        ] {
+            assert_eq!(small_integer(other), None, "{other}");
+        }
+        let t = TypeSet::default();
+        let bind = |ty: Type, text: &str| {
+            bind_value(&t, &ty, text, Mode::Values, &Limits::default()).map(|b| b.json)
+        };
+        assert_eq!(bind(Type::Int32, "2147483647").unwrap(), "2147483647");
+        assert!(bind(Type::Int32, "2147483648")
+            .unwrap_err()
+            .reason
+            .contains("out of range"));
+        assert_eq!(bind(Type::Int64, "-2147483649").unwrap(), "-2147483649");
+        assert_eq!(
+            bind(Type::Int64, "9223372036854775807").unwrap(),
+            "9223372036854775807"
+        );
+        assert_eq!(bind(Type::Int32, "-0").unwrap(), "0");
+        assert_eq!(bind(Type::Int32, "2.0").unwrap(), "2");
+    }
+
+    fn types() -> TypeSet {
+        let mut t = TypeSet::default();
+        t.define(&json!({
+            "enums": [{"name": "Priority", "members": ["Low", "Normal", "High"]}],
+            "records": [{"name": "Line", "fields": [{"name": "sku", "type": "string"}, {"name": "qty", "type": "int32", "optional": true}]}]
+        }))
+        .unwrap();
+        t
+    }
+
+    fn param(name: &str, ty: Type) -> Parameter {
+        Parameter {
+            name: name.into(),
+            ty,
+            description: None,
+            optional: false,
+            default: None,
+            default_json: None,
+            constraints: None,
+        }
+    }
+
+    fn order_params() -> Vec<Parameter> {
+        let mut priority = param("priority", Type::Enum(0));
+        priority.optional = true;
+        priority.default = Some(json!("Normal"));
+        priority.default_json = Some("\"Normal\"".into());
+        vec![
+            param("customer", Type::String),
+            param("quantity", Type::Int32),
+            priority,
+        ]
+    }
+
+    fn bind(args: &str) -> Result<String, String> {
+        bind_arguments(&types(), &order_params(), Some(args), &Limits::default())
+            .map(|b| b.json)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn binds_the_seed_call_and_applies_defaults() {
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":2,"priority":"Normal"}"#).unwrap(),
+            r#"{"customer":"acme","quantity":2,"priority":"Normal"}"#
+        );
+        assert_eq!(
+            bind(r#"{"quantity":2.0,"customer":"a\"b"}"#).unwrap(),
+            r#"{"quantity":2,"customer":"a\"b","priority":"Normal"}"#
+        );
+    }
+
+    #[test]
+    fn refusals_name_the_parameter_and_the_reason() {
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":"two"}"#).unwrap_err(),
+            r#"quantity: expected int32, got string "two""#
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme"}"#).unwrap_err(),
+            "quantity: missing required value (int32)"
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":1,"prio":"Low"}"#).unwrap_err(),
+            r#"prio: unknown parameter (did you mean "priority"?); expected one of: customer, quantity, priority"#
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":1,"priority":"normal"}"#).unwrap_err(),
+            r#"priority: "normal" is not a member of enum Priority (did you mean "Normal"?); expected one of: Low, Normal, High"#
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":3000000000}"#).unwrap_err(),
+            "quantity: number 3000000000 is out of range for int32 (-2147483648 to 2147483647)"
+        );
+        assert_eq!(
+            bind(r#"{"customer":"acme","quantity":1.5}"#).unwrap_err(),
+            "quantity: expected int32, got number 1.5 with a fraction"
+        );
+        assert_eq!(
+            bind(r#"{"customer":null,"quantity":1}"#).unwrap_err(),
+            "customer: expected string, got null"
+        );
+        assert_eq!(
+            bind(r#"{"customer":"a","customer":"b","quantity":1}"#).unwrap_err(),
+            "customer: given more than once"
+        );
+        assert_eq!(
+            bind("[1]").unwrap_err(),
+            "the arguments must be a JSON object keyed by parameter names, got an array"
+        );
+        assert!(bind(r#"{"customer":"a","quantity":1"#)
+            .unwrap_err()
+            .starts_with("invalid JSON"));
+        assert!(bind(r#"{"customer":"a","quantity":1} x"#)
+            .unwrap_err()
+            .starts_with("invalid JSON: trailing characters"));
+    }
+
+    #[test]
+    fn integers_are_exact_at_both_ends_of_every_width() {
+        let t = types();
+        let l = Limits::default();
+        let one = |ty: Type, text: &str| {
+            let params = vec![param("n", ty)];
+            bind_arguments(&t, &params, Some(&format!("{{\"n\":{text}}}")), &l)
+                .map(|b| b.json)
+                .map_err(|e| e.to_string())
+        };
+        let i32r = "(-2147483648 to 2147483647)";
+        let i64r = "(-9223372036854775808 to 9223372036854775807)";
+        for (ty, ok, bad, range) in [
+            (
+                Type::Int32,
+                ["-2147483648", "2147483647"],
+                ["-2147483649", "2147483648"],
+                i32r,
+            ),
+            (
+                Type::Int64,
+                ["-9223372036854775808", "9223372036854775807"],
+                ["-9223372036854775809", "9223372036854775808"],
+                i64r,
+            ),
+        ] {
+            for v in ok {
+                assert_eq!(one(ty.clone(), v).unwrap(), format!("{{\"n\":{v}}}"));
+            }
+            for v in bad {
+                assert_eq!(
+                    one(ty.clone(), v).unwrap_err(),
+                    format!(
+                        "n: number {v} is out of range for {} {range}",
+                        t.type_name(&ty)
+                    )
+                );
+            }
+        }
+        // values just past the end that an f64 cannot tell from it are refused as written
+        for v in [
+            "-9223372036854776000",
+            "-9223372036854775808.5",
+            "9223372036854775807.0000001e0",
+        ] {
+            let e = one(Type::Int64, v).unwrap_err();
+            assert!(e.contains(v), "{e}");
+        }
+        assert_eq!(
+            one(Type::Int64, "-9223372036854776000").unwrap_err(),
+            format!("n: number -9223372036854776000 is out of range for int64 {i64r}")
+        );
+        assert_eq!(
+            one(Type::Int64, "1e400").unwrap_err(),
+            format!("n: number 1e400 is out of range for int64 {i64r}")
+        );
+        // JSON Schema's integers: a number whose value has no fraction, however written
+        assert_eq!(one(Type::Int32, "2.0").unwrap(), r#"{"n":2}"#);
+        assert_eq!(one(Type::Int32, "1e2").unwrap(), r#"{"n":100}"#);
+        assert_eq!(one(Type::Int32, "-0.0").unwrap(), r#"{"n":0}"#);
+        assert_eq!(
+            one(Type::Int64, "9007199254740993.0").unwrap(),
+            r#"{"n":9007199254740993}"#
+        );
+        assert_eq!(
+            one(Type::Int64, "-9.223372036854775808e18").unwrap(),
+            r#"{"n":-9223372036854775808}"#
+        );
+        assert_eq!(
+            one(Type::Int32, "1e-1").unwrap_err(),
+            "n: expected int32, got number 1e-1 with a fraction"
+        );
+        assert_eq!(
+            one(Type::Int32, "2147483647.5").unwrap_err(),
+            "n: expected int32, got number 2147483647.5 with a fraction"
+        );
+        // results and defaults take the same path
+        let e = bind_value(&t, &Type::Int64, "-9223372036854775809", Mode::Values, &l).unwrap_err();
+        assert_eq!(
+            e.reason,
+            format!("number -9223372036854775809 is out of range for int64 {i64r}")
+        );
+        // doubles keep their value; beyond the double range is refused
+        assert_eq!(one(Type::Double, "1").unwrap(), r#"{"n":1}"#);
+        assert_eq!(one(Type::Double, "2.50").unwrap(), r#"{"n":2.5}"#);
+        assert_eq!(
+            one(Type::Double, "1e400").unwrap_err(),
+            "n: number 1e400 is out of range for double"
+        );
+        assert_eq!(
+            one(Type::Double, r#""1""#).unwrap_err(),
+            r#"n: expected double, got string "1""#
+        );
+        assert_eq!(
+            one(Type::Nullable(Box::new(Type::Int32)), "null").unwrap(),
+            r#"{"n":null}"#
+        );
+        assert_eq!(
+            one(Type::Int32, "null").unwrap_err(),
+            "n: expected int32, got null"
+        );
+        assert_eq!(
+            one(Type::Int32, "true").unwrap_err(),
+            "n: expected int32, got boolean true"
+        );
+        assert_eq!(
+            one(Type::Int32, "[1]").unwrap_err(),
+            "n: expected int32, got an array"
+        );
+        assert!(one(Type::Int32, "01")
+            .unwrap_err()
+            .starts_with("n: invalid JSON"));
+    }
+
+    #[test]
+    fn nested_errors_carry_their_path() {
+        let t = types();
+        let params = vec![param("lines", Type::Array(Box::new(Type::Record(0))))];
+        let l = Limits::default();
+        let e = bind_arguments(
+            &t,
+            &params,
+            Some(r#"{"lines":[{"sku":"a"},{"sku":"b","qty":"x"}]}"#),
+            &l,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"lines[1].qty: expected int32, got string "x""#
+        );
+        let e = bind_arguments(&t, &params, Some(r#"{"lines":[{"qty":1}]}"#), &l).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "lines[0].sku: missing required field (string)"
+        );
+        let ok = bind_arguments(&t, &params, Some(r#"{"lines":[ ]}"#), &l).unwrap();
+        assert_eq!(ok.json, r#"{"lines":[]}"#);
+    }
+
+    #[test]
+    fn limits_refuse_oversize_and_deep_input() {
+        let t = types();
+        let params = vec![param(
+            "x",
+            Type::Array(Box::new(Type::Array(Box::new(Type::Int32)))),
+        )];
+        let l = Limits {
+            max_input_bytes: 64,
+            max_depth: 2,
+        };
+        let e = bind_arguments(&t, &params, Some(r#"{"x":[[1]]}"#), &l).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x[0]: the input nests deeper than the limit of 2 levels"
+        );
+        let big = format!("{{\"x\":\"{}\"}}", "a".repeat(100));
+        assert!(bind_arguments(&t, &params, Some(&big), &l)
+            .unwrap_err()
+            .to_string()
+            .contains("more than the limit of 64 bytes"));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(bind_arguments(
+            &t,
+            &params,
+            Some(&format!("{{\"x\":{deep}}}")),
+            &Limits::default()
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn entity_ids_are_found_with_their_paths() {
+        let mut t = types();
+        t.add_entity(crate::model::types::EntityDef {
+            name: "order".into(),
+            title: None,
+            description: None,
+            id_field: "id".into(),
+            fields: vec![],
+        });
+        let params = vec![
+            param("order", Type::Entity(0)),
+            param("others", Type::Array(Box::new(Type::Entity(0)))),
+        ];
+        let b = bind_arguments(
+            &t,
+            &params,
+            Some(r#"{"order":"o-1","others":["o-2","o-3"]}"#),
+            &Limits::default(),
+        )
+        .unwrap();
+        let found: Vec<(&str, &str)> = b
+            .entity_refs
+            .iter()
+            .map(|r| (r.id.as_str(), r.path.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [("o-1", "order"), ("o-2", "others[0]"), ("o-3", "others[1]")]
+        );
+        assert_eq!(&b.json[b.entity_refs[1].range.clone()], "\"o-2\"");
+    }
+
+    #[test]
+    fn strings_are_escaped_on_output() {
+        let mut s = String::new();
+        write_json_str(&mut s, "a\u{1}\n\"é");
+        assert_eq!(s, "\"a\\u0001\\n\\\"é\"");
+        assert_eq!(serde_json::from_str::<String>(&s).unwrap(), "a\u{1}\n\"é");
+    }
+
+    #[test]
+    fn normal_form_is_what_the_binder_gives_back() {
+        let t = types();
+        let l = Limits::default();
+        let nullable = |ty: Type| Type::Nullable(Box::new(ty));
+        let cases: Vec<(Type, &str)> = vec![
+            (Type::String, r#""ok""#),
+            (Type::String, r#""é ✓""#),
+            (Type::String, r#""a\"b""#),
+            (Type::String, r#""\u0041""#),
+            (Type::String, "\"tab\there\""),
+            (Type::String, r#" "padded" "#),
+            (Type::String, "null"),
+            (nullable(Type::String), "null"),
+            (Type::String, "1"),
+            (Type::Boolean, "true"),
+            (Type::Boolean, "True"),
+            (Type::Int32, "0"),
+            (Type::Int32, "-0"),
+            (Type::Int32, "01"),
+            (Type::Int32, "-2147483648"),
+            (Type::Int32, "2147483648"),
+            (Type::Int64, "9223372036854775807"),
+            (Type::Int64, "9223372036854775808"),
+            (Type::Int32, "1e3"),
+            (Type::Int32, "1.0"),
+            (Type::Double, "1.5"),
+            (Type::Enum(0), r#""Low""#),
+        ];
+        for (ty, text) in cases {
+            let bound = bind_value(&t, &ty, text, Mode::Values, &l).map(|b| b.json);
+            if is_normal_form(&ty, None, text) {
+                assert_eq!(bound.as_deref(), Ok(text), "{ty:?} {text}");
+            }
+            if bound.is_err() {
+                assert!(!is_normal_form(&ty, None, text), "{ty:?} {text}");
+            }
+        }
+        assert!(is_normal_form(&Type::String, None, r#""ok""#));
+        assert!(is_normal_form(&Type::Int32, None, "-12"));
+        assert!(!is_normal_form(&Type::Int32, None, "-0"));
+        assert!(
+            !is_normal_form(&Type::Enum(0), None, r#""Low""#),
+            "enums go to the binder"
+        );
+    }
+}

@@ -1,0 +1,828 @@
+//! Function and entity descriptors: parsed from JSON, validated with messages that name
+//! the path and the reason, and written back in their normalised form.
+
+use crate::model::binding::{bind_value_with, Limits, Mode};
+use crate::model::condition::{check_text, Condition};
+use crate::model::constraints::Constraints;
+use crate::model::error::{Error, Result};
+pub use crate::model::types::Parameter;
+use crate::model::types::{
+    check_keys, check_slot_keys, describe_json, field, nullable_may_be_omitted, opt_bool, opt_json,
+    opt_string, parse_constraints, EntityDef, Type, TypeSet,
+};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+pub(crate) mod text;
+
+/// `function` (a handler runs) or `output` (no handler: the bound arguments are the result
+/// and the run is final).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FunctionKind {
+    #[default]
+    Function,
+    Output,
+}
+
+/// Behaviour hints (MCP tool annotations). `None` means "not stated": the hint is then left
+/// out of the export, so the consumer applies its own default.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Hints {
+    /// The function does not modify its environment (`readOnlyHint`).
+    pub read_only: Option<bool>,
+    /// Modifications may be destructive (`destructiveHint`).
+    pub destructive: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect (`idempotentHint`).
+    pub idempotent: Option<bool>,
+    /// The function interacts with an open world of external entities (`openWorldHint`).
+    pub open_world: Option<bool>,
+}
+
+/// Which calling packages may call (the analogue of Android's EXECUTE_APP_FUNCTIONS).
+/// A caller in `deny` is refused; when `allow` is non-empty, only callers in it pass.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct CallerPolicy {
+    pub allow: Vec<String>,
+    pub deny: Vec<String>,
+}
+
+impl CallerPolicy {
+    /// `None` when the caller passes, else the reason.
+    pub fn refuses(&self, caller: &str) -> Option<String> {
+        let shown = if caller.is_empty() {
+            "(in-process)"
+        } else {
+            caller
+        };
+        if self.deny.iter().any(|d| d == caller) {
+            return Some(format!("caller {shown} is denied"));
+        }
+        if !self.allow.is_empty() && !self.allow.iter().any(|a| a == caller) {
+            return Some(format!(
+                "caller {shown} is not in the list of allowed callers"
+            ));
+        }
+        None
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.deny.is_empty()
+    }
+
+    pub fn parse(v: &Value, path: &str) -> Result<CallerPolicy> {
+        let o = v.as_object().ok_or_else(|| {
+            Error::descriptor(path, "expected {\"allow\": [...], \"deny\": [...]}")
+        })?;
+        check_keys(o, path, &["allow", "deny"])?;
+        let list = |key: &str| -> Result<Vec<String>> {
+            match o.get(key) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        x.as_str().map(str::to_owned).ok_or_else(|| {
+                            Error::descriptor(
+                                format!("{path}.{key}[{i}]"),
+                                "expected a package name string",
+                            )
+                        })
+                    })
+                    .collect(),
+                Some(_) => Err(Error::descriptor(
+                    format!("{path}.{key}"),
+                    "expected an array of package names",
+                )),
+            }
+        };
+        Ok(CallerPolicy {
+            allow: list("allow")?,
+            deny: list("deny")?,
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({"allow": self.allow, "deny": self.deny})
+    }
+}
+
+/// A validated function descriptor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionDescriptor {
+    pub id: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub symbol: Option<String>,
+    pub parameters: Vec<Parameter>,
+    /// `None` is `void`.
+    pub result: Option<Type>,
+    /// The result's value constraints (from `"result": {"type": T, "minimum": …}`).
+    pub result_constraints: Option<Box<Constraints>>,
+    pub opens_app: bool,
+    pub requires_permission: bool,
+    pub kind: FunctionKind,
+    pub toolkit: Option<String>,
+    pub condition: Option<Condition>,
+    pub condition_text: Option<String>,
+    pub enabled: bool,
+    pub deprecated: bool,
+    pub hints: Hints,
+    pub callers: CallerPolicy,
+    /// The entity whose `search_{entity}` this is, for generated functions.
+    pub generated_for: Option<usize>,
+}
+
+const FUNCTION_KEYS: &[&str] = &[
+    "id",
+    "title",
+    "description",
+    "symbol",
+    "parameters",
+    "result",
+    "opensApp",
+    "requiresPermission",
+    "kind",
+    "toolkit",
+    "condition",
+    "enabled",
+    "deprecated",
+    "hints",
+    "callers",
+];
+
+/// Snake case: `[a-z][a-z0-9_]*`, at most 64 characters.
+pub fn is_function_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && b[0].is_ascii_lowercase()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
+}
+
+/// camelCase: `[a-z][A-Za-z0-9]*`, at most 64 characters.
+pub fn is_parameter_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && b[0].is_ascii_lowercase()
+        && b.iter().all(u8::is_ascii_alphanumeric)
+}
+
+/// What parsing checks beyond the types: the metadata properties conditions and
+/// placeholders may name (when the dispatcher declares them).
+#[derive(Default)]
+pub struct ParseContext<'a> {
+    pub metadata_properties: Option<&'a [String]>,
+    pub limits: Limits,
+}
+
+impl FunctionDescriptor {
+    /// Parses and validates a function descriptor.
+    pub fn parse(
+        doc: &Value,
+        types: &TypeSet,
+        cx: &ParseContext<'_>,
+    ) -> Result<FunctionDescriptor> {
+        let o = doc.as_object().ok_or_else(|| {
+            Error::descriptor(
+                "descriptor",
+                format!("expected a JSON object, got {}", describe_json(doc)),
+            )
+        })?;
+        let id = match field(o, "id") {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => {
+                return Err(Error::descriptor(
+                    "id",
+                    format!("expected a string, got {}", describe_json(other)),
+                ))
+            }
+            None => return Err(Error::descriptor("descriptor.id", "missing")),
+        };
+        if !is_function_id(&id) {
+            return Err(Error::descriptor(
+                format!("{}.id", crate::model::types::quote_short(&id)),
+                "an id is snake_case: a lowercase letter, then lowercase letters, digits and _, at most 64 characters",
+            ));
+        }
+        let p = id.as_str();
+        check_keys(o, p, FUNCTION_KEYS)?;
+
+        let mut parameters: Vec<Parameter> = Vec::new();
+        match field(o, "parameters") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let param = parse_parameter(item, i, p, types, cx)?;
+                    if parameters.iter().any(|x| x.name == param.name) {
+                        return Err(Error::descriptor(
+                            format!("{p}.parameters.{}", param.name),
+                            "duplicate parameter name",
+                        ));
+                    }
+                    parameters.push(param);
+                }
+            }
+            Some(other) => {
+                return Err(Error::descriptor(
+                    format!("{p}.parameters"),
+                    format!("expected an array, got {}", describe_json(other)),
+                ))
+            }
+        }
+
+        let (result, result_constraints) = match field(o, "result") {
+            None | Some(Value::Null) => (None, None),
+            Some(Value::String(s)) if s == "void" => (None, None),
+            // the slot form: {"type": T, "nullable"?: bool, <constraints>}
+            Some(Value::Object(r)) if r.contains_key("type") => {
+                let rp = format!("{p}.result");
+                check_slot_keys(r, &rp, RESULT_KEYS)?;
+                let mut ty =
+                    types.parse_type(&r["type"], &format!("{rp}.type"), &HashMap::new())?;
+                if opt_bool(r, "nullable", &rp)?.unwrap_or(false)
+                    && !matches!(ty, Type::Nullable(_))
+                {
+                    ty = Type::Nullable(Box::new(ty));
+                }
+                let c = parse_constraints(r, &rp, &ty)?;
+                (Some(ty), c)
+            }
+            Some(v) => (
+                Some(types.parse_type(v, &[p, ".result"].concat(), &HashMap::new())?),
+                None,
+            ),
+        };
+
+        let kind = match field(o, "kind") {
+            None | Some(Value::Null) => FunctionKind::Function,
+            Some(Value::String(s)) if s == "function" => FunctionKind::Function,
+            Some(Value::String(s)) if s == "output" => FunctionKind::Output,
+            Some(other) => {
+                return Err(Error::descriptor(
+                    format!("{p}.kind"),
+                    format!(
+                        "expected \"function\" or \"output\", got {}",
+                        describe_json(other)
+                    ),
+                ))
+            }
+        };
+
+        let title = opt_string(o, "title", p)?;
+        let description = opt_string(o, "description", p)?;
+        for (key, text) in [("title", &title), ("description", &description)] {
+            if let Some(t) = text {
+                check_text(t, cx.metadata_properties)
+                    .map_err(|e| Error::descriptor(format!("{p}.{key}"), e))?;
+            }
+        }
+
+        let condition_text = opt_string(o, "condition", p)?;
+        let condition = match &condition_text {
+            None => None,
+            Some(text) => {
+                let c = Condition::parse(text)
+                    .map_err(|e| Error::descriptor(format!("{p}.condition"), e))?;
+                if let Some(props) = cx.metadata_properties {
+                    for name in c.properties() {
+                        if !props.iter().any(|x| x == name) {
+                            return Err(Error::descriptor(
+                                format!("{p}.condition"),
+                                format!("\"{name}\" is not a property of the metadata schema (known: {})", props.join(", ")),
+                            ));
+                        }
+                    }
+                }
+                Some(c)
+            }
+        };
+
+        let toolkit = opt_string(o, "toolkit", p)?;
+        if let Some(t) = &toolkit {
+            if !is_function_id(t) {
+                return Err(Error::descriptor(
+                    format!("{p}.toolkit"),
+                    "a toolkit name is snake_case: a lowercase letter, then lowercase letters, digits and _",
+                ));
+            }
+        }
+
+        let hints = parse_hints(field(o, "hints"), p)?;
+
+        let callers = match field(o, "callers") {
+            None | Some(Value::Null) => CallerPolicy::default(),
+            Some(v) => CallerPolicy::parse(v, &format!("{p}.callers"))?,
+        };
+
+        Ok(FunctionDescriptor {
+            symbol: opt_string(o, "symbol", p)?,
+            opens_app: opt_bool(o, "opensApp", p)?.unwrap_or(false),
+            requires_permission: opt_bool(o, "requiresPermission", p)?.unwrap_or(false),
+            enabled: opt_bool(o, "enabled", p)?.unwrap_or(true),
+            deprecated: opt_bool(o, "deprecated", p)?.unwrap_or(false),
+            id,
+            title,
+            description,
+            parameters,
+            result,
+            result_constraints,
+            kind,
+            toolkit,
+            condition,
+            condition_text,
+            hints,
+            callers,
+            generated_for: None,
+        })
+    }
+
+    /// The generated `search_{entity}` function.
+    pub fn entity_search(entity_index: usize, def: &EntityDef) -> FunctionDescriptor {
+        let shown = def.title.clone().unwrap_or_else(|| def.name.clone());
+        FunctionDescriptor {
+            id: format!("search_{}", def.name),
+            title: Some(format!("Search {shown}")),
+            description: Some(format!(
+                "Finds {shown} entities matching a query{}.",
+                def.description
+                    .as_deref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
+            )),
+            symbol: None,
+            parameters: vec![
+                Parameter {
+                    name: "query".into(),
+                    ty: Type::String,
+                    description: Some("Text to match; an empty query matches every entity.".into()),
+                    optional: false,
+                    default: None,
+                    default_json: None,
+                    constraints: None,
+                },
+                Parameter {
+                    name: "limit".into(),
+                    ty: Type::Int32,
+                    description: Some("The most entities to return.".into()),
+                    optional: true,
+                    default: None,
+                    default_json: None,
+                    constraints: None,
+                },
+            ],
+            result: Some(Type::Array(Box::new(Type::Entity(entity_index)))),
+            result_constraints: None,
+            opens_app: false,
+            requires_permission: false,
+            kind: FunctionKind::Function,
+            toolkit: None,
+            condition: None,
+            condition_text: None,
+            enabled: true,
+            deprecated: false,
+            hints: Hints {
+                read_only: Some(true),
+                destructive: Some(false),
+                idempotent: Some(true),
+                open_world: Some(false),
+            },
+            callers: CallerPolicy::default(),
+            generated_for: Some(entity_index),
+        }
+    }
+
+    /// The normalised JSON form (every field present), as listed by the registry.
+    pub fn to_json(&self, types: &TypeSet, enabled_now: bool) -> Value {
+        let mut o = Map::new();
+        o.insert("id".into(), self.id.clone().into());
+        o.insert("title".into(), opt_json(&self.title));
+        o.insert("description".into(), opt_json(&self.description));
+        o.insert("symbol".into(), opt_json(&self.symbol));
+        let params: Vec<Value> = self
+            .parameters
+            .iter()
+            .map(|p| {
+                let mut po = Map::new();
+                po.insert("name".into(), p.name.clone().into());
+                po.insert("type".into(), types.type_json(&p.ty));
+                po.insert("description".into(), opt_json(&p.description));
+                po.insert("optional".into(), p.optional.into());
+                po.insert("nullable".into(), matches!(p.ty, Type::Nullable(_)).into());
+                if let Some(d) = &p.default {
+                    po.insert("default".into(), d.clone());
+                }
+                if let Some(c) = &p.constraints {
+                    c.write(&mut po);
+                }
+                Value::Object(po)
+            })
+            .collect();
+        o.insert("parameters".into(), Value::Array(params));
+        o.insert(
+            "result".into(),
+            match &self.result {
+                None => "void".into(),
+                Some(t) => types.type_json(t),
+            },
+        );
+        if let Some(c) = &self.result_constraints {
+            let mut co = Map::new();
+            c.write(&mut co);
+            o.insert("resultConstraints".into(), Value::Object(co));
+        }
+        o.insert("opensApp".into(), self.opens_app.into());
+        o.insert("requiresPermission".into(), self.requires_permission.into());
+        o.insert(
+            "kind".into(),
+            match self.kind {
+                FunctionKind::Function => "function",
+                FunctionKind::Output => "output",
+            }
+            .into(),
+        );
+        o.insert("toolkit".into(), opt_json(&self.toolkit));
+        o.insert("condition".into(), opt_json(&self.condition_text));
+        o.insert("enabled".into(), enabled_now.into());
+        o.insert("deprecated".into(), self.deprecated.into());
+        let mut h = Map::new();
+        for (k, v) in [
+            ("readOnly", self.hints.read_only),
+            ("destructive", self.hints.destructive),
+            ("idempotent", self.hints.idempotent),
+            ("openWorld", self.hints.open_world),
+        ] {
+            h.insert(k.into(), v.map(Value::Bool).unwrap_or(Value::Null));
+        }
+        o.insert("hints".into(), Value::Object(h));
+        o.insert("callers".into(), self.callers.to_json());
+        o.insert("generated".into(), self.generated_for.is_some().into());
+        o.insert(
+            "entity".into(),
+            self.generated_for
+                .map(|i| Value::String(types.entities[i].name.clone()))
+                .unwrap_or(Value::Null),
+        );
+        Value::Object(o)
+    }
+}
+
+fn parse_parameter(
+    item: &Value,
+    index: usize,
+    fid: &str,
+    types: &TypeSet,
+    cx: &ParseContext<'_>,
+) -> Result<Parameter> {
+    // paths are made as needed (most descriptors have no error to report)
+    let o = item.as_object().ok_or_else(|| {
+        Error::descriptor(
+            format!("{fid}.parameters[{index}]"),
+            format!("expected an object, got {}", describe_json(item)),
+        )
+    })?;
+    let name = match field(o, "name") {
+        Some(Value::String(s)) => s.clone(),
+        _ => {
+            return Err(Error::descriptor(
+                format!("{fid}.parameters[{index}].name"),
+                "missing or not a string",
+            ))
+        }
+    };
+    let path = [fid, ".parameters.", &name].concat();
+    if !is_parameter_name(&name) {
+        return Err(Error::descriptor(
+            &path,
+            "a parameter name is camelCase: a lowercase letter, then letters and digits",
+        ));
+    }
+    check_slot_keys(o, &path, PARAMETER_KEYS)?;
+    let tv =
+        field(o, "type").ok_or_else(|| Error::descriptor(format!("{path}.type"), "missing"))?;
+    let mut ty = types.parse_type(tv, &[&path, ".type"].concat(), &HashMap::new())?;
+    if opt_bool(o, "nullable", &path)?.unwrap_or(false) && !matches!(ty, Type::Nullable(_)) {
+        ty = Type::Nullable(Box::new(ty));
+    }
+    let constraints = parse_constraints(o, &path, &ty)?;
+    let default = field(o, "default").cloned();
+    let nullable = matches!(ty, Type::Nullable(_));
+    let mut optional = nullable_may_be_omitted(o, &path, nullable)?;
+    let default_json = match &default {
+        // one nullable rule (seed 002's editNote(title: String?)): a nullable parameter may
+        // be omitted and then binds as null
+        None if nullable => Some("null".to_owned()),
+        None => None,
+        Some(d) => {
+            if contains_entity(&ty) {
+                return Err(Error::descriptor(
+                    format!("{path}.default"),
+                    "an entity parameter cannot have a default",
+                ));
+            }
+            // a default makes the parameter optional
+            optional = true;
+            let text = d.to_string();
+            let bound = bind_value_with(
+                types,
+                &ty,
+                constraints.as_deref(),
+                &text,
+                Mode::Values,
+                &cx.limits,
+            )
+            .map_err(|e| {
+                let inner = if e.path.is_empty() {
+                    String::new()
+                } else {
+                    format!(".{}", e.path)
+                };
+                Error::descriptor(format!("{path}.default{inner}"), e.reason)
+            })?;
+            Some(bound.json)
+        }
+    };
+    let description = opt_string(o, "description", &path)?;
+    if let Some(t) = &description {
+        check_text(t, cx.metadata_properties)
+            .map_err(|e| Error::descriptor(format!("{path}.description"), e))?;
+    }
+    Ok(Parameter {
+        name,
+        ty,
+        description,
+        optional,
+        default,
+        default_json,
+        constraints,
+    })
+}
+
+/// The keys a parameter may have, besides the constraint keywords.
+const PARAMETER_KEYS: &[&str] = &[
+    "name",
+    "type",
+    "description",
+    "optional",
+    "nullable",
+    "default",
+];
+
+/// The keys of a result in its slot form `{"type": T, …}`, besides the constraint keywords.
+const RESULT_KEYS: &[&str] = &["type", "nullable"];
+
+/// A function's `hints` (absent or null: none).
+fn parse_hints(v: Option<&Value>, p: &str) -> Result<Hints> {
+    match v {
+        None | Some(Value::Null) => Ok(Hints::default()),
+        Some(Value::Object(h)) => {
+            let hp = format!("{p}.hints");
+            check_keys(
+                h,
+                &hp,
+                &["readOnly", "destructive", "idempotent", "openWorld"],
+            )?;
+            Ok(Hints {
+                read_only: opt_bool(h, "readOnly", &hp)?,
+                destructive: opt_bool(h, "destructive", &hp)?,
+                idempotent: opt_bool(h, "idempotent", &hp)?,
+                open_world: opt_bool(h, "openWorld", &hp)?,
+            })
+        }
+        Some(other) => Err(Error::descriptor(
+            format!("{p}.hints"),
+            format!("expected an object, got {}", describe_json(other)),
+        )),
+    }
+}
+
+fn contains_entity(ty: &Type) -> bool {
+    match ty {
+        Type::Entity(_) => true,
+        Type::Array(t) | Type::Nullable(t) => contains_entity(t),
+        _ => false,
+    }
+}
+
+/// Parses and validates an entity descriptor (no metadata schema: placeholders refused).
+pub fn parse_entity(doc: &Value, types: &TypeSet) -> Result<EntityDef> {
+    parse_entity_with(doc, types, None)
+}
+
+/// [`parse_entity`] with the declared metadata properties that placeholders may name.
+pub fn parse_entity_with(
+    doc: &Value,
+    types: &TypeSet,
+    metadata_properties: Option<&[String]>,
+) -> Result<EntityDef> {
+    let o = doc.as_object().ok_or_else(|| {
+        Error::descriptor(
+            "entity",
+            format!("expected a JSON object, got {}", describe_json(doc)),
+        )
+    })?;
+    let name = match field(o, "name") {
+        Some(Value::String(s)) => s.clone(),
+        _ => return Err(Error::descriptor("entity.name", "missing or not a string")),
+    };
+    if !is_function_id(&name) {
+        return Err(Error::descriptor(
+            format!("{}.name", crate::model::types::quote_short(&name)),
+            "an entity name is snake_case (it becomes part of search_{name})",
+        ));
+    }
+    let p = name.as_str();
+    check_keys(o, p, &["name", "title", "description", "idField", "fields"])?;
+    types.check_entity_name(&name, p)?;
+    let fields = types.parse_fields(field(o, "fields"), p, &HashMap::new(), metadata_properties)?;
+    let id_field = opt_string(o, "idField", p)?.unwrap_or_else(|| "id".into());
+    match fields.iter().find(|f| f.name == id_field) {
+        None => {
+            return Err(Error::descriptor(
+                format!("{p}.idField"),
+                format!("the entity has no field \"{id_field}\" to use as its id"),
+            ))
+        }
+        Some(f) if f.ty != Type::String || f.optional => {
+            return Err(Error::descriptor(
+                format!("{p}.fields.{id_field}"),
+                "the id field must be a required string",
+            ))
+        }
+        Some(_) => {}
+    }
+    let title = opt_string(o, "title", p)?;
+    let description = opt_string(o, "description", p)?;
+    for (key, text) in [("title", &title), ("description", &description)] {
+        if let Some(t) = text {
+            check_text(t, metadata_properties)
+                .map_err(|e| Error::descriptor(format!("{p}.{key}"), e))?;
+        }
+    }
+    Ok(EntityDef {
+        name,
+        title,
+        description,
+        id_field,
+        fields,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn types() -> TypeSet {
+        let mut t = TypeSet::default();
+        t.define(&json!({"enums": [{"name": "Priority", "members": ["Low", "Normal", "High"]}]}))
+            .unwrap();
+        t
+    }
+
+    fn parse(v: Value) -> Result<FunctionDescriptor> {
+        FunctionDescriptor::parse(&v, &types(), &ParseContext::default())
+    }
+
+    #[test]
+    fn the_issue_example_message() {
+        let e = parse(json!({"id": "create_order", "parameters": [{"name": "priority", "type": {"enum": "Priorty"}}]}))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("create_order.parameters.priority.type: unknown enum \"Priorty\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn ids_and_names_are_checked() {
+        assert!(parse(json!({"id": "CreateOrder"}))
+            .unwrap_err()
+            .to_string()
+            .contains("snake_case"));
+        assert!(
+            parse(json!({"id": "x", "parameters": [{"name": "Customer", "type": "string"}]}))
+                .unwrap_err()
+                .to_string()
+                .contains("camelCase")
+        );
+        assert!(parse(json!({"id": "x", "parameters": [{"name": "a", "type": "string"}, {"name": "a", "type": "int32"}]})).unwrap_err().to_string().contains("duplicate"));
+        assert_eq!(parse(json!({"id": "x", "opensapp": true})).unwrap_err().to_string(), "x.opensapp: unknown field (did you mean \"opensApp\"?); allowed: id, title, description, symbol, parameters, result, opensApp, requiresPermission, kind, toolkit, condition, enabled, deprecated, hints, callers");
+        assert!(parse(json!({"id": "x", "kind": "tool"}))
+            .unwrap_err()
+            .to_string()
+            .starts_with("x.kind:"));
+        assert!(parse(json!({"id": "x", "condition": "A &"}))
+            .unwrap_err()
+            .to_string()
+            .starts_with("x.condition:"));
+        assert!(parse(json!([])).is_err());
+    }
+
+    #[test]
+    fn defaults_are_validated_and_make_the_parameter_optional() {
+        let f = parse(json!({"id": "x", "parameters": [{"name": "priority", "type": {"enum": "Priority"}, "default": "Normal"}]})).unwrap();
+        assert!(f.parameters[0].optional);
+        assert_eq!(f.parameters[0].default_json.as_deref(), Some("\"Normal\""));
+        let e = parse(json!({"id": "x", "parameters": [{"name": "priority", "type": {"enum": "Priority"}, "default": "Urgent"}]})).unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "x.parameters.priority.default: \"Urgent\" is not a member of enum Priority"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn metadata_properties_are_checked_when_declared() {
+        let props = vec![
+            "ProviderName".to_string(),
+            "HasAdvancedFeatures".to_string(),
+        ];
+        let cx = ParseContext {
+            metadata_properties: Some(&props),
+            ..Default::default()
+        };
+        let ok = json!({"id": "x", "description": "Search using {metadata.ProviderName}", "condition": "HasAdvancedFeatures"});
+        assert!(FunctionDescriptor::parse(&ok, &types(), &cx).is_ok());
+        let bad = json!({"id": "x", "description": "Search using {metadata.Provider}"});
+        assert!(FunctionDescriptor::parse(&bad, &types(), &cx)
+            .unwrap_err()
+            .to_string()
+            .contains("{metadata.Provider}"));
+        let bad = json!({"id": "x", "condition": "HasAdvanced"});
+        assert!(FunctionDescriptor::parse(&bad, &types(), &cx)
+            .unwrap_err()
+            .to_string()
+            .contains("\"HasAdvanced\" is not a property"));
+    }
+
+    #[test]
+    fn normalised_json_has_every_field() {
+        let f = parse(json!({"id": "edit_note", "parameters": [{"name": "title", "type": "string", "nullable": true}]})).unwrap();
+        let j = f.to_json(&types(), true);
+        assert_eq!(j["parameters"][0]["type"], json!({"nullable": "string"}));
+        assert_eq!(j["result"], json!("void"));
+        assert_eq!(j["kind"], json!("function"));
+        assert_eq!(j["enabled"], json!(true));
+        assert_eq!(j["generated"], json!(false));
+    }
+
+    #[test]
+    fn entities_need_a_string_id_field() {
+        let t = types();
+        assert!(parse_entity(
+            &json!({"name": "order", "fields": [{"name": "id", "type": "string"}]}),
+            &t
+        )
+        .is_ok());
+        assert!(parse_entity(
+            &json!({"name": "order", "fields": [{"name": "key", "type": "string"}]}),
+            &t
+        )
+        .unwrap_err()
+        .to_string()
+        .contains("no field \"id\""));
+        assert!(parse_entity(&json!({"name": "Priority", "fields": []}), &t).is_err());
+    }
+
+    #[test]
+    fn an_omitted_nullable_binds_as_null_and_an_omitted_optional_stays_out() {
+        use crate::model::binding::{bind_arguments, bind_value, Limits, Mode};
+        let mut t = TypeSet::default();
+        t.define(&json!({"records": [{"name": "Line", "fields": [
+            {"name": "sku", "type": "string"}, {"name": "qty", "type": "int32", "optional": true}]}]}))
+            .unwrap();
+        let f = FunctionDescriptor::parse(
+            &json!({"id": "edit_note", "parameters": [
+                {"name": "title", "type": "string", "nullable": true},
+                {"name": "tag", "type": "string", "optional": true}]}),
+            &t,
+            &Default::default(),
+        )
+        .unwrap();
+        let l = Limits::default();
+        let bind = |args: &str| {
+            bind_arguments(&t, &f.parameters, Some(args), &l)
+                .unwrap()
+                .json
+        };
+        assert_eq!(bind(r#"{"title":null}"#), r#"{"title":null}"#);
+        assert_eq!(bind("{}"), r#"{"title":null}"#);
+        assert_eq!(
+            bind(r#"{"title":"t","tag":"x"}"#),
+            r#"{"title":"t","tag":"x"}"#
+        );
+        // a nullable record field likewise
+        let line = bind_value(&t, &Type::Record(0), r#"{"sku":"a"}"#, Mode::Values, &l).unwrap();
+        assert_eq!(line.json, r#"{"sku":"a"}"#, "qty is optional, not nullable");
+        let mut t2 = TypeSet::default();
+        t2.define(&json!({"records": [{"name": "Note", "fields": [{"name": "title", "type": {"nullable": "string"}}]}]}))
+            .unwrap();
+        assert!(t2.records[0].fields[0].optional);
+        let note = bind_value(&t2, &Type::Record(0), "{}", Mode::Values, &l).unwrap();
+        assert_eq!(note.json, r#"{"title":null}"#);
+    }
+}

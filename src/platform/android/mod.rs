@@ -1,0 +1,1 @@
+//! Android's AppFunctions: the assets an app ships and the GenericDocument conversion.

@@ -1,0 +1,1 @@
+//! Apple's App Intents: the Swift an app's build generates.
