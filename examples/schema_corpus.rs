@@ -623,7 +623,7 @@ fn main() {
         json!({
             "functions": functions,
             "cases": verdicts,
-            "descriptor_schema": appfunctions::descriptor_schema::descriptor_schema(),
+            "descriptor_schema": appfunctions::descriptor_schema(),
             "descriptors": descriptors,
         })
     );

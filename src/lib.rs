@@ -1,32 +1,76 @@
 //! appfunctions: one dispatch core that lets an app offer its functions to assistants
 //! and agents. See `docs/descriptors.md` and DESIGN.md.
 //!
+//! A function is registered from its descriptor with a handler, then called, exported
+//! as a tool list, shown to a model through a [`view::View`] or served over MCP
+//! ([`mcp::Session`]):
+//!
+//! ```
+//! use appfunctions::{sync_handler, Dispatcher, Invocation, Status};
+//! let d = Dispatcher::new();
+//! d.register_function(
+//!     r#"{"id": "greet", "description": "Greets someone",
+//!         "parameters": [{"name": "name", "type": "string"}], "result": "string"}"#,
+//!     Some(sync_handler(|call| {
+//!         let args: serde_json::Value = serde_json::from_str(call.args().unwrap()).unwrap();
+//!         Ok(Some(serde_json::to_string(&format!("Hello, {}!", args["name"].as_str().unwrap())).unwrap()))
+//!     })),
+//! )?;
+//! let outcome = d.execute_outcome(&Invocation::new("greet"), Some(r#"{"name": "Ada"}"#));
+//! assert_eq!(outcome.status, Status::Success);
+//! assert_eq!(outcome.result.as_deref(), Some(r#""Hello, Ada!""#));
+//! # Ok::<(), appfunctions::Error>(())
+//! ```
+//!
 //! The folders are the layers (docs/architecture.md); each uses only those before it:
-//! [`model`] ← [`engine`] ← [`export`] ← `platform`, [`view`] ← [`mcp`] ← `http` ← [`ffi`].
+//! `model` ← `engine` ← [`export`] ← `platform`, [`view`] ← [`mcp`] ← `http` ← [`ffi`].
+
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
 
 mod engine;
 mod model;
 
 pub mod export;
+#[allow(unsafe_code)]
 pub mod ffi;
 mod http;
 pub mod mcp;
 mod platform;
 pub mod view;
 
-// The modules' public paths from before the folders (the facade is curated separately).
-pub use engine::{call, cancel, dispatcher, log, threads};
-pub use model::{
-    binding, condition, constraints, descriptor, descriptor_schema, error, formats, outcome,
-    schema, types,
-};
+// The facade: everything an app, a binding or a tool names, from the layer that owns it.
 
-pub use binding::Limits;
-pub use call::{sync_handler, Delegate, Handler, PermissionHook, ScopeHooks};
-pub use call::{Call, CallKind, Gate, GateDecision, HandlerResult, Invocation, Platform};
-pub use cancel::CancelToken;
-pub use descriptor::{CallerPolicy, FunctionDescriptor};
-pub use dispatcher::Dispatcher;
-pub use error::{Error, ErrorCode};
-pub use log::LogLevel;
-pub use outcome::{Outcome, Status};
+// Registration and calls (engine).
+pub use engine::call::{
+    sync_handler, Call, CallKind, CompleteError, Delegate, Gate, GateDecision, Handler,
+    HandlerResult, Invocation, OnCancel, PermissionHook, Platform, Release, ScopeHooks,
+};
+pub use engine::cancel::CancelToken;
+pub use engine::dispatcher::{ChangeListener, Dispatcher, FunctionInfo, Schemas, DEFAULT_TIMEOUT};
+pub use engine::log::{LogLevel, LogSink};
+
+// What a function, an entity and an answer are (model).
+pub use model::binding::Limits;
+pub use model::descriptor::{CallerPolicy, FunctionDescriptor};
+pub use model::descriptor_schema::descriptor_schema;
+pub use model::error::{Error, ErrorCode, Result};
+pub use model::outcome::{Outcome, Status};
+
+/// Not the API: the binder and the descriptor reader as the fuzz targets and the crate's
+/// own tests drive them directly. Nothing here is stable.
+#[doc(hidden)]
+#[allow(missing_docs)]
+pub mod internals {
+    pub use crate::model::binding::{bind_arguments, bind_value, BindError, Bound, Mode};
+    pub use crate::model::condition;
+    pub use crate::model::descriptor::{parse_entity, ParseContext};
+    pub use crate::model::types::TypeSet;
+}
+
+/// The library's own threads (docs/threads.md): the completion pool's size and cap.
+pub mod threads {
+    pub use crate::engine::threads::{
+        completion_threads, completion_threads_max, set_completion_threads_max,
+    };
+}

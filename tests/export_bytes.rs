@@ -7,8 +7,9 @@
 //! entries keep their tool objects.
 
 use appfunctions::export::{self, ExportError, Format, ToolSpec};
+use appfunctions::internals::condition;
 use appfunctions::view::View;
-use appfunctions::{condition, sync_handler, Dispatcher};
+use appfunctions::{sync_handler, Dispatcher};
 use serde_json::{json, Value};
 
 const TYPES: &str = r#"{

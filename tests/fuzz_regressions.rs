@@ -1,10 +1,10 @@
 //! Regression tests for what the fuzzers (fuzz/, ci/fuzz.sh) and the miri lane found.
 //! Each test names the target and the input that found it.
 
-use appfunctions::binding::{bind_arguments, Limits};
-use appfunctions::descriptor::{FunctionDescriptor, ParseContext};
-use appfunctions::types::TypeSet;
-use appfunctions::{sync_handler, Dispatcher, Invocation, Outcome, Status};
+use appfunctions::internals::{bind_arguments, ParseContext, TypeSet};
+use appfunctions::{
+    sync_handler, Dispatcher, FunctionDescriptor, Invocation, Limits, Outcome, Status,
+};
 use serde_json::json;
 
 /// roundtrip target: an outcome whose result is the double 1005917.1025390625 (exactly

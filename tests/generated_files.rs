@@ -9,9 +9,7 @@ fn descriptor_schema_is_in_sync() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("include/appfunctions.descriptor.schema.json");
     let generated =
-        serde_json::to_string_pretty(&appfunctions::descriptor_schema::descriptor_schema())
-            .unwrap()
-            + "\n";
+        serde_json::to_string_pretty(&appfunctions::descriptor_schema()).unwrap() + "\n";
     if std::env::var_os("AF_BLESS").is_some() {
         std::fs::write(&path, &generated).unwrap();
     }

@@ -576,7 +576,7 @@ fn cancel_callbacks_and_host_data_are_released_once() {
             // one removed, one left to the end of the call, one replaced host data
             let g = Drops(dr.clone());
             let id = match c.on_cancel(Box::new(move || drop(g))) {
-                call::OnCancel::Registered(id) => id,
+                OnCancel::Registered(id) => id,
                 other => panic!("{other:?}"),
             };
             assert!(c.remove_on_cancel(id));

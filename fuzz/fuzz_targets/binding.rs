@@ -16,10 +16,8 @@
 
 mod common;
 
-use appfunctions::binding::{bind_arguments, bind_value, Limits, Mode};
-use appfunctions::descriptor::{parse_entity, FunctionDescriptor, ParseContext};
-use appfunctions::types::TypeSet;
-use appfunctions::{sync_handler, Dispatcher, Invocation, Outcome, Status};
+use appfunctions::internals::{bind_arguments, bind_value, parse_entity, Mode, ParseContext, TypeSet};
+use appfunctions::{sync_handler, Dispatcher, FunctionDescriptor, Invocation, Limits, Outcome, Status};
 use arbitrary::Unstructured;
 use common::Spec;
 use libfuzzer_sys::fuzz_target;
@@ -155,7 +153,7 @@ fn check_bound(
     types: &TypeSet,
     desc: &FunctionDescriptor,
     text: &str,
-    r: &Result<appfunctions::binding::Bound, appfunctions::binding::BindError>,
+    r: &Result<appfunctions::internals::Bound, appfunctions::internals::BindError>,
     serde_ok: bool,
     expect: Option<bool>,
     limits: &Limits,

@@ -19,6 +19,7 @@ use std::time::Instant;
 /// unanswered call, until its timeout (the dispatcher's default one included), its
 /// cancellation token or a shutdown ends it.
 pub trait Handler: Send + Sync {
+    /// Runs the call; complete it now or keep the `Arc` and complete it later.
     fn invoke(&self, call: &Arc<Call>);
 }
 
@@ -82,6 +83,7 @@ pub trait Delegate: Send + Sync {
     fn on_invoked_nul(&self, call: &Arc<Call>, outcome: &Outcome, json_nul: &str) {
         self.on_invoked(call, outcome, strip_nul(json_nul));
     }
+    /// False when `on_invoked` is the default (the pipeline then skips it).
     fn has_on_invoked(&self) -> bool {
         true
     }
@@ -90,12 +92,15 @@ pub trait Delegate: Send + Sync {
 /// The host's per-call scope (a DI scope): `begin` before anything else, `end` exactly
 /// once after the last `on_invoked`.
 pub trait ScopeHooks: Send + Sync {
+    /// Opens the call's scope, before anything else runs for it.
     fn begin(&self, call: &Arc<Call>);
+    /// Closes the call's scope, exactly once, after the last `on_invoked`.
     fn end(&self, call: &Arc<Call>);
 }
 
 /// Asks the user to approve a `requiresPermission` function; answer the gate once.
 pub trait PermissionHook: Send + Sync {
+    /// Asks the user about `call`; answer `gate` once, now or later.
     fn ask(&self, call: &Arc<Call>, gate: Gate);
 }
 
@@ -128,6 +133,7 @@ pub enum Platform {
 }
 
 impl Platform {
+    /// The platform's name in outcomes and logs: `other`, `apple` or `android`.
     pub fn as_str(self) -> &'static str {
         match self {
             Platform::Other => "other",
@@ -135,6 +141,7 @@ impl Platform {
             Platform::Android => "android",
         }
     }
+    /// The platform of a C `af_platform` value; `None` for an unknown one.
     pub fn from_i32(v: i32) -> Option<Platform> {
         match v {
             0 => Some(Platform::Other),
@@ -148,12 +155,15 @@ impl Platform {
 /// A request to run a function.
 #[derive(Clone, Debug, Default)]
 pub struct Invocation {
+    /// The function to run (its descriptor's `id`).
     pub function_id: String,
+    /// Where the call comes from.
     pub platform: Platform,
     /// apple: the app is in the foreground for this run.
     pub is_foreground: bool,
     /// android: the calling agent's package ("" in-process or from the shell).
     pub caller_package: String,
+    /// Cancels the call when cancelled ([`Invocation::cancel_token`]).
     pub cancel: Option<CancelTokenRef>,
     /// Ends the call `TimedOut` when it has not finished in time. `None`: the
     /// dispatcher's default timeout ([`crate::Dispatcher::set_default_timeout`]);
@@ -205,24 +215,29 @@ impl Invocation {
     /// default.
     pub const NO_TIMEOUT: std::time::Duration = std::time::Duration::MAX;
 
+    /// An in-process invocation of `function_id` with no caller, token or timeout of its own.
     pub fn new(function_id: impl Into<String>) -> Invocation {
         Invocation {
             function_id: function_id.into(),
             ..Default::default()
         }
     }
+    /// Sets where the call comes from.
     pub fn platform(mut self, p: Platform) -> Self {
         self.platform = p;
         self
     }
+    /// Sets whether the app is in the foreground for this run (apple).
     pub fn foreground(mut self, f: bool) -> Self {
         self.is_foreground = f;
         self
     }
+    /// Sets the calling package (android).
     pub fn caller(mut self, package: impl Into<String>) -> Self {
         self.caller_package = package.into();
         self
     }
+    /// Makes the call cancellable with `t` (the call keeps a clone).
     pub fn cancel_token(mut self, t: &CancelToken) -> Self {
         self.cancel = Some(CancelTokenRef(t.clone()));
         self
@@ -248,15 +263,20 @@ impl Invocation {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
 pub enum CallKind {
+    /// A function call: the handler runs with the bound arguments.
     Function = 0,
+    /// An entity lookup: the entity's lookup handler runs with the request.
     EntityLookup = 1,
 }
 
 /// A delegate's (or the permission hook's) answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GateDecision {
+    /// The call goes on.
     Allow,
+    /// The call ends `PermissionDenied` with this message.
     Deny(String),
+    /// The call ends `openApp` with this message (continue in the app).
     OpenApp(String),
 }
 
@@ -267,8 +287,10 @@ pub type HandlerResult = Result<Option<String>, (ErrorCode, String)>;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CompleteError {
     #[error("the call to {0} has already been completed or has ended; this completion is ignored")]
+    /// The call (to the function named) has already been completed or has ended.
     AlreadyCompleted(String),
     #[error("the call to {0} is not waiting for a {1} now")]
+    /// The call (to the function named) is not waiting for this kind of answer now.
     NotWaiting(String, &'static str),
 }
 
@@ -684,9 +706,11 @@ impl Call {
     pub(crate) fn shared(&self) -> &Arc<Shared> {
         &self.snap().shared
     }
+    /// Where the call comes from.
     pub fn platform(&self) -> Platform {
         self.platform
     }
+    /// Whether the app is in the foreground for this run (apple).
     pub fn is_foreground(&self) -> bool {
         self.foreground
     }
@@ -694,6 +718,7 @@ impl Call {
     pub fn caller_package(&self) -> &str {
         strip_nul(&self.caller_package)
     }
+    /// A function call or an entity lookup.
     pub fn kind(&self) -> CallKind {
         self.kind
     }
@@ -712,17 +737,17 @@ impl Call {
             .map(|i| self.snap().types.entities[i].name.as_str())
     }
     /// NUL-terminated views for the C layer (each valid as long as the call lives).
-    pub fn function_id_nul(&self) -> &str {
+    pub(crate) fn function_id_nul(&self) -> &str {
         match (&self.function_id, self.entry()) {
             (Some(id), _) => id,
             (None, Some(e)) => &e.id_nul,
             (None, None) => "\0",
         }
     }
-    pub fn caller_package_nul(&self) -> &str {
+    pub(crate) fn caller_package_nul(&self) -> &str {
         &self.caller_package
     }
-    pub fn args_nul(&self) -> Option<&str> {
+    pub(crate) fn args_nul(&self) -> Option<&str> {
         if self.kind == CallKind::EntityLookup {
             return None;
         }
@@ -734,7 +759,7 @@ impl Call {
         let a = self.args_fixed.as_deref()?;
         self.args_ready.load(Ordering::Acquire).then_some(a)
     }
-    pub fn lookup_request_nul(&self) -> Option<&str> {
+    pub(crate) fn lookup_request_nul(&self) -> Option<&str> {
         if self.kind != CallKind::EntityLookup {
             return None;
         }
@@ -849,12 +874,14 @@ impl Call {
             self.log(LogLevel::Error, "a host data release panicked");
         }
     }
+    /// The host value set with [`Call::set_host_data`]; 0 when none.
     pub fn host_data(&self) -> usize {
         match self.host_data.load(Ordering::Acquire) {
             0 => self.parent.as_ref().map_or(0, |p| p.host_data()),
             d => d,
         }
     }
+    /// Whether the call has been cancelled (by its token, a timeout or a shutdown).
     pub fn is_cancelled(&self) -> bool {
         self.cancel_code.load(Ordering::Acquire) != 0
     }
@@ -944,7 +971,7 @@ impl Call {
 
     /// The handle bindings pass through C (allocated on first use, released at scope
     /// end). `None` when the handle table is exhausted.
-    pub fn handle(self: &Arc<Self>) -> Option<usize> {
+    pub(crate) fn handle(self: &Arc<Self>) -> Option<usize> {
         match self.handle.load(Ordering::Acquire) {
             0 => {}
             usize::MAX => return None,
@@ -1077,6 +1104,7 @@ impl Gate {
             answered: false,
         }
     }
+    /// The call this gate decides.
     pub fn call(&self) -> &Arc<Call> {
         &self.call
     }
@@ -1096,7 +1124,7 @@ pub(crate) fn handle_table() -> &'static handles::Table<Arc<Call>, Tombstone> {
 }
 
 /// What a handle names.
-pub enum HandleRef {
+pub(crate) enum HandleRef {
     /// A live call (and the gate sequence bits the handle carries; 0 for a call handle).
     Live(Arc<Call>, u32),
     /// A call that has ended: its function id.
@@ -1107,7 +1135,7 @@ pub enum HandleRef {
 /// Runs `f` on the live call a call handle (not a gate handle) names, without taking a
 /// reference to it: under the handle's lock, so `f` must be short and must run no host
 /// code. `None` when the handle names no live call ([`resolve_handle`] tells why).
-pub fn with_live_call<R>(h: usize, f: impl FnOnce(&Arc<Call>) -> R) -> Option<R> {
+pub(crate) fn with_live_call<R>(h: usize, f: impl FnOnce(&Arc<Call>) -> R) -> Option<R> {
     handle_table()
         .with(h, |c, seq| (seq == 0).then(|| f(c)))
         .flatten()
@@ -1115,7 +1143,7 @@ pub fn with_live_call<R>(h: usize, f: impl FnOnce(&Arc<Call>) -> R) -> Option<R>
 
 /// Looks up a handle made by [`Call::handle`] or [`Gate::into_handle`]. A handle that has
 /// ended is reported (and logged to its dispatcher) rather than used.
-pub fn resolve_handle(h: usize) -> HandleRef {
+pub(crate) fn resolve_handle(h: usize) -> HandleRef {
     match handle_table().get(h) {
         handles::Lookup::Live(c, seq) => HandleRef::Live(c, seq),
         handles::Lookup::Ended(t) => HandleRef::Ended(ended_id(&t)),
@@ -1132,7 +1160,7 @@ pub(crate) fn ended_id(t: &Option<Tombstone>) -> String {
 }
 
 /// Logs a late use of an ended call's handle to its dispatcher's log sink.
-pub fn log_late(h: usize, what: &str) {
+pub(crate) fn log_late(h: usize, what: &str) {
     if let handles::Lookup::Ended(Some(t)) = handle_table().get(h) {
         if let Some(s) = t.shared.upgrade() {
             s.log(

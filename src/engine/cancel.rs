@@ -29,10 +29,12 @@ struct TokenInner {
 }
 
 impl CancelToken {
+    /// A token that has not been cancelled.
     pub fn new() -> CancelToken {
         CancelToken::default()
     }
 
+    /// Whether [`CancelToken::cancel`] has been called.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancelled.load(Ordering::Acquire)
     }
@@ -43,7 +45,7 @@ impl CancelToken {
     /// `is_cancelled` is true and host answers are refused as late). Of the calls that
     /// still need ending, the first ends on this thread before `cancel` returns (its cancel
     /// callbacks, `on_invoked`, scope end and outcome run here); each other one ends on a
-    /// thread of the completion pool ([`crate::engine::threads`]), so no call's host callbacks
+    /// thread of the completion pool ([`crate::threads`]), so no call's host callbacks
     /// hold up another's outcome.
     pub fn cancel(&self) {
         self.cancel_with(true);

@@ -2,10 +2,10 @@
 //! points of a call (`execute`, `execute_async`), the exports and schemas. The registry's
 //! data lives in `registry`, a call's scope in `call`, how it runs in `pipeline`.
 
-pub use crate::engine::call::{sync_handler, Delegate, Handler, PermissionHook, ScopeHooks};
 use crate::engine::call::{
     Call, CallKind, Entry, Hosted, Invocation, InvocationRef, OutcomeSink, PreBound, Snapshot,
 };
+pub use crate::engine::call::{Delegate, Handler, PermissionHook, ScopeHooks};
 use crate::engine::log::{LogLevel, LogSink};
 use crate::engine::pipeline::{drive_new, Delivered};
 pub use crate::engine::registry::{ChangeListener, Schemas, DEFAULT_TIMEOUT};
@@ -55,6 +55,7 @@ fn parse_json(text: &str, what: &str) -> Result<Value> {
 }
 
 impl Dispatcher {
+    /// An empty dispatcher: no types, functions, delegates or hooks; the default limits.
     pub fn new() -> Dispatcher {
         Dispatcher {
             registry: Arc::new(Registry::new()),
@@ -80,6 +81,7 @@ impl Dispatcher {
         self.registry.shared.subscribe(f)
     }
 
+    /// Removes the change listener [`Dispatcher::subscribe_changes`] returned `id` for.
     pub fn unsubscribe(&self, id: u64) {
         self.registry.shared.unsubscribe(id)
     }
@@ -180,6 +182,20 @@ impl Dispatcher {
     }
 
     /// Registers a function. `handler` may be `None` only for output-kind functions.
+    ///
+    /// Every check happens here, and a refusal names the place and the reason:
+    ///
+    /// ```
+    /// use appfunctions::{sync_handler, Dispatcher, Error};
+    /// let d = Dispatcher::new();
+    /// d.register_function(r#"{"id": "ping"}"#, Some(sync_handler(|_| Ok(None))))?;
+    /// let refused = d.register_function(
+    ///     r#"{"id": "pong", "parameters": [{"name": "n", "type": "int33"}]}"#,
+    ///     Some(sync_handler(|_| Ok(None))),
+    /// );
+    /// assert!(matches!(refused, Err(Error::Descriptor { .. })), "{refused:?}");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn register_function(
         &self,
         descriptor_json: &str,
@@ -206,6 +222,7 @@ impl Dispatcher {
         )
     }
 
+    /// [`Dispatcher::register_function`] for a descriptor already parsed as JSON.
     pub fn register_function_value(
         &self,
         doc: &Value,
@@ -320,6 +337,7 @@ impl Dispatcher {
         Ok(())
     }
 
+    /// Adds a delegate: it sees every call (`on_invoking`, `on_invoked`), in the order added.
     pub fn add_delegate(&self, d: Arc<dyn Delegate>) {
         let _ = self.update(
             |_| Ok(()),
@@ -332,10 +350,12 @@ impl Dispatcher {
         );
     }
 
+    /// Sets (or with `None` removes) the host's per-call scope.
     pub fn set_scope_hooks(&self, hooks: Option<Arc<dyn ScopeHooks>>) {
         let _ = self.update(|_| Ok(()), |s, ()| s.scope_hooks = hooks, false);
     }
 
+    /// Sets (or with `None` removes) what asks the user for `requiresPermission` functions.
     pub fn set_permission_hook(&self, hook: Option<Arc<dyn PermissionHook>>) {
         let _ = self.update(|_| Ok(()), |s, ()| s.permission = hook, false);
     }
@@ -366,6 +386,7 @@ impl Dispatcher {
         )
     }
 
+    /// Sets the input limits arguments are bound under; refused while functions are registered.
     pub fn set_limits(&self, limits: Limits) -> Result<()> {
         if limits.max_depth == 0 || limits.max_input_bytes == 0 {
             return Err(Error::Invalid("limits must be greater than zero".into()));
@@ -373,6 +394,7 @@ impl Dispatcher {
         self.update(|_| Ok(()), |s, ()| s.limits = limits, false)
     }
 
+    /// The input limits in force.
     pub fn limits(&self) -> Limits {
         self.snapshot().limits
     }
@@ -476,6 +498,7 @@ impl Dispatcher {
         Ok(())
     }
 
+    /// Sets (or with `None` removes) where the dispatcher's log lines go.
     pub fn set_log_sink(&self, sink: Option<LogSink>) {
         self.registry.shared.set_log_sink(sink);
     }
@@ -546,19 +569,26 @@ impl Dispatcher {
 
     /// Runs a call and blocks until its outcome (JSON). Never fails: every failure is an
     /// outcome.
+    ///
+    /// ```
+    /// use appfunctions::{sync_handler, Dispatcher, Invocation};
+    /// let d = Dispatcher::new();
+    /// d.register_function(r#"{"id": "ping", "result": "string"}"#, Some(sync_handler(|_| Ok(Some("\"pong\"".into())))))?;
+    /// let json: serde_json::Value = serde_json::from_str(&d.execute(&Invocation::new("ping"), None)).unwrap();
+    /// assert_eq!(json["status"], "success");
+    /// assert_eq!(json["result"], "pong");
+    /// let json: serde_json::Value = serde_json::from_str(&d.execute(&Invocation::new("nope"), None)).unwrap();
+    /// assert_eq!(json["errorCode"], "FunctionNotFound");
+    /// # Ok::<(), appfunctions::Error>(())
+    /// ```
     pub fn execute(&self, inv: &Invocation, args: Option<&str>) -> String {
-        let mut json = self.execute_nul(inv, args);
+        let mut json = self.execute_nul_ref(&inv.as_ref(), args);
         json.pop();
         json
     }
 
-    /// [`Dispatcher::execute`] with the outcome followed by a NUL (for the C layer).
-    #[doc(hidden)]
-    pub fn execute_nul(&self, inv: &Invocation, args: Option<&str>) -> String {
-        self.execute_nul_ref(&inv.as_ref(), args)
-    }
-
-    /// [`Dispatcher::execute_nul`] for a borrowed invocation.
+    /// [`Dispatcher::execute`] for a borrowed invocation, the outcome followed by a NUL
+    /// (the C layer lends it without a copy).
     pub(crate) fn execute_nul_ref(&self, inv: &InvocationRef<'_>, args: Option<&str>) -> String {
         let Ok((call, st)) = self.start(inv, args, None, false) else {
             return crate::engine::call::with_nul(&Self::shutting_down_outcome(inv).to_json());
@@ -605,7 +635,7 @@ impl Dispatcher {
     /// Starts a call and returns at once; `on_outcome` receives the outcome exactly once,
     /// on the thread that finishes the call: this one when everything answers inline, else
     /// the thread that answers the host's last wait, or cancels; for a timeout, a thread of
-    /// the completion pool ([`crate::engine::threads`]), never the timer's.
+    /// the completion pool ([`crate::threads`]), never the timer's.
     pub fn execute_async(
         &self,
         inv: &Invocation,
@@ -620,18 +650,7 @@ impl Dispatcher {
     }
 
     /// [`Dispatcher::execute_async`] whose callback gets the outcome JSON followed by its
-    /// NUL (for the C layer, which lends it without copying).
-    #[doc(hidden)]
-    pub fn execute_async_nul(
-        &self,
-        inv: &Invocation,
-        args: Option<&str>,
-        on_outcome: impl FnOnce(&str) + Send + 'static,
-    ) {
-        self.execute_async_nul_ref(&inv.as_ref(), args, on_outcome);
-    }
-
-    /// [`Dispatcher::execute_async_nul`] for a borrowed invocation (the call copies what it
+    /// NUL (the C layer lends it without copying), for a borrowed invocation (the call copies what it
     /// keeps of it before any host code runs).
     pub(crate) fn execute_async_nul_ref(
         &self,
@@ -711,6 +730,7 @@ impl Dispatcher {
         out
     }
 
+    /// [`Dispatcher::registry_json`] as a JSON value.
     pub fn registry_value(&self) -> Value {
         let s = self.snapshot();
         let functions: Vec<Value> = s
@@ -765,8 +785,12 @@ impl Dispatcher {
 /// A function as listed by [`Dispatcher::functions`].
 #[derive(Clone, Debug)]
 pub struct FunctionInfo {
+    /// The validated descriptor.
     pub desc: FunctionDescriptor,
+    /// Whether the function is enabled now.
     pub enabled: bool,
+    /// The JSON Schema (2020-12) of its parameters.
     pub parameters_schema: Value,
+    /// The JSON Schema (2020-12) of its result; `None` for void.
     pub result_schema: Option<Value>,
 }

@@ -1160,7 +1160,7 @@ impl Call {
     /// a delegate answering through [`Gate::answer_handle`] (`Delegate::on_invoking_seq`).
     /// `None` when the handle table is exhausted: the gate is then denied.
     #[doc(hidden)]
-    pub fn gate_handle(self: &Arc<Self>, seq: u32) -> Option<usize> {
+    pub(crate) fn gate_handle(self: &Arc<Self>, seq: u32) -> Option<usize> {
         match self.handle() {
             Some(h) => Some(handles::with_seq(h, seq)),
             None => {
@@ -1186,22 +1186,26 @@ impl crate::engine::timer::Expire for Call {
 }
 
 impl Gate {
+    /// Answers the gate; refused when the call is no longer waiting for it.
     pub fn answer(mut self, d: GateDecision) -> Result<(), CompleteError> {
         self.answered = true;
         self.call.answer_gate(self.seq, d)
     }
+    /// Lets the call go on.
     pub fn allow(self) -> Result<(), CompleteError> {
         self.answer(GateDecision::Allow)
     }
+    /// Ends the call `PermissionDenied` with `msg`.
     pub fn deny(self, msg: impl Into<String>) -> Result<(), CompleteError> {
         self.answer(GateDecision::Deny(msg.into()))
     }
+    /// Ends the call `openApp` with `msg`.
     pub fn open_app(self, msg: impl Into<String>) -> Result<(), CompleteError> {
         self.answer(GateDecision::OpenApp(msg.into()))
     }
     /// Turns the gate into a handle for C (answered through [`Gate::answer_handle`]).
     /// `None` when the handle table is exhausted (the gate is then denied).
-    pub fn into_handle(mut self) -> Option<usize> {
+    pub(crate) fn into_handle(mut self) -> Option<usize> {
         let h = self.call.handle()?;
         self.answered = true;
         Some(handles::with_seq(h, self.seq))
@@ -1214,7 +1218,7 @@ impl Gate {
 
     /// Answers a gate through a handle made by [`Gate::into_handle`] or
     /// [`Call::gate_handle`].
-    pub fn answer_handle(h: usize, d: GateDecision) -> Result<(), CompleteError> {
+    pub(crate) fn answer_handle(h: usize, d: GateDecision) -> Result<(), CompleteError> {
         let d = match answer_by_handle(h, true, Completion::Gate(d)) {
             Ok(r) => return r,
             Err(Completion::Gate(d)) => d,
@@ -1269,7 +1273,7 @@ impl Call {
     /// [`Call::complete`]; `Err` gives the result back when `h` names no live call (the
     /// caller tells why).
     #[doc(hidden)]
-    pub fn complete_handle(
+    pub(crate) fn complete_handle(
         h: usize,
         result: HandlerResult,
     ) -> Result<Result<(), CompleteError>, HandlerResult> {

@@ -20,22 +20,28 @@ pub enum ToolkitText {
 /// when the text is needed, with the view's metadata. `None` falls back to the static
 /// text.
 pub trait ToolkitTexts: Send + Sync {
+    /// The text `which` of `toolkit` for this metadata; `None`: the static text.
     fn text(&self, toolkit: &str, which: ToolkitText, metadata: &Value) -> Option<String>;
 }
 
 /// A toolkit: a named container of functions.
 #[derive(Clone)]
 pub struct Toolkit {
+    /// The toolkit's name, as functions name it in their `toolkit`.
     pub name: String,
     /// With a description, the toolkit collapses; without, its functions are always
     /// visible.
     pub description: Option<String>,
+    /// Returned once when the container expands.
     pub function_result: Option<String>,
+    /// Added to the system instructions every turn while expanded.
     pub system_prompt: Option<String>,
+    /// Asked for the texts when they are needed (dynamic texts).
     pub texts: Option<Arc<dyn ToolkitTexts>>,
 }
 
 impl Toolkit {
+    /// Whether the toolkit collapses into one container tool (it has a description).
     pub fn collapsible(&self) -> bool {
         self.description.is_some()
     }

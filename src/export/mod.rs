@@ -51,6 +51,16 @@ pub(crate) use tree::{MAX_DEPTH, MAX_PROPERTIES, STRICT_MOVED};
 /// The registry's exports live here, above the engine: the engine knows nothing of
 /// formats.
 impl Dispatcher {
+    /// ```
+    /// use appfunctions::{export::Format, sync_handler, Dispatcher};
+    /// let d = Dispatcher::new();
+    /// d.register_function(r#"{"id": "ping", "description": "Answers pong"}"#, Some(sync_handler(|_| Ok(None))))?;
+    /// let tools: serde_json::Value = serde_json::from_str(&d.export(Format::Mcp).unwrap()).unwrap();
+    /// assert_eq!(tools[0]["name"], "ping");
+    /// assert_eq!(tools[0]["description"], "Answers pong");
+    /// # Ok::<(), appfunctions::Error>(())
+    /// ```
+    ///
     /// Exports every enabled function as a tool list (`mcp`, `openai`, `openai-chat`,
     /// `anthropic`, `gemini`), or the registry as Android's AppFunctions schema XML
     /// (`android-xml`, disabled functions included with `enabledByDefault` false).

@@ -57,8 +57,11 @@ pub(crate) const MAX_BATCH: usize = 256;
 /// Server settings.
 #[derive(Clone, Debug)]
 pub struct McpConfig {
+    /// `serverInfo.name`.
     pub server_name: String,
+    /// `serverInfo.version`.
     pub server_version: String,
+    /// `serverInfo.title`.
     pub server_title: Option<String>,
     /// Instructions returned by `initialize` and `server/discover` (in the handshake era
     /// the view's expanded toolkits' prompts are appended).
@@ -355,6 +358,24 @@ fn well_formed(text: &str) -> Result<(), serde_json::Error> {
 
 impl Session {
     /// A session over `dispatcher` with an agent view of `metadata`.
+    ///
+    /// ```
+    /// use appfunctions::mcp::{McpConfig, Session};
+    /// use appfunctions::{sync_handler, Dispatcher};
+    /// let d = Dispatcher::new();
+    /// d.register_function(r#"{"id": "ping", "result": "string"}"#, Some(sync_handler(|_| Ok(Some("\"pong\"".into())))))?;
+    /// let s = Session::new(&d, McpConfig::default(), serde_json::json!({})).unwrap();
+    /// s.handle(r#"{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    ///     "protocolVersion": "2025-06-18", "capabilities": {},
+    ///     "clientInfo": {"name": "doc", "version": "1"}}}"#).unwrap();
+    /// assert_eq!(s.handle(r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#), None);
+    /// let list = s.handle(r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#).unwrap();
+    /// assert!(list.contains(r#""name":"ping""#), "{list}");
+    /// let call = s.handle(r#"{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+    ///                        "params": {"name": "ping", "arguments": {}}}"#).unwrap();
+    /// assert!(call.contains("pong"), "{call}");
+    /// # Ok::<(), appfunctions::Error>(())
+    /// ```
     pub fn new(
         dispatcher: &Dispatcher,
         config: McpConfig,

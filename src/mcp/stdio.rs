@@ -7,7 +7,7 @@
 //! worker is started whenever a call arrives and none is free, so a handler or delegate
 //! blocked in host code never holds up another call (up to 32 workers; beyond that,
 //! calls wait for a worker and the dispatcher's log says so). Workers exit after a second
-//! without work. See [`crate::engine::threads`].
+//! without work. See [`crate::threads`].
 //!
 //! Memory is bounded whatever the client sends: a line is buffered only up to the
 //! session's `max_message_bytes`; past that the rest of the line is read and dropped

@@ -46,6 +46,7 @@ pub enum Mode {
 pub struct BindError {
     /// `quantity`, `lines[2].sku`; empty for the whole input.
     pub path: String,
+    /// What is wrong there.
     pub reason: String,
 }
 
@@ -73,7 +74,9 @@ pub struct EntityRef {
 /// The result of binding: normalised JSON plus the entity ids it holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bound {
+    /// The arguments as normalised JSON text.
     pub json: String,
+    /// Each entity id the arguments hold, with where.
     pub entity_refs: Vec<EntityRef>,
 }
 

@@ -6,9 +6,13 @@ use serde_json::Value;
 /// A parsed condition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Condition {
+    /// The metadata property is truthy.
     Property(String),
+    /// `!c`
     Not(Box<Condition>),
+    /// `a && b`
     And(Box<Condition>, Box<Condition>),
+    /// `a || b`
     Or(Box<Condition>, Box<Condition>),
 }
 

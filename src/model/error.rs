@@ -107,10 +107,20 @@ impl fmt::Display for ErrorCode {
 pub enum Error {
     /// A descriptor or type definition is malformed; `path` names where.
     #[error("{path}: {reason}")]
-    Descriptor { path: String, reason: String },
+    Descriptor {
+        /// Where in the document (`functions[2].parameters.x`).
+        path: String,
+        /// What is wrong there.
+        reason: String,
+    },
     /// The text is not JSON at all.
     #[error("{what}: invalid JSON: {reason}")]
-    Json { what: String, reason: String },
+    Json {
+        /// What was being read.
+        what: String,
+        /// The parser's reason.
+        reason: String,
+    },
     /// A function or entity with this id already exists.
     #[error("{0}")]
     Duplicate(String),
@@ -131,6 +141,7 @@ impl Error {
     }
 }
 
+/// The result of the registration and inspection API.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]

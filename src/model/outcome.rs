@@ -8,12 +8,16 @@ use serde_json::Value;
 /// `success`, `error` or `openApp` (continue in the app's foreground, apple only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
+    /// The function ran; `result` holds its value.
     Success,
+    /// The call failed; `error_code` and `message` say why.
     Error,
+    /// Continue in the app's foreground (apple); `message` says why.
     OpenApp,
 }
 
 impl Status {
+    /// The status as the outcome JSON writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Success => "success",
@@ -26,17 +30,22 @@ impl Status {
 /// One call's outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
+    /// Success, error or openApp.
     pub status: Status,
     /// The result as normalised JSON text (`None` is `null`).
     pub result: Option<String>,
+    /// What the function said to the user ([`crate::Call::say`]).
     pub dialog: Option<String>,
+    /// Why the call failed (for `error`).
     pub error_code: Option<ErrorCode>,
+    /// The error's or openApp's message.
     pub message: Option<String>,
     /// An output-kind function ended the agent's run: the result is its structured answer.
     pub is_final: bool,
 }
 
 impl Outcome {
+    /// A success with `result` (JSON text; `None` is `null`).
     pub fn success(result: Option<String>) -> Outcome {
         Outcome {
             status: Status::Success,
@@ -48,6 +57,7 @@ impl Outcome {
         }
     }
 
+    /// An error with its code and message.
     pub fn error(code: ErrorCode, message: impl Into<String>) -> Outcome {
         Outcome {
             status: Status::Error,
@@ -59,6 +69,7 @@ impl Outcome {
         }
     }
 
+    /// An openApp outcome with its message.
     pub fn open_app(message: impl Into<String>) -> Outcome {
         Outcome {
             status: Status::OpenApp,
@@ -70,6 +81,7 @@ impl Outcome {
         }
     }
 
+    /// Whether the status is success.
     pub fn is_success(&self) -> bool {
         self.status == Status::Success
     }

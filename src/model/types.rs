@@ -72,8 +72,11 @@ pub struct EntityDef {
 /// Every named type a dispatcher knows. Append-only.
 #[derive(Clone, Debug, Default)]
 pub struct TypeSet {
+    /// The named enums, in the order defined.
     pub enums: Vec<EnumDef>,
+    /// The named records, in the order defined.
     pub records: Vec<RecordDef>,
+    /// The entities, in the order defined.
     pub entities: Vec<EntityDef>,
     names: HashMap<String, NamedKind>,
     /// Per entity, the type of a list of it (what its lookup answers).
@@ -109,24 +112,28 @@ fn alias_of(name: &str) -> Option<&'static str> {
 }
 
 impl TypeSet {
+    /// The index of the enum named `name`.
     pub fn enum_by_name(&self, name: &str) -> Option<usize> {
         match self.names.get(name) {
             Some(NamedKind::Enum(i)) => Some(*i),
             _ => None,
         }
     }
+    /// The index of the record named `name`.
     pub fn record_by_name(&self, name: &str) -> Option<usize> {
         match self.names.get(name) {
             Some(NamedKind::Record(i)) => Some(*i),
             _ => None,
         }
     }
+    /// The index of the entity named `name`.
     pub fn entity_by_name(&self, name: &str) -> Option<usize> {
         match self.names.get(name) {
             Some(NamedKind::Entity(i)) => Some(*i),
             _ => None,
         }
     }
+    /// Whether a named type of any kind is called `name`.
     pub fn contains_name(&self, name: &str) -> bool {
         self.names.contains_key(name)
     }

@@ -62,6 +62,22 @@ enum Shown<'a> {
 
 impl View {
     /// A view with the given metadata (an object; `null` is `{}`).
+    ///
+    /// ```
+    /// use appfunctions::{export::Format, sync_handler, view::View, Dispatcher};
+    /// use serde_json::json;
+    /// let d = Dispatcher::new();
+    /// d.register_function(
+    ///     r#"{"id": "refund", "condition": "isAdmin", "result": "string"}"#,
+    ///     Some(sync_handler(|_| Ok(Some("\"refunded\"".into())))),
+    /// )?;
+    /// let view = View::new(&d, json!({"isAdmin": false})).unwrap();
+    /// assert_eq!(view.tools(Format::OpenAi).unwrap(), "[]");
+    /// view.set_metadata(json!({"isAdmin": true})).unwrap();
+    /// assert!(view.tools(Format::OpenAi).unwrap().contains("refund"));
+    /// assert_eq!(view.execute("refund", None).outcome.result.as_deref(), Some("\"refunded\""));
+    /// # Ok::<(), appfunctions::Error>(())
+    /// ```
     pub fn new(dispatcher: &Dispatcher, metadata: Value) -> Result<View, String> {
         let metadata = check_metadata(metadata)?;
         Ok(View {
@@ -83,6 +99,7 @@ impl View {
         self.dispatcher.generation() + self.changes.load(std::sync::atomic::Ordering::Acquire)
     }
 
+    /// The dispatcher the view shows.
     pub fn dispatcher(&self) -> &Dispatcher {
         &self.dispatcher
     }
@@ -95,6 +112,7 @@ impl View {
         Ok(())
     }
 
+    /// The conversation's metadata now.
     pub fn metadata(&self) -> Value {
         self.state.lock().metadata.clone()
     }
@@ -117,6 +135,7 @@ impl View {
         self.state.lock().confirmation = text.to_owned();
     }
 
+    /// The text an empty success answers with ([`DEFAULT_CONFIRMATION`] unless set).
     pub fn confirmation(&self) -> String {
         self.state.lock().confirmation.clone()
     }
@@ -135,6 +154,7 @@ impl View {
         }
     }
 
+    /// The toolkits expanded in this conversation, in the order expanded.
     pub fn expanded(&self) -> Vec<String> {
         self.state.lock().expanded.iter().cloned().collect()
     }
@@ -610,6 +630,7 @@ enum Prepared {
 
 /// What [`View::execute`] did.
 pub struct ViewOutcome {
+    /// The call's outcome.
     pub outcome: Outcome,
     /// The toolkit this call expanded.
     pub expanded: Option<String>,

@@ -42,7 +42,9 @@ pub struct Hints {
 /// A caller in `deny` is refused; when `allow` is non-empty, only callers in it pass.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct CallerPolicy {
+    /// Only these callers pass, when not empty.
     pub allow: Vec<String>,
+    /// These callers are refused.
     pub deny: Vec<String>,
 }
 
@@ -65,10 +67,12 @@ impl CallerPolicy {
         None
     }
 
+    /// Whether the policy lets every caller pass.
     pub fn is_empty(&self) -> bool {
         self.allow.is_empty() && self.deny.is_empty()
     }
 
+    /// Reads a `callers` object (`{"allow": [...], "deny": [...]}`); errors name `path`.
     pub fn parse(v: &Value, path: &str) -> Result<CallerPolicy> {
         let o = v.as_object().ok_or_else(|| {
             Error::descriptor(path, "expected {\"allow\": [...], \"deny\": [...]}")
@@ -101,6 +105,7 @@ impl CallerPolicy {
         })
     }
 
+    /// The policy as its `callers` object.
     pub fn to_json(&self) -> Value {
         serde_json::json!({"allow": self.allow, "deny": self.deny})
     }
@@ -109,24 +114,39 @@ impl CallerPolicy {
 /// A validated function descriptor.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FunctionDescriptor {
+    /// The function's id, unique in the dispatcher.
     pub id: String,
+    /// A short human-readable title.
     pub title: Option<String>,
+    /// What the function does, for the model.
     pub description: Option<String>,
+    /// The host's name for the implementing method, when it is not the id.
     pub symbol: Option<String>,
+    /// The parameters, in order.
     pub parameters: Vec<Parameter>,
     /// `None` is `void`.
     pub result: Option<Type>,
     /// The result's value constraints (from `"result": {"type": T, "minimum": …}`).
     pub result_constraints: Option<Box<Constraints>>,
+    /// The function continues in the app's foreground (apple).
     pub opens_app: bool,
+    /// The user approves each call through the permission hook.
     pub requires_permission: bool,
+    /// A handler runs, or the arguments are the final answer.
     pub kind: FunctionKind,
+    /// The toolkit the function belongs to.
     pub toolkit: Option<String>,
+    /// When the function is visible in a view (parsed from `condition_text`).
     pub condition: Option<Condition>,
+    /// The `condition` as written.
     pub condition_text: Option<String>,
+    /// Whether the function is enabled when registered.
     pub enabled: bool,
+    /// Listed with a deprecation note; still callable.
     pub deprecated: bool,
+    /// Behaviour hints for the exports.
     pub hints: Hints,
+    /// Which calling packages may call.
     pub callers: CallerPolicy,
     /// The entity whose `search_{entity}` this is, for generated functions.
     pub generated_for: Option<usize>,
@@ -173,7 +193,9 @@ pub fn is_parameter_name(s: &str) -> bool {
 /// placeholders may name (when the dispatcher declares them).
 #[derive(Default)]
 pub struct ParseContext<'a> {
+    /// The metadata properties conditions and placeholders may name; `None`: any.
     pub metadata_properties: Option<&'a [String]>,
+    /// The limits defaults are bound under.
     pub limits: Limits,
 }
 
