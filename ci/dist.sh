@@ -270,6 +270,14 @@ else
   unzip -p "$NUPKG" runtimes/linux-x64/native/libappfunctions.so | cmp -s - "$SO" \
     || fail ".NET: the nupkg does not carry the stripped library at runtimes/linux-x64/native/libappfunctions.so"
   say ".NET: dotnet/AppFunctions.$VERSION.nupkg (runtimes/linux-x64/native/libappfunctions.so is the stripped library)"
+  # the Microsoft.Extensions.AI integration, its own package (depends on AppFunctions $VERSION)
+  if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet pack bindings/dotnet/src/AppFunctions.Extensions.AI -c Release --output "$DIST/dotnet/" \
+      >"$BUILD/dotnet-pack-ai.log" 2>&1; then
+    grep -E "error|warning" "$BUILD/dotnet-pack-ai.log" | head -20 >&2
+    fail ".NET: dotnet pack AppFunctions.Extensions.AI (log: $BUILD/dotnet-pack-ai.log)"
+  fi
+  [[ -f "$DIST/dotnet/AppFunctions.Extensions.AI.$VERSION.nupkg" ]] || fail ".NET: no dotnet/AppFunctions.Extensions.AI.$VERSION.nupkg"
+  say ".NET: dotnet/AppFunctions.Extensions.AI.$VERSION.nupkg"
 fi
 
 # ---------------------------------------------------------------- checksums

@@ -76,10 +76,38 @@ cp "$OUT/native/libappfunctions.so" "$OUT/aot/"
 say "dotnet pack"
 rm -rf "$OUT/nupkg"
 dotnet pack src/AppFunctions -c Release --no-build -o "$OUT/nupkg" -p:AppFunctionsPackNative="$OUT/native/libappfunctions.so" || fail "dotnet pack"
-PKG="$(ls "$OUT"/nupkg/AppFunctions.*.nupkg | head -1)"
+PKG="$(ls "$OUT"/nupkg/AppFunctions.[0-9]*.nupkg | head -1)"
 python3 -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$PKG" > "$OUT/nupkg/contents.txt"
 for entry in runtimes/linux-x64/native/libappfunctions.so analyzers/dotnet/cs/AppFunctions.Generators.dll lib/net8.0/AppFunctions.dll lib/net10.0/AppFunctions.dll README.md; do
   grep -qx "$entry" "$OUT/nupkg/contents.txt" || fail "the package lacks $entry"
 done
+# the core package depends only on what seed 000's API needs (the AI integration is its own package)
+python3 - "$PKG" <<'PY' || fail "the AppFunctions package's dependencies"
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+nuspec = z.read(next(n for n in z.namelist() if n.endswith(".nuspec"))).decode()
+deps = sorted(set(re.findall(r'<dependency id="([^"]+)"', nuspec)))
+allowed = {"Microsoft.Extensions.DependencyInjection.Abstractions", "Microsoft.Extensions.Logging.Abstractions"}
+extra = [d for d in deps if d not in allowed]
+print("[dotnet lane] AppFunctions depends on: " + ", ".join(deps))
+if extra:
+    sys.exit("[dotnet lane] the AppFunctions package depends on " + ", ".join(extra) + " (only the seed's API needs belong there)")
+PY
 say "package: $PKG ($(du -h "$PKG" | cut -f1))"
+dotnet pack src/AppFunctions.Extensions.AI -c Release --no-build -o "$OUT/nupkg" || fail "dotnet pack src/AppFunctions.Extensions.AI"
+AIPKG="$(ls "$OUT"/nupkg/AppFunctions.Extensions.AI.*.nupkg | head -1)"
+python3 - "$AIPKG" <<'PY' || fail "the AppFunctions.Extensions.AI package"
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+names = set(z.namelist())
+for entry in ("lib/net8.0/AppFunctions.Extensions.AI.dll", "lib/net10.0/AppFunctions.Extensions.AI.dll", "README.md"):
+    if entry not in names:
+        sys.exit(f"[dotnet lane] the AI package lacks {entry}")
+nuspec = z.read(next(n for n in names if n.endswith(".nuspec"))).decode()
+deps = set(re.findall(r'<dependency id="([^"]+)"', nuspec))
+for need in ("AppFunctions", "Microsoft.Extensions.AI"):
+    if need not in deps:
+        sys.exit(f"[dotnet lane] the AI package does not depend on {need}")
+PY
+say "package: $AIPKG ($(du -h "$AIPKG" | cut -f1))"
 say "passed"

@@ -7,6 +7,7 @@
 // that the ratio to the C figure compares one call with itself.
 using System.Text.Json;
 using AppFunctions;
+using AppFunctions.Extensions.AI;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Running;
 using Microsoft.Extensions.AI;

@@ -60,16 +60,16 @@ public sealed class AppFunctionContext
     internal AppFunctionContext For(nint call) => call == Call ? this : new AppFunctionContext(this, call);
 
     /// <summary>The function's id (for an entity lookup, the generated <c>search_{entity}</c>).</summary>
-    public unsafe string FunctionId => _functionId ??= Registration?.Id ?? Utf8.Read(Native.af_call_function_id(Call)) ?? "";
+    public string FunctionId => _functionId ??= Registration?.Id ?? NativeCalls.CallFunctionId(Call) ?? "";
 
     /// <summary>The function's descriptor (as in <see cref="AppFunctionRegistry.Functions"/>).</summary>
-    public unsafe AppFunctionDescriptor? Function
+    public AppFunctionDescriptor? Function
     {
         get
         {
             if (_descriptor is null)
             {
-                var json = Utf8.Take(Native.af_call_descriptor_json(Call));
+                var json = NativeCalls.CallDescriptorJson(Call);
                 _descriptor = json is null ? null : AppFunctionDescriptor.Parse(json);
             }
             return _descriptor;
@@ -77,33 +77,32 @@ public sealed class AppFunctionContext
     }
 
     /// <summary>Apple, Android or Other (an in-process call).</summary>
-    public unsafe AppFunctionPlatform Platform => (AppFunctionPlatform)Math.Max(0, Native.af_call_platform(Call));
+    public AppFunctionPlatform Platform => (AppFunctionPlatform)Math.Max(0, NativeCalls.CallPlatform(Call));
 
     /// <summary>iOS: the app is in the foreground for this run.</summary>
-    public unsafe bool IsForeground => Native.af_call_is_foreground(Call) != 0;
+    public bool IsForeground => NativeCalls.CallIsForeground(Call);
 
     /// <summary>Android: the calling agent's package name (empty from the shell or in-process).</summary>
-    public unsafe string CallerPackage => Utf8.Read(Native.af_call_caller_package(Call)) ?? "";
+    public string CallerPackage => NativeCalls.CallCallerPackage(Call) ?? "";
 
     /// <summary>True for an entity lookup (a <c>search_{entity}</c> call or an id being resolved).</summary>
-    public unsafe bool IsEntityLookup => Native.af_call_kind(Call) == Native.AF_CALL_ENTITY_LOOKUP;
+    public bool IsEntityLookup => NativeCalls.CallIsEntityLookup(Call);
 
     /// <summary>The bound arguments as JSON (entity ids replaced by the entities); null for entity lookups.</summary>
-    public unsafe string? ArgumentsJson => Utf8.Read(Native.af_call_args(Call));
+    public string? ArgumentsJson => NativeCalls.CallArgs(Call);
 
     /// <summary>The bound request record (null for entity lookups): the generated
     /// <c>AppFunctionRequests.{Function}</c> type of a declared function.</summary>
-    public unsafe object? Request
+    public object? Request
     {
         get
         {
             if (RequestValue is null && !IsEntityLookup)
             {
                 var reg = Registration ?? _core.Function(FunctionId);
-                byte* args = Native.af_call_args(Call);
-                if (reg?.Bind is { } bind && args is not null)
+                if (reg?.Bind is { } bind && NativeCalls.TryCallArgs(Call, out var args))
                 {
-                    RequestValue = bind(Utf8.Span(args));
+                    RequestValue = bind(args);
                 }
             }
             return RequestValue;
@@ -134,11 +133,9 @@ public sealed class AppFunctionContext
     public IDictionary<object, object?> Items => _parent?.Items ?? (_items ??= []);
 
     /// <summary>The text for Siri, or returned with the Android result (the last one wins).</summary>
-    public unsafe void Say(string text)
+    public void Say(string text)
     {
-        Span<byte> buf = stackalloc byte[256];
-        using var t = new Utf8.Text(text, buf);
-        Native.af_call_say(Call, t.Pointer);
+        NativeCalls.CallSay(Call, text);
         if (_parent is not null)
         {
             _parent._dialog = text;
@@ -148,17 +145,17 @@ public sealed class AppFunctionContext
 
     /// <summary>The text said so far for this call, by <see cref="Say"/> or by any other layer
     /// (the core's dialog while the call runs; afterwards, the last <see cref="Say"/>).</summary>
-    public unsafe string? Dialog
+    public string? Dialog
     {
         get
         {
             var call = Call;
-            return (call == 0 ? null : Utf8.Take(Native.af_call_dialog_copy(call))) ?? _parent?._dialog ?? _dialog;
+            return (call == 0 ? null : NativeCalls.CallDialog(call)) ?? _parent?._dialog ?? _dialog;
         }
     }
 
     /// <summary>Cancelled when the core cancels the call (a cancelled token, a timeout, shutdown).</summary>
-    public unsafe CancellationToken CancellationToken
+    public CancellationToken CancellationToken
     {
         get
         {
@@ -170,13 +167,7 @@ public sealed class AppFunctionContext
                     cts.Dispose();
                     return _cts.Token;
                 }
-                // cb runs at most once; the release frees the handle exactly once afterwards
-                var ud = UserData.Alloc(cts);
-                int st = Native.af_call_on_cancel(Call, &Trampolines.Cancel, ud, &Trampolines.Release, null);
-                if (st != Native.AF_OK && Native.af_call_is_cancelled(Call) != 0)
-                {
-                    cts.Cancel();
-                }
+                NativeCalls.CallOnCancel(Call, cts);
             }
             return _cts.Token;
         }

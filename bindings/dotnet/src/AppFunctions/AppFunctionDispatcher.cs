@@ -32,7 +32,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         ArgumentNullException.ThrowIfNull(services);
         options ??= services.GetService<AppFunctionsOptions>() ?? new AppFunctionsOptions();
         var logger = (ILogger?)services.GetService<ILoggerFactory>()?.CreateLogger("AppFunctions") ?? NullLogger.Instance;
-        _handle = DispatcherHandle.Create();
+        _handle = NativeCalls.NewDispatcher();
         _core = new DispatcherCore(services.GetRequiredService<IServiceScopeFactory>(), logger);
         try
         {
@@ -47,24 +47,17 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
 
     private void Setup(AppFunctionsOptions options)
     {
-        Check(Native.af_set_permission_hook(_handle, &Trampolines.Permission, UserData.Alloc(_core), &Trampolines.Release), "af_set_permission_hook");
-        Check(Native.af_set_log_callback(_handle, &Trampolines.Log, UserData.Alloc(_core), &Trampolines.Release), "af_set_log_callback");
+        NativeCalls.SetPermissionHook(_handle, _core);
+        NativeCalls.SetLogCallback(_handle, _core);
         if (options.DefaultTimeout is { } timeout)
         {
-            Check(Native.af_dispatcher_set_default_timeout(_handle, timeout == System.Threading.Timeout.InfiniteTimeSpan ? 0 : TimeoutMs(timeout)), "af_dispatcher_set_default_timeout");
+            NativeCalls.SetDefaultTimeout(_handle, timeout);
         }
         Register(AppFunctionCatalog.All.Where(u => options.Include?.Invoke(u.DeclaringType) ?? true));
     }
 
     /// <summary>The core's version (the crate version).</summary>
-    public static string NativeVersion
-    {
-        get
-        {
-            NativeLibraryLoader.EnsureLoaded();
-            return Utf8.Read(Native.af_version()) ?? "";
-        }
-    }
+    public static string NativeVersion => NativeCalls.Version();
 
     /// <summary>Every function: the declared ones, then the generated <c>search_{entity}</c> ones.</summary>
     public AppFunctionRegistry Registry
@@ -75,7 +68,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             if (r is null || r.Version != Volatile.Read(ref _registryVersion))
             {
                 int version = Volatile.Read(ref _registryVersion);
-                var json = Utf8.Take(Native.af_registry_json(_handle)) ?? "{}";
+                var json = NativeCalls.RegistryJson(_handle);
                 _registry = r = AppFunctionRegistry.Parse(json, this, version);
             }
             return r;
@@ -107,38 +100,22 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             }
             var view = target as AppFunctionView;
             var dispatcher = view?.Dispatcher ?? (AppFunctionDispatcher)target;
+            if ((view is not null && view.IsDisposed) || dispatcher.IsDisposed)
+            {
+                return Task.FromResult(Disposed(invocation.FunctionId));
+            }
             var pending = new PendingExecute(dispatcher._core, invocation.FunctionId, options);
             if (cancellationToken.CanBeCanceled)
             {
-                var token = CancelTokenHandle.Create();
+                var token = NativeCalls.NewCancelToken();
                 pending.Token = token;
                 if (cancellationToken.IsCancellationRequested)
                 {
-                    Native.af_cancel_token_cancel(token);
+                    NativeCalls.Cancel(token);
                 }
                 else
                 {
-                    pending.Registration = cancellationToken.UnsafeRegister(static s =>
-                    {
-                        var t = (CancelTokenHandle)s!;
-                        bool added = false;
-                        try
-                        {
-                            t.DangerousAddRef(ref added);
-                            Native.af_cancel_token_cancel(t);
-                        }
-                        catch (ObjectDisposedException)
-                        {
-                            // the call ended meanwhile
-                        }
-                        finally
-                        {
-                            if (added)
-                            {
-                                t.DangerousRelease();
-                            }
-                        }
-                    }, token);
+                    pending.Registration = cancellationToken.UnsafeRegister(static s => NativeCalls.Cancel((CancelTokenHandle)s!), token);
                 }
             }
             Span<byte> idBuf = stackalloc byte[128];
@@ -160,13 +137,13 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                     function_id = id.Pointer,
                     caller_package = caller.Pointer,
                     cancel_token = pending.Token?.DangerousGetHandle() ?? 0,
-                    timeout_ms = invocation.Timeout is { } t ? TimeoutMs(t) : 0,
+                    timeout_ms = invocation.Timeout is { } t ? NativeCalls.TimeoutMs(t) : 0,
                     is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
                     host_context = ud, // every callback of the call finds the pending call (and its context) through it
                 };
                 status = view is not null
-                    ? Native.af_view_execute_async(view.Handle, &inv, args.Pointer, &Trampolines.Outcome, ud)
-                    : Native.af_execute_async(dispatcher._handle, &inv, args.Pointer, &Trampolines.Outcome, ud);
+                    ? NativeCalls.ExecuteAsync(view.Handle, &inv, args.Pointer, ud)
+                    : NativeCalls.ExecuteAsync(dispatcher._handle, &inv, args.Pointer, ud);
             }
             catch
             {
@@ -181,17 +158,17 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                     pending.Token!.DangerousRelease();
                 }
             }
-            if (status != Native.AF_OK)
+            if (status != 0)
             {
                 UserData.Free(ud);
-                var message = Utf8.LastError();
+                var message = NativeCalls.LastError();
                 pending.Complete(AppFunctionOutcome.Failure(AppFunctionErrorCode.InternalError, $"AppFunctions: the call could not start: {message}"));
             }
             return pending.Task;
         }
         catch (ObjectDisposedException)
         {
-            return Task.FromResult(AppFunctionOutcome.Failure(AppFunctionErrorCode.InternalError, "the AppFunctionDispatcher is disposed"));
+            return Task.FromResult(Disposed(invocation.FunctionId));
         }
         catch (Exception e)
         {
@@ -199,12 +176,31 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         }
     }
 
+    /// <summary>The outcome of a call on a disposed dispatcher (or view): <c>LimitExceeded</c>, as
+    /// after <see cref="Shutdown"/>, saying so (the same code and words in every binding).</summary>
+    internal static AppFunctionOutcome Disposed(string functionId) =>
+        AppFunctionOutcome.Failure(AppFunctionErrorCode.LimitExceeded, $"{JsonQuoted(functionId)}: {NativeCalls.DisposedMessage}");
+
+    private static string JsonQuoted(string s)
+    {
+        var cut = s.Length > 40 ? s[..40] + "…" : s;
+        return "\"" + System.Text.Json.JsonEncodedText.Encode(cut, System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping) + "\"";
+    }
+
+    /// <summary>Whether <see cref="Dispose"/> was called (new calls are refused from that moment).</summary>
+    internal bool IsDisposed => _handle.IsDisposed;
+
     /// <summary>Runs a function and blocks for its outcome JSON (as the core writes it). For hosts that
-    /// want the raw JSON on the calling thread; handlers that complete later complete it from theirs.</summary>
+    /// want the raw JSON on the calling thread; handlers that complete later complete it from theirs.
+    /// After <see cref="Dispose"/> the outcome is <c>LimitExceeded</c> ("the dispatcher was disposed").</summary>
     [SkipLocalsInit] // the stack buffers below are written before they are read
     public string ExecuteJson(AppFunctionInvocation invocation, string argumentsJson)
     {
         ArgumentNullException.ThrowIfNull(invocation);
+        if (IsDisposed)
+        {
+            return Disposed(invocation.FunctionId).ToJson();
+        }
         Span<byte> idBuf = stackalloc byte[128];
         Span<byte> callerBuf = stackalloc byte[128];
         Span<byte> argsBuf = stackalloc byte[1024];
@@ -217,7 +213,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             platform = (int)invocation.Platform,
             function_id = id.Pointer,
             caller_package = caller.Pointer,
-            timeout_ms = invocation.Timeout is { } t ? TimeoutMs(t) : 0,
+            timeout_ms = invocation.Timeout is { } t ? NativeCalls.TimeoutMs(t) : 0,
             is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
         };
         // the invocation's host context until af_execute_json returns: by then the call has ended
@@ -226,7 +222,11 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         inv.host_context = ud;
         try
         {
-            return Utf8.Take(Native.af_execute_json(_handle, &inv, args.Pointer)) ?? "";
+            return NativeCalls.ExecuteJson(_handle, &inv, args.Pointer);
+        }
+        catch (ObjectDisposedException)
+        {
+            return Disposed(invocation.FunctionId).ToJson();
         }
         finally
         {
@@ -236,12 +236,8 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     }
 
     /// <summary>A tool list (<c>mcp</c>, <c>openai</c>, <c>openai-chat</c>, <c>anthropic</c>, <c>gemini</c>) or Android's schema XML (<c>android-xml</c>).</summary>
-    public string Export(string format)
-    {
-        Span<byte> buf = stackalloc byte[64];
-        using var f = new Utf8.Text(format, buf);
-        return Utf8.Take(Native.af_export_copy(_handle, f.Pointer)) ?? throw Error("export");
-    }
+    /// <exception cref="ObjectDisposedException">after <see cref="Dispose"/> ("the dispatcher was disposed").</exception>
+    public string Export(string format) => NativeCalls.ExportCopy(_handle, format);
 
     /// <summary>An agent's view of this dispatcher with its metadata (a JSON object; null is <c>{}</c>).</summary>
     public AppFunctionView CreateView(string? metadataJson = null) => new(this, metadataJson);
@@ -259,7 +255,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         {
             if (!_scopeHook)
             {
-                Check(Native.af_set_scope_hooks(_handle, &Trampolines.ScopeBegin, null, UserData.Alloc(_core), &Trampolines.Release), "af_set_scope_hooks");
+                NativeCalls.SetScopeHook(_handle, _core);
                 Volatile.Write(ref _scopeHook, true);
             }
         }
@@ -269,16 +265,12 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     public string? McpHandle(string message)
     {
         EnsureScopeHook();
-        Span<byte> buf = stackalloc byte[1024];
-        using var m = new Utf8.Text(message, buf);
-        return Utf8.Take(Native.af_mcp_handle_json(_handle, m.Pointer));
+        return NativeCalls.McpHandle(_handle, message);
     }
 
     /// <summary>Where the dispatcher's own MCP session (<see cref="McpHandle"/>) sends server-initiated
     /// messages (<c>notifications/tools/list_changed</c>); null removes the sink.</summary>
-    public void SetMcpNotify(Action<string>? notify) => Check(notify is null
-        ? Native.af_mcp_set_notify(_handle, null, null, null)
-        : Native.af_mcp_set_notify(_handle, &Trampolines.McpNotify, UserData.Alloc(notify), &Trampolines.Release), "SetMcpNotify");
+    public void SetMcpNotify(Action<string>? notify) => NativeCalls.SetMcpNotify(_handle, notify);
 
     /// <summary>An MCP session for one connection, with its own agent view of <paramref name="metadataJson"/>.</summary>
     public AppFunctionMcpSession CreateMcpSession(string? metadataJson = null)
@@ -288,45 +280,32 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     }
 
     /// <summary>Configures the MCP server (<c>{"serverName", "serverVersion", "instructions", "pageSize", ...}</c>).</summary>
-    public void ConfigureMcp(string configJson) => Call(configJson, static (h, p) => Native.af_mcp_configure(h, p), "af_mcp_configure");
+    public void ConfigureMcp(string configJson) => NativeCalls.ConfigureMcp(_handle, configJson);
 
     /// <summary>Enables or disables a function at run time (a disabled one answers <c>Disabled</c>).</summary>
     public void SetEnabled(string functionId, bool enabled)
     {
-        Span<byte> buf = stackalloc byte[128];
-        using var id = new Utf8.Text(functionId, buf);
-        Check(Native.af_set_function_enabled(_handle, id.Pointer, enabled ? (byte)1 : (byte)0), $"SetEnabled({functionId})");
+        NativeCalls.SetEnabled(_handle, functionId, enabled);
         Interlocked.Increment(ref _registryVersion);
     }
 
     /// <summary>Removes a declared function (calls in flight finish with it).</summary>
     public void Unregister(string functionId)
     {
-        Span<byte> buf = stackalloc byte[128];
-        using var id = new Utf8.Text(functionId, buf);
-        Check(Native.af_unregister_function(_handle, id.Pointer), $"Unregister({functionId})");
+        NativeCalls.Unregister(_handle, functionId);
         _core.Remove(functionId);
         Interlocked.Increment(ref _registryVersion);
     }
 
     /// <summary>Which calling packages may call any function: <c>{"allow": [...], "deny": [...]}</c>.</summary>
-    public void SetCallerPolicy(string policyJson) => Call(policyJson, static (h, p) => Native.af_set_caller_policy(h, p), "SetCallerPolicy");
+    public void SetCallerPolicy(string policyJson) => NativeCalls.SetCallerPolicy(_handle, policyJson);
 
     /// <summary>Calls running now.</summary>
-    public int InFlight => (int)Native.af_dispatcher_in_flight(_handle);
+    public int InFlight => NativeCalls.InFlight(_handle);
 
     /// <summary>New calls end at once with <c>LimitExceeded</c>; waits up to <paramref name="timeout"/>
     /// for calls in flight and returns how many still run.</summary>
-    public int Shutdown(TimeSpan timeout)
-    {
-        uint left = 0;
-        int st = Native.af_dispatcher_shutdown(_handle, TimeoutMs(timeout), &left);
-        if (st != Native.AF_OK && st != Native.AF_ERR_TIMED_OUT)
-        {
-            throw Error("af_dispatcher_shutdown");
-        }
-        return (int)left;
-    }
+    public int Shutdown(TimeSpan timeout) => NativeCalls.Shutdown(_handle, timeout);
 
     /// <summary>Registers a function from a descriptor you wrote (docs/descriptors.md) with a JSON handler:
     /// it receives the bound arguments as JSON and returns the result as JSON (null for void).</summary>
@@ -355,7 +334,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     }
 
     /// <summary>Defines named enums and records (<c>{"enums": [...], "records": [...]}</c>).</summary>
-    public void DefineTypes(string json) => Call(json, static (h, p) => Native.af_define_types(h, p), "DefineTypes");
+    public void DefineTypes(string json) => NativeCalls.DefineTypes(_handle, json, "DefineTypes");
 
     /// <summary>Registers generated units (what <c>AddAppFunctions()</c> found).</summary>
     internal void Register(IEnumerable<AppFunctionUnit> units)
@@ -379,52 +358,32 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                 {
                     var json = "{\"enums\":[" + string.Join(",", newTypes.Where(t => t.IsEnum).Select(t => t.Json)) +
                                "],\"records\":[" + string.Join(",", newTypes.Where(t => !t.IsEnum).Select(t => t.Json)) + "]}";
-                    Call(json, static (h, p) => Native.af_define_types(h, p), "defining the named types");
+                    NativeCalls.DefineTypes(_handle, json, "defining the named types");
                 }
                 if (r.MetadataProperties.Count > 0)
                 {
                     _metadataProperties.UnionWith(r.MetadataProperties);
                     var schema = "[" + string.Join(",", _metadataProperties.Select(p => "\"" + p + "\"")) + "]";
-                    Call(schema, static (h, p) => Native.af_set_metadata_schema(h, p), "the metadata schema");
+                    NativeCalls.SetMetadataSchema(_handle, schema);
                 }
                 foreach (var (json, texts) in r.Toolkits)
                 {
-                    using var t = new Utf8.Text(json, default);
-                    int st = texts is null
-                        ? Native.af_define_toolkit(_handle, t.Pointer, null, null, null)
-                        : Native.af_define_toolkit(_handle, t.Pointer, &Trampolines.ToolkitText, UserData.Alloc(new ToolkitTexts(texts)), &Trampolines.Release);
-                    if (st != Native.AF_OK && st != Native.AF_ERR_DUPLICATE)
-                    {
-                        throw Error($"defining the toolkit {json}");
-                    }
+                    NativeCalls.DefineToolkit(_handle, json, texts is null ? null : new ToolkitTexts(texts));
                 }
                 foreach (var (name, json, lookup) in r.Entities)
                 {
-                    using var t = new Utf8.Text(json, default);
-                    Check(Native.af_register_entity(_handle, t.Pointer, &Trampolines.Lookup, UserData.Alloc(new EntityRegistration(_core, name, lookup)), &Trampolines.Release),
-                        $"registering the entity {name}");
+                    NativeCalls.RegisterEntity(_handle, json, new EntityRegistration(_core, name, lookup));
                 }
                 foreach (var (id, json, handler, bind) in r.Functions)
                 {
                     var reg = new FunctionRegistration(_core, id, handler, bind, RequiresPermission(json));
-                    using var t = new Utf8.Text(json, default);
-                    int st = handler is null
-                        ? Native.af_register_function(_handle, t.Pointer, null, UserData.Alloc(reg), &Trampolines.Release)
-                        : Native.af_register_function(_handle, t.Pointer, &Trampolines.Handler, UserData.Alloc(reg), &Trampolines.Release);
-                    Check(st, $"registering {id}");
+                    NativeCalls.RegisterFunction(_handle, json, reg);
                     _core.Add(reg);
                 }
                 for (int i = 0; i < r.Delegates.Count; i++)
                 {
                     var (invoking, invoked) = r.DelegateCallbacks[i];
-                    var vtable = new AfDelegate
-                    {
-                        struct_size = (uint)sizeof(AfDelegate),
-                        on_invoking = invoking ? &Trampolines.OnInvoking : null,
-                        on_invoked = invoked ? &Trampolines.OnInvoked : null,
-                        free_user_data = &Trampolines.Release,
-                    };
-                    Check(Native.af_add_delegate(_handle, &vtable, UserData.Alloc(new DelegateRegistration(_core, r.Delegates[i]))), "adding a delegate");
+                    NativeCalls.AddDelegate(_handle, new DelegateRegistration(_core, r.Delegates[i].Type, r.Delegates[i].Resolve), invoking, invoked);
                     _core.HasDelegates = true;
                 }
             }
@@ -435,45 +394,23 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         }
     }
 
-    /// <summary>Disposes the core dispatcher: new calls are refused, calls in flight finish with what
-    /// they hold, and every GCHandle the core holds is released when its last user lets go.</summary>
-    public void Dispose() => _handle.Dispose();
-
-    internal static uint TimeoutMs(TimeSpan t) =>
-        t == System.Threading.Timeout.InfiniteTimeSpan ? Native.AF_TIMEOUT_NONE
-        : t <= TimeSpan.Zero ? 1u
-        : (uint)Math.Min(Native.AF_TIMEOUT_NONE - 1, Math.Ceiling(t.TotalMilliseconds));
-
-    private delegate int NativeCall(DispatcherHandle handle, byte* text);
-
-    private void Call(string text, NativeCall call, string what)
+    /// <summary>Disposes the core dispatcher: from this moment new calls are refused (their outcome is
+    /// <c>LimitExceeded</c>, "the dispatcher was disposed"; other members throw
+    /// <see cref="ObjectDisposedException"/>), even while a call in flight still holds the native
+    /// dispatcher; calls in flight finish with what they hold, and every GCHandle the core holds is
+    /// released when its last user lets go.</summary>
+    public void Dispose()
     {
-        using var t = new Utf8.Text(text, default);
-        Check(call(_handle, t.Pointer), what);
-    }
-
-    internal static void Check(int status, string what)
-    {
-        if (status != Native.AF_OK)
+        if (_handle.MarkDisposed())
         {
-            throw Error(what, status);
+            NativeCalls.RefuseNewCalls(_handle);
         }
+        _handle.Dispose();
     }
 
-    internal static AppFunctionRegistrationException Error(string what, int status = -1) =>
-        new($"AppFunctions: {what} failed{(status > 0 ? $" ({StatusName(status)})" : "")}: {Utf8.LastError()}");
+    internal static void Check(int status, string what) => NativeCalls.Check(status, what);
 
-    private static string StatusName(int status) => status switch
-    {
-        Native.AF_ERR_NULL => "AF_ERR_NULL",
-        Native.AF_ERR_UTF8 => "AF_ERR_UTF8",
-        Native.AF_ERR_INVALID => "AF_ERR_INVALID",
-        Native.AF_ERR_DUPLICATE => "AF_ERR_DUPLICATE",
-        Native.AF_ERR_NOT_FOUND => "AF_ERR_NOT_FOUND",
-        Native.AF_ERR_INVALID_HANDLE => "AF_ERR_INVALID_HANDLE",
-        Native.AF_ERR_LIMIT => "AF_ERR_LIMIT",
-        _ => "status " + status,
-    };
+    internal static AppFunctionRegistrationException Error(string what, int status = -1) => NativeCalls.Error(what, status);
 
     private static bool RequiresPermission(string descriptorJson)
     {

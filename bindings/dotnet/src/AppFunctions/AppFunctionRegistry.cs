@@ -135,10 +135,7 @@ public sealed unsafe class AppFunctionDescriptor
         {
             throw new InvalidOperationException("this descriptor came from a call context; use dispatcher.Registry for schemas");
         }
-        Span<byte> buf = stackalloc byte[128];
-        using var id = new Utf8.Text(Id, buf);
-        var p = parameters ? Native.af_parameters_schema_json(_dispatcher.Handle, id.Pointer) : Native.af_result_schema_json(_dispatcher.Handle, id.Pointer);
-        return Utf8.Take(p) ?? throw AppFunctionDispatcher.Error($"the schema of {Id}");
+        return NativeCalls.SchemaJson(_dispatcher.Handle, Id, parameters);
     }
 
     /// <inheritdoc/>

@@ -60,7 +60,7 @@ public enum ToolKind
     Output = 1,
 }
 
-/// <summary>Each call needs the user's approval (the permission handler; <see cref="Microsoft.Extensions.AI.ApprovalRequiredAIFunction"/> for AI tools).</summary>
+/// <summary>Each call needs the user's approval (the permission handler; an <c>ApprovalRequiredAIFunction</c> for AI tools, with the AppFunctions.Extensions.AI package).</summary>
 [AttributeUsage(AttributeTargets.Method, Inherited = false)]
 public sealed class RequiresPermissionAttribute : Attribute
 {

@@ -32,22 +32,20 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
     /// <summary>The context of this call (or of the call it serves): the one the call's
     /// <see cref="PendingExecute"/> (the invocation's host context) makes on first use, or the
     /// one the scope-begin hook attached to a call the core started itself.</summary>
-    internal unsafe AppFunctionContext ContextOf(nint call)
+    internal AppFunctionContext ContextOf(nint call)
     {
-        var pending = Native.af_call_invocation_context(call);
-        if (pending is not null && GCHandle.FromIntPtr((nint)pending).Target is PendingExecute p)
+        if (NativeCalls.CallInvocationContext(call) is PendingExecute p)
         {
             return p.ContextFor(call);
         }
-        var data = Native.af_call_host_data(call);
-        if (data is not null && GCHandle.FromIntPtr((nint)data).Target is AppFunctionContext context)
+        if (NativeCalls.CallHostData(call) is AppFunctionContext context)
         {
             return context.For(call);
         }
         // a call the core started itself (MCP) before the scope hook was installed: keep the
         // context on the call so that the end of the call disposes its DI scope.
         context = new AppFunctionContext(this, call, null);
-        Native.af_call_set_host_data(call, UserData.Alloc(context), &Trampolines.EndContext); // released by the core on every path
+        NativeCalls.CallSetContext(call, context); // released by the core on every path
         return context;
     }
 
@@ -56,20 +54,20 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
         var context = ContextOf(call);
         if (context.Options?.PreApproved == true)
         {
-            Gates.Answer(gate, AppFunctionGate.Allow);
+            NativeCalls.Answer(gate, AppFunctionGate.Allow);
             return;
         }
         var handler = context.Services.GetService<IAppFunctionPermissionHandler>();
         if (handler is null)
         {
-            Gates.Answer(gate, AppFunctionGate.Deny(
+            NativeCalls.Answer(gate, AppFunctionGate.Deny(
                 $"{context.FunctionId} requires permission and no IAppFunctionPermissionHandler is registered: register one to ask the user."));
             return;
         }
         var task = handler.ApproveAsync(context, context.CancellationToken);
         if (task.IsCompletedSuccessfully)
         {
-            Gates.Answer(gate, Approval(task.Result, context));
+            NativeCalls.Answer(gate, Approval(task.Result, context));
             return;
         }
         _ = Later(task, gate, context, this);
@@ -86,7 +84,7 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
                 core.LogError(e, "the permission handler failed");
                 answer = AppFunctionGate.Deny("the permission handler failed: " + e.Message);
             }
-            Gates.Answer(gate, answer);
+            NativeCalls.Answer(gate, answer);
         }
 
         static AppFunctionGate Approval(bool approved, AppFunctionContext context) =>
@@ -110,13 +108,11 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
 
     internal void LogError(Exception e, string what) => Logger.LogError(e, "AppFunctions: {What}", what);
 
-    internal unsafe void LogInvokedFailure(nint call, Exception e)
+    internal void LogInvokedFailure(nint call, Exception e)
     {
-        var id = Utf8.Read(Native.af_call_function_id(call)) ?? "?";
+        var id = NativeCalls.CallFunctionId(call) ?? "?";
         Logger.LogError(e, "AppFunctions: OnInvoked of {Function} threw (ignored): {Message}", id, e.Message);
-        Span<byte> buf = stackalloc byte[512];
-        using var t = new Utf8.Text($"OnInvoked threw (ignored): {e.Message}", buf);
-        Native.af_call_log(call, 3, t.Pointer);
+        NativeCalls.CallLog(call, 3, $"OnInvoked threw (ignored): {e.Message}");
     }
 }
 
@@ -144,9 +140,12 @@ internal sealed class EntityRegistration(DispatcherCore core, string name, Gener
 }
 
 /// <summary>One delegate: resolved from the call's scope for every call.</summary>
-internal sealed class DelegateRegistration(DispatcherCore core, Func<IServiceProvider, IAppFunctionDelegate> resolve)
+internal sealed class DelegateRegistration(DispatcherCore core, Type type, Func<IServiceProvider, IAppFunctionDelegate> resolve)
 {
     internal DispatcherCore Core { get; } = core;
+
+    /// <summary>The delegate's type name, as messages name it.</summary>
+    internal string Name { get; } = type.FullName ?? type.Name;
 
     internal void Invoking(nint call, nint gate)
     {
@@ -154,7 +153,7 @@ internal sealed class DelegateRegistration(DispatcherCore core, Func<IServicePro
         var task = resolve(context.Services).OnInvoking(context, context.CancellationToken);
         if (task.IsCompletedSuccessfully)
         {
-            Gates.Answer(gate, task.Result ?? AppFunctionGate.Allow);
+            NativeCalls.Answer(gate, task.Result ?? AppFunctionGate.Allow);
             return;
         }
         _ = Later(task, gate, Core);
@@ -171,7 +170,7 @@ internal sealed class DelegateRegistration(DispatcherCore core, Func<IServicePro
                 core.LogError(e, "a delegate's OnInvoking failed");
                 answer = AppFunctionGate.Deny(e.Message);
             }
-            Gates.Answer(gate, answer);
+            NativeCalls.Answer(gate, answer);
         }
     }
 

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using AppFunctions.Extensions.AI;
 using AppFunctions.Tests.Agent;
 using AppFunctions.Tests.Orders;
 using Microsoft.Extensions.AI;

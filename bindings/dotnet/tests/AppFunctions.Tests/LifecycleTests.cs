@@ -79,15 +79,67 @@ public sealed class LifecycleTests
     }
 
     [Fact]
-    public async Task A_disposed_dispatcher_answers_with_an_outcome_not_an_exception()
+    public async Task A_disposed_dispatcher_answers_LimitExceeded_saying_it_was_disposed()
     {
         var host = TestHost.Create(typeof(Counter).Namespace!, s => s.AddSingleton<Counter>());
         var d = host.Dispatcher;
+        var view = d.CreateView();
         host.Dispose();
-        var o = await d.Execute(new AppFunctionInvocation("count"), "{}");
-        Assert.Equal(AppFunctionStatus.Error, o.Status);
-        Assert.Equal(AppFunctionErrorCode.InternalError, o.ErrorCode);
-        Assert.Contains("disposed", o.Message);
+        foreach (var o in new[]
+        {
+            await d.Execute(new AppFunctionInvocation("count"), "{}"),
+            await d.Execute(new AppFunctionInvocation("count"), "{}", new CancellationTokenSource().Token),
+            AppFunctionOutcome.Parse(d.ExecuteJson(new AppFunctionInvocation("count"), "{}")),
+            await view.Execute(new AppFunctionInvocation("count"), "{}"),
+        })
+        {
+            Assert.Equal(AppFunctionStatus.Error, o.Status);
+            Assert.Equal(AppFunctionErrorCode.LimitExceeded, o.ErrorCode);
+            Assert.Equal("\"count\": the dispatcher was disposed", o.Message);
+        }
+        var e = Assert.Throws<ObjectDisposedException>(() => d.Export("mcp"));
+        Assert.Equal("AppFunctionDispatcher", e.ObjectName);
+        Assert.Contains("the dispatcher was disposed", e.Message);
+        Assert.Equal("AppFunctionDispatcher", Assert.Throws<ObjectDisposedException>(() => d.CreateView()).ObjectName);
+        Assert.Equal("AppFunctionDispatcher", Assert.Throws<ObjectDisposedException>(() => d.McpHandle("{}")).ObjectName);
+        Assert.Equal("AppFunctionDispatcher", Assert.Throws<ObjectDisposedException>(() => d.SetEnabled("count", false)).ObjectName);
+        Assert.Equal("AppFunctionDispatcher", Assert.Throws<ObjectDisposedException>(() => d.DefineTypes("{}")).ObjectName);
+        view.Dispose();
+        Assert.Equal("AppFunctionView", Assert.Throws<ObjectDisposedException>(() => view.GetTools()).ObjectName);
+    }
+
+    [Fact]
+    public async Task Dispose_refuses_new_calls_while_a_blocking_ExecuteJson_is_in_flight()
+    {
+        using var sp = new ServiceCollection().BuildServiceProvider();
+        var d = new AppFunctionDispatcher(sp, new AppFunctionsOptions { Include = _ => false });
+        using var entered = new ManualResetEventSlim();
+        using var release = new ManualResetEventSlim();
+        int runs = 0;
+        d.RegisterFunction("""{"id":"block","result":"string"}""", (_, _) =>
+        {
+            Interlocked.Increment(ref runs);
+            entered.Set();
+            release.Wait(TimeSpan.FromSeconds(10));
+            return ValueTask.FromResult<string?>("\"done\"");
+        });
+        var first = Task.Run(() => d.ExecuteJson(new AppFunctionInvocation("block"), "{}"));
+        Assert.True(entered.Wait(TimeSpan.FromSeconds(10)));
+        d.Dispose(); // the ExecuteJson in flight still holds the native dispatcher
+        try
+        {
+            var o = await d.Execute(new AppFunctionInvocation("block"), "{}");
+            Assert.Equal(AppFunctionErrorCode.LimitExceeded, o.ErrorCode);
+            Assert.Equal("\"block\": the dispatcher was disposed", o.Message);
+            Assert.Contains("the dispatcher was disposed", d.ExecuteJson(new AppFunctionInvocation("block"), "{}"));
+            Assert.Throws<ObjectDisposedException>(() => d.Export("mcp"));
+            Assert.Equal(1, Volatile.Read(ref runs)); // no handler ran after Dispose
+        }
+        finally
+        {
+            release.Set();
+        }
+        Assert.Contains("\"result\":\"done\"", await first); // the call in flight finished with what it held
     }
 
     [Fact]

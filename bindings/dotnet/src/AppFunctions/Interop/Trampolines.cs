@@ -70,9 +70,7 @@ internal static unsafe class Trampolines
             var code = e is AppFunctionException ae ? ae.Code
                 : e is OperationCanceledException ? AppFunctionErrorCode.Cancelled
                 : AppFunctionErrorCode.HandlerFailed;
-            Span<byte> buf = stackalloc byte[512];
-            using var m = new Utf8.Text(e.Message, buf);
-            Native.af_call_fail(call, (int)code, m.Pointer);
+            NativeCalls.CallFail(call, code, e.Message);
         }
         catch (Exception inner)
         {
@@ -88,14 +86,12 @@ internal static unsafe class Trampolines
     {
         try
         {
-            if (Native.af_call_invocation_context(call) is not null)
+            if (NativeCalls.CallInvocationContext(call) is not null)
             {
                 return;
             }
             var core = UserData.Get<DispatcherCore>(userData);
-            var context = new AppFunctionContext(core, call, null);
-            // on an error status the core runs the release itself (plan: Deviations)
-            Native.af_call_set_host_data(call, UserData.Alloc(context), &EndContext);
+            NativeCalls.CallSetContext(call, new AppFunctionContext(core, call, null));
         }
         catch
         {
@@ -132,7 +128,7 @@ internal static unsafe class Trampolines
         catch (Exception e)
         {
             reg?.Core.LogError(e, "a delegate's OnInvoking failed");
-            Gates.Answer(gate, AppFunctionGate.Deny(e.Message));
+            NativeCalls.Answer(gate, AppFunctionGate.Deny(e.Message));
         }
     }
 
@@ -163,7 +159,7 @@ internal static unsafe class Trampolines
         catch (Exception e)
         {
             core?.LogError(e, "the permission handler failed");
-            Gates.Answer(gate, AppFunctionGate.Deny("the permission handler failed: " + e.Message));
+            NativeCalls.Answer(gate, AppFunctionGate.Deny("the permission handler failed: " + e.Message));
         }
     }
 
@@ -220,9 +216,7 @@ internal static unsafe class Trampolines
             var text = texts.Text(which, Utf8.Read(metadataJson) ?? "{}");
             if (text is not null)
             {
-                Span<byte> buf = stackalloc byte[512];
-                using var t = new Utf8.Text(text, buf);
-                Native.af_text_set(output, t.Pointer);
+                NativeCalls.SetText(output, text);
             }
         }
         catch
@@ -241,28 +235,6 @@ internal static unsafe class Trampolines
         catch
         {
             // the host's sink threw
-        }
-    }
-}
-
-internal static unsafe class Gates
-{
-    internal static void Answer(nint gate, AppFunctionGate answer)
-    {
-        if (answer.Kind == AppFunctionGate.GateKind.Allow)
-        {
-            Native.af_gate_allow(gate);
-            return;
-        }
-        Span<byte> buf = stackalloc byte[256];
-        using var m = new Utf8.Text(answer.Message ?? "", buf);
-        if (answer.Kind == AppFunctionGate.GateKind.Deny)
-        {
-            Native.af_gate_deny(gate, m.Pointer);
-        }
-        else
-        {
-            Native.af_gate_open_app(gate, m.Pointer);
         }
     }
 }
@@ -304,7 +276,7 @@ internal sealed class PendingExecute(DispatcherCore core, string functionId, Pen
     /// <summary>The call's context for <paramref name="call"/>: this call's own, or a lookup's
     /// that shares its items and DI scope. The first callback may be a lookup's (lookups run
     /// before the delegates), so the call's handle is learnt when the call itself shows up.</summary>
-    internal unsafe AppFunctionContext ContextFor(nint call)
+    internal AppFunctionContext ContextFor(nint call)
     {
         var context = _context;
         if (context is null)
@@ -325,9 +297,9 @@ internal sealed class PendingExecute(DispatcherCore core, string functionId, Pen
 
     /// <summary>The call itself, not one of its lookups: a function call (lookups are entity
     /// lookups), or the entity search the invocation named (which has no lookups).</summary>
-    private unsafe bool IsThisCall(nint call) =>
-        Native.af_call_kind(call) == Native.AF_CALL_FUNCTION
-        || Utf8.Span(Native.af_call_function_id(call)).SequenceEqual(System.Text.Encoding.UTF8.GetBytes(functionId));
+    private bool IsThisCall(nint call) =>
+        NativeCalls.CallIsFunction(call)
+        || NativeCalls.CallFunctionIdUtf8(call).SequenceEqual(System.Text.Encoding.UTF8.GetBytes(functionId));
 
     /// <summary>The call ended: its context (and DI scope) too.</summary>
     internal void EndContext()

@@ -32,6 +32,8 @@ internal static unsafe class UserData
     internal static T Get<T>(void* userData) where T : class =>
         Unsafe.As<T>(GCHandle.FromIntPtr((nint)userData).Target!);
 
+    internal static object? Target(void* userData) => GCHandle.FromIntPtr((nint)userData).Target;
+
     internal static T? TryGet<T>(void* userData) where T : class =>
         userData is null ? null : GCHandle.FromIntPtr((nint)userData).Target as T;
 

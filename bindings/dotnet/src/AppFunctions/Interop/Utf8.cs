@@ -84,7 +84,4 @@ internal static unsafe class Utf8
             Native.af_string_free(p);
         }
     }
-
-    /// <summary>The message of the last failure on this thread.</summary>
-    internal static string LastError() => Take(Native.af_last_error_copy()) ?? "";
 }

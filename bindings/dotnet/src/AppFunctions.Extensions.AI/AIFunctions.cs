@@ -1,8 +1,8 @@
 using System.Text.Json;
-using AppFunctions;
 using AppFunctions.Interop;
+using Microsoft.Extensions.AI;
 
-namespace Microsoft.Extensions.AI;
+namespace AppFunctions.Extensions.AI;
 
 /// <summary>
 /// The app's functions as Microsoft.Extensions.AI tools: names, descriptions and JSON schemas come

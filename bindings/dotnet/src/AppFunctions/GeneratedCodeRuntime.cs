@@ -9,7 +9,8 @@ using Microsoft.Extensions.DependencyInjection;
 
 namespace AppFunctions.Generated;
 
-// The surface the AppFunctions source generator's code calls. Not for hand-written code.
+// The runtime of the code the AppFunctions source generator writes (hand-written: the types
+// and helpers that generated code calls). Not for hand-written code.
 
 /// <summary>Runs one function for the core (generated).</summary>
 [EditorBrowsable(EditorBrowsableState.Never)]
@@ -72,7 +73,7 @@ public struct AppFunctionCall
     }
 
     /// <summary>The bound arguments (UTF-8 JSON object, lent for the callback).</summary>
-    public readonly unsafe ReadOnlySpan<byte> Arguments => Utf8.Span(Native.af_call_args(_call));
+    public readonly ReadOnlySpan<byte> Arguments => NativeCalls.CallArgsUtf8(_call);
 
     /// <summary>The bound request, read once per call (delegates may have read it already).</summary>
     public T Request<T>(RequestBinder bind) where T : class
@@ -101,11 +102,11 @@ public struct AppFunctionCall
     public CancellationToken CancellationToken => Context.CancellationToken;
 
     /// <summary>An entity lookup's request: ids, or a query and a limit.</summary>
-    public readonly unsafe (IReadOnlyList<string>? Ids, string Query, int? Limit) LookupRequest
+    public readonly (IReadOnlyList<string>? Ids, string Query, int? Limit) LookupRequest
     {
         get
         {
-            var r = new Utf8JsonReader(Utf8.Span(Native.af_call_lookup_request(_call)));
+            var r = new Utf8JsonReader(NativeCalls.CallLookupRequestUtf8(_call));
             List<string>? ids = null;
             string query = "";
             int? limit = null;
@@ -144,7 +145,7 @@ public struct AppFunctionCall
     /// <summary>Completes a void function.</summary>
     public readonly unsafe void ReturnVoid()
     {
-        Native.af_call_return(_call, null);
+        NativeCalls.CallReturn(_call, null);
     }
 
     /// <summary>Completes the call with a value.</summary>
@@ -163,7 +164,7 @@ public struct AppFunctionCall
             buffer.Output.Advance(1);
             fixed (byte* p = buffer.Output.WrittenSpan)
             {
-                Native.af_call_return(_call, p);
+                NativeCalls.CallReturn(_call, p);
             }
         }
         finally
@@ -196,7 +197,7 @@ public struct AppFunctionCall
                 p[0] = (byte)'"';
                 p[i + 1] = (byte)'"';
                 p[i + 2] = 0;
-                Native.af_call_return(_call, p);
+                NativeCalls.CallReturn(_call, p);
                 return;
             }
         }
@@ -386,7 +387,7 @@ public sealed class AppFunctionRegistrar
     internal readonly List<(string Json, Func<int, string, string?>? Texts)> Toolkits = [];
     internal readonly List<(string Name, string Json, FunctionHandler Lookup)> Entities = [];
     internal readonly List<(string Id, string Json, FunctionHandler? Handler, RequestBinder? Bind)> Functions = [];
-    internal readonly List<Func<IServiceProvider, IAppFunctionDelegate>> Delegates = [];
+    internal readonly List<(Type Type, Func<IServiceProvider, IAppFunctionDelegate> Resolve)> Delegates = [];
     internal readonly List<(bool Invoking, bool Invoked)> DelegateCallbacks = [];
 
     internal AppFunctionRegistrar()
@@ -443,7 +444,7 @@ public sealed class AppFunctionRegistrar
     public void AddDelegate<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TDelegate>(bool onInvoking, bool onInvoked)
         where TDelegate : class, IAppFunctionDelegate
     {
-        Delegates.Add(static sp => sp.GetRequiredService<TDelegate>());
+        Delegates.Add((typeof(TDelegate), static sp => sp.GetRequiredService<TDelegate>()));
         DelegateCallbacks.Add((onInvoking, onInvoked));
     }
 }
