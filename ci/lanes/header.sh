@@ -2,7 +2,7 @@
 # Header lane: the committed C header and descriptor schema match the code, the crate
 # and every binding carry one version (ci/versions.sh), and the header keeps the ABI
 # promise (ci/abi.sh: no incompatible difference from abi/v<N>.txt, only AF_/af_ names,
-# /* */ comments).
+# /* */ comments), and the .NET and Kotlin interop declare exactly that ABI (ci/interop_abi.py).
 set -euo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$REPO"
@@ -19,6 +19,9 @@ echo "[header] include/appfunctions.h is in sync"
 # the ABI promise (docs/abi.md): the header against the committed baseline abi/v<N>.txt
 bash ci/abi.sh --self-test || exit 1
 bash ci/abi.sh || exit 1
+# the bindings' hand-written interop (.NET Native*.cs, Kotlin AfNative.kt) against the same baseline
+python3 ci/interop_abi.py --self-test || exit 1
+python3 ci/interop_abi.py || exit 1
 cargo test -q --test generated_files 2>&1 | tail -3
 [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
 echo "[header] include/appfunctions.descriptor.schema.json is in sync"
