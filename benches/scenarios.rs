@@ -392,4 +392,4 @@ pub fn expanded_view(d: &Dispatcher, toolkits: usize) -> View {
 }
 
 /// The formats whose first export after registration is measured.
-pub const COLD_FORMATS: [Format; 6] = Format::ALL;
+pub const COLD_FORMATS: [Format; Format::ALL.len()] = Format::ALL;

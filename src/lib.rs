@@ -52,7 +52,7 @@ pub use engine::log::{LogLevel, LogSink};
 
 // What a function, an entity and an answer are (model).
 pub use model::binding::Limits;
-pub use model::descriptor::{CallerPolicy, FunctionDescriptor};
+pub use model::descriptor::{AppShortcut, CallerPolicy, FunctionDescriptor};
 pub use model::descriptor_schema::descriptor_schema;
 pub use model::error::{Error, ErrorCode, Result};
 pub use model::outcome::{Outcome, Status};

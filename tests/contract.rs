@@ -400,7 +400,12 @@ fn no_unrendered_template_reaches_a_model() {
     for f in Format::ALL {
         let t = d.export(f).unwrap();
         assert!(!t.contains("{metadata."), "{f}: {t}");
-        assert!(t.contains("What the shop sells"), "{f}: {t}");
+        if f == Format::SwiftAppIntents {
+            // weigh takes a record, which App Intents cannot: its intent is left out
+            assert!(t.contains("\"Product of the shop\""), "{f}: {t}");
+        } else {
+            assert!(t.contains("What the shop sells"), "{f}: {t}");
+        }
         export::check(f, &t).unwrap();
     }
     let s = d.parameters_schema("weigh").unwrap().to_string();
@@ -594,7 +599,12 @@ fn enum_members_keep_their_descriptions_in_every_export() {
     .unwrap();
     for f in Format::ALL {
         let t = d.export(f).unwrap();
-        assert!(t.contains("Normal: The default"), "{f}: {t}");
+        if f == Format::SwiftAppIntents {
+            // the member's display representation
+            assert!(t.contains("subtitle: \"The default\""), "{f}: {t}");
+        } else {
+            assert!(t.contains("Normal: The default"), "{f}: {t}");
+        }
         assert!(t.contains("The new level"), "{f}: {t}");
     }
     let g: Value = serde_json::from_str(&d.export(Format::Gemini).unwrap()).unwrap();

@@ -16,10 +16,10 @@ fn every_format_matches_its_golden_file_and_the_vendor_rules() {
             .export(format)
             .unwrap_or_else(|e| panic!("{format}: {e}"));
         check(format, &text).unwrap_or_else(|e| panic!("{format} breaks its vendor's rules: {e}"));
-        let ext = if format == Format::AndroidXml {
-            "xml"
-        } else {
-            "json"
+        let ext = match format {
+            Format::AndroidXml => "xml",
+            Format::SwiftAppIntents => "swift",
+            _ => "json",
         };
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(format!("tests/golden/demo.{}.{ext}", format.name()));

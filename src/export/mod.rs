@@ -12,6 +12,7 @@
 //! | [`Format::Anthropic`] | `anthropic` | Messages API client tool `{"name","description","input_schema"}` |
 //! | [`Format::Gemini`] | `gemini` | one `Tool` `{"functionDeclarations":[…]}` holding every function, parameters in the OpenAPI-subset `Schema` |
 //! | [`Format::AndroidXml`] | `android-xml` | not a tool list: built from the registry document by [`android_xml()`] |
+//! | [`Format::SwiftAppIntents`] | `swift-app-intents` | not a tool list: the App Intents Swift source of the registry (docs/apple.md) |
 //!
 //! Names are checked against each vendor's documented rule and refused with
 //! [`ExportError::InvalidName`] rather than silently rewritten: a rewritten name would not
@@ -29,12 +30,12 @@
 //! the engine and the model: it reads the constraint keywords and the descriptor's
 //! [`Hints`] from the model, and the engine knows nothing of formats.
 
-use crate::engine::dispatcher::Dispatcher;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
+mod swift_check;
 pub(crate) mod text;
 mod tree;
 
@@ -47,30 +48,6 @@ pub(crate) use tree::{format_note, tighter, INT32, INT64};
 pub use tree::{mcp_output_schema, mcp_tool, mcp_wraps_result};
 pub use tree::{openai_parameters, openai_strict_blocker, OPENAI_STRICT_FORMATS};
 pub(crate) use tree::{MAX_DEPTH, MAX_PROPERTIES, STRICT_MOVED};
-
-/// The registry's exports live here, above the engine: the engine knows nothing of
-/// formats.
-impl Dispatcher {
-    /// ```
-    /// use appfunctions::{export::Format, sync_handler, Dispatcher};
-    /// let d = Dispatcher::new();
-    /// d.register_function(r#"{"id": "ping", "description": "Answers pong"}"#, Some(sync_handler(|_| Ok(None))))?;
-    /// let tools: serde_json::Value = serde_json::from_str(&d.export(Format::Mcp).unwrap()).unwrap();
-    /// assert_eq!(tools[0]["name"], "ping");
-    /// assert_eq!(tools[0]["description"], "Answers pong");
-    /// # Ok::<(), appfunctions::Error>(())
-    /// ```
-    ///
-    /// Exports every enabled function as a tool list (`mcp`, `openai`, `openai-chat`,
-    /// `anthropic`, `gemini`), or the registry as Android's AppFunctions schema XML
-    /// (`android-xml`, disabled functions included with `enabledByDefault` false).
-    pub fn export(&self, format: Format) -> std::result::Result<String, ExportError> {
-        if format == Format::AndroidXml {
-            return text::android_xml(&self.snapshot());
-        }
-        text::tool_list(&self.snapshot(), format)
-    }
-}
 
 /// One function as the exporters see it.
 #[derive(Clone, Copy, Debug)]
@@ -145,7 +122,7 @@ pub enum ExportError {
         reason: String,
     },
     /// A format name that [`Format::from_str`] does not know.
-    #[error("unknown export format `{given}`; expected one of: mcp, openai, openai-chat, anthropic, gemini, android-xml")]
+    #[error("unknown export format `{given}`; expected one of: mcp, openai, openai-chat, anthropic, gemini, android-xml, swift-app-intents")]
     UnknownFormat {
         /// The name given.
         given: String,
@@ -167,26 +144,31 @@ pub enum Format {
     Gemini,
     /// Android AppFunctions schema XML (`android-xml`), see [`android_xml()`].
     AndroidXml,
+    /// App Intents Swift source (`swift-app-intents`): not a tool list, written from the
+    /// registry by `platform::apple::app_intents` (docs/apple.md).
+    SwiftAppIntents,
 }
 
 impl Format {
     /// Every format, in the order of [`Format::NAMES`].
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Mcp,
         Format::OpenAi,
         Format::OpenAiChat,
         Format::Anthropic,
         Format::Gemini,
         Format::AndroidXml,
+        Format::SwiftAppIntents,
     ];
     /// The accepted names, as parsed by [`Format::from_str`].
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "mcp",
         "openai",
         "openai-chat",
         "anthropic",
         "gemini",
         "android-xml",
+        "swift-app-intents",
     ];
 
     /// The format's name (`"mcp"`, `"openai"`, …).
@@ -198,12 +180,14 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::Gemini => "gemini",
             Format::AndroidXml => "android-xml",
+            Format::SwiftAppIntents => "swift-app-intents",
         }
     }
 
-    /// True for the formats [`tools`] produces (all but [`Format::AndroidXml`]).
+    /// True for the formats [`tools`] produces (all but [`Format::AndroidXml`] and
+    /// [`Format::SwiftAppIntents`]).
     pub fn is_json(self) -> bool {
-        !matches!(self, Format::AndroidXml)
+        !matches!(self, Format::AndroidXml | Format::SwiftAppIntents)
     }
 }
 
@@ -216,7 +200,8 @@ impl fmt::Display for Format {
 impl FromStr for Format {
     type Err = ExportError;
 
-    /// Parses `mcp`, `openai`, `openai-chat`, `anthropic`, `gemini` or `android-xml`
+    /// Parses `mcp`, `openai`, `openai-chat`, `anthropic`, `gemini`, `android-xml` or
+    /// `swift-app-intents`
     /// (ASCII case-insensitive, surrounding whitespace ignored).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
@@ -244,6 +229,11 @@ pub fn tools_value(format: Format, specs: &[ToolSpec]) -> Result<Value, ExportEr
                 "the Android schema XML is built from the registry document: call android_xml()"
                     .into(),
         }),
+        Format::SwiftAppIntents => Err(ExportError::Unsupported {
+            format,
+            subject: "tools()".into(),
+            reason: "App Intents Swift is written from the registry: export the dispatcher".into(),
+        }),
     }
 }
 
@@ -268,6 +258,9 @@ pub fn check(format: Format, exported: &str) -> Result<(), String> {
     if format == Format::AndroidXml {
         return tree::android_xml::check(exported);
     }
+    if format == Format::SwiftAppIntents {
+        return swift_check::check(exported);
+    }
     let value: Value =
         serde_json::from_str(exported).map_err(|e| format!("not valid JSON: {e}"))?;
     let tools = value.as_array().ok_or_else(|| {
@@ -279,7 +272,7 @@ pub fn check(format: Format, exported: &str) -> Result<(), String> {
         Format::OpenAiChat => tree::openai::check(tools, tree::openai::Api::ChatCompletions),
         Format::Anthropic => tree::anthropic::check(tools),
         Format::Gemini => tree::gemini::check(tools),
-        Format::AndroidXml => unreachable!(),
+        Format::AndroidXml | Format::SwiftAppIntents => unreachable!(),
     }
 }
 
@@ -332,7 +325,7 @@ pub(crate) fn name_rule(format: Format) -> Option<&'static NameRule> {
         Format::OpenAi | Format::OpenAiChat => Some(&tree::openai::NAME_RULE),
         Format::Anthropic => Some(&tree::anthropic::NAME_RULE),
         Format::Gemini => Some(&tree::gemini::NAME_RULE),
-        Format::AndroidXml => None,
+        Format::AndroidXml | Format::SwiftAppIntents => None,
     }
 }
 

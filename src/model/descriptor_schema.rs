@@ -204,7 +204,30 @@ struct FunctionDescriptor {
     deprecated: bool,
     hints: Option<Hints>,
     callers: Option<Callers>,
+    /// The App Shortcut the Swift App Intents export declares for the function.
+    app_shortcut: Option<AppShortcut>,
 }
+
+/// An App Shortcut: phrases Siri and Spotlight run the function from, with no setup.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct AppShortcut {
+    /// Each contains the application-name token `${applicationName}` (and no other
+    /// `${...}` token); at most 20, no two the same.
+    #[schemars(length(min = 1, max = 20))]
+    phrases: Vec<ShortcutPhrase>,
+    /// The title the Shortcuts app shows (default: the function's title).
+    #[schemars(length(min = 1))]
+    short_title: Option<String>,
+    /// An SF Symbols name (default: `bolt`).
+    #[schemars(length(min = 1))]
+    system_image_name: Option<String>,
+}
+
+/// A phrase that names the app where `${applicationName}` stands.
+#[derive(JsonSchema)]
+#[schemars(transparent)]
+struct ShortcutPhrase(#[schemars(regex(pattern = r"\$\{applicationName\}"))] String);
 
 /// A field of a record or entity.
 #[derive(JsonSchema)]

@@ -200,9 +200,9 @@ impl View {
             let s = self.state.lock();
             (s.metadata.clone(), s.expanded.clone())
         };
-        if format == Format::AndroidXml {
+        if !format.is_json() {
             return Err(export::ExportError::Unsupported {
-                format: Format::AndroidXml,
+                format,
                 subject: "a view".into(),
                 reason: "views render tool lists; export the registry instead".into(),
             });

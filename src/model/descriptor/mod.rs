@@ -13,7 +13,10 @@ use crate::model::types::{
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
+mod shortcut;
 pub(crate) mod text;
+
+pub use shortcut::{AppShortcut, APPLICATION_NAME_TOKEN};
 
 /// `function` (a handler runs) or `output` (no handler: the bound arguments are the result
 /// and the run is final).
@@ -150,6 +153,8 @@ pub struct FunctionDescriptor {
     pub callers: CallerPolicy,
     /// The entity whose `search_{entity}` this is, for generated functions.
     pub generated_for: Option<usize>,
+    /// The App Shortcut the Swift App Intents export declares for it (`appShortcut`).
+    pub app_shortcut: Option<Box<AppShortcut>>,
 }
 
 const FUNCTION_KEYS: &[&str] = &[
@@ -168,6 +173,7 @@ const FUNCTION_KEYS: &[&str] = &[
     "deprecated",
     "hints",
     "callers",
+    "appShortcut",
 ];
 
 /// Snake case: `[a-z][a-z0-9_]*`, at most 64 characters.
@@ -338,7 +344,13 @@ impl FunctionDescriptor {
             Some(v) => CallerPolicy::parse(v, &format!("{p}.callers"))?,
         };
 
+        let app_shortcut = match field(o, "appShortcut") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(Box::new(AppShortcut::parse(v, p)?)),
+        };
+
         Ok(FunctionDescriptor {
+            app_shortcut,
             symbol: opt_string(o, "symbol", p)?,
             opens_app: opt_bool(o, "opensApp", p)?.unwrap_or(false),
             requires_permission: opt_bool(o, "requiresPermission", p)?.unwrap_or(false),
@@ -412,6 +424,7 @@ impl FunctionDescriptor {
             },
             callers: CallerPolicy::default(),
             generated_for: Some(entity_index),
+            app_shortcut: None,
         }
     }
 
@@ -479,6 +492,11 @@ impl FunctionDescriptor {
         }
         o.insert("hints".into(), Value::Object(h));
         o.insert("callers".into(), self.callers.to_json());
+        // listed only when declared (like resultConstraints), so registries without
+        // shortcuts read as before
+        if let Some(s) = &self.app_shortcut {
+            o.insert("appShortcut".into(), s.to_json());
+        }
         o.insert("generated".into(), self.generated_for.is_some().into());
         o.insert(
             "entity".into(),
@@ -731,7 +749,7 @@ mod tests {
                 .contains("camelCase")
         );
         assert!(parse(json!({"id": "x", "parameters": [{"name": "a", "type": "string"}, {"name": "a", "type": "int32"}]})).unwrap_err().to_string().contains("duplicate"));
-        assert_eq!(parse(json!({"id": "x", "opensapp": true})).unwrap_err().to_string(), "x.opensapp: unknown field (did you mean \"opensApp\"?); allowed: id, title, description, symbol, parameters, result, opensApp, requiresPermission, kind, toolkit, condition, enabled, deprecated, hints, callers");
+        assert_eq!(parse(json!({"id": "x", "opensapp": true})).unwrap_err().to_string(), "x.opensapp: unknown field (did you mean \"opensApp\"?); allowed: id, title, description, symbol, parameters, result, opensApp, requiresPermission, kind, toolkit, condition, enabled, deprecated, hints, callers, appShortcut");
         assert!(parse(json!({"id": "x", "kind": "tool"}))
             .unwrap_err()
             .to_string()

@@ -603,6 +603,7 @@ impl RawFunction<'_> {
             hints,
             callers,
             generated_for: None,
+            app_shortcut: None,
         })
     }
 }
