@@ -7,6 +7,7 @@ import dev.appfunctions.AppFunctionCancellationToken
 import dev.appfunctions.AppFunctionErrorCode
 import dev.appfunctions.AppFunctionInvocation
 import dev.appfunctions.AppFunctionOutcome
+import java.lang.ref.Reference
 import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlin.time.Duration
 
@@ -17,17 +18,28 @@ internal fun timeoutMs(t: Duration?): Int = when {
     else -> t.inWholeMilliseconds.coerceIn(1, UInt.MAX_VALUE.toLong() - 1).toUInt().toInt()
 }
 
-/** Writes [inv] into the v1 af_invocation block [m]. */
-internal fun fillInvocation(native: NativeDispatcher, m: Pointer, inv: AppFunctionInvocation, token: Pointer?) {
-    InvocationLayout.fill(
-        m,
-        native.cString(inv.functionId),
-        inv.platform.code,
-        inv.isForeground,
-        inv.callerPackage?.let { native.cString(it) },
-        token,
-        timeoutMs(inv.timeout),
-    )
+/** Test-only: runs between writing an invocation block and the native call that reads it. */
+@Volatile
+internal var beforeNativeCallForTest: Runnable? = null
+
+/**
+ * Writes [inv] into the v1 af_invocation block [m] and runs [body] (the native call that reads
+ * it). The block holds the C strings of the function id and caller package only as raw
+ * addresses, and the id cache keeps a bounded number of them: an id past the bound is
+ * referenced by nothing the collector sees once the block is written, so both strings are held
+ * here until [body] returns (the core copies what it keeps before it returns).
+ */
+internal inline fun <R> withInvocation(native: NativeDispatcher, m: Pointer, inv: AppFunctionInvocation, token: Pointer?, body: () -> R): R {
+    val id = native.cString(inv.functionId)
+    val caller = inv.callerPackage?.let { native.cString(it) }
+    try {
+        InvocationLayout.fill(m, id, inv.platform.code, inv.isForeground, caller, token, timeoutMs(inv.timeout))
+        beforeNativeCallForTest?.run()
+        return body()
+    } finally {
+        Reference.reachabilityFence(id)
+        Reference.reachabilityFence(caller)
+    }
 }
 
 /**
@@ -49,8 +61,7 @@ internal suspend fun awaitOutcome(
             val key = Handles.put(p)
             // af_*_execute_async copies the invocation before any host code runs: a per-thread block is safe
             val inv = InvocationLayout.threadBlock()
-            fillInvocation(native, inv, invocation, token)
-            val s = start(inv, Handles.pointer(key))
+            val s = withInvocation(native, inv, invocation, token) { start(inv, Handles.pointer(key)) }
             if (s != AfNative.AF_OK) {
                 if (Handles.remove(key) != null) {
                     p.release()
@@ -75,8 +86,7 @@ internal fun blockingOutcomeJson(
     val inv = InvocationLayout.threadBlock()
     val tokenPtr = cancel?.acquire()
     try {
-        fillInvocation(native, inv, invocation, tokenPtr)
-        return run(inv).takeUtf8()!!
+        return withInvocation(native, inv, invocation, tokenPtr) { run(inv) }.takeUtf8()!!
     } finally {
         if (tokenPtr != null) cancel.releaseUse()
     }

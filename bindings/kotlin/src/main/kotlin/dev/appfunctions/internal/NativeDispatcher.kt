@@ -50,7 +50,11 @@ internal class NativeDispatcher : NativeObject(
     AfNative.af_dispatcher_new() ?: throw IllegalStateException("af_dispatcher_new returned NULL"),
     { AfNative.af_dispatcher_free(it) },
 ) {
-    /** C strings of function ids (and tool names), kept for the dispatcher's life (bounded). */
+    /**
+     * C strings of function ids (and tool names), kept for the dispatcher's life (bounded). Past
+     * the bound a new id's string is held by nothing but the caller: hold it until the native
+     * call that reads it returns (withInvocation does).
+     */
     private val ids = ConcurrentHashMap<String, Memory>()
 
     fun cString(s: String): Memory {
