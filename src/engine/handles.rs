@@ -345,6 +345,11 @@ pub(crate) fn seq_of(handle: usize) -> u32 {
     (handle & SEQ_MASK) as u32
 }
 
+/// How many gates (and entity lookups) one call may wait for: a gate handle carries the
+/// low bits of its wait's sequence number, so past this many a stale handle could name a
+/// later gate. 255 on 64-bit targets, 63 on 32-bit ones.
+pub(crate) const MAX_GATE_WAITS: u32 = SEQ_MASK as u32;
+
 /// The low bits of a gate sequence number as carried in handles.
 pub(crate) fn seq_bits(seq: u32) -> u32 {
     (seq as usize & SEQ_MASK) as u32

@@ -351,6 +351,7 @@ fn step(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>) -
                     continue;
                 };
                 if d.has_on_invoking() {
+                    gate_waits_left(call, st)?;
                     return waited(call.await_host(Op::Gate, st, input, |seq| {
                         if let Err(p) =
                             catch_unwind(AssertUnwindSafe(|| d.on_invoking_seq(call, seq)))
@@ -401,6 +402,7 @@ fn step(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>) -
                     ),
                     ));
                 };
+                gate_waits_left(call, st)?;
                 return waited(call.await_host(Op::Gate, st, input, |seq| {
                     let gate = Gate::new(call.clone(), seq);
                     if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
@@ -530,6 +532,7 @@ fn resolve(
     }
     request.push_str("]}\0");
     let entity = g.entity;
+    gate_waits_left(call, st)?;
     let Some(search) = snap.search_slot(entity) else {
         return Err(Outcome::error(
             ErrorCode::InternalError,
@@ -821,6 +824,23 @@ fn finish(
     None
 }
 
+/// Refuses a gate or lookup wait past [`handles::MAX_GATE_WAITS`] in one call: its handle
+/// could not be told from an earlier gate's, so a stale answer could decide it.
+fn gate_waits_left(call: &Call, st: &DriveState) -> Result<(), Outcome> {
+    if st.seq < handles::MAX_GATE_WAITS {
+        return Ok(());
+    }
+    Err(Outcome::error(
+        ErrorCode::LimitExceeded,
+        format!(
+            "the call to {} waited for {} gates and entity lookups, the most one call may \
+             (each delegate with on_invoking, the permission hook and each entity lookup is one)",
+            call.function_id(),
+            handles::MAX_GATE_WAITS
+        ),
+    ))
+}
+
 /// The sequence number of the wait after `seq` (never 0 in the bits a gate handle
 /// carries, so a gate handle never looks like its call's).
 fn next_seq(seq: u32) -> u32 {
@@ -1068,7 +1088,11 @@ impl Call {
                 && wait::op(w) == op as u8
                 && seq.is_none_or(|s| handles::seq_bits(wait::seq(w)) == handles::seq_bits(s));
             if !matches {
-                let waiting_for_other = waiting && !self.finished.load(Ordering::Acquire);
+                // a gate (or lookup) handle names one wait: when it is not the current one, that
+                // wait is over (gates never wrap: see gate_waits_left), whatever the call waits for now
+                let earlier_wait = seq.is_some_and(|s| handles::seq_bits(s) != 0);
+                let waiting_for_other =
+                    waiting && !earlier_wait && !self.finished.load(Ordering::Acquire);
                 return Answered::Done(Err(Box::new(if waiting_for_other {
                     CompleteError::NotWaiting(
                         self.function_id().to_string(),

@@ -10,8 +10,12 @@ use std::sync::Arc;
 
 /// A gate: one pending answer of a delegate's `on_invoking` or of the permission hook.
 /// Answer it exactly once with `af_gate_allow`, `af_gate_deny` or `af_gate_open_app`,
-/// inside the callback or later from any thread. A second answer, or one after the call
-/// ended (cancelled, timed out), gets `AF_ERR_ALREADY_COMPLETED` and is ignored.
+/// inside the callback or later from any thread. A second answer (also while the call
+/// waits at a later gate or runs its handler), or one after the call ended (cancelled,
+/// timed out), gets `AF_ERR_ALREADY_COMPLETED` and is ignored. One call waits for at most
+/// 255 gates and entity lookups (63 on 32-bit targets: each delegate with `on_invoking`,
+/// the permission hook and each entity lookup is one); a call that would wait for more ends
+/// `LimitExceeded`, so that a gate's handle never names another gate of its call.
 pub struct af_gate {
     _private: [u8; 0],
 }
