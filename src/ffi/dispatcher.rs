@@ -1,12 +1,14 @@
 //! Dispatchers, registration, execution, the registry and schemas, cancellation tokens.
+//! Entities are registered here too, and calls started: af_register_entity and
+//! af_execute_* sit where the header lists them.
+
+//! Dispatchers, registration, execution, the registry and schemas, cancellation tokens.
 
 use super::*;
-use crate::engine::call::{Call, Invocation, InvocationRef, Platform};
-use crate::engine::cancel::CancelToken;
+use crate::engine::call::Call;
 use crate::engine::dispatcher::{Dispatcher, Handler};
 use crate::engine::log::LogLevel;
 use crate::model::descriptor::CallerPolicy;
-use crate::model::error::Error;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,11 +16,6 @@ use std::time::Duration;
 /// of every call. Thread-safe: every function taking it may be called from any thread,
 /// also from inside a handler or delegate of this dispatcher.
 pub struct af_dispatcher {
-    _private: [u8; 0],
-}
-
-/// A cancellation token: cancel it and every call carrying it ends `Cancelled`.
-pub struct af_cancel_token {
     _private: [u8; 0],
 }
 
@@ -63,7 +60,7 @@ pub struct af_invocation {
 }
 
 /// The size of the first ABI 1 `af_invocation` (up to `reserved`): the smallest accepted.
-const INVOCATION_V1_SIZE: usize = std::mem::offset_of!(af_invocation, host_context);
+pub(crate) const INVOCATION_V1_SIZE: usize = std::mem::offset_of!(af_invocation, host_context);
 
 /// `af_invocation.timeout_ms` for a call without any timeout (not even the dispatcher's
 /// default).
@@ -71,8 +68,10 @@ pub const AF_TIMEOUT_NONE: u32 = u32::MAX;
 
 /// An in-process call (a test, an in-app assistant, MCP).
 pub const AF_PLATFORM_OTHER: i32 = 0;
+
 /// Siri, Shortcuts, Spotlight.
 pub const AF_PLATFORM_APPLE: i32 = 1;
+
 /// Android AppFunctions callers such as Gemini.
 pub const AF_PLATFORM_ANDROID: i32 = 2;
 
@@ -112,42 +111,6 @@ impl std::ops::Deref for FfiDispatcher {
         &self.d
     }
 }
-
-pub(crate) unsafe fn dispatcher<'a>(
-    d: *const af_dispatcher,
-) -> Result<&'a FfiDispatcher, af_status> {
-    if d.is_null() {
-        return Err(fail(AF_ERR_NULL, "the dispatcher is NULL"));
-    }
-    // SAFETY: d was made by af_dispatcher_new and not freed (the header's contract).
-    Ok(unsafe { &*(d as *const FfiDispatcher) })
-}
-
-pub(crate) fn error_status(e: &Error) -> af_status {
-    let code = match e {
-        Error::Descriptor { .. } | Error::Json { .. } | Error::Invalid(_) => AF_ERR_INVALID,
-        Error::Duplicate(_) => AF_ERR_DUPLICATE,
-        Error::NotFound(_) => AF_ERR_NOT_FOUND,
-    };
-    fail(code, &e.to_string())
-}
-
-fn status_of(r: crate::model::error::Result<()>) -> af_status {
-    match r {
-        Ok(()) => AF_OK,
-        Err(e) => error_status(&e),
-    }
-}
-
-macro_rules! try_status {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(s) => return s,
-        }
-    };
-}
-pub(crate) use try_status;
 
 struct CHandler {
     f: unsafe extern "C" fn(*mut c_void, *mut af_call),
@@ -397,116 +360,6 @@ pub unsafe extern "C" fn af_set_log_callback(
     })
 }
 
-/// Reads a host's `struct_size`: refuses NULL and a size smaller than the v1 layout.
-pub(crate) unsafe fn check_struct_size<T>(p: *const T, name: &str) -> Result<(), af_status> {
-    // SAFETY: as for check_struct_size_min.
-    unsafe { check_struct_size_min(p, name, std::mem::size_of::<T>()) }.map(|_| ())
-}
-
-/// [`check_struct_size`] for a struct that grew since v1 (`v1` bytes): the host's size.
-pub(crate) unsafe fn check_struct_size_min<T>(
-    p: *const T,
-    name: &str,
-    v1: usize,
-) -> Result<usize, af_status> {
-    if p.is_null() {
-        return Err(fail(AF_ERR_NULL, &format!("the {name} is NULL")));
-    }
-    // SAFETY: every such struct starts with its uint32_t struct_size.
-    let size = unsafe { *(p as *const u32) };
-    if (size as usize) < v1 {
-        return Err(fail(
-            AF_ERR_INVALID,
-            &format!(
-                "{name}.struct_size is {size}, smaller than the v1 layout ({v1}): set it to sizeof({name})"
-            ),
-        ));
-    }
-    Ok(size as usize)
-}
-
-pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation, af_status> {
-    // SAFETY: as for invocation_ref.
-    let r = unsafe { invocation_ref(inv) }?;
-    Ok(Invocation {
-        function_id: r.function_id.to_owned(),
-        platform: r.platform,
-        is_foreground: r.is_foreground,
-        caller_package: r.caller_package.to_owned(),
-        cancel: r
-            .cancel
-            .map(|t| crate::engine::call::CancelTokenRef(t.clone())),
-        timeout: r.timeout,
-        host_context: r.host_context,
-    })
-}
-
-/// Borrows an invocation for one call (its strings and token are the host's for the call).
-#[inline(always)]
-pub(crate) unsafe fn invocation_ref<'a>(
-    inv: *const af_invocation,
-) -> Result<InvocationRef<'a>, af_status> {
-    // SAFETY: checked by the helper; a larger struct (a newer header) starts with v1's.
-    let size = unsafe { check_struct_size_min(inv, "af_invocation", INVOCATION_V1_SIZE) }?;
-    let host_context = if size >= std::mem::size_of::<af_invocation>() {
-        // SAFETY: the host's struct covers the field.
-        unsafe { (*inv).host_context as usize }
-    } else {
-        0
-    };
-    // SAFETY: at least the v1 size, borrowed for this call; only the v1 fields are read
-    // through this reference (host_context was read above, when covered).
-    let inv = unsafe { &*(inv as *const InvocationV1) };
-    // SAFETY: pointers checked by the helpers.
-    let id = unsafe { str_arg(inv.function_id, "af_invocation.function_id") }?;
-    let caller = unsafe { opt_str_arg(inv.caller_package, "af_invocation.caller_package") }?;
-    let platform = Platform::from_i32(inv.platform).ok_or_else(|| {
-        fail(
-            AF_ERR_INVALID,
-            &format!("af_invocation.platform {} is not 0, 1 or 2", inv.platform),
-        )
-    })?;
-    let cancel = if inv.cancel_token.is_null() {
-        None
-    } else {
-        // SAFETY: made by af_cancel_token_new and not freed.
-        Some(unsafe { &*(inv.cancel_token as *const CancelToken) })
-    };
-    Ok(InvocationRef {
-        function_id: id,
-        platform,
-        is_foreground: inv.is_foreground != 0,
-        caller_package: caller.unwrap_or(""),
-        cancel,
-        timeout: match inv.timeout_ms {
-            0 => None,
-            AF_TIMEOUT_NONE => Some(Invocation::NO_TIMEOUT),
-            ms => Some(Duration::from_millis(ms.into())),
-        },
-        host_context,
-    })
-}
-
-/// The fields of the first ABI 1 `af_invocation` (what a 40-byte host hands in): read
-/// through this, so that no reference covers bytes the host did not give.
-#[repr(C)]
-struct InvocationV1 {
-    struct_size: u32,
-    platform: i32,
-    function_id: *const c_char,
-    caller_package: *const c_char,
-    cancel_token: *const af_cancel_token,
-    timeout_ms: u32,
-    is_foreground: u8,
-    reserved: [u8; 3],
-}
-
-const _: () = assert!(std::mem::size_of::<InvocationV1>() == INVOCATION_V1_SIZE);
-
-pub(crate) fn error_outcome(code: crate::model::error::ErrorCode, msg: &str) -> *mut c_char {
-    out_string(&crate::model::outcome::Outcome::error(code, msg).to_json())
-}
-
 /// Runs a call and blocks until its outcome JSON (owned: free with `af_string_free`),
 /// `{"status", "result", "dialog", "errorCode", "message"}`. Never NULL and never fails:
 /// a NULL dispatcher or invocation, a `struct_size` smaller than v1, invalid UTF-8 or a
@@ -561,6 +414,7 @@ pub unsafe extern "C" fn af_execute_json(
 }
 
 pub(crate) struct SendPtr(pub *mut c_void);
+
 // SAFETY: the header requires user_data to be usable from any thread.
 unsafe impl Send for SendPtr {}
 
@@ -728,53 +582,5 @@ pub unsafe extern "C" fn af_dispatcher_in_flight(d: *mut af_dispatcher) -> u32 {
     boundary(0, || match unsafe { dispatcher(d) } {
         Ok(d) => u32::try_from(d.in_flight()).unwrap_or(u32::MAX),
         Err(_) => 0,
-    })
-}
-
-/// Creates a cancellation token. Caller owns it and must call `af_cancel_token_free`.
-#[no_mangle]
-pub extern "C" fn af_cancel_token_new() -> *mut af_cancel_token {
-    boundary(std::ptr::null_mut(), || {
-        Box::into_raw(Box::new(CancelToken::new())) as *mut af_cancel_token
-    })
-}
-
-/// Cancels every call carrying the token, now and later. Every call carrying it is marked
-/// cancelled first (`af_call_is_cancelled` answers 1; late answers are refused). Then the
-/// first call that waits for the host ends on this thread before this function returns
-/// (its cancel callbacks, `on_invoked`, scope end and outcome run here); each other one
-/// ends on a completion thread of the library, so no call's callbacks delay another's.
-#[no_mangle]
-pub unsafe extern "C" fn af_cancel_token_cancel(t: *mut af_cancel_token) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
-        if t.is_null() {
-            return fail(AF_ERR_NULL, "the token is NULL");
-        }
-        // SAFETY: made by af_cancel_token_new and not freed.
-        unsafe { &*(t as *const CancelToken) }.cancel();
-        AF_OK
-    })
-}
-
-/// 1 when the token has been cancelled, else 0 (also for NULL).
-#[no_mangle]
-pub unsafe extern "C" fn af_cancel_token_is_cancelled(t: *const af_cancel_token) -> u8 {
-    boundary(0, || {
-        if t.is_null() {
-            return 0;
-        }
-        // SAFETY: made by af_cancel_token_new and not freed.
-        u8::from(unsafe { &*(t as *const CancelToken) }.is_cancelled())
-    })
-}
-
-/// Frees a token. Calls carrying it keep their own reference. Calling with NULL is fine.
-#[no_mangle]
-pub unsafe extern "C" fn af_cancel_token_free(t: *mut af_cancel_token) {
-    boundary((), || {
-        if !t.is_null() {
-            // SAFETY: made by af_cancel_token_new; freed once.
-            drop(unsafe { Box::from_raw(t as *mut CancelToken) });
-        }
     })
 }

@@ -14,18 +14,43 @@
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
 
-mod agent;
+// cbindgen writes the header in the order these modules are declared: each is its own
+// group so that rustfmt keeps the order (the header lists strings and errors first, then
+// exports, views, MCP, calls, the dispatcher, tokens and delegates).
+mod strings;
+
+mod export;
+
+mod view;
+
+mod mcp;
+
 mod call;
+
 mod dispatcher;
-mod hooks;
 
-pub use agent::*;
+mod cancel;
+
+mod delegate;
+
 pub use call::*;
+pub use cancel::*;
+pub use delegate::*;
 pub use dispatcher::*;
-pub use hooks::*;
+pub(crate) use dispatcher::{FfiDispatcher, SendPtr, INVOCATION_V1_SIZE};
+pub use export::*;
+pub use mcp::*;
+pub use strings::*;
+pub(crate) use strings::{last_error_text, set_last_error};
+pub use view::*;
 
-use std::cell::RefCell;
+use crate::engine::call::{Invocation, InvocationRef, Platform};
+use crate::engine::cancel::CancelToken;
+use crate::export::Format;
+use crate::model::error::Error;
+use serde_json::Value;
 use std::ffi::{c_char, c_void, CStr, CString};
+use std::time::Duration;
 
 /// A status: `AF_OK` (0) or one of the `AF_ERR_*` codes. The message of the last failure
 /// on this thread is `af_last_error()`.
@@ -33,67 +58,43 @@ pub type af_status = i32;
 
 /// Success.
 pub const AF_OK: af_status = 0;
+
 /// A required pointer argument was NULL.
 pub const AF_ERR_NULL: af_status = 1;
+
 /// A string argument was not valid UTF-8.
 pub const AF_ERR_UTF8: af_status = 2;
+
 /// An argument is malformed: a descriptor, JSON text, an enum value out of range.
 pub const AF_ERR_INVALID: af_status = 3;
+
 /// A function or entity with this id already exists.
 pub const AF_ERR_DUPLICATE: af_status = 4;
+
 /// No function with this id.
 pub const AF_ERR_NOT_FOUND: af_status = 5;
+
 /// The call was already completed, or has ended (a second or late completion); ignored.
 pub const AF_ERR_ALREADY_COMPLETED: af_status = 6;
+
 /// The call is not waiting for this kind of answer now (e.g. `af_call_return` while a
 /// gate is pending).
 pub const AF_ERR_NOT_WAITING: af_status = 7;
+
 /// The handle is not a live call, gate or object (stale or never valid).
 pub const AF_ERR_INVALID_HANDLE: af_status = 8;
+
 /// A limit was exceeded.
 pub const AF_ERR_LIMIT: af_status = 9;
+
 /// An internal error (a bug, a panic caught at the boundary).
 pub const AF_ERR_INTERNAL: af_status = 10;
+
 /// A wait ended before what it waited for (`af_dispatcher_shutdown`: calls still run).
 pub const AF_ERR_TIMED_OUT: af_status = 11;
 
 /// Bumped on every breaking change of this ABI. Bindings check it when they load.
 pub const AF_ABI_VERSION: u32 = 1;
-
-/// How many messages the thread-local ring of `af_last_error` keeps.
-const LAST_ERROR_RING: usize = 16;
-
-/// This thread's last error messages: a ring, so text lent by `af_last_error` outlives
-/// the next few failures (each failing call writes at most two slots).
-struct LastErrors {
-    slots: [CString; LAST_ERROR_RING],
-    at: usize,
-}
-
-thread_local! {
-    static LAST_ERROR: RefCell<LastErrors> = RefCell::new(LastErrors {
-        slots: Default::default(),
-        at: 0,
-    });
-}
-
-pub(crate) fn set_last_error(msg: &str) {
-    let c = to_cstring(msg);
-    LAST_ERROR.with(|e| {
-        let mut e = e.borrow_mut();
-        e.at = (e.at + 1) % LAST_ERROR_RING;
-        let at = e.at;
-        e.slots[at] = c;
-    });
-}
-
-/// This thread's last error message (a copy).
-pub(crate) fn last_error_text() -> String {
-    LAST_ERROR.with(|e| {
-        let e = e.borrow();
-        e.slots[e.at].to_string_lossy().into_owned()
-    })
-}
 
 /// Records `msg` as this thread's last error and returns `status`.
 pub(crate) fn fail(status: af_status, msg: &str) -> af_status {
@@ -255,6 +256,7 @@ pub(crate) struct ForeignData {
 
 // SAFETY: the header requires user_data to be usable from any thread.
 unsafe impl Send for ForeignData {}
+
 unsafe impl Sync for ForeignData {}
 
 impl Drop for ForeignData {
@@ -270,110 +272,168 @@ impl Drop for ForeignData {
 /// thread too, when the last call using a registration ends there).
 pub type af_free_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
-/// The message of the last failure on this thread: lent, never NULL ("" when none). It
-/// stays valid until at least the 8th failing `af_` call after it on this thread (a
-/// small thread-local ring), so `printf("%s %s", af_x(...), af_last_error())` never reads
-/// freed memory. Do not free it; `af_last_error_copy` gives a copy to keep.
-#[no_mangle]
-pub extern "C" fn af_last_error() -> *const c_char {
-    boundary(c"internal error".as_ptr(), || {
-        LAST_ERROR.with(|e| {
-            let e = e.borrow();
-            e.slots[e.at].as_ptr()
-        })
-    })
+pub(crate) unsafe fn dispatcher<'a>(
+    d: *const af_dispatcher,
+) -> Result<&'a FfiDispatcher, af_status> {
+    if d.is_null() {
+        return Err(fail(AF_ERR_NULL, "the dispatcher is NULL"));
+    }
+    // SAFETY: d was made by af_dispatcher_new and not freed (the header's contract).
+    Ok(unsafe { &*(d as *const FfiDispatcher) })
 }
 
-/// A copy of this thread's last error message (owned: free it with `af_string_free`;
-/// "" when none). NULL only when memory runs out.
-#[no_mangle]
-pub extern "C" fn af_last_error_copy() -> *mut c_char {
-    boundary(std::ptr::null_mut(), || out_string(&last_error_text()))
+pub(crate) fn error_status(e: &Error) -> af_status {
+    let code = match e {
+        Error::Descriptor { .. } | Error::Json { .. } | Error::Invalid(_) => AF_ERR_INVALID,
+        Error::Duplicate(_) => AF_ERR_DUPLICATE,
+        Error::NotFound(_) => AF_ERR_NOT_FOUND,
+    };
+    fail(code, &e.to_string())
 }
 
-/// Frees a string returned by this library. Calling with NULL is fine.
-#[no_mangle]
-pub unsafe extern "C" fn af_string_free(s: *mut c_char) {
-    boundary((), || {
-        if !s.is_null() {
-            // SAFETY: the string was made by CString::into_raw in this library.
-            drop(unsafe { CString::from_raw(s) });
+fn status_of(r: crate::model::error::Result<()>) -> af_status {
+    match r {
+        Ok(()) => AF_OK,
+        Err(e) => error_status(&e),
+    }
+}
+
+macro_rules! try_status {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(s) => return s,
         }
+    };
+}
+pub(crate) use try_status;
+
+/// Reads a host's `struct_size`: refuses NULL and a size smaller than the v1 layout.
+pub(crate) unsafe fn check_struct_size<T>(p: *const T, name: &str) -> Result<(), af_status> {
+    // SAFETY: as for check_struct_size_min.
+    unsafe { check_struct_size_min(p, name, std::mem::size_of::<T>()) }.map(|_| ())
+}
+
+/// [`check_struct_size`] for a struct that grew since v1 (`v1` bytes): the host's size.
+pub(crate) unsafe fn check_struct_size_min<T>(
+    p: *const T,
+    name: &str,
+    v1: usize,
+) -> Result<usize, af_status> {
+    if p.is_null() {
+        return Err(fail(AF_ERR_NULL, &format!("the {name} is NULL")));
+    }
+    // SAFETY: every such struct starts with its uint32_t struct_size.
+    let size = unsafe { *(p as *const u32) };
+    if (size as usize) < v1 {
+        return Err(fail(
+            AF_ERR_INVALID,
+            &format!(
+                "{name}.struct_size is {size}, smaller than the v1 layout ({v1}): set it to sizeof({name})"
+            ),
+        ));
+    }
+    Ok(size as usize)
+}
+
+pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation, af_status> {
+    // SAFETY: as for invocation_ref.
+    let r = unsafe { invocation_ref(inv) }?;
+    Ok(Invocation {
+        function_id: r.function_id.to_owned(),
+        platform: r.platform,
+        is_foreground: r.is_foreground,
+        caller_package: r.caller_package.to_owned(),
+        cancel: r
+            .cancel
+            .map(|t| crate::engine::call::CancelTokenRef(t.clone())),
+        timeout: r.timeout,
+        host_context: r.host_context,
     })
 }
 
-/// The crate version (e.g. "0.1.0"): borrowed, static, never NULL.
-#[no_mangle]
-pub extern "C" fn af_version() -> *const c_char {
-    static VERSION: &CStr =
-        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
-            Ok(c) => c,
-            Err(_) => c"unknown",
-        };
-    VERSION.as_ptr()
-}
-
-/// The ABI version (`AF_ABI_VERSION` of the header the library was built with). A binding
-/// compares it with the value it was written for and refuses to load on a mismatch.
-#[no_mangle]
-pub extern "C" fn af_abi_version() -> u32 {
-    AF_ABI_VERSION
-}
-
-/// `AF_CODE_*` values and their names in outcome JSON (`errorCode`), NUL-terminated.
-static CODE_NAMES: [(i32, &CStr); 12] = [
-    (1, c"FunctionNotFound"),
-    (2, c"Disabled"),
-    (3, c"InvalidArgument"),
-    (4, c"EntityNotFound"),
-    (5, c"Denied"),
-    (6, c"PermissionDenied"),
-    (7, c"Cancelled"),
-    (8, c"TimedOut"),
-    (9, c"HandlerFailed"),
-    (10, c"LimitExceeded"),
-    (11, c"NotSupported"),
-    (12, c"InternalError"),
-];
-
-/// The name of an `AF_CODE_*` value as outcome JSON writes it (`"FunctionNotFound"`, ...):
-/// lent, static, never to be freed. NULL for a value that is not an `AF_CODE_*`.
-#[no_mangle]
-pub extern "C" fn af_error_code_name(code: i32) -> *const c_char {
-    boundary(std::ptr::null(), || {
-        match CODE_NAMES.iter().find(|(c, _)| *c == code) {
-            Some((_, n)) => n.as_ptr(),
-            None => {
-                set_last_error(&format!("{code} is not an AF_CODE_* value"));
-                std::ptr::null()
-            }
-        }
+/// Borrows an invocation for one call (its strings and token are the host's for the call).
+#[inline(always)]
+pub(crate) unsafe fn invocation_ref<'a>(
+    inv: *const af_invocation,
+) -> Result<InvocationRef<'a>, af_status> {
+    // SAFETY: checked by the helper; a larger struct (a newer header) starts with v1's.
+    let size = unsafe { check_struct_size_min(inv, "af_invocation", INVOCATION_V1_SIZE) }?;
+    let host_context = if size >= std::mem::size_of::<af_invocation>() {
+        // SAFETY: the host's struct covers the field.
+        unsafe { (*inv).host_context as usize }
+    } else {
+        0
+    };
+    // SAFETY: at least the v1 size, borrowed for this call; only the v1 fields are read
+    // through this reference (host_context was read above, when covered).
+    let inv = unsafe { &*(inv as *const InvocationV1) };
+    // SAFETY: pointers checked by the helpers.
+    let id = unsafe { str_arg(inv.function_id, "af_invocation.function_id") }?;
+    let caller = unsafe { opt_str_arg(inv.caller_package, "af_invocation.caller_package") }?;
+    let platform = Platform::from_i32(inv.platform).ok_or_else(|| {
+        fail(
+            AF_ERR_INVALID,
+            &format!("af_invocation.platform {} is not 0, 1 or 2", inv.platform),
+        )
+    })?;
+    let cancel = if inv.cancel_token.is_null() {
+        None
+    } else {
+        // SAFETY: made by af_cancel_token_new and not freed.
+        Some(unsafe { &*(inv.cancel_token as *const CancelToken) })
+    };
+    Ok(InvocationRef {
+        function_id: id,
+        platform,
+        is_foreground: inv.is_foreground != 0,
+        caller_package: caller.unwrap_or(""),
+        cancel,
+        timeout: match inv.timeout_ms {
+            0 => None,
+            AF_TIMEOUT_NONE => Some(Invocation::NO_TIMEOUT),
+            ms => Some(Duration::from_millis(ms.into())),
+        },
+        host_context,
     })
 }
 
-/// The `AF_CODE_*` value of an outcome's `errorCode` name (borrowed, e.g.
-/// `"TimedOut"`, matched exactly); 0 for NULL, invalid UTF-8 or an unknown name.
-#[no_mangle]
-pub unsafe extern "C" fn af_error_code_from_name(name: *const c_char) -> i32 {
-    boundary(0, || {
-        // SAFETY: checked by the helper.
-        let Ok(name) = (unsafe { str_arg(name, "name") }) else {
-            return 0;
-        };
-        match CODE_NAMES
-            .iter()
-            .find(|(_, n)| n.to_bytes() == name.as_bytes())
-        {
-            Some((c, _)) => *c,
-            None => {
-                set_last_error(&format!(
-                    "{} is not an error code name",
-                    crate::model::types::quote_short(name)
-                ));
-                0
-            }
-        }
-    })
+/// The fields of the first ABI 1 `af_invocation` (what a 40-byte host hands in): read
+/// through this, so that no reference covers bytes the host did not give.
+#[repr(C)]
+struct InvocationV1 {
+    struct_size: u32,
+    platform: i32,
+    function_id: *const c_char,
+    caller_package: *const c_char,
+    cancel_token: *const af_cancel_token,
+    timeout_ms: u32,
+    is_foreground: u8,
+    reserved: [u8; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<InvocationV1>() == INVOCATION_V1_SIZE);
+
+pub(crate) fn error_outcome(code: crate::model::error::ErrorCode, msg: &str) -> *mut c_char {
+    out_string(&crate::model::outcome::Outcome::error(code, msg).to_json())
+}
+
+/// An export format argument (`"mcp"`, `"openai"`, ...).
+unsafe fn format_arg(format: *const c_char) -> Result<Format, af_status> {
+    // SAFETY: checked by the helper.
+    let name = unsafe { str_arg(format, "format") }?;
+    name.parse::<Format>()
+        .map_err(|e| fail(AF_ERR_INVALID, &e.to_string()))
+}
+
+/// A metadata argument: a JSON object (NULL is `{}`).
+unsafe fn metadata_arg(json: *const c_char) -> Result<Value, af_status> {
+    // SAFETY: checked by the helper.
+    match unsafe { opt_str_arg(json, "metadata_json") }? {
+        None => Ok(Value::Null),
+        Some(t) => serde_json::from_str(t)
+            .map_err(|e| fail(AF_ERR_INVALID, &format!("metadata_json: invalid JSON: {e}"))),
+    }
 }
 
 #[cfg(test)]
@@ -385,15 +445,6 @@ mod tests {
         // set by build.rs on Linux
         if let Some(soname) = option_env!("AF_SONAME") {
             assert_eq!(soname, format!("libappfunctions.so.{AF_ABI_VERSION}"));
-        }
-    }
-
-    #[test]
-    fn code_names_match_the_core() {
-        for code in crate::model::error::ErrorCode::ALL {
-            let (n, name) = CODE_NAMES[code as usize - 1];
-            assert_eq!(n, code as i32);
-            assert_eq!(name.to_str().unwrap(), code.as_str());
         }
     }
 }

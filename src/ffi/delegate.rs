@@ -1,6 +1,5 @@
 //! Delegates, gates, scope hooks and the permission hook.
 
-use super::dispatcher::{check_struct_size, dispatcher, try_status};
 use super::*;
 use crate::engine::call::{Call, CompleteError, Completion, Gate, GateDecision, Op};
 use crate::engine::dispatcher::{Delegate, PermissionHook, ScopeHooks};

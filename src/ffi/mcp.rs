@@ -1,0 +1,283 @@
+//! The MCP server: the dispatcher's default session, sessions of their own, stdio.
+
+use super::*;
+use crate::mcp::{McpConfig, Session};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// An MCP session (its negotiation state, its own agent view, its calls in flight).
+/// Thread-safe. Caller owns it and must call `af_mcp_session_free`.
+pub struct af_mcp_session {
+    _private: [u8; 0],
+}
+
+/// Receives a server-initiated MCP message, borrowed for the callback, to send on the
+/// host's transport: `notifications/tools/list_changed`, and in the 2026-07-28 revision
+/// a `subscriptions/listen` stream's acknowledgment and notifications. Called from any
+/// thread (the one that changed the registry or the view); a stream's acknowledgment is
+/// sent from inside the handle call that opened it, before that call returns.
+pub type af_mcp_notify_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, message_json: *const c_char)>;
+
+fn config_from(json: &str, base: &McpConfig) -> Result<McpConfig, af_status> {
+    let v: Value = serde_json::from_str(json)
+        .map_err(|e| fail(AF_ERR_INVALID, &format!("config_json: invalid JSON: {e}")))?;
+    let o = v
+        .as_object()
+        .ok_or_else(|| fail(AF_ERR_INVALID, "config_json: expected an object"))?;
+    let mut c = base.clone();
+    for (k, val) in o {
+        let bad = || fail(AF_ERR_INVALID, &format!("config_json.{k}: wrong type"));
+        match k.as_str() {
+            "serverName" => c.server_name = val.as_str().ok_or_else(bad)?.to_owned(),
+            "serverVersion" => c.server_version = val.as_str().ok_or_else(bad)?.to_owned(),
+            "serverTitle" => c.server_title = val.as_str().map(str::to_owned),
+            "instructions" => c.instructions = val.as_str().map(str::to_owned),
+            "pageSize" => c.page_size = val.as_u64().ok_or_else(bad)? as usize,
+            "maxMessageBytes" => c.max_message_bytes = val.as_u64().filter(|n| *n > 0).ok_or_else(bad)? as usize,
+            "maxSubscriptions" => c.max_subscriptions = val.as_u64().ok_or_else(bad)? as usize,
+            other => {
+                return Err(fail(
+                    AF_ERR_INVALID,
+                    &format!("config_json.{other}: unknown key; allowed: serverName, serverVersion, serverTitle, instructions, pageSize, maxMessageBytes, maxSubscriptions"),
+                ))
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// Configures the MCP server (borrowed JSON): `{"serverName", "serverVersion",
+/// "serverTitle", "instructions", "pageSize" (tools per tools/list page; 0 is all),
+/// "maxMessageBytes" (largest message, default 8 MiB), "maxSubscriptions" (open
+/// `subscriptions/listen` streams per session, default 16)}`, any subset. Applies to
+/// sessions made afterwards, and to the dispatcher's own session (`af_mcp_handle_json`),
+/// which starts over.
+#[no_mangle]
+pub unsafe extern "C" fn af_mcp_configure(
+    d: *mut af_dispatcher,
+    config_json: *const c_char,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: checked by the helpers.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let json = try_status!(unsafe { str_arg(config_json, "config_json") });
+        let c = try_status!(config_from(json, &d.mcp_config.lock()));
+        *d.mcp_config.lock() = c;
+        *d.mcp.lock() = None;
+        AF_OK
+    })
+}
+
+/// One message on a session: NULL (with `af_last_error`) for a NULL message or when
+/// there is no response. The length is checked before anything else (the host's text
+/// is neither copied nor validated past the session's `maxMessageBytes`); invalid UTF-8
+/// gets a JSON-RPC parse error.
+unsafe fn handle_on(s: &Session, message_json: *const c_char) -> *mut c_char {
+    if message_json.is_null() {
+        set_last_error("message_json is NULL");
+        return std::ptr::null_mut();
+    }
+    // SAFETY: the caller passes a NUL-terminated string valid for this call.
+    let bytes = unsafe { std::ffi::CStr::from_ptr(message_json) }.to_bytes();
+    match s.handle_bytes(bytes) {
+        Some(r) => out_string(&r),
+        None => std::ptr::null_mut(),
+    }
+}
+
+fn default_session(d: &FfiDispatcher) -> Result<Arc<Session>, af_status> {
+    let mut slot = d.mcp.lock();
+    if let Some(s) = &*slot {
+        return Ok(s.clone());
+    }
+    let s = Session::new(&d.d, d.mcp_config.lock().clone(), Value::Null)
+        .map_err(|e| fail(AF_ERR_INVALID, &e))?;
+    s.set_notify(d.mcp_notify.lock().clone());
+    *slot = Some(s.clone());
+    Ok(s)
+}
+
+fn c_notify(
+    cb: af_mcp_notify_fn,
+    user_data: *mut c_void,
+    free: af_free_fn,
+) -> Option<crate::mcp::Notify> {
+    let data = ForeignData {
+        ptr: user_data,
+        free,
+    };
+    cb.map(|f| {
+        let n: crate::mcp::Notify = Arc::new(move |msg: &str| {
+            let data = &data;
+            let c = to_cstring(msg);
+            // SAFETY: the host's callback with its own data; msg borrowed for the call.
+            unsafe { f(data.ptr, c.as_ptr()) }
+        });
+        n
+    })
+}
+
+/// Handles one MCP JSON-RPC message (borrowed) on the dispatcher's own session and
+/// returns the response (owned), or NULL when there is none (a notification) or on a
+/// NULL argument (`af_last_error`). A `tools/call` blocks until its outcome; to keep
+/// reading while calls run, use one thread per message or `af_mcp_serve_stdio`. Malformed
+/// messages get JSON-RPC errors, never NULL.
+#[no_mangle]
+pub unsafe extern "C" fn af_mcp_handle_json(
+    d: *mut af_dispatcher,
+    message_json: *const c_char,
+) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || {
+        // SAFETY: checked by the helpers.
+        let Ok(d) = (unsafe { dispatcher(d) }) else {
+            return std::ptr::null_mut();
+        };
+        let Ok(s) = default_session(d) else {
+            return std::ptr::null_mut();
+        };
+        // SAFETY: a string borrowed for this call (checked by the helper).
+        unsafe { handle_on(&s, message_json) }
+    })
+}
+
+/// Sets where the dispatcher's own session sends notifications (`list_changed`);
+/// replaces the previous sink. NULL `cb` removes it (and ends its open
+/// `subscriptions/listen` streams). Set it before the first message: a session without a
+/// sink answers `listChanged: false` and refuses `subscriptions/listen`.
+#[no_mangle]
+pub unsafe extern "C" fn af_mcp_set_notify(
+    d: *mut af_dispatcher,
+    cb: af_mcp_notify_fn,
+    user_data: *mut c_void,
+    free_user_data: af_free_fn,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let n = c_notify(cb, user_data, free_user_data);
+        // SAFETY: checked by the helper.
+        let d = try_status!(unsafe { dispatcher(d) });
+        *d.mcp_notify.lock() = n.clone();
+        if let Some(s) = &*d.mcp.lock() {
+            s.set_notify(n);
+        }
+        AF_OK
+    })
+}
+
+/// Serves the dispatcher as an MCP server on the process's stdin/stdout
+/// (newline-delimited JSON-RPC) until stdin ends, then waits for the calls in flight;
+/// blocks. Each tool call runs on a worker thread of the transport ("appfunctions-mcp-N"):
+/// one is started whenever a call arrives and none is free (up to 32; beyond that calls
+/// wait and the log says so), so a handler blocked in host code holds up neither pings
+/// nor other calls, and `notifications/cancelled` ends the call on a completion thread.
+/// Logs nothing to stdout.
+#[no_mangle]
+pub unsafe extern "C" fn af_mcp_serve_stdio(d: *mut af_dispatcher) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: checked by the helper.
+        let d = try_status!(unsafe { dispatcher(d) });
+        let s = match Session::new(&d.d, d.mcp_config.lock().clone(), Value::Null) {
+            Ok(s) => s,
+            Err(e) => return fail(AF_ERR_INVALID, &e),
+        };
+        match crate::mcp::stdio::serve_stdio(s) {
+            Ok(()) => AF_OK,
+            Err(e) => fail(AF_ERR_INTERNAL, &format!("stdio: {e}")),
+        }
+    })
+}
+
+unsafe fn session<'a>(s: *const af_mcp_session) -> Result<&'a Arc<Session>, af_status> {
+    if s.is_null() {
+        return Err(fail(AF_ERR_NULL, "the session is NULL"));
+    }
+    // SAFETY: made by af_mcp_session_new and not freed.
+    Ok(unsafe { &*(s as *const Arc<Session>) })
+}
+
+/// Creates an MCP session (one per connection) with its own agent view of
+/// `metadata_json` (borrowed JSON object; NULL is `{}`). NULL on error.
+#[no_mangle]
+pub unsafe extern "C" fn af_mcp_session_new(
+    d: *mut af_dispatcher,
+    metadata_json: *const c_char,
+) -> *mut af_mcp_session {
+    boundary(std::ptr::null_mut(), || {
+        // SAFETY: checked by the helpers.
+        let (Ok(d), Ok(meta)) = (unsafe { dispatcher(d) }, unsafe {
+            metadata_arg(metadata_json)
+        }) else {
+            return std::ptr::null_mut();
+        };
+        match Session::new(&d.d, d.mcp_config.lock().clone(), meta) {
+            Ok(s) => Box::into_raw(Box::new(s)) as *mut af_mcp_session,
+            Err(e) => {
+                set_last_error(&e);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
+
+/// Handles one message on a session; as `af_mcp_handle_json`.
+#[no_mangle]
+pub unsafe extern "C" fn af_mcp_session_handle_json(
+    s: *mut af_mcp_session,
+    message_json: *const c_char,
+) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || {
+        // SAFETY: checked by the helper.
+        let Ok(s) = (unsafe { session(s) }) else {
+            return std::ptr::null_mut();
+        };
+        // SAFETY: a string borrowed for this call (checked by the helper).
+        unsafe { handle_on(s, message_json) }
+    })
+}
+
+/// Sets where a session sends notifications; NULL `cb` removes it (and ends its open
+/// `subscriptions/listen` streams). Without a sink the session answers
+/// `listChanged: false` and refuses `subscriptions/listen`.
+#[no_mangle]
+pub unsafe extern "C" fn af_mcp_session_set_notify(
+    s: *mut af_mcp_session,
+    cb: af_mcp_notify_fn,
+    user_data: *mut c_void,
+    free_user_data: af_free_fn,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        let n = c_notify(cb, user_data, free_user_data);
+        // SAFETY: checked by the helper.
+        try_status!(unsafe { session(s) }).set_notify(n);
+        AF_OK
+    })
+}
+
+/// Replaces the metadata of a session's view (borrowed JSON object; NULL is `{}`); the
+/// client gets `notifications/tools/list_changed`.
+#[no_mangle]
+pub unsafe extern "C" fn af_mcp_session_set_metadata(
+    s: *mut af_mcp_session,
+    metadata_json: *const c_char,
+) -> af_status {
+    boundary(AF_ERR_INTERNAL, || {
+        // SAFETY: checked by the helpers.
+        let s = try_status!(unsafe { session(s) });
+        let meta = try_status!(unsafe { metadata_arg(metadata_json) });
+        match s.view().set_metadata(meta) {
+            Ok(()) => AF_OK,
+            Err(e) => fail(AF_ERR_INVALID, &e),
+        }
+    })
+}
+
+/// Frees a session (calls in flight finish). Calling with NULL is fine.
+#[no_mangle]
+pub unsafe extern "C" fn af_mcp_session_free(s: *mut af_mcp_session) {
+    boundary((), || {
+        if !s.is_null() {
+            // SAFETY: made by af_mcp_session_new; freed once.
+            drop(unsafe { Box::from_raw(s as *mut Arc<Session>) });
+        }
+    })
+}
