@@ -19,6 +19,8 @@ pub struct af_call {
     _private: [u8; 0],
 }
 
+impl Numbered for af_call {}
+
 /// A function call (`af_call_kind`).
 pub const AF_CALL_FUNCTION: i32 = 0;
 /// An entity lookup: `af_call_args` is NULL; read `af_call_lookup_request`.
@@ -35,7 +37,7 @@ fn live(call: *mut af_call) -> Result<Arc<Call>, af_status> {
     if call.is_null() {
         return Err(fail(AF_ERR_NULL, "the call is NULL"));
     }
-    match resolve_handle(call as usize) {
+    match resolve_handle(af_call::number(call)) {
         HandleRef::Live(c, 0) => Ok(c),
         HandleRef::Live(..) => Err(fail(
             AF_ERR_INVALID_HANDLE,
@@ -58,11 +60,13 @@ fn reading<R>(call: *mut af_call, dead: R, f: impl FnOnce(&Call) -> R) -> R {
     }
     // inside the call's own callback: no look-up
     let mut f = Some(f);
-    if let Some(r) = on_current(call as usize, false, |c| (f.take().expect("once"))(c)) {
+    if let Some(r) = on_current(af_call::number(call), false, |c| {
+        (f.take().expect("once"))(c)
+    }) {
         return r;
     }
     let f = f.take().expect("not run");
-    match with_live_call(call as usize, |c| f(c)) {
+    match with_live_call(af_call::number(call), |c| f(c)) {
         Some(r) => r,
         None => {
             // why it is not live (and the message of `live`)
@@ -85,7 +89,7 @@ fn lend(call: &Call, s: Option<&str>) -> *const c_char {
 /// `search_{entity}`. NULL for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
-    boundary(std::ptr::null(), || {
+    boundary(|| {
         reading(call, std::ptr::null(), |c| {
             lend(c, Some(c.function_id_nul()))
         })
@@ -97,25 +101,21 @@ pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
 /// or a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_args(call: *mut af_call) -> *const c_char {
-    boundary(std::ptr::null(), || {
-        reading(call, std::ptr::null(), |c| lend(c, c.args_nul()))
-    })
+    boundary(|| reading(call, std::ptr::null(), |c| lend(c, c.args_nul())))
 }
 
 /// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}` (lent until the
 /// call ends; the `limit` key is absent when the caller gave none). NULL otherwise.
 #[no_mangle]
 pub extern "C" fn af_call_lookup_request(call: *mut af_call) -> *const c_char {
-    boundary(std::ptr::null(), || {
-        reading(call, std::ptr::null(), |c| lend(c, c.lookup_request_nul()))
-    })
+    boundary(|| reading(call, std::ptr::null(), |c| lend(c, c.lookup_request_nul())))
 }
 
 /// The called function's normalised descriptor (owned JSON, as in `af_registry_json`;
 /// the seed's `context.Function`), or NULL for an unknown function or a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_descriptor_json(call: *mut af_call) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         let Ok(c) = live(call) else {
             return std::ptr::null_mut();
         };
@@ -129,13 +129,13 @@ pub extern "C" fn af_call_descriptor_json(call: *mut af_call) -> *mut c_char {
 /// `AF_CALL_FUNCTION` or `AF_CALL_ENTITY_LOOKUP`; -1 for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_kind(call: *mut af_call) -> i32 {
-    boundary(-1, || reading(call, -1, |c| c.kind() as i32))
+    boundary_or(-1, || reading(call, -1, |c| c.kind() as i32))
 }
 
 /// For entity lookups, the entity's name (owned: free it); else NULL.
 #[no_mangle]
 pub extern "C" fn af_call_entity_copy(call: *mut af_call) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         match live(call)
             .ok()
             .and_then(|c| c.entity_name().map(out_string))
@@ -149,19 +149,19 @@ pub extern "C" fn af_call_entity_copy(call: *mut af_call) -> *mut c_char {
 /// `AF_PLATFORM_OTHER`, `_APPLE` or `_ANDROID`; -1 for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_platform(call: *mut af_call) -> i32 {
-    boundary(-1, || reading(call, -1, |c| c.platform() as i32))
+    boundary_or(-1, || reading(call, -1, |c| c.platform() as i32))
 }
 
 /// 1 when the app is in the foreground for this run (apple), else 0.
 #[no_mangle]
 pub extern "C" fn af_call_is_foreground(call: *mut af_call) -> u8 {
-    boundary(0, || reading(call, 0, |c| u8::from(c.is_foreground())))
+    boundary(|| reading(call, 0, |c| u8::from(c.is_foreground())))
 }
 
 /// The calling package (lent until the call ends; "" in-process). NULL for a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_caller_package(call: *mut af_call) -> *const c_char {
-    boundary(std::ptr::null(), || {
+    boundary(|| {
         reading(call, std::ptr::null(), |c| {
             lend(c, Some(c.caller_package_nul()))
         })
@@ -172,7 +172,7 @@ pub extern "C" fn af_call_caller_package(call: *mut af_call) -> *const c_char {
 /// call, which has ended: check the status of your completion).
 #[no_mangle]
 pub extern "C" fn af_call_is_cancelled(call: *mut af_call) -> u8 {
-    boundary(1, || match resolve_handle(call as usize) {
+    boundary_or(1, || match resolve_handle(af_call::number(call)) {
         HandleRef::Live(c, _) => u8::from(c.is_cancelled()),
         _ => 1,
     })
@@ -193,7 +193,7 @@ pub unsafe extern "C" fn af_call_on_cancel(
     free_user_data: af_free_fn,
     out_id: *mut u64,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let set_id = |id: u64| {
             if !out_id.is_null() {
                 // SAFETY: the host's out pointer, valid for this call.
@@ -239,7 +239,7 @@ pub unsafe extern "C" fn af_call_on_cancel(
 /// `AF_ERR_NOT_FOUND` for an id this call does not know (or whose callback has run).
 #[no_mangle]
 pub extern "C" fn af_call_on_cancel_remove(call: *mut af_call, id: u64) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let c = match live(call) {
             Ok(c) => c,
             Err(s) => return s,
@@ -266,7 +266,7 @@ pub unsafe extern "C" fn af_call_item_set(
     key: *const c_char,
     json: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let c = match live(call) {
             Ok(c) => c,
             Err(s) => return s,
@@ -293,7 +293,7 @@ pub unsafe extern "C" fn af_call_item_get_json(
     call: *mut af_call,
     key: *const c_char,
 ) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         let Ok(c) = live(call) else {
             return std::ptr::null_mut();
         };
@@ -317,7 +317,7 @@ pub unsafe extern "C" fn af_call_log(
     level: i32,
     message: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let c = match live(call) {
             Ok(c) => c,
             Err(s) => return s,
@@ -343,7 +343,7 @@ pub unsafe extern "C" fn af_call_log(
 /// Sets the dialog text (borrowed) returned in the outcome's `dialog`; the last one wins.
 #[no_mangle]
 pub unsafe extern "C" fn af_call_say(call: *mut af_call, text: *const c_char) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let c = match live(call) {
             Ok(c) => c,
             Err(s) => return s,
@@ -371,7 +371,7 @@ pub unsafe extern "C" fn af_call_set_host_data(
     data: *mut c_void,
     free_data: af_free_fn,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let guard = ForeignData {
             ptr: data,
             free: free_data,
@@ -399,9 +399,7 @@ pub unsafe extern "C" fn af_call_set_host_data(
 /// The host data attached to the call (or to the call a lookup serves); NULL when none.
 #[no_mangle]
 pub extern "C" fn af_call_host_data(call: *mut af_call) -> *mut c_void {
-    boundary(std::ptr::null_mut(), || {
-        reading(call, std::ptr::null_mut(), |c| c.host_data() as *mut c_void)
-    })
+    boundary(|| reading(call, std::ptr::null_mut(), |c| c.host_data() as *mut c_void))
 }
 
 /// The `host_context` of the invocation that started the call (for an entity lookup, of
@@ -411,7 +409,7 @@ pub extern "C" fn af_call_host_data(call: *mut af_call) -> *mut c_void {
 /// hook, the handler and lookups.
 #[no_mangle]
 pub extern "C" fn af_call_invocation_context(call: *mut af_call) -> *mut c_void {
-    boundary(std::ptr::null_mut(), || match live(call) {
+    boundary(|| match live(call) {
         Ok(c) => c.invocation_context() as *mut c_void,
         Err(_) => std::ptr::null_mut(),
     })
@@ -422,7 +420,7 @@ pub extern "C" fn af_call_invocation_context(call: *mut af_call) -> *mut c_void 
 /// nothing was said yet, and for a NULL or dead handle (`af_last_error` says which).
 #[no_mangle]
 pub extern "C" fn af_call_dialog_copy(call: *mut af_call) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || match live(call) {
+    boundary(|| match live(call) {
         Ok(c) => c.dialog().map_or(std::ptr::null_mut(), |d| out_string(&d)),
         Err(_) => std::ptr::null_mut(),
     })
@@ -432,7 +430,7 @@ fn completion_status(call: *mut af_call, r: Result<(), Box<CompleteError>>) -> a
     match r.map_err(|e| *e) {
         Ok(()) => AF_OK,
         Err(e @ CompleteError::AlreadyCompleted(_)) => {
-            if let HandleRef::Live(c, _) = resolve_handle(call as usize) {
+            if let HandleRef::Live(c, _) = resolve_handle(af_call::number(call)) {
                 c.log(crate::engine::log::LogLevel::Warn, &format!("{e}"));
             }
             fail(AF_ERR_ALREADY_COMPLETED, &e.to_string())
@@ -445,14 +443,14 @@ fn completing(call: *mut af_call, what: &str) -> Result<Arc<Call>, af_status> {
     if call.is_null() {
         return Err(fail(AF_ERR_NULL, "the call is NULL"));
     }
-    match resolve_handle(call as usize) {
+    match resolve_handle(af_call::number(call)) {
         HandleRef::Live(c, 0) => Ok(c),
         HandleRef::Live(..) => Err(fail(
             AF_ERR_INVALID_HANDLE,
             "this is a gate handle, not a call",
         )),
         HandleRef::Ended(id) => {
-            log_late(call as usize, what);
+            log_late(af_call::number(call), what);
             Err(fail(
                 AF_ERR_ALREADY_COMPLETED,
                 &format!("the call to {id} has ended (completed, cancelled or timed out); {what} ignored"),
@@ -472,7 +470,7 @@ pub unsafe extern "C" fn af_call_return(
     call: *mut af_call,
     result_json: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         if call.is_null() {
             return fail(AF_ERR_NULL, "the call is NULL");
         }
@@ -512,7 +510,7 @@ fn complete(
     what: &str,
 ) -> Result<Result<(), Box<CompleteError>>, af_status> {
     // inside the handler's own callback: handed over without a look-up
-    let here = on_current(call as usize, false, |c| {
+    let here = on_current(af_call::number(call), false, |c| {
         match c.answer_inline(None, Op::Handler, &mut answer) {
             Answered::Done(r) => Some(r),
             Answered::Slow(_) => None,
@@ -525,7 +523,7 @@ fn complete(
     let Some(Completion::Handler(result)) = answer else {
         unreachable!("a handler result is left in place unless handed over");
     };
-    match Call::complete_handle(call as usize, result) {
+    match Call::complete_handle(af_call::number(call), result) {
         Ok(r) => Ok(r.map_err(Box::new)),
         Err(result) => completing(call, what).map(|c| c.complete(result).map_err(Box::new)),
     }
@@ -541,7 +539,7 @@ pub unsafe extern "C" fn af_call_fail(
     code: i32,
     message: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         if call.is_null() {
             return fail(AF_ERR_NULL, "the call is NULL");
         }

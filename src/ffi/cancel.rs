@@ -8,12 +8,16 @@ pub struct af_cancel_token {
     _private: [u8; 0],
 }
 
+impl Handle for af_cancel_token {
+    type Target = CancelToken;
+    type Kind = Boxed;
+    const WHAT: &'static str = "the token";
+}
+
 /// Creates a cancellation token. Caller owns it and must call `af_cancel_token_free`.
 #[no_mangle]
 pub extern "C" fn af_cancel_token_new() -> *mut af_cancel_token {
-    boundary(std::ptr::null_mut(), || {
-        Box::into_raw(Box::new(CancelToken::new())) as *mut af_cancel_token
-    })
+    boundary(|| af_cancel_token::new(CancelToken::new()))
 }
 
 /// Cancels every call carrying the token, now and later. Every call carrying it is marked
@@ -23,12 +27,9 @@ pub extern "C" fn af_cancel_token_new() -> *mut af_cancel_token {
 /// ends on a completion thread of the library, so no call's callbacks delay another's.
 #[no_mangle]
 pub unsafe extern "C" fn af_cancel_token_cancel(t: *mut af_cancel_token) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
-        if t.is_null() {
-            return fail(AF_ERR_NULL, "the token is NULL");
-        }
-        // SAFETY: made by af_cancel_token_new and not freed.
-        unsafe { &*(t as *const CancelToken) }.cancel();
+    boundary(|| {
+        // SAFETY: made by af_cancel_token_new and not freed (or NULL).
+        try_status!(unsafe { af_cancel_token::get(t) }).cancel();
         AF_OK
     })
 }
@@ -36,22 +37,17 @@ pub unsafe extern "C" fn af_cancel_token_cancel(t: *mut af_cancel_token) -> af_s
 /// 1 when the token has been cancelled, else 0 (also for NULL).
 #[no_mangle]
 pub unsafe extern "C" fn af_cancel_token_is_cancelled(t: *const af_cancel_token) -> u8 {
-    boundary(0, || {
-        if t.is_null() {
-            return 0;
-        }
-        // SAFETY: made by af_cancel_token_new and not freed.
-        u8::from(unsafe { &*(t as *const CancelToken) }.is_cancelled())
+    boundary(|| {
+        // SAFETY: made by af_cancel_token_new and not freed (or NULL).
+        unsafe { af_cancel_token::try_get(t) }.map_or(0, |t| u8::from(t.is_cancelled()))
     })
 }
 
 /// Frees a token. Calls carrying it keep their own reference. Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_cancel_token_free(t: *mut af_cancel_token) {
-    boundary((), || {
-        if !t.is_null() {
-            // SAFETY: made by af_cancel_token_new; freed once.
-            drop(unsafe { Box::from_raw(t as *mut CancelToken) });
-        }
+    boundary(|| {
+        // SAFETY: made by af_cancel_token_new; the host frees it once.
+        unsafe { af_cancel_token::free(t) }
     })
 }

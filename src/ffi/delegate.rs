@@ -19,6 +19,8 @@ pub struct af_gate {
     _private: [u8; 0],
 }
 
+impl Numbered for af_gate {}
+
 /// A delegate's callbacks (copied by `af_add_delegate`; any callback may be NULL). Fill
 /// it in from `AF_DELEGATE_INIT` (which sets `struct_size`).
 ///
@@ -88,7 +90,13 @@ impl Delegate for CDelegate {
         };
         let Some(gh) = gate.into_handle() else { return };
         // SAFETY: the host's callback with its own data and live handles.
-        unsafe { f(self.data.ptr, ch as *mut af_call, gh as *mut af_gate) }
+        unsafe {
+            f(
+                self.data.ptr,
+                af_call::from_number(ch),
+                af_gate::from_number(gh),
+            )
+        }
     }
     fn on_invoking_seq(&self, call: &Arc<Call>, seq: u32) {
         let Some(f) = self.on_invoking else {
@@ -102,7 +110,11 @@ impl Delegate for CDelegate {
         let Some(ch) = call.handle() else { return };
         // SAFETY: the host's callback with its own data and live handles.
         as_current(call, ch, gh, || unsafe {
-            f(self.data.ptr, ch as *mut af_call, gh as *mut af_gate)
+            f(
+                self.data.ptr,
+                af_call::from_number(ch),
+                af_gate::from_number(gh),
+            )
         })
     }
     fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
@@ -117,7 +129,7 @@ impl Delegate for CDelegate {
         unsafe {
             f(
                 self.data.ptr,
-                ch as *mut af_call,
+                af_call::from_number(ch),
                 json_nul.as_ptr() as *const c_char,
             )
         }
@@ -140,7 +152,7 @@ pub unsafe extern "C" fn af_add_delegate(
     vtable: *const af_delegate,
     user_data: *mut c_void,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helper; a larger struct (a newer header) starts with v1's.
         try_status!(unsafe { check_struct_size(vtable, "af_delegate") });
         // SAFETY: a valid vtable of at least the v1 size, borrowed for this call.
@@ -154,7 +166,7 @@ pub unsafe extern "C" fn af_add_delegate(
             },
         };
         // SAFETY: checked by the helper (the delegate's data is released on error).
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         d.add_delegate(Arc::new(del));
         AF_OK
     })
@@ -175,7 +187,7 @@ unsafe fn answer(gate: *mut af_gate, d: GateDecision) -> af_status {
     if gate.is_null() {
         return fail(AF_ERR_NULL, "the gate is NULL");
     }
-    let h = gate as usize;
+    let h = af_gate::number(gate);
     // inside the delegate's own callback: handed over without a look-up
     let mut answer = Some(Completion::Gate(d));
     let here = on_current(h, true, |c| {
@@ -197,9 +209,7 @@ unsafe fn answer(gate: *mut af_gate, d: GateDecision) -> af_status {
 #[no_mangle]
 pub unsafe extern "C" fn af_gate_allow(gate: *mut af_gate) -> af_status {
     // SAFETY: the handle is validated, never dereferenced.
-    boundary(AF_ERR_INTERNAL, || unsafe {
-        answer(gate, GateDecision::Allow)
-    })
+    boundary(|| unsafe { answer(gate, GateDecision::Allow) })
 }
 
 /// Answers with a message-carrying decision. NULL or invalid UTF-8 still answers, with
@@ -228,7 +238,7 @@ unsafe fn answer_with_message(
 #[no_mangle]
 pub unsafe extern "C" fn af_gate_deny(gate: *mut af_gate, message: *const c_char) -> af_status {
     // SAFETY: pointers checked by the helper.
-    boundary(AF_ERR_INTERNAL, || unsafe {
+    boundary(|| unsafe {
         answer_with_message(gate, message, "the call was refused", GateDecision::Deny)
     })
 }
@@ -240,7 +250,7 @@ pub unsafe extern "C" fn af_gate_deny(gate: *mut af_gate, message: *const c_char
 #[no_mangle]
 pub unsafe extern "C" fn af_gate_open_app(gate: *mut af_gate, message: *const c_char) -> af_status {
     // SAFETY: pointers checked by the helper.
-    boundary(AF_ERR_INTERNAL, || unsafe {
+    boundary(|| unsafe {
         answer_with_message(gate, message, "Continue in the app.", GateDecision::OpenApp)
     })
 }
@@ -255,13 +265,13 @@ impl ScopeHooks for CScope {
     fn begin(&self, call: &Arc<Call>) {
         if let (Some(f), Some(h)) = (self.begin, call.handle()) {
             // SAFETY: the host's callback with its own data and a live call.
-            unsafe { f(self.data.ptr, h as *mut af_call) }
+            unsafe { f(self.data.ptr, af_call::from_number(h)) }
         }
     }
     fn end(&self, call: &Arc<Call>) {
         if let (Some(f), Some(h)) = (self.end, call.handle()) {
             // SAFETY: as above.
-            unsafe { f(self.data.ptr, h as *mut af_call) }
+            unsafe { f(self.data.ptr, af_call::from_number(h)) }
         }
     }
 }
@@ -277,13 +287,13 @@ pub unsafe extern "C" fn af_set_scope_hooks(
     user_data: *mut c_void,
     free_user_data: af_free_fn,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let data = ForeignData {
             ptr: user_data,
             free: free_user_data,
         };
         // SAFETY: checked by the helper.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let hooks: Option<Arc<dyn ScopeHooks>> = (begin.is_some() || end.is_some())
             .then(|| Arc::new(CScope { begin, end, data }) as Arc<dyn ScopeHooks>);
         d.set_scope_hooks(hooks);
@@ -304,7 +314,11 @@ impl PermissionHook for CPermission {
         let Some(gh) = gate.into_handle() else { return };
         // SAFETY: the host's callback with its own data and live handles.
         as_current(call, ch, gh, || unsafe {
-            (self.f)(self.data.ptr, ch as *mut af_call, gh as *mut af_gate)
+            (self.f)(
+                self.data.ptr,
+                af_call::from_number(ch),
+                af_gate::from_number(gh),
+            )
         })
     }
 }
@@ -319,13 +333,13 @@ pub unsafe extern "C" fn af_set_permission_hook(
     user_data: *mut c_void,
     free_user_data: af_free_fn,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let data = ForeignData {
             ptr: user_data,
             free: free_user_data,
         };
         // SAFETY: checked by the helper.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         d.set_permission_hook(
             hook.map(|f| Arc::new(CPermission { f, data }) as Arc<dyn PermissionHook>),
         );

@@ -19,6 +19,12 @@ pub struct af_dispatcher {
     _private: [u8; 0],
 }
 
+impl Handle for af_dispatcher {
+    type Target = FfiDispatcher;
+    type Kind = Boxed;
+    const WHAT: &'static str = "the dispatcher";
+}
+
 /// A request to run a function (`af_execute_json`, `af_execute_async`,
 /// `af_view_execute_json`, `af_view_execute_async`). Fill it in from `AF_INVOCATION_INIT`
 /// (which sets `struct_size`). Borrowed for the call: each function copies what it needs
@@ -122,7 +128,7 @@ impl Handler for CHandler {
         match call.handle() {
             // SAFETY: the host's callback with its own user data and a live call handle.
             Some(h) => as_current(call, h, 0, || unsafe {
-                (self.f)(self.data.ptr, h as *mut af_call)
+                (self.f)(self.data.ptr, af_call::from_number(h))
             }),
             None => {
                 let _ = call.complete(Err((
@@ -149,14 +155,13 @@ pub(crate) fn c_handler(
 /// Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL.
 #[no_mangle]
 pub extern "C" fn af_dispatcher_new() -> *mut af_dispatcher {
-    boundary(std::ptr::null_mut(), || {
-        // must be the type `dispatcher()` and `af_dispatcher_free` cast back to
-        Box::into_raw(Box::new(FfiDispatcher {
+    boundary(|| {
+        af_dispatcher::new(FfiDispatcher {
             d: Dispatcher::new(),
             mcp: parking_lot::Mutex::new(None),
             mcp_config: parking_lot::Mutex::new(crate::mcp::McpConfig::default()),
             mcp_notify: parking_lot::Mutex::new(None),
-        })) as *mut af_dispatcher
+        })
     })
 }
 
@@ -168,11 +173,9 @@ pub extern "C" fn af_dispatcher_new() -> *mut af_dispatcher {
 /// Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_dispatcher_free(d: *mut af_dispatcher) {
-    boundary((), || {
-        if !d.is_null() {
-            // SAFETY: made by af_dispatcher_new; the host frees it once.
-            drop(unsafe { Box::from_raw(d as *mut FfiDispatcher) });
-        }
+    boundary(|| {
+        // SAFETY: made by af_dispatcher_new; the host frees it once.
+        unsafe { af_dispatcher::free(d) }
     })
 }
 
@@ -180,9 +183,9 @@ pub unsafe extern "C" fn af_dispatcher_free(d: *mut af_dispatcher) {
 /// (docs/descriptors.md). All or nothing: on error nothing is defined. `json` borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn af_define_types(d: *mut af_dispatcher, json: *const c_char) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: pointers checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let json = try_status!(unsafe { str_arg(json, "json") });
         status_of(d.define_types(json))
     })
@@ -202,11 +205,11 @@ pub unsafe extern "C" fn af_register_function(
     user_data: *mut c_void,
     free_user_data: af_free_fn,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // without a handler, user_data has no use and is released at once
         let h = c_handler(handler, user_data, free_user_data);
         // SAFETY: pointers checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let desc = try_status!(unsafe { str_arg(descriptor_json, "descriptor_json") });
         status_of(d.register_function(desc, h))
     })
@@ -225,13 +228,13 @@ pub unsafe extern "C" fn af_register_entity(
     user_data: *mut c_void,
     free_user_data: af_free_fn,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // (c_handler releases user_data when lookup is NULL)
         let Some(h) = c_handler(lookup, user_data, free_user_data) else {
             return fail(AF_ERR_NULL, "lookup is NULL");
         };
         // SAFETY: pointers checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let desc = try_status!(unsafe { str_arg(descriptor_json, "descriptor_json") });
         status_of(d.register_entity(desc, h))
     })
@@ -243,9 +246,9 @@ pub unsafe extern "C" fn af_unregister_function(
     d: *mut af_dispatcher,
     function_id: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: pointers checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let id = try_status!(unsafe { str_arg(function_id, "function_id") });
         status_of(d.unregister_function(id))
     })
@@ -259,9 +262,9 @@ pub unsafe extern "C" fn af_set_function_enabled(
     function_id: *const c_char,
     enabled: u8,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: pointers checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let id = try_status!(unsafe { str_arg(function_id, "function_id") });
         status_of(d.set_enabled(id, enabled != 0))
     })
@@ -275,9 +278,9 @@ pub unsafe extern "C" fn af_set_limits(
     max_input_bytes: u64,
     max_depth: u32,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helper.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let limits = crate::model::binding::Limits {
             max_input_bytes: usize::try_from(max_input_bytes).unwrap_or(usize::MAX),
             max_depth,
@@ -300,9 +303,9 @@ pub unsafe extern "C" fn af_set_caller_policy(
     d: *mut af_dispatcher,
     policy_json: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: pointers checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let p = try_status!(parse_policy(try_status!(unsafe {
             str_arg(policy_json, "policy_json")
         })));
@@ -318,9 +321,9 @@ pub unsafe extern "C" fn af_set_function_caller_policy(
     function_id: *const c_char,
     policy_json: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: pointers checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let id = try_status!(unsafe { str_arg(function_id, "function_id") });
         let p = try_status!(parse_policy(try_status!(unsafe {
             str_arg(policy_json, "policy_json")
@@ -339,13 +342,13 @@ pub unsafe extern "C" fn af_set_log_callback(
     user_data: *mut c_void,
     free_user_data: af_free_fn,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let data = ForeignData {
             ptr: user_data,
             free: free_user_data,
         };
         // SAFETY: checked by the helper.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let sink = cb.map(|f| {
             let sink: crate::engine::log::LogSink = Arc::new(move |level: LogLevel, msg: &str| {
                 let data = &data;
@@ -377,40 +380,40 @@ pub unsafe extern "C" fn af_execute_json(
     args_json: *const c_char,
 ) -> *mut c_char {
     use crate::model::error::ErrorCode as C;
-    let out = boundary(std::ptr::null_mut(), || {
-        // SAFETY: pointers checked by the helpers.
-        let d = match unsafe { dispatcher(d) } {
-            Ok(d) => d,
-            Err(_) => {
-                return error_outcome(
-                    C::InvalidArgument,
-                    "af_execute_json: the dispatcher is NULL",
-                )
-            }
-        };
-        let inv = match unsafe { invocation_ref(inv) } {
-            Ok(i) => i,
-            Err(_) => {
-                return error_outcome(
-                    C::InvalidArgument,
-                    &format!("af_execute_json: {}", last_error_text()),
-                )
-            }
-        };
-        let args = match unsafe { opt_str_arg(args_json, "args_json") } {
-            Ok(a) => a,
-            Err(_) => return error_outcome(C::InvalidArgument, &last_error_text()),
-        };
-        out_string_nul(d.execute_nul_ref(&inv, args))
-    });
-    if out.is_null() {
-        error_outcome(
-            C::InternalError,
-            &format!("af_execute_json failed unexpectedly: {}", last_error_text()),
-        )
-    } else {
-        out
-    }
+    boundary_with(
+        || {
+            error_outcome(
+                C::InternalError,
+                &format!("af_execute_json failed unexpectedly: {}", last_error_text()),
+            )
+        },
+        || {
+            // SAFETY: pointers checked by the helpers.
+            let d = match unsafe { af_dispatcher::get(d) } {
+                Ok(d) => d,
+                Err(_) => {
+                    return error_outcome(
+                        C::InvalidArgument,
+                        "af_execute_json: the dispatcher is NULL",
+                    )
+                }
+            };
+            let inv = match unsafe { invocation_ref(inv) } {
+                Ok(i) => i,
+                Err(_) => {
+                    return error_outcome(
+                        C::InvalidArgument,
+                        &format!("af_execute_json: {}", last_error_text()),
+                    )
+                }
+            };
+            let args = match unsafe { opt_str_arg(args_json, "args_json") } {
+                Ok(a) => a,
+                Err(_) => return error_outcome(C::InvalidArgument, &last_error_text()),
+            };
+            out_string_nul(d.execute_nul_ref(&inv, args))
+        },
+    )
 }
 
 pub(crate) struct SendPtr(pub *mut c_void);
@@ -436,9 +439,9 @@ pub unsafe extern "C" fn af_execute_async(
     on_outcome: af_outcome_fn,
     user_data: *mut c_void,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: pointers checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let Some(cb) = on_outcome else {
             return fail(AF_ERR_NULL, "on_outcome is NULL");
         };
@@ -461,7 +464,7 @@ pub unsafe extern "C" fn af_execute_async(
 /// (docs/descriptors.md). NULL only for a NULL dispatcher.
 #[no_mangle]
 pub unsafe extern "C" fn af_registry_json(d: *mut af_dispatcher) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || match unsafe { dispatcher(d) } {
+    boundary(|| match unsafe { af_dispatcher::get(d) } {
         Ok(d) => out_string(&d.registry_json()),
         Err(_) => std::ptr::null_mut(),
     })
@@ -474,9 +477,9 @@ pub unsafe extern "C" fn af_parameters_schema_json(
     d: *mut af_dispatcher,
     function_id: *const c_char,
 ) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         // SAFETY: pointers checked by the helpers.
-        let (Ok(d), Ok(id)) = (unsafe { dispatcher(d) }, unsafe {
+        let (Ok(d), Ok(id)) = (unsafe { af_dispatcher::get(d) }, unsafe {
             str_arg(function_id, "function_id")
         }) else {
             return std::ptr::null_mut();
@@ -498,9 +501,9 @@ pub unsafe extern "C" fn af_result_schema_json(
     d: *mut af_dispatcher,
     function_id: *const c_char,
 ) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         // SAFETY: pointers checked by the helpers.
-        let (Ok(d), Ok(id)) = (unsafe { dispatcher(d) }, unsafe {
+        let (Ok(d), Ok(id)) = (unsafe { af_dispatcher::get(d) }, unsafe {
             str_arg(function_id, "function_id")
         }) else {
             return std::ptr::null_mut();
@@ -526,9 +529,9 @@ pub unsafe extern "C" fn af_dispatcher_set_default_timeout(
     d: *mut af_dispatcher,
     timeout_ms: u32,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helper.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         d.set_default_timeout(
             (timeout_ms > 0 && timeout_ms != AF_TIMEOUT_NONE)
                 .then(|| Duration::from_millis(timeout_ms.into())),
@@ -551,9 +554,9 @@ pub unsafe extern "C" fn af_dispatcher_shutdown(
     timeout_ms: u32,
     out_in_flight: *mut u32,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helper.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let wait = if timeout_ms == AF_TIMEOUT_NONE {
             Duration::MAX
         } else {
@@ -579,7 +582,7 @@ pub unsafe extern "C" fn af_dispatcher_shutdown(
 /// delivered); 0 for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn af_dispatcher_in_flight(d: *mut af_dispatcher) -> u32 {
-    boundary(0, || match unsafe { dispatcher(d) } {
+    boundary(|| match unsafe { af_dispatcher::get(d) } {
         Ok(d) => u32::try_from(d.in_flight()).unwrap_or(u32::MAX),
         Err(_) => 0,
     })

@@ -13,9 +13,11 @@ pub unsafe extern "C" fn af_export_copy(
     d: *mut af_dispatcher,
     format: *const c_char,
 ) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let (Ok(d), Ok(f)) = (unsafe { dispatcher(d) }, unsafe { format_arg(format) }) else {
+        let (Ok(d), Ok(f)) = (unsafe { af_dispatcher::get(d) }, unsafe {
+            format_arg(format)
+        }) else {
             return std::ptr::null_mut();
         };
         match d.export(f) {

@@ -11,6 +11,12 @@ pub struct af_mcp_session {
     _private: [u8; 0],
 }
 
+impl Handle for af_mcp_session {
+    type Target = Session;
+    type Kind = Shared;
+    const WHAT: &'static str = "the session";
+}
+
 /// Receives a server-initiated MCP message, borrowed for the callback, to send on the
 /// host's transport: `notifications/tools/list_changed`, and in the 2026-07-28 revision
 /// a `subscriptions/listen` stream's acknowledgment and notifications. Called from any
@@ -58,9 +64,9 @@ pub unsafe extern "C" fn af_mcp_configure(
     d: *mut af_dispatcher,
     config_json: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let json = try_status!(unsafe { str_arg(config_json, "config_json") });
         let c = try_status!(config_from(json, &d.mcp_config.lock()));
         *d.mcp_config.lock() = c;
@@ -128,9 +134,9 @@ pub unsafe extern "C" fn af_mcp_handle_json(
     d: *mut af_dispatcher,
     message_json: *const c_char,
 ) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let Ok(d) = (unsafe { dispatcher(d) }) else {
+        let Ok(d) = (unsafe { af_dispatcher::get(d) }) else {
             return std::ptr::null_mut();
         };
         let Ok(s) = default_session(d) else {
@@ -152,10 +158,10 @@ pub unsafe extern "C" fn af_mcp_set_notify(
     user_data: *mut c_void,
     free_user_data: af_free_fn,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let n = c_notify(cb, user_data, free_user_data);
         // SAFETY: checked by the helper.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         *d.mcp_notify.lock() = n.clone();
         if let Some(s) = &*d.mcp.lock() {
             s.set_notify(n);
@@ -173,9 +179,9 @@ pub unsafe extern "C" fn af_mcp_set_notify(
 /// Logs nothing to stdout.
 #[no_mangle]
 pub unsafe extern "C" fn af_mcp_serve_stdio(d: *mut af_dispatcher) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helper.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let s = match Session::new(&d.d, d.mcp_config.lock().clone(), Value::Null) {
             Ok(s) => s,
             Err(e) => return fail(AF_ERR_INVALID, &e),
@@ -187,14 +193,6 @@ pub unsafe extern "C" fn af_mcp_serve_stdio(d: *mut af_dispatcher) -> af_status 
     })
 }
 
-unsafe fn session<'a>(s: *const af_mcp_session) -> Result<&'a Arc<Session>, af_status> {
-    if s.is_null() {
-        return Err(fail(AF_ERR_NULL, "the session is NULL"));
-    }
-    // SAFETY: made by af_mcp_session_new and not freed.
-    Ok(unsafe { &*(s as *const Arc<Session>) })
-}
-
 /// Creates an MCP session (one per connection) with its own agent view of
 /// `metadata_json` (borrowed JSON object; NULL is `{}`). NULL on error.
 #[no_mangle]
@@ -202,15 +200,15 @@ pub unsafe extern "C" fn af_mcp_session_new(
     d: *mut af_dispatcher,
     metadata_json: *const c_char,
 ) -> *mut af_mcp_session {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let (Ok(d), Ok(meta)) = (unsafe { dispatcher(d) }, unsafe {
+        let (Ok(d), Ok(meta)) = (unsafe { af_dispatcher::get(d) }, unsafe {
             metadata_arg(metadata_json)
         }) else {
             return std::ptr::null_mut();
         };
         match Session::new(&d.d, d.mcp_config.lock().clone(), meta) {
-            Ok(s) => Box::into_raw(Box::new(s)) as *mut af_mcp_session,
+            Ok(s) => af_mcp_session::new_shared(s),
             Err(e) => {
                 set_last_error(&e);
                 std::ptr::null_mut()
@@ -225,9 +223,9 @@ pub unsafe extern "C" fn af_mcp_session_handle_json(
     s: *mut af_mcp_session,
     message_json: *const c_char,
 ) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         // SAFETY: checked by the helper.
-        let Ok(s) = (unsafe { session(s) }) else {
+        let Ok(s) = (unsafe { af_mcp_session::get(s) }) else {
             return std::ptr::null_mut();
         };
         // SAFETY: a string borrowed for this call (checked by the helper).
@@ -245,10 +243,10 @@ pub unsafe extern "C" fn af_mcp_session_set_notify(
     user_data: *mut c_void,
     free_user_data: af_free_fn,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let n = c_notify(cb, user_data, free_user_data);
         // SAFETY: checked by the helper.
-        try_status!(unsafe { session(s) }).set_notify(n);
+        try_status!(unsafe { af_mcp_session::get(s) }).set_notify(n);
         AF_OK
     })
 }
@@ -260,9 +258,9 @@ pub unsafe extern "C" fn af_mcp_session_set_metadata(
     s: *mut af_mcp_session,
     metadata_json: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let s = try_status!(unsafe { session(s) });
+        let s = try_status!(unsafe { af_mcp_session::get(s) });
         let meta = try_status!(unsafe { metadata_arg(metadata_json) });
         match s.view().set_metadata(meta) {
             Ok(()) => AF_OK,
@@ -274,10 +272,8 @@ pub unsafe extern "C" fn af_mcp_session_set_metadata(
 /// Frees a session (calls in flight finish). Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_mcp_session_free(s: *mut af_mcp_session) {
-    boundary((), || {
-        if !s.is_null() {
-            // SAFETY: made by af_mcp_session_new; freed once.
-            drop(unsafe { Box::from_raw(s as *mut Arc<Session>) });
-        }
+    boundary(|| {
+        // SAFETY: made by af_mcp_session_new; the host frees it once.
+        unsafe { af_mcp_session::free_shared(s) }
     })
 }

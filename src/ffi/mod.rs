@@ -11,6 +11,17 @@
 //!   covers and refuses a size smaller than the v1 layout.
 //! - Every exported function sits behind one panic boundary: a panic becomes a status,
 //!   NULL, or an error outcome; it never unwinds into the host.
+//!
+//! One file per exported concept, in the header's order: `strings` (the last error,
+//! strings handed out, versions, error code names), `export`, `view` (views and what
+//! they show: toolkit texts, the metadata schema), `mcp`, `call` (the call handle's
+//! accessors and completions), `dispatcher` (its life, registration of types,
+//! functions and entities, settings, `af_execute_*`, what it lists), `cancel` (tokens),
+//! `delegate` (delegates, gates, scope and permission hooks). This file holds what they
+//! share: statuses, the panic boundary (`boundary`: the value a panic returns is
+//! chosen by the return type, `OnPanic`), the handle trait (`Handle`: every cast
+//! between a C pointer and its Rust value), string and struct arguments, the invocation
+//! readers, and the callback that runs now (`as_current`).
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
 
@@ -45,7 +56,6 @@ pub(crate) use strings::{last_error_text, set_last_error};
 pub use view::*;
 
 use crate::engine::call::{Invocation, InvocationRef, Platform};
-use crate::engine::cancel::CancelToken;
 use crate::export::Format;
 use crate::model::error::Error;
 use serde_json::Value;
@@ -161,8 +171,72 @@ pub(crate) unsafe fn opt_str_arg<'a>(
     }
 }
 
-/// Runs `f` behind the panic boundary; a panic returns `on_panic`.
-pub(crate) fn boundary<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
+// ---- the panic boundary -------------------------------------------------------------
+
+/// What an exported function returns when a panic is caught, chosen by its return type:
+/// a status is `AF_ERR_INTERNAL`, a pointer NULL, a count or flag 0. The few functions
+/// whose type alone does not say it (a kind or platform answers -1, `af_last_error` its
+/// static text) name their value with [`boundary_or`].
+pub(crate) trait OnPanic {
+    /// The value a caught panic returns.
+    fn on_panic() -> Self;
+}
+
+impl OnPanic for af_status {
+    fn on_panic() -> Self {
+        AF_ERR_INTERNAL
+    }
+}
+
+impl<T> OnPanic for *mut T {
+    fn on_panic() -> Self {
+        std::ptr::null_mut()
+    }
+}
+
+impl<T> OnPanic for *const T {
+    fn on_panic() -> Self {
+        std::ptr::null()
+    }
+}
+
+impl OnPanic for () {
+    fn on_panic() -> Self {}
+}
+
+impl OnPanic for u8 {
+    fn on_panic() -> Self {
+        0
+    }
+}
+
+impl OnPanic for u32 {
+    fn on_panic() -> Self {
+        0
+    }
+}
+
+impl OnPanic for u64 {
+    fn on_panic() -> Self {
+        0
+    }
+}
+
+/// Runs the body of an exported function behind the panic boundary: a panic is recorded
+/// as this thread's last error and returns its type's [`OnPanic`] value. Every
+/// `extern "C"` function's body is one call of this, [`boundary_or`] or
+/// [`boundary_with`] (`tests/ffi_boundary.rs` fails on one that is not).
+pub(crate) fn boundary<T: OnPanic>(f: impl FnOnce() -> T) -> T {
+    boundary_with(T::on_panic, f)
+}
+
+/// [`boundary`] for a function whose panic value is not its type's.
+pub(crate) fn boundary_or<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
+    boundary_with(|| on_panic, f)
+}
+
+/// [`boundary`] whose panic value is made after the panic (an error outcome naming it).
+pub(crate) fn boundary_with<T>(on_panic: impl FnOnce() -> T, f: impl FnOnce() -> T) -> T {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(v) => v,
         Err(p) => {
@@ -172,8 +246,132 @@ pub(crate) fn boundary<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
                 .or_else(|| p.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
             set_last_error(&format!("internal error (a panic was caught): {what}"));
-            on_panic
+            on_panic()
         }
+    }
+}
+
+// ---- handles: what each C pointer is -------------------------------------------------
+
+/// An opaque handle type of the header and the Rust value behind it. Every cast between
+/// a handle and its value is here, chosen by the handle's [`Handle::Kind`]:
+///
+/// - [`Boxed`]: made by a `_new`, owned by the host, freed once by its `_free`;
+/// - [`Shared`]: an `Arc`, each handle holding one count (freeing it drops that count);
+/// - [`Borrowed`]: the library's memory lent to a callback for its duration.
+///
+/// Reading is the same for all three ([`Handle::get`], [`Handle::try_get`]); `af_call`
+/// and `af_gate` are not pointers at all but generation-checked numbers ([`Numbered`]).
+pub(crate) trait Handle: Sized {
+    /// The value a handle points to.
+    type Target;
+    /// How the pointer was made, and so how it is freed.
+    type Kind;
+    /// The handle in messages: "the dispatcher" ("the dispatcher is NULL").
+    const WHAT: &'static str;
+
+    /// Borrows the value, or `None` for NULL (no error recorded).
+    ///
+    /// # Safety
+    /// `p` is NULL or a live handle of this type (the header's contract).
+    unsafe fn try_get<'a>(p: *const Self) -> Option<&'a Self::Target> {
+        // SAFETY: a live handle points to its Target (made by new / lend below).
+        unsafe { p.cast::<Self::Target>().as_ref() }
+    }
+
+    /// Borrows the value; NULL is `AF_ERR_NULL` ("the dispatcher is NULL").
+    ///
+    /// # Safety
+    /// As for [`Handle::try_get`].
+    unsafe fn get<'a>(p: *const Self) -> Result<&'a Self::Target, af_status> {
+        // SAFETY: the caller's contract.
+        unsafe { Self::try_get(p) }
+            .ok_or_else(|| fail(AF_ERR_NULL, &format!("{} is NULL", Self::WHAT)))
+    }
+
+    /// A new handle owning `v`.
+    fn new(v: Self::Target) -> *mut Self
+    where
+        Self: Handle<Kind = Boxed>,
+    {
+        Box::into_raw(Box::new(v)).cast()
+    }
+
+    /// Frees a handle made by [`Handle::new`]; NULL is fine.
+    ///
+    /// # Safety
+    /// `p` is NULL or a live handle, not used afterwards.
+    unsafe fn free(p: *mut Self)
+    where
+        Self: Handle<Kind = Boxed>,
+    {
+        if !p.is_null() {
+            // SAFETY: made by Box::into_raw in `new`; the host frees it once.
+            drop(unsafe { Box::from_raw(p.cast::<Self::Target>()) });
+        }
+    }
+
+    /// A new handle holding one count of `v`.
+    fn new_shared(v: std::sync::Arc<Self::Target>) -> *mut Self
+    where
+        Self: Handle<Kind = Shared>,
+    {
+        std::sync::Arc::into_raw(v).cast_mut().cast()
+    }
+
+    /// Drops a handle's count; NULL is fine.
+    ///
+    /// # Safety
+    /// `p` is NULL or a live handle, not used afterwards.
+    unsafe fn free_shared(p: *mut Self)
+    where
+        Self: Handle<Kind = Shared>,
+    {
+        if !p.is_null() {
+            // SAFETY: made by Arc::into_raw in `new_shared`; the host frees it once.
+            drop(unsafe { std::sync::Arc::from_raw(p.cast_const().cast::<Self::Target>()) });
+        }
+    }
+
+    /// Lends `v` to the host for as long as the borrow lives.
+    fn lend(v: &mut Self::Target) -> *mut Self
+    where
+        Self: Handle<Kind = Borrowed>,
+    {
+        (v as *mut Self::Target).cast()
+    }
+
+    /// The lent value, mutably; NULL is `AF_ERR_NULL`.
+    ///
+    /// # Safety
+    /// `p` is NULL or a pointer [`Handle::lend`] made whose borrow is still alive.
+    unsafe fn get_mut<'a>(p: *mut Self) -> Result<&'a mut Self::Target, af_status>
+    where
+        Self: Handle<Kind = Borrowed>,
+    {
+        // SAFETY: the caller's contract.
+        unsafe { p.cast::<Self::Target>().as_mut() }
+            .ok_or_else(|| fail(AF_ERR_NULL, &format!("{} is NULL", Self::WHAT)))
+    }
+}
+
+/// [`Handle::Kind`]: one owner, a `Box`.
+pub(crate) enum Boxed {}
+/// [`Handle::Kind`]: counted owners, an `Arc`.
+pub(crate) enum Shared {}
+/// [`Handle::Kind`]: the library's memory lent to the host.
+pub(crate) enum Borrowed {}
+
+/// A handle that is a number, not a pointer: the generation-checked handles of calls
+/// and gates (`engine::handles`). Nothing ever dereferences it.
+pub(crate) trait Numbered: Sized {
+    /// The handle the host sees for number `h`.
+    fn from_number(h: usize) -> *mut Self {
+        std::ptr::without_provenance_mut(h)
+    }
+    /// The number a handle from the host carries.
+    fn number(p: *const Self) -> usize {
+        p.addr()
     }
 }
 
@@ -271,16 +469,6 @@ impl Drop for ForeignData {
 /// Releases host data (`user_data`). Called exactly once, on any thread (a completion
 /// thread too, when the last call using a registration ends there).
 pub type af_free_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
-
-pub(crate) unsafe fn dispatcher<'a>(
-    d: *const af_dispatcher,
-) -> Result<&'a FfiDispatcher, af_status> {
-    if d.is_null() {
-        return Err(fail(AF_ERR_NULL, "the dispatcher is NULL"));
-    }
-    // SAFETY: d was made by af_dispatcher_new and not freed (the header's contract).
-    Ok(unsafe { &*(d as *const FfiDispatcher) })
-}
 
 pub(crate) fn error_status(e: &Error) -> af_status {
     let code = match e {
@@ -381,7 +569,7 @@ pub(crate) unsafe fn invocation_ref<'a>(
         None
     } else {
         // SAFETY: made by af_cancel_token_new and not freed.
-        Some(unsafe { &*(inv.cancel_token as *const CancelToken) })
+        unsafe { af_cancel_token::try_get(inv.cancel_token) }
     };
     Ok(InvocationRef {
         function_id: id,

@@ -46,7 +46,7 @@ pub(crate) fn last_error_text() -> String {
 /// freed memory. Do not free it; `af_last_error_copy` gives a copy to keep.
 #[no_mangle]
 pub extern "C" fn af_last_error() -> *const c_char {
-    boundary(c"internal error".as_ptr(), || {
+    boundary_or(c"internal error".as_ptr(), || {
         LAST_ERROR.with(|e| {
             let e = e.borrow();
             e.slots[e.at].as_ptr()
@@ -58,13 +58,13 @@ pub extern "C" fn af_last_error() -> *const c_char {
 /// "" when none). NULL only when memory runs out.
 #[no_mangle]
 pub extern "C" fn af_last_error_copy() -> *mut c_char {
-    boundary(std::ptr::null_mut(), || out_string(&last_error_text()))
+    boundary(|| out_string(&last_error_text()))
 }
 
 /// Frees a string returned by this library. Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_string_free(s: *mut c_char) {
-    boundary((), || {
+    boundary(|| {
         if !s.is_null() {
             // SAFETY: the string was made by CString::into_raw in this library.
             drop(unsafe { CString::from_raw(s) });
@@ -80,14 +80,14 @@ pub extern "C" fn af_version() -> *const c_char {
             Ok(c) => c,
             Err(_) => c"unknown",
         };
-    VERSION.as_ptr()
+    boundary(|| VERSION.as_ptr())
 }
 
 /// The ABI version (`AF_ABI_VERSION` of the header the library was built with). A binding
 /// compares it with the value it was written for and refuses to load on a mismatch.
 #[no_mangle]
 pub extern "C" fn af_abi_version() -> u32 {
-    AF_ABI_VERSION
+    boundary(|| AF_ABI_VERSION)
 }
 
 /// `AF_CODE_*` values and their names in outcome JSON (`errorCode`), NUL-terminated.
@@ -110,13 +110,11 @@ static CODE_NAMES: [(i32, &CStr); 12] = [
 /// lent, static, never to be freed. NULL for a value that is not an `AF_CODE_*`.
 #[no_mangle]
 pub extern "C" fn af_error_code_name(code: i32) -> *const c_char {
-    boundary(std::ptr::null(), || {
-        match CODE_NAMES.iter().find(|(c, _)| *c == code) {
-            Some((_, n)) => n.as_ptr(),
-            None => {
-                set_last_error(&format!("{code} is not an AF_CODE_* value"));
-                std::ptr::null()
-            }
+    boundary(|| match CODE_NAMES.iter().find(|(c, _)| *c == code) {
+        Some((_, n)) => n.as_ptr(),
+        None => {
+            set_last_error(&format!("{code} is not an AF_CODE_* value"));
+            std::ptr::null()
         }
     })
 }
@@ -125,7 +123,7 @@ pub extern "C" fn af_error_code_name(code: i32) -> *const c_char {
 /// `"TimedOut"`, matched exactly); 0 for NULL, invalid UTF-8 or an unknown name.
 #[no_mangle]
 pub unsafe extern "C" fn af_error_code_from_name(name: *const c_char) -> i32 {
-    boundary(0, || {
+    boundary_or(0, || {
         // SAFETY: checked by the helper.
         let Ok(name) = (unsafe { str_arg(name, "name") }) else {
             return 0;

@@ -12,9 +12,21 @@ pub struct af_view {
     _private: [u8; 0],
 }
 
+impl Handle for af_view {
+    type Target = View;
+    type Kind = Boxed;
+    const WHAT: &'static str = "the view";
+}
+
 /// Where a dynamic toolkit text is written (`af_text_set`), valid during the callback.
 pub struct af_text {
     _private: [u8; 0],
+}
+
+impl Handle for af_text {
+    type Target = TextSlot;
+    type Kind = Borrowed;
+    const WHAT: &'static str = "out";
 }
 
 /// Asks for a toolkit's text when it is needed: `which` is `AF_TOOLKIT_FUNCTION_RESULT`
@@ -37,7 +49,7 @@ pub const AF_TOOLKIT_FUNCTION_RESULT: i32 = 0;
 /// The text added to the system instructions every turn while a toolkit is expanded.
 pub const AF_TOOLKIT_SYSTEM_PROMPT: i32 = 1;
 
-struct TextSlot(Option<String>);
+pub(crate) struct TextSlot(Option<String>);
 
 struct CTexts {
     f: unsafe extern "C" fn(*mut c_void, *const c_char, i32, *const c_char, *mut af_text),
@@ -56,7 +68,7 @@ impl ToolkitTexts for CTexts {
                 name.as_ptr(),
                 which as i32,
                 meta.as_ptr(),
-                &mut slot as *mut TextSlot as *mut af_text,
+                af_text::lend(&mut slot),
             )
         };
         slot.0
@@ -67,14 +79,12 @@ impl ToolkitTexts for CTexts {
 /// `af_toolkit_text_fn` callback that received `out`.
 #[no_mangle]
 pub unsafe extern "C" fn af_text_set(out: *mut af_text, text: *const c_char) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
-        if out.is_null() {
-            return fail(AF_ERR_NULL, "out is NULL");
-        }
+    boundary(|| {
+        // SAFETY: out is the slot lent to the running callback (or NULL).
+        let slot = try_status!(unsafe { af_text::get_mut(out) });
         // SAFETY: checked by the helper.
         let t = try_status!(unsafe { str_arg(text, "text") });
-        // SAFETY: out is the slot lent to the running callback.
-        unsafe { (*(out as *mut TextSlot)).0 = Some(t.to_owned()) };
+        slot.0 = Some(t.to_owned());
         AF_OK
     })
 }
@@ -91,7 +101,7 @@ pub unsafe extern "C" fn af_define_toolkit(
     user_data: *mut c_void,
     free_user_data: af_free_fn,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let data = ForeignData {
             ptr: user_data,
             free: free_user_data,
@@ -99,7 +109,7 @@ pub unsafe extern "C" fn af_define_toolkit(
         let provider: Option<Arc<dyn ToolkitTexts>> =
             texts.map(|f| Arc::new(CTexts { f, data }) as Arc<dyn ToolkitTexts>);
         // SAFETY: checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let json = try_status!(unsafe { str_arg(json, "json") });
         match d.define_toolkit(json, provider) {
             Ok(()) => AF_OK,
@@ -116,23 +126,15 @@ pub unsafe extern "C" fn af_set_metadata_schema(
     d: *mut af_dispatcher,
     json: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let d = try_status!(unsafe { dispatcher(d) });
+        let d = try_status!(unsafe { af_dispatcher::get(d) });
         let json = try_status!(unsafe { str_arg(json, "json") });
         match d.set_metadata_schema(json) {
             Ok(()) => AF_OK,
             Err(e) => error_status(&e),
         }
     })
-}
-
-unsafe fn view<'a>(v: *const af_view) -> Result<&'a View, af_status> {
-    if v.is_null() {
-        return Err(fail(AF_ERR_NULL, "the view is NULL"));
-    }
-    // SAFETY: made by af_view_new and not freed.
-    Ok(unsafe { &*(v as *const View) })
 }
 
 /// Creates a view with its metadata (a JSON object, borrowed; NULL is `{}`). NULL on
@@ -142,15 +144,15 @@ pub unsafe extern "C" fn af_view_new(
     d: *mut af_dispatcher,
     metadata_json: *const c_char,
 ) -> *mut af_view {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let (Ok(d), Ok(meta)) = (unsafe { dispatcher(d) }, unsafe {
+        let (Ok(d), Ok(meta)) = (unsafe { af_dispatcher::get(d) }, unsafe {
             metadata_arg(metadata_json)
         }) else {
             return std::ptr::null_mut();
         };
         match View::new(&d.d, meta) {
-            Ok(v) => Box::into_raw(Box::new(v)) as *mut af_view,
+            Ok(v) => af_view::new(v),
             Err(e) => {
                 set_last_error(&e);
                 std::ptr::null_mut()
@@ -162,11 +164,9 @@ pub unsafe extern "C" fn af_view_new(
 /// Frees a view. Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_view_free(v: *mut af_view) {
-    boundary((), || {
-        if !v.is_null() {
-            // SAFETY: made by af_view_new; freed once.
-            drop(unsafe { Box::from_raw(v as *mut View) });
-        }
+    boundary(|| {
+        // SAFETY: made by af_view_new; the host frees it once.
+        unsafe { af_view::free(v) }
     })
 }
 
@@ -174,9 +174,9 @@ pub unsafe extern "C" fn af_view_free(v: *mut af_view) {
 /// error.
 #[no_mangle]
 pub unsafe extern "C" fn af_view_tools_json(v: *mut af_view, format: *const c_char) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let (Ok(v), Ok(f)) = (unsafe { view(v) }, unsafe { format_arg(format) }) else {
+        let (Ok(v), Ok(f)) = (unsafe { af_view::get(v) }, unsafe { format_arg(format) }) else {
             return std::ptr::null_mut();
         };
         match v.tools(f) {
@@ -205,28 +205,26 @@ pub unsafe extern "C" fn af_view_execute_json(
     args_json: *const c_char,
 ) -> *mut c_char {
     use crate::model::error::ErrorCode as C;
-    let out = boundary(std::ptr::null_mut(), || {
-        // SAFETY: checked by the helpers.
-        let (v, inv, args) = match unsafe { view_call_args(v, inv, args_json) } {
-            Ok(t) => t,
-            Err(_) => {
-                return error_outcome(
-                    C::InvalidArgument,
-                    &format!("af_view_execute_json: {}", last_error_text()),
-                )
-            }
-        };
-        out_string(
-            &v.execute_with(&inv.function_id, args, &inv)
-                .outcome
-                .to_json(),
-        )
-    });
-    if out.is_null() {
-        error_outcome(C::InternalError, "af_view_execute_json failed unexpectedly")
-    } else {
-        out
-    }
+    boundary_with(
+        || error_outcome(C::InternalError, "af_view_execute_json failed unexpectedly"),
+        || {
+            // SAFETY: checked by the helpers.
+            let (v, inv, args) = match unsafe { view_call_args(v, inv, args_json) } {
+                Ok(t) => t,
+                Err(_) => {
+                    return error_outcome(
+                        C::InvalidArgument,
+                        &format!("af_view_execute_json: {}", last_error_text()),
+                    )
+                }
+            };
+            out_string(
+                &v.execute_with(&inv.function_id, args, &inv)
+                    .outcome
+                    .to_json(),
+            )
+        },
+    )
 }
 
 /// The view, invocation and arguments of a view call.
@@ -236,7 +234,7 @@ unsafe fn view_call_args<'a>(
     args_json: *const c_char,
 ) -> Result<(&'a View, crate::engine::call::Invocation, Option<&'a str>), af_status> {
     // SAFETY: checked by the helpers.
-    let v = unsafe { view(v) }?;
+    let v = unsafe { af_view::get(v) }?;
     let inv = unsafe { invocation(inv) }?;
     let args = unsafe { opt_str_arg(args_json, "args_json") }?;
     Ok((v, inv, args))
@@ -255,7 +253,7 @@ pub unsafe extern "C" fn af_view_execute_async(
     on_outcome: af_outcome_fn,
     user_data: *mut c_void,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         let Some(cb) = on_outcome else {
             return fail(AF_ERR_NULL, "on_outcome is NULL");
         };
@@ -278,7 +276,7 @@ pub unsafe extern "C" fn af_view_execute_async(
 /// last fetched. 0 for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn af_view_generation(v: *mut af_view) -> u64 {
-    boundary(0, || match unsafe { view(v) } {
+    boundary(|| match unsafe { af_view::get(v) } {
         Ok(v) => v.generation(),
         Err(_) => 0,
     })
@@ -288,7 +286,7 @@ pub unsafe extern "C" fn af_view_generation(v: *mut af_view) -> u64 {
 /// "" when none). NULL only for a NULL view.
 #[no_mangle]
 pub unsafe extern "C" fn af_view_instructions_copy(v: *mut af_view) -> *mut c_char {
-    boundary(std::ptr::null_mut(), || match unsafe { view(v) } {
+    boundary(|| match unsafe { af_view::get(v) } {
         Ok(v) => out_string(&v.instructions()),
         Err(_) => std::ptr::null_mut(),
     })
@@ -301,9 +299,9 @@ pub unsafe extern "C" fn af_view_set_metadata(
     v: *mut af_view,
     metadata_json: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let v = try_status!(unsafe { view(v) });
+        let v = try_status!(unsafe { af_view::get(v) });
         let meta = try_status!(unsafe { metadata_arg(metadata_json) });
         match v.set_metadata(meta) {
             Ok(()) => AF_OK,
@@ -315,9 +313,9 @@ pub unsafe extern "C" fn af_view_set_metadata(
 /// Collapses every toolkit of the view again.
 #[no_mangle]
 pub unsafe extern "C" fn af_view_reset(v: *mut af_view) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helper.
-        try_status!(unsafe { view(v) }).reset();
+        try_status!(unsafe { af_view::get(v) }).reset();
         AF_OK
     })
 }
@@ -328,9 +326,9 @@ pub unsafe extern "C" fn af_view_set_confirmation(
     v: *mut af_view,
     text: *const c_char,
 ) -> af_status {
-    boundary(AF_ERR_INTERNAL, || {
+    boundary(|| {
         // SAFETY: checked by the helpers.
-        let v = try_status!(unsafe { view(v) });
+        let v = try_status!(unsafe { af_view::get(v) });
         v.set_confirmation(try_status!(unsafe { str_arg(text, "text") }));
         AF_OK
     })
