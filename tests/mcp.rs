@@ -936,6 +936,338 @@ fn oversized_messages_are_refused_before_they_are_read() {
     assert_eq!(r["error"]["code"], -32700);
 }
 
+/// The published JSON schema of MCP revision `rev` (`$AF_SHARED/specs/mcp`, the offline
+/// copy beside the repository that the lanes point at).
+fn revision_schema(rev: &str) -> Value {
+    let shared = std::env::var("AF_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    let path = shared.join("specs/mcp").join(rev).join("schema.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "the MCP {rev} schema is missing at {} ({e}): set AF_SHARED",
+            path.display()
+        )
+    });
+    serde_json::from_str(&text).unwrap()
+}
+
+/// What in `v` breaks the schema's `def` (the keywords these schemas use for messages:
+/// `$ref`, `allOf`, `anyOf`, `type`, `const`, `required`, `properties`, `items`).
+fn schema_errors(root: &Value, def: &Value, v: &Value, at: &str, out: &mut Vec<String>) {
+    if let Some(r) = def["$ref"].as_str() {
+        let name = r.rsplit('/').next().unwrap();
+        schema_errors(root, &root["$defs"][name], v, at, out);
+    }
+    for d in def["allOf"].as_array().into_iter().flatten() {
+        schema_errors(root, d, v, at, out);
+    }
+    if let Some(any) = def["anyOf"].as_array() {
+        let ok = any.iter().any(|d| {
+            let mut e = Vec::new();
+            schema_errors(root, d, v, at, &mut e);
+            e.is_empty()
+        });
+        if !ok {
+            out.push(format!("{at}: matches none of anyOf"));
+        }
+    }
+    if let Some(c) = def.get("const") {
+        if c != v {
+            out.push(format!("{at}: {v} is not {c}"));
+        }
+    }
+    let kind_ok = |t: &str| match t {
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "string" => v.is_string(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "number" => v.is_number(),
+        "boolean" => v.is_boolean(),
+        "null" => v.is_null(),
+        _ => true,
+    };
+    match &def["type"] {
+        Value::String(t) if !kind_ok(t) => out.push(format!("{at}: {v} is not of type {t}")),
+        Value::Array(ts) if !ts.iter().any(|t| kind_ok(t.as_str().unwrap_or(""))) => {
+            out.push(format!("{at}: {v} is not of types {ts:?}"))
+        }
+        _ => {}
+    }
+    if let Some(obj) = v.as_object() {
+        for k in def["required"].as_array().into_iter().flatten() {
+            if !obj.contains_key(k.as_str().unwrap()) {
+                out.push(format!("{at}: {k} is required"));
+            }
+        }
+        for (k, d) in def["properties"].as_object().into_iter().flatten() {
+            if let Some(x) = obj.get(k) {
+                schema_errors(root, d, x, &format!("{at}/{k}"), out);
+            }
+        }
+    }
+    if let (Some(items), Some(a)) = (def.get("items"), v.as_array()) {
+        for (i, x) in a.iter().enumerate() {
+            schema_errors(root, items, x, &format!("{at}/{i}"), out);
+        }
+    }
+}
+
+/// Asserts `v` is a `def` of revision `rev`'s schema.
+fn assert_schema(rev: &str, def: &str, v: &Value) {
+    let root = revision_schema(rev);
+    assert!(root["$defs"].get(def).is_some(), "{rev} has no {def}");
+    let mut out = Vec::new();
+    schema_errors(&root, &root["$defs"][def], v, "", &mut out);
+    assert!(out.is_empty(), "not a {rev} {def}: {out:?} in {v}");
+}
+
+#[test]
+fn the_schema_check_itself_catches_a_missing_required_member() {
+    let root = revision_schema("2026-07-28");
+    let mut out = Vec::new();
+    let v = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"m","data":{"supported":["2026-07-28"]}}});
+    schema_errors(
+        &root,
+        &root["$defs"]["UnsupportedProtocolVersionError"],
+        &v,
+        "",
+        &mut out,
+    );
+    assert_eq!(out, vec!["/error/data: \"requested\" is required"]);
+}
+
+#[test]
+fn a_tools_call_whose_params_are_an_array_is_refused_on_every_path() {
+    let (a, s, _) = session(0);
+    init(&s, "2025-11-25");
+    let before = a.orders.lock().unwrap().len();
+    for m in [
+        // positional params: the hot path's reader must not take them as fields
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":["create_order",{"customer":"a","quantity":1}]}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":["create_order",{"customer":"a","quantity":1},null]}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":[]}"#,
+    ] {
+        let r: Value = serde_json::from_str(&s.handle(m).unwrap()).unwrap();
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert!(r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"params\" must be an object, not an array"));
+        assert_schema("2025-11-25", "JSONRPCErrorResponse", &r);
+    }
+    // a whole message that is an array is a batch, which this revision does not have
+    let r: Value = serde_json::from_str(
+        &s.handle(r#"["2.0",5,"tools/call",{"name":"create_order","arguments":{"customer":"a","quantity":1}}]"#)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert_eq!(a.orders.lock().unwrap().len(), before, "no tool ran");
+    // the object form still runs
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"create_order","arguments":{"customer":"a","quantity":1}}}),
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+}
+
+#[test]
+fn initialize_on_a_stateless_connection_names_the_version_it_was_asked_for() {
+    let (_a, s, _) = session(0);
+    assert!(modern(&s, json!(1), "server/discover", json!({})).unwrap()["result"].is_object());
+    for (params, asked) in [
+        (
+            json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}),
+            "2025-11-25",
+        ),
+        (json!({}), ""),
+    ] {
+        // with and without the envelope: either way the connection is in 2026-07-28
+        let plain = req(
+            &s,
+            json!({"jsonrpc":"2.0","id":2,"method":"initialize","params":params}),
+        );
+        let enveloped = modern(&s, json!(3), "initialize", params).unwrap();
+        for r in [plain, enveloped] {
+            assert_eq!(r["error"]["code"], -32022, "{r}");
+            assert_eq!(r["error"]["data"]["requested"], asked, "{r}");
+            assert_eq!(r["error"]["data"]["supported"], json!(["2026-07-28"]));
+            assert_schema("2026-07-28", "UnsupportedProtocolVersionError", &r);
+        }
+    }
+    // an enveloped request of an unsupported version says the same
+    let bad = json!({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2030-01-01","io.modelcontextprotocol/clientCapabilities":{}}}});
+    assert_schema(
+        "2026-07-28",
+        "UnsupportedProtocolVersionError",
+        &req(&s, bad),
+    );
+}
+
+#[test]
+fn a_second_initialize_is_refused_and_the_negotiated_revision_stays() {
+    let (_a, s, _) = session(0);
+    assert_eq!(
+        init(&s, "2025-11-25")["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}),
+    );
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("already initialized (protocol version 2025-11-25)"));
+    assert_schema("2025-11-25", "JSONRPCErrorResponse", &r);
+    // still 2025-11-25: tools keep their 2025-06-18-and-later members
+    let tools = req(&s, json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}));
+    assert!(
+        tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t.get("outputSchema").is_some()),
+        "{tools}"
+    );
+    // before notifications/initialized as well: one initialize per connection
+    let (_a, s, _) = session(0);
+    let first = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}),
+    );
+    assert_eq!(first["result"]["protocolVersion"], "2025-06-18");
+    let again = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}),
+    );
+    assert_eq!(again["error"]["code"], -32600, "{again}");
+}
+
+#[test]
+fn params_must_be_an_object_for_every_method() {
+    let (_a, s, _) = session(0);
+    init(&s, "2025-11-25");
+    for method in [
+        "ping",
+        "tools/list",
+        "tools/call",
+        "initialize",
+        "resources/list",
+    ] {
+        for (params, kind) in [
+            (json!(7), "a number"),
+            (json!([]), "an array"),
+            (json!("x"), "a string"),
+            (json!(true), "a boolean"),
+        ] {
+            let r = req(
+                &s,
+                json!({"jsonrpc":"2.0","id":1,"method":method,"params":params}),
+            );
+            assert_eq!(r["error"]["code"], -32602, "{method} {params}: {r}");
+            assert_eq!(
+                r["error"]["message"],
+                format!("\"params\" must be an object, not {kind}")
+            );
+            assert_schema("2025-11-25", "JSONRPCErrorResponse", &r);
+        }
+        let r = req(
+            &s,
+            json!({"jsonrpc":"2.0","id":1,"method":method,"params":{"_meta":5}}),
+        );
+        assert_eq!(r["error"]["code"], -32602, "{method}: {r}");
+    }
+    // a notification with bad params gets no answer, and the session goes on
+    assert!(s
+        .handle(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1]}"#)
+        .is_none());
+    for ok in [json!({}), json!(null), json!({"_meta": {}})] {
+        let r = req(
+            &s,
+            json!({"jsonrpc":"2.0","id":2,"method":"ping","params":ok}),
+        );
+        assert_eq!(r["result"], json!({}), "{ok}: {r}");
+        assert_schema("2025-11-25", "JSONRPCResultResponse", &r);
+    }
+    let r = req(&s, json!({"jsonrpc":"2.0","id":3,"method":"ping"}));
+    assert_eq!(r["result"], json!({}));
+}
+
+#[test]
+fn no_member_of_a_message_may_nest_deeper_than_the_limit_even_one_the_server_skips() {
+    let (_a, s, _) = session(0);
+    init(&s, "2025-11-25");
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    for m in [
+        // params the server skips, a member it never reads, a tools/call's id and name
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":{}}}}}"#,
+            deep(20_000)
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","extra":{}}}"#,
+            deep(200)
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"create_order","arguments":{{"customer":"a","quantity":1}},"x":{}}}}}"#,
+            deep(129)
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/initialized","params":{{"x":{}}}}}"#,
+            deep(129)
+        ),
+    ] {
+        let r: Value = serde_json::from_str(&s.handle(&m).expect("an answer")).unwrap();
+        assert_eq!(r["error"]["code"], -32600, "{r}");
+        assert!(r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the message nests arrays and objects more than 128 levels deep"));
+        assert_schema("2025-11-25", "JSONRPCErrorResponse", &r);
+    }
+    // 127 levels below params (128 with the message itself) are read as usual; brackets in
+    // strings do not count
+    let m = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"x":{},"s":"{}"}}}}"#,
+        deep(126),
+        "[".repeat(500)
+    );
+    let r: Value = serde_json::from_str(&s.handle(&m).unwrap()).unwrap();
+    assert_eq!(r["result"], json!({}), "{r}");
+}
+
+#[test]
+fn a_stateless_connection_names_the_envelope_rule_for_a_request_without_it() {
+    let (_a, s, _) = session(0);
+    assert!(modern(&s, json!(1), "tools/list", json!({})).unwrap()["result"]["tools"].is_array());
+    for (method, params) in [
+        ("tools/list", json!({})),
+        (
+            "tools/call",
+            json!({"name":"create_order","arguments":{"customer":"a","quantity":1}}),
+        ),
+        ("ping", json!({})),
+        ("server/discover", json!({})),
+    ] {
+        let r = req(
+            &s,
+            json!({"jsonrpc":"2.0","id":2,"method":method,"params":params}),
+        );
+        assert_eq!(r["error"]["code"], -32602, "{method}: {r}");
+        let msg = r["error"]["message"].as_str().unwrap();
+        assert!(
+            msg.contains(
+                "every request carries params._meta with io.modelcontextprotocol/protocolVersion"
+            ) && !msg.contains("send initialize"),
+            "{msg}"
+        );
+        assert_schema("2026-07-28", "JSONRPCErrorResponse", &r);
+    }
+}
+
 /// The C ABI's host-driven session: a `subscriptions/listen` stream's acknowledgment and
 /// notifications go to the session's notification callback; the call that opened it
 /// returns NULL (no response yet).

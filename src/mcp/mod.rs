@@ -291,6 +291,30 @@ impl<'de> Deserialize<'de> for IgnoredValueOr<bool> {
     }
 }
 
+/// What kind of JSON value `text` (valid JSON) is, for messages.
+fn json_kind(text: &str) -> &'static str {
+    match text.as_bytes().first() {
+        Some(b'[') => "an array",
+        Some(b'{') => "an object",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        _ => "a number",
+    }
+}
+
+/// The members every method shares: `_meta`, when present, is an object (the request
+/// envelope of 2026-07-28 lives there).
+fn validate_params(p: &Params<'_>) -> Result<(), String> {
+    match p.meta {
+        Some(m) if !is_object(m) => Err(format!(
+            "params._meta must be an object, not {}",
+            json_kind(m.get())
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn is_object(raw: &RawValue) -> bool {
     raw.get().starts_with('{')
 }
@@ -354,6 +378,63 @@ impl<'de: 'a, 'a> Deserialize<'de> for Batch<'a> {
 /// Whether `text` is well-formed JSON (checked without building anything).
 fn well_formed(text: &str) -> Result<(), serde_json::Error> {
     serde_json::from_str::<IgnoredAny>(text).map(|_| ())
+}
+
+/// The deepest nesting of arrays and objects an MCP message may have: checked over the
+/// whole message before it is parsed, so it holds for members the server skips as well.
+pub(crate) const MAX_NESTING: usize = 128;
+
+/// The byte offset where `text` nests arrays and objects deeper than `limit`, if it does
+/// (brackets inside strings do not count; the text need not be valid JSON).
+fn nests_deeper(text: &str, limit: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' => i += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `T` read from a JSON object only: serde's derived structs also take an array,
+/// positionally, which no JSON-RPC message or MCP params may be.
+struct ObjectOnly<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> de::Visitor<'de> for V<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+            .map(ObjectOnly)
+    }
 }
 
 impl Session {
@@ -577,6 +658,16 @@ impl Session {
         if message.len() > self.config.max_message_bytes {
             return Reply::Now(self.oversize_error(message.len() as u64));
         }
+        if let Some(at) = nests_deeper(message, MAX_NESTING) {
+            return Reply::Now(self.error_response(
+                None,
+                INVALID_REQUEST,
+                &format!(
+                    "the message nests arrays and objects more than {MAX_NESTING} levels deep (at byte {at})"
+                ),
+                None,
+            ));
+        }
         if let Some(r) = self.fast_tools_call(message) {
             return r;
         }
@@ -616,10 +707,11 @@ impl Session {
             id: &'a RawValue,
             method: &'a str,
             #[serde(borrow)]
-            params: FastParams<'a>,
+            params: ObjectOnly<FastParams<'a>>,
         }
-        let c: Call<'_> = serde_json::from_str(message).ok()?;
-        if c.jsonrpc != "2.0" || c.method != "tools/call" || c.params.meta.is_some() {
+        let ObjectOnly(c) = serde_json::from_str::<ObjectOnly<Call<'_>>>(message).ok()?;
+        let ObjectOnly(p) = c.params;
+        if c.jsonrpc != "2.0" || c.method != "tools/call" || p.meta.is_some() {
             return None;
         }
         let version = {
@@ -630,12 +722,12 @@ impl Session {
             st.version
         };
         let id = canonical_id(c.id)?;
-        let args = match c.params.arguments.map(RawValue::get) {
+        let args = match p.arguments.map(RawValue::get) {
             None | Some("null") => None,
             Some(a) if a.starts_with('{') => Some(a.to_owned()),
             Some(_) => return None,
         };
-        Some(self.start_call(id, c.params.name, args, false, version))
+        Some(self.start_call(id, p.name, args, false, version))
     }
 
     fn batch(&self, message: &str) -> Reply {
@@ -760,27 +852,32 @@ impl Session {
             }
         };
         let params = match msg.params {
-            Some(p) if is_object(p) => match serde_json::from_str::<RawParams<'_>>(p.get()) {
-                Ok(raw) => Params { raw, object: true },
-                Err(e) => {
-                    return match rid {
-                        Some(rid) => Reply::Now(self.error_response(
-                            Some(rid),
-                            INVALID_PARAMS,
-                            &format!("invalid params: {e}"),
-                            None,
-                        )),
-                        None if id.is_none() => Reply::Nothing,
-                        None => Reply::Now(self.error_response(
-                            None,
-                            INVALID_REQUEST,
-                            "\"id\" must be a string or an integer",
-                            None,
-                        )),
+            Some(p) if is_object(p) => serde_json::from_str::<RawParams<'_>>(p.get())
+                .map(|raw| Params { raw, object: true })
+                .map_err(|e| format!("invalid params: {e}")),
+            // JSON-RPC allows an array; every MCP method's params are an object
+            Some(p) if p.get() != "null" => Err(format!(
+                "\"params\" must be an object, not {}",
+                json_kind(p.get())
+            )),
+            _ => Ok(Params::default()),
+        };
+        let params = match params.and_then(|p| validate_params(&p).map(|()| p)) {
+            Ok(p) => p,
+            Err(why) => {
+                return match rid {
+                    Some(rid) => {
+                        Reply::Now(self.error_response(Some(rid), INVALID_PARAMS, &why, None))
                     }
+                    None if id.is_none() => Reply::Nothing,
+                    None => Reply::Now(self.error_response(
+                        None,
+                        INVALID_REQUEST,
+                        "\"id\" must be a string or an integer",
+                        None,
+                    )),
                 }
-            },
-            _ => Params::default(),
+            }
         };
         match id {
             None => {
@@ -893,6 +990,14 @@ impl Session {
                 let mut st = self.state.lock();
                 st.era = Era::Modern;
                 st.version = MODERN_REVISION;
+            }
+            (None, Era::Modern) if method != "initialize" => {
+                return Reply::Now(self.error_response(
+                    Some(&id),
+                    INVALID_PARAMS,
+                    "this connection uses the stateless 2026-07-28 revision: every request carries params._meta with io.modelcontextprotocol/protocolVersion \"2026-07-28\" and io.modelcontextprotocol/clientCapabilities (there is no initialize handshake)",
+                    None,
+                ))
             }
             _ => {}
         }
@@ -1053,17 +1158,37 @@ impl Session {
     }
 
     fn initialize(&self, id: String, params: &Params<'_>) -> Reply {
-        let mut st = self.state.lock();
-        if st.era == Era::Modern {
-            drop(st);
-            return Reply::Now(self.error_response(
-                Some(&id),
-                UNSUPPORTED_VERSION,
-                "this connection uses the stateless 2026-07-28 revision; initialize is not used",
-                Some(json!({"supported": [MODERN_REVISION]})),
-            ));
-        }
         let requested = params.protocol_version.and_then(as_string);
+        let mut st = self.state.lock();
+        match st.era {
+            Era::Modern => {
+                drop(st);
+                // the revision's UnsupportedProtocolVersionError names what was asked for
+                let asked = requested.as_deref().unwrap_or("");
+                return Reply::Now(self.error_response(
+                    Some(&id),
+                    UNSUPPORTED_VERSION,
+                    &format!(
+                        "this connection uses the stateless 2026-07-28 revision; initialize (protocol version {}) is not used",
+                        crate::types::quote_short(asked)
+                    ),
+                    Some(json!({"supported": [MODERN_REVISION], "requested": asked})),
+                ));
+            }
+            Era::Handshake => {
+                let version = st.version;
+                drop(st);
+                return Reply::Now(self.error_response(
+                    Some(&id),
+                    INVALID_REQUEST,
+                    &format!(
+                        "this connection is already initialized (protocol version {version}): initialize is sent once per connection"
+                    ),
+                    None,
+                ));
+            }
+            Era::Unknown => {}
+        }
         let Some(requested) = requested else {
             drop(st);
             return Reply::Now(self.error_response(
