@@ -82,7 +82,7 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
             catch (Exception e)
             {
                 core.LogError(e, "the permission handler failed");
-                answer = AppFunctionGate.Deny("the permission handler failed: " + e.Message);
+                answer = AppFunctionGate.Deny("the permission handler failed: " + Trampolines.MessageOf(e));
             }
             NativeCalls.Answer(gate, answer);
         }
@@ -106,13 +106,32 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
         }
     }
 
-    internal void LogError(Exception e, string what) => Logger.LogError(e, "AppFunctions: {What}", what);
+    /// <summary>Logs a failure; never throws (a logger may format an exception whose Message throws).</summary>
+    internal void LogError(Exception e, string what)
+    {
+        try
+        {
+            Logger.LogError(e, "AppFunctions: {What}", what);
+        }
+        catch
+        {
+            try
+            {
+                Logger.LogError("AppFunctions: {What} ({Type})", what, e.GetType().FullName);
+            }
+            catch
+            {
+                // nothing left to report it to
+            }
+        }
+    }
 
     internal void LogInvokedFailure(nint call, Exception e)
     {
         var id = NativeCalls.CallFunctionId(call) ?? "?";
-        Logger.LogError(e, "AppFunctions: OnInvoked of {Function} threw (ignored): {Message}", id, e.Message);
-        NativeCalls.CallLog(call, 3, $"OnInvoked threw (ignored): {e.Message}");
+        var message = Trampolines.MessageOf(e);
+        NativeCalls.CallLog(call, 3, $"OnInvoked threw (ignored): {message}");
+        LogError(e, $"OnInvoked of {id} threw (ignored): {message}");
     }
 }
 
@@ -168,7 +187,7 @@ internal sealed class DelegateRegistration(DispatcherCore core, Type type, Func<
             catch (Exception e)
             {
                 core.LogError(e, "a delegate's OnInvoking failed");
-                answer = AppFunctionGate.Deny(e.Message);
+                answer = AppFunctionGate.Deny(Trampolines.MessageOf(e));
             }
             NativeCalls.Answer(gate, answer);
         }
@@ -206,7 +225,7 @@ internal sealed class DelegateRegistration(DispatcherCore core, Type type, Func<
             }
             catch (Exception e)
             {
-                core.Logger.LogError(e, "AppFunctions: OnInvoked of {Function} threw (ignored): {Message}", id, e.Message);
+                core.LogError(e, $"OnInvoked of {id} threw (ignored): {Trampolines.MessageOf(e)}");
             }
         }
     }

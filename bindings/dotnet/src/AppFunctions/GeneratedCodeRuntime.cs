@@ -148,7 +148,8 @@ public struct AppFunctionCall
         NativeCalls.CallReturn(_call, null);
     }
 
-    /// <summary>Completes the call with a value.</summary>
+    /// <summary>Completes the call with a value. A writer (the result's converter) that throws
+    /// fails the call <c>HandlerFailed</c> instead: the call completes either way, once.</summary>
     public readonly unsafe void Return<T>(T value, JsonValueWriter<T> write)
     {
         if (_context is not null)
@@ -158,8 +159,16 @@ public struct AppFunctionCall
         var buffer = JsonBuffer.Rent();
         try
         {
-            write(buffer.Writer, value);
-            buffer.Writer.Flush();
+            try
+            {
+                write(buffer.Writer, value);
+                buffer.Writer.Flush();
+            }
+            catch (Exception e)
+            {
+                Fail(new ResultWriteException(e));
+                return;
+            }
             buffer.Output.GetSpan(1)[0] = 0;
             buffer.Output.Advance(1);
             fixed (byte* p = buffer.Output.WrittenSpan)
@@ -229,6 +238,7 @@ public struct AppFunctionCall
         }
         _ = Later(this, task, write);
 
+        // every path completes the call: the handler's exception, and the writer's (Return fails the call itself)
         static async Task Later(AppFunctionCall call, Task<T> task, JsonValueWriter<T> write)
         {
             T value;
@@ -241,7 +251,14 @@ public struct AppFunctionCall
                 call.Fail(e);
                 return;
             }
-            call.Return(value, write);
+            try
+            {
+                call.Return(value, write);
+            }
+            catch (Exception e)
+            {
+                call.Fail(e);
+            }
         }
     }
 
@@ -292,6 +309,10 @@ public struct AppFunctionCall
         Complete(task.AsTask());
     }
 }
+
+/// <summary>The result's writer (its converter) threw: the call fails <c>HandlerFailed</c> saying so.</summary>
+internal sealed class ResultWriteException(Exception inner)
+    : Exception("the result could not be written as JSON: " + Trampolines.MessageOf(inner), inner);
 
 /// <summary>A reusable buffer and writer per thread for results (re-entrant calls get their own).</summary>
 internal sealed class JsonBuffer

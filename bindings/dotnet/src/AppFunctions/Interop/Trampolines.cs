@@ -63,18 +63,44 @@ internal static unsafe class Trampolines
         }
     }
 
+    /// <summary>Fails the call with what can be said of <paramref name="e"/> (an
+    /// <see cref="AppFunctionException"/> keeps its code; a cancellation is <c>Cancelled</c>;
+    /// anything else <c>HandlerFailed</c>). Completes the call on every path, even when the
+    /// exception's <c>Message</c> throws.</summary>
     internal static void Fail(nint call, Exception e, DispatcherCore? core)
     {
+        var code = e is AppFunctionException ae ? ae.Code
+            : e is OperationCanceledException ? AppFunctionErrorCode.Cancelled
+            : AppFunctionErrorCode.HandlerFailed;
         try
         {
-            var code = e is AppFunctionException ae ? ae.Code
-                : e is OperationCanceledException ? AppFunctionErrorCode.Cancelled
-                : AppFunctionErrorCode.HandlerFailed;
-            NativeCalls.CallFail(call, code, e.Message);
+            NativeCalls.CallFail(call, code, MessageOf(e));
         }
         catch (Exception inner)
         {
-            core?.LogError(inner, "failing a call failed");
+            try
+            {
+                core?.LogError(inner, "failing a call failed");
+            }
+            catch
+            {
+                // the logger threw too
+            }
+            NativeCalls.CallFail(call, AppFunctionErrorCode.HandlerFailed, "the handler failed (" + e.GetType().FullName + ")");
+        }
+    }
+
+    /// <summary>An exception's message, or, when its <c>Message</c> getter throws, what can be
+    /// said without it: its type and the type of what the getter threw.</summary>
+    internal static string MessageOf(Exception e)
+    {
+        try
+        {
+            return e.Message ?? "";
+        }
+        catch (Exception inner)
+        {
+            return $"{e.GetType().FullName} (its Message threw {inner.GetType().FullName})";
         }
     }
 
@@ -128,7 +154,7 @@ internal static unsafe class Trampolines
         catch (Exception e)
         {
             reg?.Core.LogError(e, "a delegate's OnInvoking failed");
-            NativeCalls.Answer(gate, AppFunctionGate.Deny(e.Message));
+            NativeCalls.Answer(gate, AppFunctionGate.Deny(MessageOf(e)));
         }
     }
 
@@ -159,7 +185,7 @@ internal static unsafe class Trampolines
         catch (Exception e)
         {
             core?.LogError(e, "the permission handler failed");
-            NativeCalls.Answer(gate, AppFunctionGate.Deny("the permission handler failed: " + e.Message));
+            NativeCalls.Answer(gate, AppFunctionGate.Deny("the permission handler failed: " + MessageOf(e)));
         }
     }
 
@@ -189,7 +215,7 @@ internal static unsafe class Trampolines
         }
         catch (Exception e)
         {
-            pending?.Complete(AppFunctionOutcome.Failure(AppFunctionErrorCode.InternalError, "AppFunctions: " + e.Message));
+            pending?.Complete(AppFunctionOutcome.Failure(AppFunctionErrorCode.InternalError, "AppFunctions: " + MessageOf(e)));
         }
     }
 
