@@ -1170,7 +1170,7 @@ impl Session {
                     UNSUPPORTED_VERSION,
                     &format!(
                         "this connection uses the stateless 2026-07-28 revision; initialize (protocol version {}) is not used",
-                        crate::types::quote_short(asked)
+                        crate::model::types::quote_short(asked)
                     ),
                     Some(json!({"supported": [MODERN_REVISION], "requested": asked})),
                 ));
