@@ -58,7 +58,7 @@ fn from_bundle(path: &Path) -> (Dispatcher, Arc<Mutex<Vec<String>>>) {
 }
 
 #[test]
-fn the_demo_apps_intents_are_the_golden_file() {
+fn the_demo_apps_intents_are_the_golden_file_the_swift_package_compiles() {
     let a = app::build();
     let text = a.dispatcher.export(Format::SwiftAppIntents).unwrap();
     check(Format::SwiftAppIntents, &text).unwrap();
@@ -78,7 +78,7 @@ fn the_demo_apps_intents_are_the_golden_file() {
 }
 
 #[test]
-fn every_mapping_rule_is_the_golden_file() {
+fn every_mapping_rule_is_the_golden_file_the_swift_package_compiles() {
     let (d, log) = from_bundle(&root().join("tests/golden/apple-mapping.bundle.json"));
     let text = d.export(Format::SwiftAppIntents).unwrap();
     check(Format::SwiftAppIntents, &text).unwrap();
@@ -162,4 +162,40 @@ fn the_format_is_named_swift_app_intents_everywhere() {
         .unwrap_err()
         .to_string()
         .contains("swift-app-intents"));
+}
+
+/// The format through the C ABI, as a binding or a build tool asks for it.
+#[test]
+fn af_export_copy_gives_the_swift_and_names_the_format_when_it_is_misspelt() {
+    use appfunctions::ffi::*;
+    use std::ffi::CStr;
+    unsafe extern "C" fn answer_null(_: *mut std::ffi::c_void, call: *mut af_call) {
+        unsafe { af_call_return(call, std::ptr::null()) };
+    }
+    let d = af_dispatcher_new();
+    let st = unsafe {
+        af_register_function(
+            d,
+            cr#"{"id": "greet", "title": "Greet", "parameters": [{"name": "name", "type": "string"}]}"#
+                .as_ptr(),
+            Some(answer_null),
+            std::ptr::null_mut(),
+            None,
+        )
+    };
+    assert_eq!(st, AF_OK);
+    let s = unsafe { af_export_copy(d, c"swift-app-intents".as_ptr()) };
+    assert!(!s.is_null());
+    let text = unsafe { CStr::from_ptr(s) }.to_str().unwrap().to_owned();
+    unsafe { af_string_free(s) };
+    assert!(
+        text.contains("struct GreetIntent: AppIntent, AppFunctionsIntent {"),
+        "{text}"
+    );
+    assert!(text.contains("arguments.set(\"name\", name)"), "{text}");
+    let bad = unsafe { af_export_copy(d, c"swift".as_ptr()) };
+    assert!(bad.is_null());
+    let e = unsafe { CStr::from_ptr(af_last_error()) }.to_str().unwrap();
+    assert!(e.contains("swift-app-intents"), "{e}");
+    unsafe { af_dispatcher_free(d) };
 }

@@ -107,7 +107,7 @@ struct ItemEntityQuery: EntityStringQuery {
 /// Runs the function all_scalars.
 struct AllScalarsIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "All scalars"
-    static let description = IntentDescription("Takes one parameter of every type App Intents holds.")
+    static let description: IntentDescription? = IntentDescription("Takes one parameter of every type App Intents holds.")
     /// Runs in the background; a gate that asks for the app continues in the foreground.
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
     static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }
@@ -595,6 +595,44 @@ struct GetLinesIntent: AppIntent, AppFunctionsIntent {
 extension GetLinesIntent: ForegroundContinuableIntent {}
 #endif
 
+/// Runs the function dates.
+struct DatesIntent: AppIntent, AppFunctionsIntent {
+    static let title: LocalizedStringResource = "Dates"
+    /// Runs in the background; a gate that asks for the app continues in the foreground.
+    @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
+    static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }
+    static let appFunctionsId = "dates"
+
+    @Parameter(title: "At")
+    var at: Date
+
+    @Parameter(title: "Day")
+    var day: Date
+
+    @Parameter(title: "Days")
+    var days: [Date]
+
+    @Parameter(title: "Maybe")
+    var maybe: Date?
+
+    init() {}
+
+    func perform() async throws -> some IntentResult & ProvidesDialog {
+        var arguments = AppIntentArguments()
+        arguments.set("at", at)
+        arguments.set("day", day, as: .day)
+        arguments.set("days", days, as: .day)
+        arguments.set("maybe", maybe, as: .day)
+        let run = try await AppIntentRuntime.perform(self, arguments: arguments)
+        return .result(dialog: run.dialog)
+    }
+}
+
+#if !os(visionOS)
+@available(iOS 16.4, macOS 13.3, tvOS 16.4, watchOS 9.4, *)
+extension DatesIntent: ForegroundContinuableIntent {}
+#endif
+
 /// Runs the function fail_now.
 struct FailNowIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "Fail now"
@@ -624,7 +662,7 @@ extension FailNowIntent: ForegroundContinuableIntent {}
 /// Runs the function wait_long.
 struct WaitLongIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "Wait long"
-    static let description = IntentDescription("Waits until cancelled.")
+    static let description: IntentDescription? = IntentDescription("Waits until cancelled.")
     /// Runs in the background; a gate that asks for the app continues in the foreground.
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
     static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }
@@ -691,7 +729,7 @@ extension CreateOrder2Intent: ForegroundContinuableIntent {}
 /// Runs the function open_dashboard.
 struct OpenDashboardIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "Créer une commande 📦"
-    static let description = IntentDescription("Says \"hi\", a back\\slash, a \\(interpolation), a new\nline and a bidi \u{202E} override.")
+    static let description: IntentDescription? = IntentDescription("Says \"hi\", a back\\slash, a \\(interpolation), a new\nline and a bidi \u{202E} override.")
     /// Opens the app before perform() (iOS 16 to 25).
     static let openAppWhenRun: Bool = true
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)

@@ -73,7 +73,7 @@ struct OrderEntityQuery: EntityStringQuery {
 /// Runs the function create_order.
 struct CreateOrderIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "Create order"
-    static let description = IntentDescription("Creates an order for a customer.")
+    static let description: IntentDescription? = IntentDescription("Creates an order for a customer.")
     /// Runs in the background; a gate that asks for the app continues in the foreground.
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
     static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }
@@ -108,7 +108,7 @@ extension CreateOrderIntent: ForegroundContinuableIntent {}
 /// Runs the function cancel_order.
 struct CancelOrderIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "Cancel order"
-    static let description = IntentDescription("Cancels an open order.")
+    static let description: IntentDescription? = IntentDescription("Cancels an open order.")
     /// Runs in the background; a gate that asks for the app continues in the foreground.
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
     static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }
@@ -135,7 +135,7 @@ extension CancelOrderIntent: ForegroundContinuableIntent {}
 /// Runs the function list_notes.
 struct ListNotesIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "List notes"
-    static let description = IntentDescription("Lists all available notes.")
+    static let description: IntentDescription? = IntentDescription("Lists all available notes.")
     /// Runs in the background; a gate that asks for the app continues in the foreground.
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
     static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }
@@ -158,7 +158,7 @@ extension ListNotesIntent: ForegroundContinuableIntent {}
 /// Runs the function create_note.
 struct CreateNoteIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "Create note"
-    static let description = IntentDescription("Adds a new note to the app.")
+    static let description: IntentDescription? = IntentDescription("Adds a new note to the app.")
     /// Runs in the background; a gate that asks for the app continues in the foreground.
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
     static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }
@@ -189,7 +189,7 @@ extension CreateNoteIntent: ForegroundContinuableIntent {}
 /// Runs the function edit_note.
 struct EditNoteIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "Edit note"
-    static let description = IntentDescription("Edits a single note.")
+    static let description: IntentDescription? = IntentDescription("Edits a single note.")
     /// Runs in the background; a gate that asks for the app continues in the foreground.
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
     static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }
@@ -224,7 +224,7 @@ extension EditNoteIntent: ForegroundContinuableIntent {}
 /// Runs the function order_stats.
 struct OrderStatsIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "Order statistics"
-    static let description = IntentDescription("Counts the open and cancelled orders of the shop.")
+    static let description: IntentDescription? = IntentDescription("Counts the open and cancelled orders of the shop.")
     /// Runs in the background; a gate that asks for the app continues in the foreground.
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
     static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }
@@ -247,7 +247,7 @@ extension OrderStatsIntent: ForegroundContinuableIntent {}
 /// Runs the function find_orders.
 struct FindOrdersIntent: AppIntent, AppFunctionsIntent {
     static let title: LocalizedStringResource = "Advanced order search"
-    static let description = IntentDescription("Advanced search with filters.")
+    static let description: IntentDescription? = IntentDescription("Advanced search with filters.")
     /// Runs in the background; a gate that asks for the app continues in the foreground.
     @available(iOS 26.0, macOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *)
     static var supportedModes: IntentModes { [.background, .foreground(.dynamic)] }

@@ -100,6 +100,7 @@ const TAKEN_MEMBERS: &[&str] = &[
     "hashValue",
     "arguments",
     "run",
+    "fields",
 ];
 
 /// Whether `s` must be written between backticks.
@@ -342,6 +343,10 @@ mod tests {
         assert_eq!(m.member("self"), "selfValue");
         assert_eq!(m.member("title"), "titleValue2");
         assert_eq!(m.member("titleValue"), "titleValueValue");
+        // the locals of the generated perform() and entity init
+        for local in ["arguments", "run", "fields"] {
+            assert_eq!(m.member(local), format!("{local}Value"));
+        }
     }
 
     #[test]

@@ -535,9 +535,11 @@ fn intent(
         literal(&title)
     );
     if let Some(d) = f.description.as_deref().map(text).filter(|d| !d.is_empty()) {
+        // typed as the requirement is (`IntentDescription?`): an unannotated constant would
+        // be a property of its own, and the protocol's default (nil) would be the witness
         let _ = writeln!(
             out,
-            "    static let description = IntentDescription({})",
+            "    static let description: IntentDescription? = IntentDescription({})",
             literal(&d)
         );
     }
