@@ -15,7 +15,7 @@
 
 use crate::engine::call::{
     wait, Call, CompleteError, Completion, DriveState, Gate, GateDecision, HandlerResult, Op,
-    Platform, PreBound, Resolution, Stage,
+    Platform, PreBound, Resolution, Snapshot, Stage,
 };
 use crate::engine::handles;
 use crate::engine::log::LogLevel;
@@ -230,232 +230,275 @@ fn waited(answered: bool) -> StepResult {
 fn step(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>) -> StepResult {
     let snap = call.snap();
     loop {
-        match st.stage {
-            Stage::Begin => {
-                // (nothing answers before the call begins)
-                drop(input.take());
-                if call.parent.is_none() {
-                    if let Some(h) = &snap.scope_hooks {
-                        st.began = true;
-                        if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.begin(call))) {
-                            return Err(Outcome::error(
-                                ErrorCode::InternalError,
-                                format!("the scope-begin hook failed: {}", panic_text(&*p)),
-                            ));
-                        }
-                    }
-                }
-                st.stage = if call.parent.is_some() {
-                    Stage::Gates(0)
-                } else {
-                    Stage::Find
-                };
-                // (a call cancelled before it started ends after its scope begins)
-                return go();
-            }
-            Stage::Find => {
-                // execute looked the function up when it made the call
-                let Some(entry) = call.entry() else {
-                    return Err(Outcome::error(
-                        ErrorCode::FunctionNotFound,
-                        snap.not_found_message(call.function_id()),
-                    ));
-                };
-                if !entry.is_enabled() {
-                    return Err(Outcome::error(
-                        ErrorCode::Disabled,
-                        format!("{} is disabled", call.function_id()),
-                    ));
-                }
-                // (no caller policy, the common case: every caller passes)
-                if !snap.callers.is_empty() || !entry.desc.callers.is_empty() {
-                    if let Some(why) = snap.callers.refuses(call.caller_package()) {
-                        return Err(Outcome::error(
-                            ErrorCode::Denied,
-                            format!("{why} to call functions of this app"),
-                        ));
-                    }
-                    if let Some(why) = entry.desc.callers.refuses(call.caller_package()) {
-                        return Err(Outcome::error(
-                            ErrorCode::Denied,
-                            format!("{why} to call {}", call.function_id()),
-                        ));
-                    }
-                }
-                st.stage = Stage::Bind;
-            }
-            Stage::Bind => {
-                if call.args_fixed.is_some() {
-                    // bound when the call was made, with no entity to resolve: shown from now on
-                    call.args_ready.store(true, Ordering::Release);
-                    st.stage = Stage::Gates(0);
-                    continue;
-                }
-                let entry = call.entry().expect("found");
-                let bound = match st.pre_bound.take() {
-                    Some(b) => *b,
-                    None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
-                }
-                .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
-                if bound.entity_refs.is_empty() {
-                    publish_args(call, bound.json);
-                    st.stage = Stage::Gates(0);
-                } else {
-                    let mut groups: Vec<Resolution> = Vec::new();
-                    for r in &bound.entity_refs {
-                        match groups.iter_mut().find(|g| g.entity == r.entity) {
-                            Some(g) => {
-                                if !g.ids.contains(&r.id) {
-                                    g.ids.push(r.id.clone());
-                                }
-                            }
-                            None => groups.push(Resolution {
-                                entity: r.entity,
-                                ids: vec![r.id.clone()],
-                                found_json: String::new(),
-                                found: Vec::new(),
-                            }),
-                        }
-                    }
-                    st.bound = Some(Box::new(bound));
-                    st.resolve = groups;
-                    st.stage = Stage::Resolve(0);
-                }
-            }
-            Stage::Resolve(i) => return resolve(call, st, i, input),
-            Stage::Gates(i) => {
-                // (an answer in hand is this gate's; taken only when there is one)
-                if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
-                    match d {
-                        GateDecision::Allow => {}
-                        GateDecision::Deny(msg) => {
-                            return Err(Outcome::error(ErrorCode::Denied, msg))
-                        }
-                        GateDecision::OpenApp(msg) => match (call.platform, call.foreground) {
-                            (Platform::Apple, false) => return Err(Outcome::open_app(msg)),
-                            // in the foreground the user is in the app already: the gate passes
-                            (Platform::Apple, true) => {}
-                            // android and in-process calls have no way to continue in the app
-                            _ => return Err(Outcome::error(ErrorCode::Denied, msg)),
-                        },
-                    }
-                    st.stage = Stage::Gates(i + 1);
-                    return go();
-                }
-                let Some(d) = snap.delegates.get(i) else {
-                    st.stage = if call.parent.is_some() {
-                        Stage::Handler
-                    } else {
-                        Stage::OpensApp
-                    };
-                    continue;
-                };
-                if d.has_on_invoking() {
-                    gate_waits_left(call, st)?;
-                    return waited(call.await_host(Op::Gate, st, input, |seq| {
-                        if let Err(p) =
-                            catch_unwind(AssertUnwindSafe(|| d.on_invoking_seq(call, seq)))
-                        {
-                            let _ = call.answer_gate(
-                                seq,
-                                GateDecision::Deny(format!(
-                                    "a delegate failed: {}",
-                                    panic_text(&*p)
-                                )),
-                            );
-                        }
-                    }));
-                }
-                st.stage = Stage::Gates(i + 1);
-            }
-            Stage::OpensApp => {
-                let desc = &call.entry().expect("found").desc;
-                if desc.opens_app && call.platform == Platform::Apple && !call.foreground {
-                    let name = desc.title.as_deref().unwrap_or(&desc.id);
-                    return Err(Outcome::open_app(format!("Continue in the app to {name}.")));
-                }
-                st.stage = Stage::Permission;
-            }
-            Stage::Permission => {
-                let desc = &call.entry().expect("found").desc;
-                if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
-                    return match d {
-                        GateDecision::Allow => {
-                            st.stage = Stage::Handler;
-                            go()
-                        }
-                        GateDecision::Deny(m) | GateDecision::OpenApp(m) => {
-                            Err(Outcome::error(ErrorCode::PermissionDenied, m))
-                        }
-                    };
-                }
-                if !desc.requires_permission {
-                    st.stage = Stage::Handler;
-                    continue;
-                }
-                let Some(hook) = snap.permission.clone() else {
-                    return Err(Outcome::error(
-                        ErrorCode::PermissionDenied,
-                        format!(
-                        "{} requires permission and the app has no permission hook to ask the user",
-                        desc.id
-                    ),
-                    ));
-                };
-                gate_waits_left(call, st)?;
-                return waited(call.await_host(Op::Gate, st, input, |seq| {
-                    let gate = Gate::new(call.clone(), seq);
-                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
-                        let _ = call.answer_gate(
-                            seq,
-                            GateDecision::Deny(format!(
-                                "the permission hook failed: {}",
-                                panic_text(&*p)
-                            )),
-                        );
-                    }
-                }));
-            }
-            Stage::Handler => {
-                let entry = call.entry().expect("found");
-                if let Some(Completion::Handler(r)) = input.take() {
-                    if call.parent.is_some() {
-                        // a lookup resolving ids: the call it serves checks the answer
-                        // (bind_entity_list), once
-                        return Err(match r {
-                            Ok(text) => Outcome::success(text),
-                            Err((code, msg)) => Outcome::error(code, msg),
-                        });
-                    }
-                    return Err(handler_outcome(call, &entry.desc, r));
-                }
-                if entry.desc.kind == FunctionKind::Output {
-                    let args = call.args().map(str::to_owned);
-                    let mut o = match &entry.desc.result {
-                        // an output function may declare the record its arguments make up
-                        Some(_) => handler_outcome(call, &entry.desc, Ok(args)),
-                        None => Outcome::success(args),
-                    };
-                    o.is_final = o.is_success();
-                    return Err(o);
-                }
-                let Some(handler) = entry.handler.as_deref() else {
-                    return Err(Outcome::error(
-                        ErrorCode::NotSupported,
-                        format!("{} has no handler", entry.desc.id),
-                    ));
-                };
-                return waited(call.await_host(Op::Handler, st, input, |_| {
-                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| handler.invoke(call))) {
-                        let _ = call.complete(Err((
-                            ErrorCode::HandlerFailed,
-                            format!("the handler panicked: {}", panic_text(&*p)),
-                        )));
-                    }
-                }));
+        let staged = match st.stage {
+            Stage::Begin => begin(call, snap, st, input),
+            Stage::Find => find(call, snap, st),
+            Stage::Bind => bind(call, snap, st),
+            Stage::Resolve(i) => resolve(call, st, i, input).map(Some),
+            Stage::Gates(i) => gates(call, snap, st, i, input),
+            Stage::OpensApp => opens_app(call, st),
+            Stage::Permission => permission(call, snap, st, input),
+            Stage::Handler => handler(call, st, input),
+        };
+        if let Some(next) = staged? {
+            return Ok(next);
+        }
+    }
+}
+
+/// What one stage did: `Ok(None)` moved on to the next stage, which runs at once (no host
+/// code ran); `Ok(Some(next))` is what [`step`] returns; `Err` ends the call.
+type Staged = Result<Option<Next>, Outcome>;
+
+/// The scope begins (the host's scope hook), then the function is found; an entity
+/// lookup goes straight to the gates.
+fn begin(
+    call: &Arc<Call>,
+    snap: &Snapshot,
+    st: &mut DriveState,
+    input: &mut Option<Completion>,
+) -> Staged {
+    // (nothing answers before the call begins)
+    drop(input.take());
+    if call.parent.is_none() {
+        if let Some(h) = &snap.scope_hooks {
+            st.began = true;
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.begin(call))) {
+                return Err(Outcome::error(
+                    ErrorCode::InternalError,
+                    format!("the scope-begin hook failed: {}", panic_text(&*p)),
+                ));
             }
         }
     }
+    st.stage = if call.parent.is_some() {
+        Stage::Gates(0)
+    } else {
+        Stage::Find
+    };
+    // (a call cancelled before it started ends after its scope begins)
+    go().map(Some)
+}
+
+/// The function is there, enabled, and the caller may call it.
+fn find(call: &Arc<Call>, snap: &Snapshot, st: &mut DriveState) -> Staged {
+    // execute looked the function up when it made the call
+    let Some(entry) = call.entry() else {
+        return Err(Outcome::error(
+            ErrorCode::FunctionNotFound,
+            snap.not_found_message(call.function_id()),
+        ));
+    };
+    if !entry.is_enabled() {
+        return Err(Outcome::error(
+            ErrorCode::Disabled,
+            format!("{} is disabled", call.function_id()),
+        ));
+    }
+    // (no caller policy, the common case: every caller passes)
+    if !snap.callers.is_empty() || !entry.desc.callers.is_empty() {
+        if let Some(why) = snap.callers.refuses(call.caller_package()) {
+            return Err(Outcome::error(
+                ErrorCode::Denied,
+                format!("{why} to call functions of this app"),
+            ));
+        }
+        if let Some(why) = entry.desc.callers.refuses(call.caller_package()) {
+            return Err(Outcome::error(
+                ErrorCode::Denied,
+                format!("{why} to call {}", call.function_id()),
+            ));
+        }
+    }
+    st.stage = Stage::Bind;
+    Ok(None)
+}
+
+/// The arguments are bound in one pass; entity ids found in them are resolved next.
+fn bind(call: &Arc<Call>, snap: &Snapshot, st: &mut DriveState) -> Staged {
+    if call.args_fixed.is_some() {
+        // bound when the call was made, with no entity to resolve: shown from now on
+        call.args_ready.store(true, Ordering::Release);
+        st.stage = Stage::Gates(0);
+        return Ok(None);
+    }
+    let entry = call.entry().expect("found");
+    let bound = match st.pre_bound.take() {
+        Some(b) => *b,
+        None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
+    }
+    .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
+    if bound.entity_refs.is_empty() {
+        publish_args(call, bound.json);
+        st.stage = Stage::Gates(0);
+    } else {
+        let mut groups: Vec<Resolution> = Vec::new();
+        for r in &bound.entity_refs {
+            match groups.iter_mut().find(|g| g.entity == r.entity) {
+                Some(g) => {
+                    if !g.ids.contains(&r.id) {
+                        g.ids.push(r.id.clone());
+                    }
+                }
+                None => groups.push(Resolution {
+                    entity: r.entity,
+                    ids: vec![r.id.clone()],
+                    found_json: String::new(),
+                    found: Vec::new(),
+                }),
+            }
+        }
+        st.bound = Some(Box::new(bound));
+        st.resolve = groups;
+        st.stage = Stage::Resolve(0);
+    }
+    Ok(None)
+}
+
+/// Gate `i`: the next delegate's `on_invoking`, and its answer.
+fn gates(
+    call: &Arc<Call>,
+    snap: &Snapshot,
+    st: &mut DriveState,
+    i: usize,
+    input: &mut Option<Completion>,
+) -> Staged {
+    // (an answer in hand is this gate's; taken only when there is one)
+    if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
+        match d {
+            GateDecision::Allow => {}
+            GateDecision::Deny(msg) => return Err(Outcome::error(ErrorCode::Denied, msg)),
+            GateDecision::OpenApp(msg) => match (call.platform, call.foreground) {
+                (Platform::Apple, false) => return Err(Outcome::open_app(msg)),
+                // in the foreground the user is in the app already: the gate passes
+                (Platform::Apple, true) => {}
+                // android and in-process calls have no way to continue in the app
+                _ => return Err(Outcome::error(ErrorCode::Denied, msg)),
+            },
+        }
+        st.stage = Stage::Gates(i + 1);
+        return go().map(Some);
+    }
+    let Some(d) = snap.delegates.get(i) else {
+        st.stage = if call.parent.is_some() {
+            Stage::Handler
+        } else {
+            Stage::OpensApp
+        };
+        return Ok(None);
+    };
+    if d.has_on_invoking() {
+        gate_waits_left(call, st)?;
+        return waited(call.await_host(Op::Gate, st, input, |seq| {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| d.on_invoking_seq(call, seq))) {
+                let _ = call.answer_gate(
+                    seq,
+                    GateDecision::Deny(format!("a delegate failed: {}", panic_text(&*p))),
+                );
+            }
+        }))
+        .map(Some);
+    }
+    st.stage = Stage::Gates(i + 1);
+    Ok(None)
+}
+
+/// An `opensApp` function called from the background continues in the app.
+fn opens_app(call: &Arc<Call>, st: &mut DriveState) -> Staged {
+    let desc = &call.entry().expect("found").desc;
+    if desc.opens_app && call.platform == Platform::Apple && !call.foreground {
+        let name = desc.title.as_deref().unwrap_or(&desc.id);
+        return Err(Outcome::open_app(format!("Continue in the app to {name}.")));
+    }
+    st.stage = Stage::Permission;
+    Ok(None)
+}
+
+/// A `requiresPermission` function asks the permission hook, and takes its answer.
+fn permission(
+    call: &Arc<Call>,
+    snap: &Snapshot,
+    st: &mut DriveState,
+    input: &mut Option<Completion>,
+) -> Staged {
+    let desc = &call.entry().expect("found").desc;
+    if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
+        return match d {
+            GateDecision::Allow => {
+                st.stage = Stage::Handler;
+                go().map(Some)
+            }
+            GateDecision::Deny(m) | GateDecision::OpenApp(m) => {
+                Err(Outcome::error(ErrorCode::PermissionDenied, m))
+            }
+        };
+    }
+    if !desc.requires_permission {
+        st.stage = Stage::Handler;
+        return Ok(None);
+    }
+    let Some(hook) = snap.permission.clone() else {
+        return Err(Outcome::error(
+            ErrorCode::PermissionDenied,
+            format!(
+                "{} requires permission and the app has no permission hook to ask the user",
+                desc.id
+            ),
+        ));
+    };
+    gate_waits_left(call, st)?;
+    waited(call.await_host(Op::Gate, st, input, |seq| {
+        let gate = Gate::new(call.clone(), seq);
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
+            let _ = call.answer_gate(
+                seq,
+                GateDecision::Deny(format!("the permission hook failed: {}", panic_text(&*p))),
+            );
+        }
+    }))
+    .map(Some)
+}
+
+/// The handler runs (an output function answers with its arguments), and its answer
+/// ends the call.
+fn handler(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>) -> Staged {
+    let entry = call.entry().expect("found");
+    if let Some(Completion::Handler(r)) = input.take() {
+        if call.parent.is_some() {
+            // a lookup resolving ids: the call it serves checks the answer
+            // (bind_entity_list), once
+            return Err(match r {
+                Ok(text) => Outcome::success(text),
+                Err((code, msg)) => Outcome::error(code, msg),
+            });
+        }
+        return Err(handler_outcome(call, &entry.desc, r));
+    }
+    if entry.desc.kind == FunctionKind::Output {
+        let args = call.args().map(str::to_owned);
+        let mut o = match &entry.desc.result {
+            // an output function may declare the record its arguments make up
+            Some(_) => handler_outcome(call, &entry.desc, Ok(args)),
+            None => Outcome::success(args),
+        };
+        o.is_final = o.is_success();
+        return Err(o);
+    }
+    let Some(handler) = entry.handler.as_deref() else {
+        return Err(Outcome::error(
+            ErrorCode::NotSupported,
+            format!("{} has no handler", entry.desc.id),
+        ));
+    };
+    waited(call.await_host(Op::Handler, st, input, |_| {
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| handler.invoke(call))) {
+            let _ = call.complete(Err((
+                ErrorCode::HandlerFailed,
+                format!("the handler panicked: {}", panic_text(&*p)),
+            )));
+        }
+    }))
+    .map(Some)
 }
 
 fn publish_args(call: &Call, mut json: String) {
