@@ -143,17 +143,55 @@ fn app(c: &Arc<Counts>) -> *mut af_dispatcher {
     d
 }
 
+/// The dispatcher most tests start from (`app`), with what its registrations hand out
+/// counted in `c`: registration with the counting handler, calls run to their outcome
+/// text, and the free at the end (the counts outlive it, for the checks after).
+struct Fixture {
+    c: Arc<Counts>,
+    d: *mut af_dispatcher,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let c = Arc::new(Counts::default());
+        let d = app(&c);
+        Fixture { c, d }
+    }
+
+    /// Registers `desc` with the counting handler in `mode`.
+    fn register(&self, desc: &CStr, mode: Mode) -> af_status {
+        register(self.d, desc, &self.c, mode)
+    }
+
+    /// `af_execute_json`'s outcome for `inv` with `args` (NULL for `None`), as text.
+    fn execute(&self, inv: &af_invocation, args: Option<&CStr>) -> String {
+        let args = args.map_or(std::ptr::null(), CStr::as_ptr);
+        take(unsafe { af_execute_json(self.d, inv, args) })
+    }
+
+    /// [`Fixture::execute`] of function `id` from an in-process invocation.
+    fn run(&self, id: &CStr, args: Option<&CStr>) -> String {
+        self.execute(&invocation(id), args)
+    }
+
+    /// Frees the dispatcher (`af_dispatcher_free`).
+    fn free(self) {
+        unsafe { af_dispatcher_free(self.d) }
+    }
+}
+
 #[test]
 fn register_execute_free() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     let inv = invocation(c"echo");
-    let out = take(unsafe { af_execute_json(d, &inv, cr#"{"x": 1}"#.as_ptr()) });
+    let out = f.execute(&inv, Some(cr#"{"x": 1}"#));
     assert_eq!(
         out,
         r#"{"status":"success","result":{"x":1},"dialog":null,"errorCode":null,"message":null}"#
     );
-    let out = take(unsafe { af_execute_json(d, &inv, cr#"{"x": "one"}"#.as_ptr()) });
+    let out = f.execute(&inv, Some(cr#"{"x": "one"}"#));
     assert!(out.contains("InvalidArgument"), "{out}");
     let reg = take(unsafe { af_registry_json(d) });
     assert!(reg.contains(r#""id":"echo""#), "{reg}");
@@ -162,21 +200,22 @@ fn register_execute_free() {
     let tools = take(unsafe { af_export_copy(d, c"mcp".as_ptr()) });
     assert!(tools.starts_with('['), "{tools}");
     assert_eq!(c.freed.load(Ordering::SeqCst), 0);
-    unsafe { af_dispatcher_free(d) };
+    f.free();
     assert_eq!(c.freed.load(Ordering::SeqCst), 1);
     assert_eq!(c.handled.load(Ordering::SeqCst), 1);
 }
 
 #[test]
 fn refused_registrations_free_user_data_at_once() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     assert_eq!(
-        register(d, cr#"{"id": "Bad Id"}"#, &c, Mode::Echo),
+        f.register(cr#"{"id": "Bad Id"}"#, Mode::Echo),
         AF_ERR_INVALID
     );
     assert!(last_error().contains("id"), "{}", last_error());
-    assert_eq!(register(d, ECHO, &c, Mode::Echo), AF_ERR_DUPLICATE);
+    assert_eq!(f.register(ECHO, Mode::Echo), AF_ERR_DUPLICATE);
     let bad_utf8 = [b'{', 0xff, b'}', 0];
     let st = unsafe {
         af_register_function(
@@ -209,21 +248,17 @@ fn refused_registrations_free_user_data_at_once() {
         unsafe { af_unregister_function(d, c"echo".as_ptr()) },
         AF_ERR_NOT_FOUND
     );
-    unsafe { af_dispatcher_free(d) };
+    f.free();
     assert_eq!(c.freed.load(Ordering::SeqCst), 5);
 }
 
 #[test]
 fn completion_from_another_thread_sync_and_async() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     assert_eq!(
-        register(
-            d,
-            cr#"{"id": "later", "result": "string"}"#,
-            &c,
-            Mode::Later
-        ),
+        f.register(cr#"{"id": "later", "result": "string"}"#, Mode::Later),
         AF_OK
     );
     let completer = {
@@ -253,27 +288,26 @@ fn completion_from_another_thread_sync_and_async() {
     };
     assert_eq!(st, AF_OK);
     // blocks until the other thread completes it
-    let out = take(unsafe { af_execute_json(d, &inv, std::ptr::null()) });
+    let out = f.execute(&inv, None);
     assert!(out.contains(r#""result":"done""#), "{out}");
     completer.join().unwrap();
     let outcomes = c.outcomes.lock().unwrap().clone();
     assert_eq!(outcomes.len(), 1, "{outcomes:?}");
     assert!(outcomes[0].contains(r#""result":"done""#));
-    unsafe { af_dispatcher_free(d) };
+    f.free();
     assert_eq!(c.freed.load(Ordering::SeqCst), 2);
 }
 
 #[test]
 fn a_second_completion_is_refused() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
     assert_eq!(
-        register(d, cr#"{"id": "twice", "result": "int32"}"#, &c, Mode::Twice),
+        f.register(cr#"{"id": "twice", "result": "int32"}"#, Mode::Twice),
         AF_OK
     );
-    let out = take(unsafe { af_execute_json(d, &invocation(c"twice"), std::ptr::null()) });
+    let out = f.run(c"twice", None);
     assert!(out.contains(r#""result":1"#), "{out}");
-    unsafe { af_dispatcher_free(d) };
+    f.free();
 }
 
 unsafe extern "C" fn on_invoking(p: *mut c_void, call: *mut af_call, gate: *mut af_gate) {
@@ -326,18 +360,14 @@ unsafe extern "C" fn scope_end(p: *mut c_void, call: *mut af_call) {
 
 #[test]
 fn gates_delegates_and_scopes() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     assert_eq!(
-        register(
-            d,
-            cr#"{"id": "later", "result": "string"}"#,
-            &c,
-            Mode::Later
-        ),
+        f.register(cr#"{"id": "later", "result": "string"}"#, Mode::Later),
         AF_OK
     );
-    assert_eq!(register(d, cr#"{"id": "other"}"#, &c, Mode::Echo), AF_OK);
+    assert_eq!(f.register(cr#"{"id": "other"}"#, Mode::Echo), AF_OK);
     let vt = af_delegate {
         struct_size: std::mem::size_of::<af_delegate>() as u32,
         reserved: 0,
@@ -360,45 +390,40 @@ fn gates_delegates_and_scopes() {
     };
     assert_eq!(st, AF_OK);
 
-    let out = take(unsafe { af_execute_json(d, &invocation(c"echo"), cr#"{"x": 2}"#.as_ptr()) });
+    let out = f.run(c"echo", Some(cr#"{"x": 2}"#));
     assert!(out.contains("success"), "{out}");
-    let out = take(unsafe { af_execute_json(d, &invocation(c"other"), std::ptr::null()) });
+    let out = f.run(c"other", None);
     assert!(
         out.contains(r#""errorCode":"Denied","message":"not you""#),
         "{out}"
     );
     let mut apple = invocation(c"later");
     apple.platform = AF_PLATFORM_APPLE;
-    let out = take(unsafe { af_execute_json(d, &apple, std::ptr::null()) });
+    let out = f.execute(&apple, None);
     assert!(out.contains(r#""status":"openApp""#), "{out}");
-    let out = take(unsafe { af_execute_json(d, &invocation(c"nope"), std::ptr::null()) });
+    let out = f.run(c"nope", None);
     assert!(out.contains("FunctionNotFound"), "{out}");
     assert_eq!(c.handled.load(Ordering::SeqCst), 1);
     assert_eq!(c.begins.load(Ordering::SeqCst), 4);
     assert_eq!(c.ends.load(Ordering::SeqCst), 4);
     assert_eq!(SCOPES_FREED.load(Ordering::SeqCst), 4);
     assert_eq!(c.invoked.load(Ordering::SeqCst), 4);
-    unsafe { af_dispatcher_free(d) };
+    f.free();
     // three functions, the delegate and the scope hooks
     assert_eq!(c.freed.load(Ordering::SeqCst), 5);
 }
 
 #[test]
 fn stale_and_bogus_handles_are_refused() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
     assert_eq!(
-        register(
-            d,
-            cr#"{"id": "later", "result": "string"}"#,
-            &c,
-            Mode::Later
-        ),
+        f.register(cr#"{"id": "later", "result": "string"}"#, Mode::Later),
         AF_OK
     );
     let mut inv = invocation(c"later");
     inv.timeout_ms = 1;
-    let out = take(unsafe { af_execute_json(d, &inv, std::ptr::null()) });
+    let out = f.execute(&inv, None);
     assert!(out.contains("TimedOut"), "{out}");
     let h = c.parked.lock().unwrap().pop().unwrap() as *mut af_call;
     // the call has ended: completions are refused, accessors answer NULL
@@ -428,21 +453,17 @@ fn stale_and_bogus_handles_are_refused() {
         AF_ERR_NULL
     );
     assert_eq!(unsafe { af_gate_allow(std::ptr::null_mut()) }, AF_ERR_NULL);
-    unsafe { af_dispatcher_free(d) };
+    f.free();
     assert_eq!(c.freed.load(Ordering::SeqCst), 2);
 }
 
 #[test]
 fn cancellation_and_a_dispatcher_freed_with_calls_in_flight() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     assert_eq!(
-        register(
-            d,
-            cr#"{"id": "later", "result": "string"}"#,
-            &c,
-            Mode::Later
-        ),
+        f.register(cr#"{"id": "later", "result": "string"}"#, Mode::Later),
         AF_OK
     );
     // a token each: a token carrying several calls ends all but one of them on the
@@ -463,7 +484,7 @@ fn cancellation_and_a_dispatcher_freed_with_calls_in_flight() {
         AF_OK
     );
     // free the dispatcher with three calls in flight: they keep what they use
-    unsafe { af_dispatcher_free(d) };
+    f.free();
     assert_eq!(c.freed.load(Ordering::SeqCst), 0);
     for token in tokens {
         // the call ends on this thread, before af_cancel_token_cancel returns
@@ -500,23 +521,22 @@ fn cancellation_and_a_dispatcher_freed_with_calls_in_flight() {
 
 #[test]
 fn execute_reentered_from_a_handler() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     assert_eq!(
-        register(
-            d,
+        f.register(
             cr#"{"id": "outer", "result": {"record": "X"}}"#,
-            &c,
             Mode::Reenter(d)
         ),
         AF_OK
     );
-    let out = take(unsafe { af_execute_json(d, &invocation(c"outer"), std::ptr::null()) });
+    let out = f.run(c"outer", None);
     assert!(
         out.contains(r#""result":{"x":6}"#) && out.contains("'x':5"),
         "{out}"
     );
-    unsafe { af_dispatcher_free(d) };
+    f.free();
     assert_eq!(c.freed.load(Ordering::SeqCst), 2);
 }
 
@@ -571,11 +591,12 @@ struct NewerInvocation {
 
 #[test]
 fn struct_sizes_smaller_refused_larger_accepted() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     let mut inv = invocation(c"echo");
     inv.struct_size = 24;
-    let out = take(unsafe { af_execute_json(d, &inv, cr#"{"x": 1}"#.as_ptr()) });
+    let out = f.execute(&inv, Some(cr#"{"x": 1}"#));
     assert!(
         out.contains("InvalidArgument")
             && out.contains("af_invocation.struct_size is 24, smaller than the v1 layout"),
@@ -618,7 +639,7 @@ fn struct_sizes_smaller_refused_larger_accepted() {
         unsafe { af_add_delegate(d, &vt, data(&c, Mode::Echo)) },
         AF_OK
     );
-    unsafe { af_dispatcher_free(d) };
+    f.free();
     assert_eq!(c.freed.load(Ordering::SeqCst), 3);
 }
 
@@ -678,15 +699,11 @@ unsafe extern "C" fn count_release(p: *mut c_void) {
 
 #[test]
 fn cancel_callbacks_are_released_once() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     assert_eq!(
-        register(
-            d,
-            cr#"{"id": "later", "result": "string"}"#,
-            &c,
-            Mode::Later
-        ),
+        f.register(cr#"{"id": "later", "result": "string"}"#, Mode::Later),
         AF_OK
     );
     let cb = Arc::new(Counts::default());
@@ -730,24 +747,20 @@ fn cancel_callbacks_are_released_once() {
     );
     assert_eq!((a, cb.freed.load(Ordering::SeqCst)), (0, 4));
     unsafe { af_cancel_token_free(token) };
-    unsafe { af_dispatcher_free(d) };
+    f.free();
 }
 
 #[test]
 fn default_timeout_shutdown_and_in_flight() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     assert_eq!(
-        register(
-            d,
-            cr#"{"id": "later", "result": "string"}"#,
-            &c,
-            Mode::Later
-        ),
+        f.register(cr#"{"id": "later", "result": "string"}"#, Mode::Later),
         AF_OK
     );
     assert_eq!(unsafe { af_dispatcher_set_default_timeout(d, 5) }, AF_OK);
-    let out = take(unsafe { af_execute_json(d, &invocation(c"later"), std::ptr::null()) });
+    let out = f.run(c"later", None);
     assert!(
         out.contains("TimedOut") && out.contains("later did not finish within 5 ms"),
         "{out}"
@@ -775,7 +788,7 @@ fn default_timeout_shutdown_and_in_flight() {
     );
     assert_eq!(left, 1);
     // refused at once, no handler runs
-    let out = take(unsafe { af_execute_json(d, &invocation(c"echo"), cr#"{"x": 1}"#.as_ptr()) });
+    let out = f.run(c"echo", Some(cr#"{"x": 1}"#));
     assert!(
         out.contains("LimitExceeded") && out.contains("shutting down"),
         "{out}"
@@ -785,7 +798,7 @@ fn default_timeout_shutdown_and_in_flight() {
     assert_eq!(unsafe { af_dispatcher_shutdown(d, 1000, &mut left) }, AF_OK);
     assert_eq!((left, unsafe { af_dispatcher_in_flight(d) }), (0, 0));
     assert_eq!(c.handled.load(Ordering::SeqCst), 2);
-    unsafe { af_dispatcher_free(d) };
+    f.free();
     assert_eq!(
         unsafe { af_dispatcher_shutdown(std::ptr::null_mut(), 0, std::ptr::null_mut()) },
         AF_ERR_NULL
@@ -831,8 +844,9 @@ unsafe extern "C" fn count_outcome(p: *mut c_void, json: *const c_char) {
 
 #[test]
 fn views_take_invocations() {
-    let c = Arc::new(Counts::default());
-    let d = app(&c);
+    let f = Fixture::new();
+    let c = f.c.clone();
+    let d = f.d;
     assert_eq!(
         unsafe {
             af_define_toolkit(
@@ -846,10 +860,8 @@ fn views_take_invocations() {
         AF_OK
     );
     assert_eq!(
-        register(
-            d,
+        f.register(
             cr#"{"id": "later", "toolkit": "tools", "result": "string"}"#,
-            &c,
             Mode::Later
         ),
         AF_OK
@@ -898,5 +910,5 @@ fn views_take_invocations() {
     assert!(unsafe { af_view_generation(v) } != g1);
     assert_eq!(unsafe { af_view_generation(std::ptr::null_mut()) }, 0);
     unsafe { af_view_free(v) };
-    unsafe { af_dispatcher_free(d) };
+    f.free();
 }
