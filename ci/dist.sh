@@ -87,8 +87,8 @@ say "appfunctions $VERSION, C ABI $ABI, $HOST"
 
 # ---------------------------------------------------------------- the native libraries
 BUILD="$REPO/target/dist-build"      # not target/dist: cargo puts profile "dist" in <target-dir>/dist
-say "cargo build --profile dist --lib (into target/dist-build)"
-CARGO_TARGET_DIR="$BUILD" cargo build --profile dist --lib --locked -q || fail "cargo build --profile dist"
+say "cargo build --profile dist --lib --bin appfunctions (into target/dist-build)"
+CARGO_TARGET_DIR="$BUILD" cargo build --profile dist --lib --bin appfunctions --locked -q || fail "cargo build --profile dist"
 SO="$BUILD/dist/libappfunctions.so"
 A="$BUILD/dist/libappfunctions.a"
 [[ -f "$SO" && -f "$A" ]] || fail "cargo did not produce $SO and $A"
@@ -127,7 +127,9 @@ DIST="$REPO/target/dist"
 rm -rf "$DIST"
 NAME="appfunctions-$VERSION-$PLATFORM"
 P="$DIST/$NAME"
-mkdir -p "$P/include" "$P/lib/pkgconfig" "$P/lib/cmake/appfunctions" "$P/share/appfunctions" "$P/share/doc/appfunctions"
+mkdir -p "$P/bin" "$P/include" "$P/lib/pkgconfig" "$P/lib/cmake/appfunctions" "$P/share/appfunctions" "$P/share/doc/appfunctions"
+# the build tools' command: exports from a descriptor bundle (docs/descriptors.md, "Bundles")
+install -m 755 "$BUILD/dist/appfunctions" "$P/bin/appfunctions"
 install -m 644 include/appfunctions.h "$P/include/"
 install -m 644 include/appfunctions.descriptor.schema.json "$P/share/appfunctions/"
 install -m 755 "$SO" "$P/lib/$SONAME"

@@ -800,6 +800,9 @@ struct af_dispatcher *af_dispatcher_new(void);
  * normally with what they hold; each registration's `free_user_data` runs when the last
  * call using it ends. Call `af_dispatcher_shutdown` first to refuse new calls and drain
  * those in flight. Do not use `d` afterwards (not even from handlers still running).
+ * Freeing a dispatcher made by `af_dispatcher_new` withdraws its publications
+ * (`af_dispatcher_publish`); freeing one from `af_dispatcher_published_new` releases only
+ * that handle (the dispatcher lives on while its maker or another handle holds it).
  * Calling with NULL is fine.
  */
 void af_dispatcher_free(struct af_dispatcher *d);
@@ -938,6 +941,59 @@ af_status af_dispatcher_shutdown(struct af_dispatcher *d, uint32_t timeout_ms, u
  * delivered); 0 for NULL.
  */
 uint32_t af_dispatcher_in_flight(struct af_dispatcher *d);
+
+/**
+ * Publishes `d` under `name` (borrowed, non-empty UTF-8, at most 256 bytes) for the whole
+ * process, replacing what was published under that name, and wakes every
+ * `af_dispatcher_published_new` waiting for it. This is how a platform call that arrives
+ * during a cold start (an Android `AppFunctionService`, an App Intent) reaches the app's
+ * dispatcher, from any thread and any language in the process (Swift intents reaching a
+ * dispatcher a .NET app made). Bindings use the name `"default"` unless told otherwise.
+ * `af_dispatcher_shutdown` of the dispatcher, and `af_dispatcher_free` of the handle
+ * `af_dispatcher_new` gave, withdraw its publications. A dispatcher that is shutting
+ * down cannot be published (`AF_ERR_INVALID`).
+ */
+af_status af_dispatcher_publish(struct af_dispatcher *d, const char *name);
+
+/**
+ * Withdraws the publication under `name` (borrowed), whichever dispatcher it is:
+ * `AF_ERR_NOT_FOUND` when nothing is published there. Handles already taken with
+ * `af_dispatcher_published_new` stay valid.
+ */
+af_status af_dispatcher_unpublish(const char *name);
+
+/**
+ * Waits up to `timeout_ms` milliseconds (0: does not wait; `AF_TIMEOUT_NONE`: without
+ * limit) for a dispatcher published under `name` (borrowed). `AF_OK`: `*out_dispatcher`
+ * receives a new handle to it, which the caller owns and frees with
+ * `af_dispatcher_free`; everything through it (registration, calls, exports, views)
+ * acts on the published dispatcher, except that `af_mcp_handle_json` keeps a session of
+ * its own per handle, and freeing it never withdraws a publication. Shutting it down
+ * shuts the dispatcher down for everyone. `AF_ERR_TIMED_OUT`: nothing was published in
+ * time; `af_last_error` names the name and the wait. The waiting thread blocks: call it
+ * from a background thread, never an app's main thread. `*out_dispatcher` is written
+ * only on `AF_OK` (NULL `out_dispatcher`: `AF_ERR_NULL`).
+ */
+af_status af_dispatcher_published_new(const char *name, uint32_t timeout_ms, struct af_dispatcher **out_dispatcher);
+
+/**
+ * The bundle of `d`'s registrations (owned JSON, free with `af_string_free`):
+ * `{"metadataSchema", "toolkits", "types", "entities", "functions"}`, each what the
+ * matching registration call takes (docs/descriptors.md, "Bundles"). Write it from a test
+ * or at startup and give it to a build step (`af_bundle_export_copy`, the `appfunctions`
+ * command). NULL only for a NULL or invalid `d` (`af_last_error`).
+ */
+char *af_dispatcher_bundle_json(struct af_dispatcher *d);
+
+/**
+ * Exports a descriptor bundle (`bundle_json`, borrowed) without a running app: the text
+ * `af_export_copy(d, format)` gives for a dispatcher with exactly the bundle's
+ * registrations (owned text, free with `af_string_free`). NULL on error, with
+ * `af_last_error` naming the item and path (`bundle: functions[2]: x.parameters.y.type:
+ * ...`) or the unknown format. Build tools (Gradle, MSBuild, SwiftPM, Xcode) call this,
+ * or the `appfunctions export` command that wraps it.
+ */
+char *af_bundle_export_copy(const char *bundle_json, const char *format);
 
 /**
  * Creates a cancellation token. Caller owns it and must call `af_cancel_token_free`.

@@ -47,8 +47,14 @@ pub use engine::call::{
     HandlerResult, Invocation, OnCancel, PermissionHook, Platform, Release, ScopeHooks,
 };
 pub use engine::cancel::CancelToken;
-pub use engine::dispatcher::{ChangeListener, Dispatcher, FunctionInfo, Schemas, DEFAULT_TIMEOUT};
+pub use engine::dispatcher::{
+    ChangeListener, Dispatcher, FunctionInfo, Schemas, DEFAULT_PUBLICATION, DEFAULT_TIMEOUT,
+};
 pub use engine::log::{LogLevel, LogSink};
+
+// Descriptor bundles: a dispatcher's registrations as one document, for build steps.
+pub use engine::bundle;
+pub use platform::export_bundle;
 
 // What a function, an entity and an answer are (model).
 pub use model::binding::Limits;

@@ -40,6 +40,17 @@ PREFIX=$(echo "$REPO"/target/dist/appfunctions-"$VERSION"-*-linux-gnu)
 W=$(mktemp -d /tmp/af-dist-lane.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
+# ---------------------------------------------------------------- 0. the build tools' command
+# bin/appfunctions exports a bundle as a build step would: a tiny bundle in, an MCP tool out
+if out=$(printf '%s' '{"functions":[{"id":"ping","description":"Answers","parameters":[]}]}' \
+          | env -u LD_LIBRARY_PATH "$PREFIX/bin/appfunctions" export --bundle - --format mcp 2>&1) \
+   && grep -q '"name":"ping"' <<<"$out"; then
+  say "bin/appfunctions: exports a bundle from the prefix ($(env -u LD_LIBRARY_PATH "$PREFIX/bin/appfunctions" --version))"
+else
+  echo "$out"
+  check_failed "cli" "bin/appfunctions export --bundle - --format mcp from the prefix"
+fi
+
 # ---------------------------------------------------------------- 1. C through pkg-config
 CC="${CC:-cc}"
 if command -v pkg-config >/dev/null && command -v "$CC" >/dev/null; then

@@ -54,7 +54,77 @@ fn parse_json(text: &str, what: &str) -> Result<Value> {
     })
 }
 
+/// The process's published dispatchers ([`Dispatcher::publish`]).
+static PUBLISHED: super::publish::Table<Dispatcher> = super::publish::Table::new();
+
+/// The name bindings publish under and wait for unless told otherwise.
+pub const DEFAULT_PUBLICATION: &str = "default";
+
 impl Dispatcher {
+    /// Whether `other` shares this dispatcher's registry (is a clone of it).
+    pub fn same_as(&self, other: &Dispatcher) -> bool {
+        Arc::ptr_eq(&self.registry, &other.registry)
+    }
+
+    /// Publishes this dispatcher under `name` for the whole process, replacing what was
+    /// published there, and wakes every [`Dispatcher::wait_published`] for that name. A
+    /// platform call that arrives during a cold start (an Android service, an App Intent)
+    /// waits for it, from any thread and any language in the process. `shutdown` removes
+    /// the dispatcher's publications.
+    pub fn publish(&self, name: &str) -> Result<()> {
+        super::publish::check_name(name).map_err(Error::Invalid)?;
+        if self.is_shutting_down() {
+            return Err(Error::Invalid(format!(
+                "cannot publish \"{name}\": the dispatcher is shutting down"
+            )));
+        }
+        PUBLISHED.publish(name, self.clone());
+        Ok(())
+    }
+
+    /// Removes the publication under `name`; `NotFound` when there is none.
+    pub fn unpublish(name: &str) -> Result<()> {
+        if PUBLISHED.remove_if(name, |_| true) {
+            Ok(())
+        } else {
+            Err(Error::NotFound(format!(
+                "no dispatcher is published as \"{name}\""
+            )))
+        }
+    }
+
+    /// Removes the publication under `name` only when it is this dispatcher; whether it was.
+    pub fn unpublish_self(&self, name: &str) -> bool {
+        PUBLISHED.remove_if(name, |d| d.same_as(self))
+    }
+
+    /// The dispatcher published under `name`, waiting up to `timeout` for one (`None`:
+    /// without limit; zero: not at all). The error names what was not ready and how long
+    /// it waited.
+    pub fn wait_published(name: &str, timeout: Option<std::time::Duration>) -> Result<Dispatcher> {
+        super::publish::check_name(name).map_err(Error::Invalid)?;
+        PUBLISHED.wait(name, timeout).ok_or_else(|| {
+            let waited = match timeout {
+                Some(t) => format!("{} ms", t.as_millis()),
+                None => "without limit".into(),
+            };
+            Error::NotFound(format!(
+                "no dispatcher was published as \"{name}\" within {waited} (the app publishes \
+                 its dispatcher at startup; was it built, or published under another name?)"
+            ))
+        })
+    }
+
+    /// Removes every publication of this dispatcher (under any name); how many.
+    pub fn withdraw(&self) -> usize {
+        PUBLISHED.remove_all(|d| d.same_as(self))
+    }
+
+    /// The names under which dispatchers are published now, sorted.
+    pub fn published_names() -> Vec<String> {
+        PUBLISHED.names()
+    }
+
     /// An empty dispatcher: no types, functions, delegates or hooks; the default limits.
     pub fn new() -> Dispatcher {
         Dispatcher {
@@ -137,6 +207,8 @@ impl Dispatcher {
     pub fn shutdown(&self, timeout: std::time::Duration) -> u64 {
         let shared = &self.registry.shared;
         shared.shutting_down.store(true, Ordering::SeqCst);
+        // a dispatcher that refuses calls is no longer offered to waiters
+        self.withdraw();
         let deadline = std::time::Instant::now().checked_add(timeout);
         let mut g = shared.drain.lock();
         loop {

@@ -109,6 +109,21 @@ pub(crate) struct FfiDispatcher {
     pub mcp: parking_lot::Mutex<Option<Arc<crate::mcp::Session>>>,
     pub mcp_config: parking_lot::Mutex<crate::mcp::McpConfig>,
     pub mcp_notify: parking_lot::Mutex<Option<crate::mcp::Notify>>,
+    /// Made by `af_dispatcher_published_new`: a second handle to a dispatcher someone else
+    /// made; freeing it withdraws no publication.
+    pub from_publication: bool,
+}
+
+impl FfiDispatcher {
+    pub(crate) fn new(d: Dispatcher, from_publication: bool) -> FfiDispatcher {
+        FfiDispatcher {
+            d,
+            mcp: parking_lot::Mutex::new(None),
+            mcp_config: parking_lot::Mutex::new(crate::mcp::McpConfig::default()),
+            mcp_notify: parking_lot::Mutex::new(None),
+            from_publication,
+        }
+    }
 }
 
 impl std::ops::Deref for FfiDispatcher {
@@ -155,14 +170,7 @@ pub(crate) fn c_handler(
 /// Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL.
 #[no_mangle]
 pub extern "C" fn af_dispatcher_new() -> *mut af_dispatcher {
-    boundary(|| {
-        af_dispatcher::new(FfiDispatcher {
-            d: Dispatcher::new(),
-            mcp: parking_lot::Mutex::new(None),
-            mcp_config: parking_lot::Mutex::new(crate::mcp::McpConfig::default()),
-            mcp_notify: parking_lot::Mutex::new(None),
-        })
-    })
+    boundary(|| af_dispatcher::new(FfiDispatcher::new(Dispatcher::new(), false)))
 }
 
 /// Frees a dispatcher. It never blocks and runs no host callback other than the
@@ -170,11 +178,20 @@ pub extern "C" fn af_dispatcher_new() -> *mut af_dispatcher {
 /// normally with what they hold; each registration's `free_user_data` runs when the last
 /// call using it ends. Call `af_dispatcher_shutdown` first to refuse new calls and drain
 /// those in flight. Do not use `d` afterwards (not even from handlers still running).
+/// Freeing a dispatcher made by `af_dispatcher_new` withdraws its publications
+/// (`af_dispatcher_publish`); freeing one from `af_dispatcher_published_new` releases only
+/// that handle (the dispatcher lives on while its maker or another handle holds it).
 /// Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_dispatcher_free(d: *mut af_dispatcher) {
     boundary(|| {
-        // SAFETY: made by af_dispatcher_new; the host frees it once.
+        // SAFETY: the host's handle, live and not used afterwards (the header's contract).
+        if let Some(h) = unsafe { af_dispatcher::try_get(d) } {
+            if !h.from_publication {
+                h.d.withdraw();
+            }
+        }
+        // SAFETY: made by af_dispatcher_new or af_dispatcher_published_new; freed once.
         unsafe { af_dispatcher::free(d) }
     })
 }

@@ -40,6 +40,8 @@ mod call;
 
 mod dispatcher;
 
+mod publish;
+
 mod cancel;
 
 mod delegate;
@@ -51,6 +53,7 @@ pub use dispatcher::*;
 pub(crate) use dispatcher::{FfiDispatcher, SendPtr, INVOCATION_V1_SIZE};
 pub use export::*;
 pub use mcp::*;
+pub use publish::*;
 pub use strings::*;
 pub(crate) use strings::{last_error_text, set_last_error};
 pub use view::*;

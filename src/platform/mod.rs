@@ -60,3 +60,11 @@ impl Dispatcher {
         out.text
     }
 }
+
+/// An export without a running app: what `bundle::load(bundle_json)?.export(format)`
+/// gives ([`crate::bundle`]), every format included. The error names the bundle's item and
+/// path, or the export's refusal.
+pub fn export_bundle(bundle_json: &str, format: Format) -> std::result::Result<String, String> {
+    let d = crate::engine::bundle::load(bundle_json).map_err(|e| format!("bundle: {e}"))?;
+    d.export(format).map_err(|e| e.to_string())
+}

@@ -408,6 +408,21 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         _handle.Dispose();
     }
 
+    /// <summary>Publishes this dispatcher for the whole process under <paramref name="name"/>
+    /// (<see cref="PublishedDispatcher.DefaultName"/> unless told otherwise), so platform calls that
+    /// arrive during a cold start — the Android service, App Intents in Swift — wait for it instead of
+    /// failing (<see cref="PublishedDispatcher.Wait"/>). Replaces an earlier publication of that name;
+    /// <see cref="Dispose"/> withdraws it.</summary>
+    public void Publish(string name = PublishedDispatcher.DefaultName)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(name);
+        NativeCalls.Publish(_handle, name);
+    }
+
+    /// <summary>This dispatcher's registrations as a descriptor bundle (JSON): what build steps make
+    /// the Android assets and the App Intents source from (<see cref="AppFunctionBundle.Export"/>).</summary>
+    public string BundleJson() => NativeCalls.BundleJson(_handle);
+
     internal static void Check(int status, string what) => NativeCalls.Check(status, what);
 
     internal static AppFunctionRegistrationException Error(string what, int status = -1) => NativeCalls.Error(what, status);

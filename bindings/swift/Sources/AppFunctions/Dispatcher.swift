@@ -20,6 +20,12 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         raw = af_dispatcher_new()
     }
 
+    /// A second handle to a published dispatcher (`af_dispatcher_published_new`): releasing it
+    /// frees only the handle.
+    init(publishedHandle: OpaquePointer) {
+        raw = publishedHandle
+    }
+
     deinit {
         af_dispatcher_free(raw)
     }

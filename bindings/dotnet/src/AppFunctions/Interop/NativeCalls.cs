@@ -11,7 +11,7 @@ namespace AppFunctions.Interop;
 /// or is handed back for the caller to turn into an outcome; strings cross as UTF-8; a handle
 /// whose owner was disposed is refused before the core sees it.
 /// </summary>
-internal static unsafe class NativeCalls
+internal static unsafe partial class NativeCalls
 {
     // ---- status → exception ------------------------------------------------------------
 

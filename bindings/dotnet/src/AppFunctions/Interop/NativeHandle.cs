@@ -58,9 +58,16 @@ internal sealed class NativeHandle<TKind> : SafeHandle where TKind : INativeKind
 /// is safe on the finalizer thread.</summary>
 internal readonly struct DispatcherKind : INativeKind
 {
+    /// <summary>Handles from <c>af_dispatcher_published_new</c>: second handles to a dispatcher that
+    /// belongs to its publisher, released by freeing only (never by shutting the dispatcher down).</summary>
+    internal static readonly System.Collections.Concurrent.ConcurrentDictionary<nint, byte> Published = new();
+
     public static unsafe void Free(nint handle)
     {
-        Native.af_dispatcher_shutdown(handle, 0, null);
+        if (!Published.TryRemove(handle, out _))
+        {
+            Native.af_dispatcher_shutdown(handle, 0, null);
+        }
         Native.af_dispatcher_free(handle);
     }
 

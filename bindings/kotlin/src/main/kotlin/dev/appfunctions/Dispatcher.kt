@@ -513,6 +513,23 @@ class AppFunctionDispatcher(
     /** Configures the MCP server: `{"serverName", "serverVersion", "serverTitle", "instructions", "pageSize", "maxMessageBytes"}`, any subset. */
     fun mcpConfigure(configJson: String) = check(withNative { AfNative.af_mcp_configure(it, configJson.cstr()) }, "configuring MCP")
 
+    // --- publication and bundles ----------------------------------------------------------------
+
+    /**
+     * Publishes this dispatcher for the whole process under [name], so a platform call that the OS
+     * delivers during a cold start (the Android service, an App Intent) waits for it instead of
+     * failing ([PublishedAppFunctionDispatcher.wait]). Replaces an earlier publication of that name;
+     * [close] and [shutdown] withdraw it.
+     */
+    @JvmOverloads
+    fun publish(name: String = PublishedAppFunctionDispatcher.DEFAULT_NAME) {
+        require(name.isNotEmpty()) { "the publication name is empty" }
+        check(withNative { AfNative.af_dispatcher_publish(it, name.cstr()) }, "publishing as \"$name\"")
+    }
+
+    /** This dispatcher's registrations as a descriptor bundle (JSON): what build steps make the Android assets and App Intents source from ([AppFunctionBundle.export]). */
+    fun bundleJson(): String = withNative { AfNative.af_dispatcher_bundle_json(it).takeUtf8()!! }
+
     /** Frees the native dispatcher; each handler/provider/delegate is released once no call uses it. Idempotent. */
     override fun close() {
         cleanable.clean()

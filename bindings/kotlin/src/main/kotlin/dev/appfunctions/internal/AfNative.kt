@@ -11,6 +11,7 @@ package dev.appfunctions.internal
 import com.sun.jna.Callback
 import com.sun.jna.Native
 import com.sun.jna.Pointer
+import com.sun.jna.ptr.PointerByReference
 
 /** void (*)(void *user_data, af_call *call): af_handler_fn, af_scope_fn */
 internal interface CallFn : Callback {
@@ -136,6 +137,13 @@ internal object AfNative {
     external fun af_mcp_session_set_metadata(s: Pointer?, metadata: ByteArray?): Int
     external fun af_mcp_session_free(s: Pointer?)
 
+    // published dispatchers and descriptor bundles
+    external fun af_dispatcher_publish(d: Pointer?, name: ByteArray?): Int
+    external fun af_dispatcher_unpublish(name: ByteArray?): Int
+    external fun af_dispatcher_published_new(name: ByteArray?, timeoutMs: Int, outDispatcher: PointerByReference?): Int
+    external fun af_dispatcher_bundle_json(d: Pointer?): Pointer?
+    external fun af_bundle_export_copy(bundleJson: ByteArray?, format: ByteArray?): Pointer?
+
     // cancellation
     external fun af_cancel_token_new(): Pointer?
     external fun af_cancel_token_cancel(t: Pointer?): Int
@@ -151,6 +159,7 @@ internal object AfNative {
     external fun af_set_permission_hook(d: Pointer?, hook: GateFn?, userData: Pointer?, free: UserDataFn?): Int
 
     const val AF_OK = 0
+    const val AF_ERR_NOT_FOUND = 5
     const val AF_ERR_ALREADY_COMPLETED = 6
     const val AF_ERR_TIMED_OUT = 11
     /** af_invocation.timeout_ms: no timeout at all (UINT32_MAX). */

@@ -45,11 +45,13 @@ internal open class NativeObject(val ptr: Pointer, private val free: (Pointer) -
     }
 }
 
-/** The af_dispatcher, with the C strings of the function ids it was asked to run. */
-internal class NativeDispatcher : NativeObject(
-    AfNative.af_dispatcher_new() ?: throw IllegalStateException("af_dispatcher_new returned NULL"),
-    { AfNative.af_dispatcher_free(it) },
-) {
+/**
+ * The af_dispatcher, with the C strings of the function ids it was asked to run: a new one, or
+ * [ptr] from `af_dispatcher_published_new` (a second handle; freeing it frees only the handle).
+ */
+internal class NativeDispatcher(
+    ptr: Pointer = AfNative.af_dispatcher_new() ?: throw IllegalStateException("af_dispatcher_new returned NULL"),
+) : NativeObject(ptr, { AfNative.af_dispatcher_free(it) }) {
     /**
      * C strings of function ids (and tool names), kept for the dispatcher's life (bounded). Past
      * the bound a new id's string is held by nothing but the caller: hold it until the native
