@@ -69,25 +69,34 @@ pub trait Delegate: Send + Sync {
     fn has_on_invoking(&self) -> bool {
         true
     }
-    /// `on_invoking` with the gate given by its sequence number, for hosts that pass it on
-    /// as a handle ([`Call::gate_handle`]) without making a [`Gate`]. By default it makes
-    /// the gate and calls `on_invoking`.
+    /// `on_invoking` with the gate given by its sequence number, for the crate's own C
+    /// layer, which passes it on as a handle without making a [`Gate`]. Sealed: nothing
+    /// outside the crate can name [`GateSeq`], so only the default runs for other hosts
+    /// (it makes the gate and calls `on_invoking`).
     #[doc(hidden)]
-    fn on_invoking_seq(&self, call: &Arc<Call>, seq: u32) {
-        self.on_invoking(call, Gate::new(call.clone(), seq));
+    fn on_invoking_seq(&self, call: &Arc<Call>, seq: GateSeq) {
+        self.on_invoking(call, Gate::new(call.clone(), seq.0));
     }
-    /// False when `on_invoked` is the default.
-    /// `on_invoked` with the outcome JSON followed by its NUL (`json_nul` ends with
-    /// `'\0'`), for hosts that lend it to C. By default it calls `on_invoked`.
+    /// `on_invoked` with the outcome JSON as the core keeps it, followed by its NUL, for
+    /// the crate's own C layer, which lends it without a copy. Sealed as
+    /// `on_invoking_seq` is ([`StoredJson`]); the default calls `on_invoked`.
     #[doc(hidden)]
-    fn on_invoked_nul(&self, call: &Arc<Call>, outcome: &Outcome, json_nul: &str) {
-        self.on_invoked(call, outcome, strip_nul(json_nul));
+    fn on_invoked_stored(&self, call: &Arc<Call>, outcome: &Outcome, json: StoredJson<'_>) {
+        self.on_invoked(call, outcome, strip_nul(json.0));
     }
     /// False when `on_invoked` is the default (the pipeline then skips it).
     fn has_on_invoked(&self) -> bool {
         true
     }
 }
+
+/// A gate's sequence number, as [`Delegate::on_invoking_seq`] gets it. Public in a private
+/// module: no host outside the crate can name it, so none overrides that method.
+pub struct GateSeq(pub(crate) u32);
+
+/// The outcome JSON as the core keeps it (followed by a NUL), as
+/// [`Delegate::on_invoked_stored`] gets it; unnameable outside the crate, like [`GateSeq`].
+pub struct StoredJson<'a>(pub(crate) &'a str);
 
 /// The host's per-call scope (a DI scope): `begin` before anything else, `end` exactly
 /// once after the last `on_invoked`.

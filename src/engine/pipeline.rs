@@ -390,7 +390,9 @@ fn gates(
     if d.has_on_invoking() {
         gate_waits_left(call, st)?;
         return waited(call.await_host(Op::Gate, st, input, |seq| {
-            if let Err(p) = catch_unwind(AssertUnwindSafe(|| d.on_invoking_seq(call, seq))) {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+                d.on_invoking_seq(call, crate::engine::call::GateSeq(seq))
+            })) {
                 let _ = call.answer_gate(
                     seq,
                     GateDecision::Deny(format!("a delegate failed: {}", panic_text(&*p))),
@@ -793,7 +795,7 @@ fn finish(
     for d in delegates.iter() {
         if d.has_on_invoked() {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
-                d.on_invoked_nul(call, outcome, &json_nul)
+                d.on_invoked_stored(call, outcome, crate::engine::call::StoredJson(&json_nul))
             })) {
                 call.log(
                     LogLevel::Warn,

@@ -1,7 +1,9 @@
 //! Delegates, gates, scope hooks and the permission hook.
 
 use super::*;
-use crate::engine::call::{Call, CompleteError, Completion, Gate, GateDecision, Op};
+use crate::engine::call::{
+    Call, CompleteError, Completion, Gate, GateDecision, GateSeq, Op, StoredJson,
+};
 use crate::engine::dispatcher::{Delegate, PermissionHook, ScopeHooks};
 use crate::engine::pipeline::Answered;
 use crate::model::outcome::Outcome;
@@ -98,7 +100,8 @@ impl Delegate for CDelegate {
             )
         }
     }
-    fn on_invoking_seq(&self, call: &Arc<Call>, seq: u32) {
+    fn on_invoking_seq(&self, call: &Arc<Call>, seq: GateSeq) {
+        let seq = seq.0;
         let Some(f) = self.on_invoking else {
             let _ = call.answer_gate(seq, GateDecision::Allow);
             return;
@@ -118,9 +121,11 @@ impl Delegate for CDelegate {
         })
     }
     fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
-        self.on_invoked_nul(call, outcome, &crate::engine::call::with_nul(outcome_json));
+        let json_nul = crate::engine::call::with_nul(outcome_json);
+        self.on_invoked_stored(call, outcome, StoredJson(&json_nul));
     }
-    fn on_invoked_nul(&self, call: &Arc<Call>, _outcome: &Outcome, json_nul: &str) {
+    fn on_invoked_stored(&self, call: &Arc<Call>, _outcome: &Outcome, json: StoredJson<'_>) {
+        let json_nul = json.0;
         let (Some(f), Some(ch)) = (self.on_invoked, call.handle()) else {
             return;
         };
