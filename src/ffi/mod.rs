@@ -16,7 +16,8 @@
 //! strings handed out, versions, error code names), `export`, `view` (views and what
 //! they show: toolkit texts, the metadata schema), `mcp`, `call` (the call handle's
 //! accessors and completions), `dispatcher` (its life, registration of types,
-//! functions and entities, settings, `af_execute_*`, what it lists), `cancel` (tokens),
+//! functions and entities, settings, `af_execute_*`, what it lists), `publish` (the
+//! process-wide published dispatchers, descriptor bundles), `cancel` (tokens),
 //! `delegate` (delegates, gates, scope and permission hooks). This file holds what they
 //! share: statuses, the panic boundary (`boundary`: the value a panic returns is
 //! chosen by the return type, `OnPanic`), the handle trait (`Handle`: every cast
@@ -27,7 +28,7 @@
 
 // cbindgen writes the header in the order these modules are declared: each is its own
 // group so that rustfmt keeps the order (the header lists strings and errors first, then
-// exports, views, MCP, calls, the dispatcher, tokens and delegates).
+// exports, views, MCP, calls, the dispatcher, publication, tokens and delegates).
 mod strings;
 
 mod export;
