@@ -1,5 +1,5 @@
 //! The `swift-app-intents` export end to end: the demo app's and the mapping set's Swift
-//! (golden files), the
+//! (golden files, which the Swift package compiles and runs: bindings/swift/Tests), the
 //! refusals in the header and the log, the App Shortcut descriptor key through
 //! registration, and the format through the C ABI. AF_BLESS=1 rewrites the golden files.
 
@@ -62,7 +62,13 @@ fn the_demo_apps_intents_are_the_golden_file_the_swift_package_compiles() {
     let a = app::build();
     let text = a.dispatcher.export(Format::SwiftAppIntents).unwrap();
     check(Format::SwiftAppIntents, &text).unwrap();
-    golden(&text, &["tests/golden/demo.swift-app-intents.swift"]);
+    golden(
+        &text,
+        &[
+            "tests/golden/demo.swift-app-intents.swift",
+            "bindings/swift/Tests/DemoIntents/DemoIntents.swift",
+        ],
+    );
     // an intent per declared function but the output one; no intent for search_order
     for intent in [
         "struct CreateOrderIntent: AppIntent, AppFunctionsIntent",
@@ -84,7 +90,10 @@ fn every_mapping_rule_is_the_golden_file_the_swift_package_compiles() {
     check(Format::SwiftAppIntents, &text).unwrap();
     golden(
         &text,
-        &["tests/golden/apple-mapping.swift-app-intents.swift"],
+        &[
+            "tests/golden/apple-mapping.swift-app-intents.swift",
+            "bindings/swift/Tests/MappingIntents/MappingIntents.swift",
+        ],
     );
     // the refusals: in the header, and each a warning through the dispatcher's log
     let header: Vec<&str> = text.lines().take_while(|l| l.starts_with("//")).collect();
@@ -198,4 +207,20 @@ fn af_export_copy_gives_the_swift_and_names_the_format_when_it_is_misspelt() {
     let e = unsafe { CStr::from_ptr(af_last_error()) }.to_str().unwrap();
     assert!(e.contains("swift-app-intents"), "{e}");
     unsafe { af_dispatcher_free(d) };
+}
+
+/// A build step without a running app (`appfunctions export --bundle ... --format
+/// swift-app-intents`, `af_bundle_export_copy`) writes the same file as the app's dispatcher.
+#[test]
+fn the_mapping_bundle_exports_the_golden_file_without_an_app() {
+    let bundle =
+        std::fs::read_to_string(root().join("tests/golden/apple-mapping.bundle.json")).unwrap();
+    let text = appfunctions::export_bundle(&bundle, Format::SwiftAppIntents).unwrap();
+    let golden =
+        std::fs::read_to_string(root().join("tests/golden/apple-mapping.swift-app-intents.swift"))
+            .unwrap();
+    assert!(
+        text == golden,
+        "the bundle's export differs from the registry's"
+    );
 }

@@ -21,16 +21,30 @@ if let path = environment["APPFUNCTIONS_XCFRAMEWORK"], !path.isEmpty {
     cModule = .systemLibrary(name: "CAppFunctions", path: "Sources/CAppFunctions")
 }
 
+// The App Intents stand-in (Sources/AppIntentsStandIn) is linked only where Apple's
+// AppIntents framework does not exist; on Apple platforms `import AppIntents` is the real one.
+let withoutAppIntents: [Platform] = [.linux, .windows, .android]
+let standIn: Target.Dependency = .target(name: "AppIntentsStandIn", condition: .when(platforms: withoutAppIntents))
+
 let package = Package(
     name: "AppFunctions",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "AppFunctions", targets: ["AppFunctions"]),
+        // what the generated App Intents (export format swift-app-intents) call
+        .library(name: "AppFunctionsIntents", targets: ["AppFunctionsIntents"]),
     ],
     targets: [
         cModule,
         .target(name: "AppFunctions", dependencies: ["CAppFunctions"]),
-        .testTarget(name: "AppFunctionsTests", dependencies: ["AppFunctions"]),
+        .target(name: "AppIntentsStandIn"),
+        .target(name: "AppFunctionsIntents", dependencies: ["AppFunctions", standIn]),
+        // the generated intents of the demo app and of the mapping set (golden files of
+        // tests/apple.rs), compiled here as an app target would compile them
+        .target(name: "DemoIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/DemoIntents"),
+        .target(name: "MappingIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/MappingIntents"),
+        .testTarget(name: "AppFunctionsTests",
+                    dependencies: ["AppFunctions", "AppFunctionsIntents", "DemoIntents", "MappingIntents", standIn]),
     ],
     swiftLanguageModes: [.v6]
 )
