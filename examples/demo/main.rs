@@ -5,6 +5,7 @@
 //!   cargo run --example demo -- export FMT   print an export (mcp, openai, openai-chat,
 //!                                            anthropic, gemini, android-xml)
 //!   cargo run --example demo -- agent        an agent's view, step by step
+//!   cargo run --example demo -- bundle       the app's descriptor bundle
 //!   cargo run --example demo -- --help       the commands
 
 mod app;
@@ -305,6 +306,8 @@ commands:
   export FORMAT   print an export: mcp, openai, openai-chat, anthropic, gemini, android-xml
   agent           an agent's view, step by step: a collapsed toolkit, its expansion, an
                   output tool
+  bundle          print the app's descriptor bundle (what `appfunctions export --bundle`
+                  makes every export from, without a running app)
   help            this text (also -h, --help)
 
 with cargo: cargo run --example demo -- COMMAND";
@@ -316,6 +319,10 @@ fn main() {
         Some("mcp") => serve_mcp(&args[1..]),
         Some("export") => export(args.get(1).map(String::as_str)),
         Some("agent") => agent(),
+        Some("bundle") => println!(
+            "{}",
+            pretty(&appfunctions::bundle::of(&app::build().dispatcher).to_string())
+        ),
         Some("help" | "-h" | "--help") => println!("{USAGE}"),
         Some(other) => {
             eprintln!("unknown command {other:?}\n\n{USAGE}");
