@@ -92,6 +92,17 @@ final class AppIntentsTests: XCTestCase {
         XCTAssertEqual(StandInSystem.foregroundRequests.all, [])
     }
 
+    func testAnIntentThatOpensTheAppRunFromTheBackgroundContinuesThereFirst() async throws {
+        // before iOS 26 the system opens the app for it (openAppWhenRun); should it still
+        // run in the background, the core asks for the app and the runtime continues there
+        _ = try await OpenDashboardIntent().perform()
+        XCTAssertEqual(StandInSystem.foregroundRequests.all, ["Continue in the app to Créer une commande 📦."])
+        XCTAssertEqual(seen.calls.suffix(2), [
+            Call(function: "open_dashboard", platform: .apple, isForeground: false),
+            Call(function: "open_dashboard", platform: .apple, isForeground: true),
+        ])
+    }
+
     func testAnErrorOutcomeThrowsTheCoresMessage() async throws {
         let intent = FailNowIntent()
         intent.why = "the warehouse is on fire"
