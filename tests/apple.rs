@@ -127,6 +127,18 @@ fn every_mapping_rule_is_the_golden_file_the_swift_package_compiles() {
     )));
 }
 
+/// The Swift tests register the mapping set's functions from their own copy of the bundle
+/// (the package is released without this repository around it).
+#[test]
+fn the_swift_package_holds_the_mapping_bundle_it_tests() {
+    let bundle =
+        std::fs::read_to_string(root().join("tests/golden/apple-mapping.bundle.json")).unwrap();
+    golden(
+        &bundle,
+        &["bindings/swift/Tests/AppFunctionsTests/apple-mapping.bundle.json"],
+    );
+}
+
 #[test]
 fn an_app_shortcut_phrase_without_the_application_name_is_refused_at_registration() {
     let d = Dispatcher::new();

@@ -44,7 +44,9 @@ let package = Package(
         .target(name: "DemoIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/DemoIntents"),
         .target(name: "MappingIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/MappingIntents"),
         .testTarget(name: "AppFunctionsTests",
-                    dependencies: ["AppFunctions", "AppFunctionsIntents", "DemoIntents", "MappingIntents", standIn]),
+                    dependencies: ["AppFunctions", "AppFunctionsIntents", "DemoIntents", "MappingIntents", standIn],
+                    // read by AppIntentsTests beside its source (a copy of tests/golden's, checked by tests/apple.rs)
+                    exclude: ["apple-mapping.bundle.json"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -323,10 +323,11 @@ struct ForegroundRecorder: AppFunctionDelegate {
     }
 }
 
-/// The mapping set's functions the tests call (descriptors from tests/golden/apple-mapping.bundle.json).
+/// The mapping set's functions the tests call (their descriptors from the mapping set's
+/// bundle, the copy of tests/golden/apple-mapping.bundle.json beside this file).
 func registerMappingFunctions(on d: AppFunctionDispatcher, seen: SeenCalls) throws {
     let url = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().appendingPathComponent("../../../../tests/golden/apple-mapping.bundle.json")
+        .deletingLastPathComponent().appendingPathComponent("apple-mapping.bundle.json")
     let bundle = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
     let types = try JSONSerialization.data(withJSONObject: bundle["types"]!)
     try d.defineTypes(json: String(decoding: types, as: UTF8.self))
