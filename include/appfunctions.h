@@ -996,6 +996,37 @@ char *af_dispatcher_bundle_json(struct af_dispatcher *d);
 char *af_bundle_export_copy(const char *bundle_json, const char *format);
 
 /**
+ * Runs an Android AppFunctions call and blocks until its response JSON (owned: free with
+ * `af_string_free`). `inv` as for `af_execute_json` (borrowed): `function_id` is the
+ * request's `getFunctionIdentifier()`, `caller_package` the calling package, `cancel_token`
+ * cancelled from the request's `CancellationSignal`; the call runs as
+ * `AF_PLATFORM_ANDROID` whatever `platform` says. `parameters_document_json` (borrowed) is
+ * the image of the request's `getParameters()` document,
+ * `{"namespace", "id", "schemaType", "properties": {"name": {"strings": […]} | {"longs": […]}
+ * | {"doubles": […]} | {"booleans": […]} | {"bytes": ["<base64>"]} | {"documents": [<image>]}}}`;
+ * NULL is a document without properties. The response is
+ * `{"result": <image of the response document>, "extras": {"dev.appfunctions.extra.DIALOG":
+ * "…"}}` (the return value under `androidAppfunctionsReturnValue`; void or null: no
+ * property; the dialog only when the call said one) or `{"errorCode": <an
+ * android.app.appfunctions.AppFunctionException code>, "message": "…"}`. Never NULL: a
+ * document that cannot be bound is `1001` naming the property; a NULL dispatcher or
+ * invocation, a `struct_size` smaller than v1, invalid UTF-8 or a panic is `2000` naming
+ * what is wrong. Threads as for `af_execute_json`.
+ */
+char *af_android_execute_json(struct af_dispatcher *d, const struct af_invocation *inv, const char *parameters_document_json);
+
+/**
+ * Starts an Android AppFunctions call and returns at once: `af_android_execute_json` whose
+ * response JSON (borrowed for the callback) goes to `on_response` (required) exactly once,
+ * on the thread that finishes the call, as for `af_execute_async` (this one when the
+ * document cannot be bound or everything answers inline). `on_response` is its own
+ * release: on `AF_OK` it will be called exactly once, after which the library keeps
+ * nothing of `user_data`; on an error status (NULL dispatcher, invocation or callback, a
+ * `struct_size` smaller than v1, invalid UTF-8) it is never called.
+ */
+af_status af_android_execute_async(struct af_dispatcher *d, const struct af_invocation *inv, const char *parameters_document_json, af_outcome_fn on_response, void *user_data);
+
+/**
  * Creates a cancellation token. Caller owns it and must call `af_cancel_token_free`.
  */
 struct af_cancel_token *af_cancel_token_new(void);

@@ -63,6 +63,9 @@ pub use model::descriptor_schema::descriptor_schema;
 pub use model::error::{Error, ErrorCode, Result};
 pub use model::outcome::{Outcome, Status};
 
+// Android AppFunctions calls (platform): the GenericDocument conversion (docs/android.md).
+pub use platform::android;
+
 /// Not the API: the binder and the descriptor reader as the fuzz targets and the crate's
 /// own tests drive them directly. Nothing here is stable.
 #[doc(hidden)]

@@ -43,10 +43,13 @@ mod dispatcher;
 
 mod publish;
 
+mod android;
+
 mod cancel;
 
 mod delegate;
 
+pub use android::*;
 pub use call::*;
 pub use cancel::*;
 pub use delegate::*;

@@ -6,7 +6,7 @@
 //! lists and Android XML from [`export`](crate::export), the platforms' sources from
 //! their bridges.
 
-pub(crate) mod android;
+pub mod android;
 pub(crate) mod apple;
 
 use crate::engine::dispatcher::Dispatcher;

@@ -104,6 +104,8 @@ internal object AfNative {
     external fun af_set_log_callback(d: Pointer?, cb: LogFn?, userData: Pointer?, free: UserDataFn?): Int
     external fun af_execute_json(d: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
     external fun af_execute_async(d: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: OutcomeFn?, userData: Pointer?): Int
+    external fun af_android_execute_json(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?): Pointer?
+    external fun af_android_execute_async(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?, onResponse: OutcomeFn?, userData: Pointer?): Int
     external fun af_dispatcher_set_default_timeout(d: Pointer?, timeoutMs: Int): Int
     external fun af_dispatcher_shutdown(d: Pointer?, timeoutMs: Int, outInFlight: IntArray?): Int
     external fun af_dispatcher_in_flight(d: Pointer?): Int
