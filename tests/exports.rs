@@ -19,6 +19,8 @@ fn every_format_matches_its_golden_file_and_the_vendor_rules() {
         let ext = match format {
             Format::AndroidXml => "xml",
             Format::SwiftAppIntents => "swift",
+            Format::AndroidLegacyXml | Format::AndroidManifest => "xml",
+            Format::AndroidSchema => "xsd",
             _ => "json",
         };
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -12,6 +12,7 @@
 //! | [`Format::Anthropic`] | `anthropic` | Messages API client tool `{"name","description","input_schema"}` |
 //! | [`Format::Gemini`] | `gemini` | one `Tool` `{"functionDeclarations":[…]}` holding every function, parameters in the OpenAPI-subset `Schema` |
 //! | [`Format::AndroidXml`] | `android-xml` | not a tool list: built from the registry document by [`android_xml()`] |
+//! | [`Format::AndroidLegacyXml`], [`Format::AndroidSchema`], [`Format::AndroidManifest`] | `android-legacy-xml`, `android-schema`, `android-manifest` | not tool lists: Android's other assets, checked by [`android_check`] (docs/android.md) |
 //! | [`Format::SwiftAppIntents`] | `swift-app-intents` | not a tool list: the App Intents Swift source of the registry (docs/apple.md) |
 //!
 //! Names are checked against each vendor's documented rule and refused with
@@ -35,6 +36,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
+pub mod android_check;
 mod swift_check;
 pub(crate) mod text;
 mod tree;
@@ -122,7 +124,7 @@ pub enum ExportError {
         reason: String,
     },
     /// A format name that [`Format::from_str`] does not know.
-    #[error("unknown export format `{given}`; expected one of: mcp, openai, openai-chat, anthropic, gemini, android-xml, swift-app-intents")]
+    #[error("unknown export format `{given}`; expected one of: mcp, openai, openai-chat, anthropic, gemini, android-xml, swift-app-intents, android-legacy-xml, android-schema, android-manifest")]
     UnknownFormat {
         /// The name given.
         given: String,
@@ -147,11 +149,18 @@ pub enum Format {
     /// App Intents Swift source (`swift-app-intents`): not a tool list, written from the
     /// registry by `platform::apple::app_intents` (docs/apple.md).
     SwiftAppIntents,
+    /// Android's legacy v1 asset `app_functions.xml` (`android-legacy-xml`): every
+    /// function's id and whether it is enabled by default.
+    AndroidLegacyXml,
+    /// Android's document-type schema asset `app_functions_schema.xsd` (`android-schema`).
+    AndroidSchema,
+    /// The manifest entries of Android's AppFunctions service (`android-manifest`).
+    AndroidManifest,
 }
 
 impl Format {
     /// Every format, in the order of [`Format::NAMES`].
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 10] = [
         Format::Mcp,
         Format::OpenAi,
         Format::OpenAiChat,
@@ -159,9 +168,12 @@ impl Format {
         Format::Gemini,
         Format::AndroidXml,
         Format::SwiftAppIntents,
+        Format::AndroidLegacyXml,
+        Format::AndroidSchema,
+        Format::AndroidManifest,
     ];
     /// The accepted names, as parsed by [`Format::from_str`].
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 10] = [
         "mcp",
         "openai",
         "openai-chat",
@@ -169,6 +181,9 @@ impl Format {
         "gemini",
         "android-xml",
         "swift-app-intents",
+        "android-legacy-xml",
+        "android-schema",
+        "android-manifest",
     ];
 
     /// The format's name (`"mcp"`, `"openai"`, …).
@@ -181,13 +196,35 @@ impl Format {
             Format::Gemini => "gemini",
             Format::AndroidXml => "android-xml",
             Format::SwiftAppIntents => "swift-app-intents",
+            Format::AndroidLegacyXml => "android-legacy-xml",
+            Format::AndroidSchema => "android-schema",
+            Format::AndroidManifest => "android-manifest",
+        }
+    }
+
+    /// The file an Android asset format is written to in the APK's `assets/`
+    /// (`app_functions_v2.xml`, `app_functions.xml`, `app_functions_schema.xsd`); `None`
+    /// for the manifest entries and every other format.
+    pub fn android_file(self) -> Option<&'static str> {
+        match self {
+            Format::AndroidXml => Some(android_check::V2_FILE),
+            Format::AndroidLegacyXml => Some(android_check::LEGACY_FILE),
+            Format::AndroidSchema => Some(android_check::SCHEMA_FILE),
+            _ => None,
         }
     }
 
     /// True for the formats [`tools`] produces (all but [`Format::AndroidXml`] and
     /// [`Format::SwiftAppIntents`]).
     pub fn is_json(self) -> bool {
-        !matches!(self, Format::AndroidXml | Format::SwiftAppIntents)
+        !matches!(
+            self,
+            Format::AndroidXml
+                | Format::SwiftAppIntents
+                | Format::AndroidLegacyXml
+                | Format::AndroidSchema
+                | Format::AndroidManifest
+        )
     }
 }
 
@@ -234,6 +271,14 @@ pub fn tools_value(format: Format, specs: &[ToolSpec]) -> Result<Value, ExportEr
             subject: "tools()".into(),
             reason: "App Intents Swift is written from the registry: export the dispatcher".into(),
         }),
+        Format::AndroidLegacyXml | Format::AndroidSchema | Format::AndroidManifest => {
+            Err(ExportError::Unsupported {
+                format,
+                subject: "tools()".into(),
+                reason: "Android's assets are written from the registry: export the dispatcher"
+                    .into(),
+            })
+        }
     }
 }
 
@@ -261,6 +306,12 @@ pub fn check(format: Format, exported: &str) -> Result<(), String> {
     if format == Format::SwiftAppIntents {
         return swift_check::check(exported);
     }
+    match format {
+        Format::AndroidLegacyXml => return android_check::check_legacy(exported),
+        Format::AndroidSchema => return android_check::parse_schema(exported).map(|_| ()),
+        Format::AndroidManifest => return android_check::check_manifest(exported),
+        _ => {}
+    }
     let value: Value =
         serde_json::from_str(exported).map_err(|e| format!("not valid JSON: {e}"))?;
     let tools = value.as_array().ok_or_else(|| {
@@ -272,7 +323,7 @@ pub fn check(format: Format, exported: &str) -> Result<(), String> {
         Format::OpenAiChat => tree::openai::check(tools, tree::openai::Api::ChatCompletions),
         Format::Anthropic => tree::anthropic::check(tools),
         Format::Gemini => tree::gemini::check(tools),
-        Format::AndroidXml | Format::SwiftAppIntents => unreachable!(),
+        _ => unreachable!("the other formats returned above"),
     }
 }
 
@@ -325,7 +376,7 @@ pub(crate) fn name_rule(format: Format) -> Option<&'static NameRule> {
         Format::OpenAi | Format::OpenAiChat => Some(&tree::openai::NAME_RULE),
         Format::Anthropic => Some(&tree::anthropic::NAME_RULE),
         Format::Gemini => Some(&tree::gemini::NAME_RULE),
-        Format::AndroidXml | Format::SwiftAppIntents => None,
+        _ => None,
     }
 }
 

@@ -4,10 +4,13 @@ use super::*;
 
 /// Exports the registry (owned text): `"mcp"`, `"openai"`, `"openai-chat"`,
 /// `"anthropic"`, `"gemini"` give a JSON tool list of every enabled function;
-/// `"android-xml"` gives Android's AppFunctions schema XML; `"swift-app-intents"` the App
-/// Intents Swift source of every declared function (docs/apple.md; what App Intents cannot
-/// express is left out, named in the file's header and logged as a warning). NULL on error
-/// (unknown format, a name a vendor refuses: `af_last_error`).
+/// `"android-xml"` gives Android's AppFunctions schema XML (`app_functions_v2.xml`),
+/// `"android-legacy-xml"` the legacy `app_functions.xml`, `"android-schema"` the
+/// `app_functions_schema.xsd` the indexer reads, `"android-manifest"` the service's manifest
+/// entries (docs/android.md); `"swift-app-intents"` the App Intents Swift source of every
+/// declared function (docs/apple.md; what App Intents cannot express is left out, named in
+/// the file's header and logged as a warning). NULL on error (unknown format, a name a
+/// vendor refuses: `af_last_error`).
 #[no_mangle]
 pub unsafe extern "C" fn af_export_copy(
     d: *mut af_dispatcher,

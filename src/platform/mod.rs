@@ -28,12 +28,22 @@ impl Dispatcher {
     ///
     /// Exports every enabled function as a tool list (`mcp`, `openai`, `openai-chat`,
     /// `anthropic`, `gemini`), or the registry as Android's AppFunctions schema XML
-    /// (`android-xml`, disabled functions included with `enabledByDefault` false) or as
-    /// App Intents Swift source (`swift-app-intents`, see [`apple::app_intents`]).
+    /// (`android-xml`, disabled functions included with `enabledByDefault` false) and its
+    /// other assets (`android-legacy-xml`, `android-schema`, `android-manifest`;
+    /// docs/android.md), or as App Intents Swift source (`swift-app-intents`, see
+    /// [`apple::app_intents`]).
     pub fn export(&self, format: Format) -> std::result::Result<String, ExportError> {
         match format {
             Format::AndroidXml => text::android_xml(&self.snapshot()),
             Format::SwiftAppIntents => Ok(self.swift_app_intents()),
+            Format::AndroidLegacyXml => {
+                let s = self.snapshot();
+                Ok(android::assets::legacy_xml(
+                    s.entries().map(|e| (e.desc.id.as_str(), e.is_enabled())),
+                ))
+            }
+            Format::AndroidSchema => Ok(android::assets::SCHEMA_XSD.to_owned()),
+            Format::AndroidManifest => Ok(android::assets::manifest()),
             _ => text::tool_list(&self.snapshot(), format),
         }
     }

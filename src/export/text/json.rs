@@ -1415,7 +1415,7 @@ impl<'a> Pass<'a> {
                     n.write(out);
                 }
             }
-            Format::AndroidXml | Format::SwiftAppIntents => return None,
+            _ => return None,
         }
         out.push('}');
         Some(())

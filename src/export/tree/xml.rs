@@ -49,11 +49,19 @@ pub(crate) fn escape_text_into(s: &str, out: &mut String) {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Element {
     pub name: String,
+    /// The attributes in document order, values decoded.
+    pub attributes: Vec<(String, String)>,
     pub children: Vec<Element>,
     pub text: String,
 }
 
 impl Element {
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
     pub fn child(&self, name: &str) -> Option<&Element> {
         self.children.iter().find(|c| c.name == name)
     }
@@ -165,7 +173,7 @@ impl<'a> Parser<'a> {
     fn element(&mut self) -> Result<Element, String> {
         self.pos += 1; // '<'
         let name = self.name()?;
-        let mut attributes = Vec::<String>::new();
+        let mut attributes = Vec::<(String, String)>::new();
         loop {
             let before = self.pos;
             self.skip_ws();
@@ -175,6 +183,7 @@ impl<'a> Parser<'a> {
                 self.pos += 2;
                 return Ok(Element {
                     name,
+                    attributes,
                     children: vec![],
                     text: String::new(),
                 });
@@ -187,10 +196,9 @@ impl<'a> Parser<'a> {
                 return Err(self.err("expected whitespace before an attribute"));
             }
             let attr = self.name()?;
-            if attributes.contains(&attr) {
+            if attributes.iter().any(|(a, _)| *a == attr) {
                 return Err(self.err(&format!("repeated attribute `{attr}`")));
             }
-            attributes.push(attr);
             self.skip_ws();
             if !self.rest().starts_with('=') {
                 return Err(self.err("expected `=` after an attribute name"));
@@ -208,7 +216,8 @@ impl<'a> Parser<'a> {
             if value.contains('<') {
                 return Err(self.err("`<` in an attribute value"));
             }
-            check_references(value).map_err(|e| self.err(&e))?;
+            let value = check_references(value).map_err(|e| self.err(&e))?;
+            attributes.push((attr, value));
         }
         let mut children = Vec::new();
         let mut text = String::new();
@@ -230,6 +239,7 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 return Ok(Element {
                     name,
+                    attributes,
                     children,
                     text,
                 });
