@@ -75,8 +75,12 @@ public sealed class AppFunctionsGenerator : IIncrementalGenerator
         var ordered = all.GroupBy(u => u.DeclaringType).Select(g => g.First())
             .OrderBy(u => u.SortKey, System.StringComparer.Ordinal).ToList();
 
-        // one id per function, one C# type per descriptor type name
+        // one id per function, one C# type per descriptor type name. A duplicate is reported at
+        // the later declaration, and the unit holding it is left out of the generated code: its
+        // request records and members would collide with the first one's (CS0102, CS0111)
+        // and bury the one error that says what to fix.
         var ids = new Dictionary<string, string>();
+        var clashing = new HashSet<UnitModel>();
         foreach (var u in ordered)
         {
             for (int i = 0; i < u.FunctionIds.Items.Length; i++)
@@ -85,7 +89,8 @@ public sealed class AppFunctionsGenerator : IIncrementalGenerator
                 var sym = u.FunctionSymbols.Items[i];
                 if (ids.TryGetValue(id, out var other))
                 {
-                    diags.Add(DiagnosticInfo.Create(Diagnostics.DuplicateId, Location.None, id, other, sym));
+                    diags.Add(DiagnosticInfo.At(Diagnostics.DuplicateId, u.FunctionPlaces.Items[i], id, other, sym));
+                    clashing.Add(u);
                 }
                 else
                 {
@@ -93,6 +98,11 @@ public sealed class AppFunctionsGenerator : IIncrementalGenerator
                 }
             }
         }
+        foreach (var u in clashing)
+        {
+            diags.AddRange(u.Diagnostics); // still reported
+        }
+        ordered.RemoveAll(clashing.Contains);
         var typeNames = new Dictionary<string, string>();
         foreach (var nt in ordered.SelectMany(u => u.Types).Where(t => t.Name.Length > 0))
         {
@@ -148,7 +158,7 @@ internal static class Units
         var fq = TypeMapper.Fq(type);
         var register = $"            r.RegisterEntity<{fq}>({Json.CSharp(name)}, {Json.CSharp(json.ToString())}, static (w, v) => {{ {string.Format(CultureInfo.InvariantCulture, r.Write, "v")} }});";
         return new UnitModel(fq, SortKey(type, 0), "", register, "", mapper.Types.Values.ToEquatable(),
-            EquatableArray<string>.Empty, EquatableArray<string>.Empty, diags.ToEquatable(), "", "");
+            EquatableArray<string>.Empty, EquatableArray<string>.Empty, EquatableArray<SourcePlace>.Empty, diags.ToEquatable(), "", "");
     }
 
     public static IEnumerable<UnitModel> Implementer(INamedTypeSymbol type)
@@ -164,16 +174,23 @@ internal static class Units
                 return impl is not null && impl.ContainingType.TypeKind != TypeKind.Interface;
             }
             var services = $"            global::Microsoft.Extensions.DependencyInjection.Extensions.ServiceCollectionDescriptorExtensions.TryAddScoped<{fq}>(s);";
-            var register = $"            r.AddDelegate<{fq}>({(Implements("OnInvoking") ? "true" : "false")}, {(Implements("OnInvoked") ? "true" : "false")});";
+            // the services its constructor takes (checked at startup: a missing one fails there,
+            // naming the delegate and the service); none listed when DI could pick among several
+            var ctors = type.InstanceConstructors.Where(c => c.DeclaredAccessibility == Accessibility.Public).ToList();
+            var deps = ctors.Count == 1
+                ? string.Concat(ctors[0].Parameters.Where(p => !p.HasExplicitDefaultValue)
+                    .Select(p => ", typeof(" + p.Type.WithNullableAnnotation(NullableAnnotation.NotAnnotated).ToDisplayString(SymbolDisplayFormat.FullyQualifiedFormat) + ")"))
+                : "";
+            var register = $"            r.AddDelegate<{fq}>({(Implements("OnInvoking") ? "true" : "false")}, {(Implements("OnInvoked") ? "true" : "false")}{deps});";
             yield return new UnitModel(fq, SortKey(type, 2), services, register, "", EquatableArray<NamedType>.Empty,
-                EquatableArray<string>.Empty, EquatableArray<string>.Empty, EquatableArray<DiagnosticInfo>.Empty, "", "");
+                EquatableArray<string>.Empty, EquatableArray<string>.Empty, EquatableArray<SourcePlace>.Empty, EquatableArray<DiagnosticInfo>.Empty, "", "");
         }
         foreach (var p in type.AllInterfaces.Where(i => i.OriginalDefinition.ToDisplayString() == "AppFunctions.IAppFunctionEntityProvider<TEntity>"))
         {
             var iface = p.ToDisplayString(SymbolDisplayFormat.FullyQualifiedFormat);
             var services = $"            global::Microsoft.Extensions.DependencyInjection.Extensions.ServiceCollectionDescriptorExtensions.TryAddScoped<{iface}, {fq}>(s);";
             yield return new UnitModel(fq + "|" + iface, SortKey(type, 3), services, "", "", EquatableArray<NamedType>.Empty,
-                EquatableArray<string>.Empty, EquatableArray<string>.Empty, EquatableArray<DiagnosticInfo>.Empty, "", "");
+                EquatableArray<string>.Empty, EquatableArray<string>.Empty, EquatableArray<SourcePlace>.Empty, EquatableArray<DiagnosticInfo>.Empty, "", "");
         }
     }
 
@@ -187,6 +204,7 @@ internal static class Units
         var services = new StringBuilder();
         var members = new StringBuilder();
         var requests = new StringBuilder();
+        var places = new List<SourcePlace>();
         var ids = new List<string>();
         var symbols = new List<string>();
         var metadataProps = new SortedSet<string>(System.StringComparer.Ordinal);
@@ -517,6 +535,7 @@ internal static class Units
             register.AppendLine($"            r.RegisterFunction({Json.Str(id)}, {Json.CSharp(json.ToString())}, {handler}, Bind_{id});");
             ids.Add(id);
             symbols.Add(type.Name + "." + m.Name);
+            places.Add(SourcePlace.Of(loc));
         }
         if (metadataProps.Count > 0)
         {
@@ -528,7 +547,7 @@ internal static class Units
         }
         var nsName = type.ContainingNamespace.IsGlobalNamespace ? "" : type.ContainingNamespace.ToDisplayString();
         return new UnitModel(fqType, SortKey(type, 1), services.ToString(), register.ToString(), members.ToString(),
-            mapper.Types.Values.ToEquatable(), ids.ToEquatable(), symbols.ToEquatable(), diags.ToEquatable(), requests.ToString(), nsName);
+            mapper.Types.Values.ToEquatable(), ids.ToEquatable(), symbols.ToEquatable(), places.ToEquatable(), diags.ToEquatable(), requests.ToString(), nsName);
     }
 
     private static IEnumerable<IPropertySymbol> AllProperties(INamedTypeSymbol t)

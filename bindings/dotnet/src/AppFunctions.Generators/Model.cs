@@ -51,6 +51,10 @@ internal sealed record DiagnosticInfo(string Id, string FilePath, TextSpan Span,
         return new DiagnosticInfo(d.Id, l.SourceTree?.FilePath ?? "", l.SourceSpan, l.GetLineSpan().Span, args.ToEquatable());
     }
 
+    /// <summary>A diagnostic at a place kept from an earlier step (<see cref="SourcePlace"/>).</summary>
+    public static DiagnosticInfo At(DiagnosticDescriptor d, SourcePlace place, params string[] args) =>
+        new(d.Id, place.FilePath, place.Span, place.Lines, args.ToEquatable());
+
     public Diagnostic ToDiagnostic()
     {
         var descriptor = typeof(Diagnostics).GetFields(System.Reflection.BindingFlags.Static | System.Reflection.BindingFlags.NonPublic)
@@ -58,6 +62,15 @@ internal sealed record DiagnosticInfo(string Id, string FilePath, TextSpan Span,
         var location = FilePath.Length == 0 ? Location.None : Location.Create(FilePath, Span, Lines);
         return Diagnostic.Create(descriptor, location, Args.Items.Cast<object>().ToArray());
     }
+}
+
+/// <summary>Where a symbol is declared, kept without the tree (for diagnostics reported later).</summary>
+internal sealed record SourcePlace(string FilePath, TextSpan Span, LinePositionSpan Lines)
+{
+    public static readonly SourcePlace None = new("", default, default);
+
+    public static SourcePlace Of(Location? location) =>
+        location is null || !location.IsInSource ? None : new(location.SourceTree?.FilePath ?? "", location.SourceSpan, location.GetLineSpan().Span);
 }
 
 /// <summary>A named type (enum or record) with its descriptor JSON and its JSON code.</summary>
@@ -73,6 +86,7 @@ internal sealed record UnitModel(
     EquatableArray<NamedType> Types,
     EquatableArray<string> FunctionIds,
     EquatableArray<string> FunctionSymbols,
+    EquatableArray<SourcePlace> FunctionPlaces,
     EquatableArray<DiagnosticInfo> Diagnostics,
     string Requests,
     string RequestNamespace);

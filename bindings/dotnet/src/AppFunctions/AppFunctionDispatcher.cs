@@ -23,6 +23,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     private AppFunctionRegistry? _registry;
     private int _registryVersion;
     private bool _scopeHook;
+    private readonly IServiceProviderIsService? _isService;
 
     /// <summary>A dispatcher with every unit the AppFunctions generator found (filtered by
     /// <see cref="AppFunctionsOptions.Include"/>), resolving handlers, delegates and providers
@@ -34,6 +35,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         var logger = (ILogger?)services.GetService<ILoggerFactory>()?.CreateLogger("AppFunctions") ?? NullLogger.Instance;
         _handle = NativeCalls.NewDispatcher();
         _core = new DispatcherCore(services.GetRequiredService<IServiceScopeFactory>(), logger);
+        _isService = services.GetService<IServiceProviderIsService>();
         try
         {
             Setup(options);
@@ -380,6 +382,10 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                     NativeCalls.RegisterFunction(_handle, json, reg);
                     _core.Add(reg);
                 }
+                foreach (var (type, _, dependencies) in r.Delegates)
+                {
+                    CheckDependencies(type, dependencies);
+                }
                 for (int i = 0; i < r.Delegates.Count; i++)
                 {
                     var (invoking, invoked) = r.DelegateCallbacks[i];
@@ -422,6 +428,46 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     /// <summary>This dispatcher's registrations as a descriptor bundle (JSON): what build steps make
     /// the Android assets and the App Intents source from (<see cref="AppFunctionBundle.Export"/>).</summary>
     public string BundleJson() => NativeCalls.BundleJson(_handle);
+
+    /// <summary>A delegate is resolved at each call, where a missing service would fail out of
+    /// sight (an <c>OnInvoked</c>-only delegate has no outcome to fail): check its constructor's
+    /// services now, naming the delegate and the first missing one. Without the container's
+    /// <see cref="IServiceProviderIsService"/>, resolve it once in a throwaway scope instead.</summary>
+    private void CheckDependencies(Type type, Type[]? dependencies)
+    {
+        if (_isService is not null && dependencies is not null)
+        {
+            foreach (var d in dependencies)
+            {
+                if (!_isService.IsService(d))
+                {
+                    throw new AppFunctionRegistrationException(
+                        $"AppFunctions: the delegate {TypeName(type)} needs {TypeName(d)}, which is not registered in the container: register it before building the service provider" +
+                        (d.IsGenericType && d.GetGenericTypeDefinition().FullName == "Microsoft.Extensions.Logging.ILogger`1" ? " (services.AddLogging() registers ILogger<T>)" : ""));
+                }
+            }
+            return;
+        }
+        using var scope = _core.ScopeFactory.CreateScope();
+        try
+        {
+            _ = scope.ServiceProvider.GetRequiredService(type);
+        }
+        catch (InvalidOperationException e)
+        {
+            throw new AppFunctionRegistrationException($"AppFunctions: the delegate {TypeName(type)} cannot be made from the container: {e.Message}");
+        }
+    }
+
+    private static string TypeName(Type t)
+    {
+        if (!t.IsGenericType)
+        {
+            return t.FullName ?? t.Name;
+        }
+        int tick = t.Name.IndexOf('`', StringComparison.Ordinal);
+        return $"{t.Namespace}.{(tick < 0 ? t.Name : t.Name[..tick])}<{string.Join(", ", t.GetGenericArguments().Select(TypeName))}>";
+    }
 
     internal static void Check(int status, string what) => NativeCalls.Check(status, what);
 

@@ -408,7 +408,7 @@ public sealed class AppFunctionRegistrar
     internal readonly List<(string Json, Func<int, string, string?>? Texts)> Toolkits = [];
     internal readonly List<(string Name, string Json, FunctionHandler Lookup)> Entities = [];
     internal readonly List<(string Id, string Json, FunctionHandler? Handler, RequestBinder? Bind)> Functions = [];
-    internal readonly List<(Type Type, Func<IServiceProvider, IAppFunctionDelegate> Resolve)> Delegates = [];
+    internal readonly List<(Type Type, Func<IServiceProvider, IAppFunctionDelegate> Resolve, Type[]? Dependencies)> Delegates = [];
     internal readonly List<(bool Invoking, bool Invoked)> DelegateCallbacks = [];
 
     internal AppFunctionRegistrar()
@@ -465,7 +465,16 @@ public sealed class AppFunctionRegistrar
     public void AddDelegate<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TDelegate>(bool onInvoking, bool onInvoked)
         where TDelegate : class, IAppFunctionDelegate
     {
-        Delegates.Add((typeof(TDelegate), static sp => sp.GetRequiredService<TDelegate>()));
+        Delegates.Add((typeof(TDelegate), static sp => sp.GetRequiredService<TDelegate>(), null));
+        DelegateCallbacks.Add((onInvoking, onInvoked));
+    }
+
+    /// <summary>A delegate resolved from the call's scope, with the services its constructor takes:
+    /// the dispatcher checks at startup that the container has each of them.</summary>
+    public void AddDelegate<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TDelegate>(bool onInvoking, bool onInvoked, params Type[] dependencies)
+        where TDelegate : class, IAppFunctionDelegate
+    {
+        Delegates.Add((typeof(TDelegate), static sp => sp.GetRequiredService<TDelegate>(), dependencies));
         DelegateCallbacks.Add((onInvoking, onInvoked));
     }
 }

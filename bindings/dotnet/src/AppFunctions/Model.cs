@@ -200,11 +200,12 @@ public sealed class AppFunctionOutcome
     /// <summary>Decodes <see cref="ResultJson"/> (default when absent).</summary>
     public T? GetResult<T>(JsonTypeInfo<T> typeInfo) => !HasResult ? default : JsonSerializer.Deserialize(ResultUtf8.Span, typeInfo);
 
-    /// <summary>The outcome JSON, as the core writes it.</summary>
+    /// <summary>The outcome JSON, as the core writes it: text as UTF-8, escaping only <c>"</c>,
+    /// <c>\</c> and control characters (not non-ASCII letters, <c>&lt;</c> or <c>&amp;</c>).</summary>
     public string ToJson()
     {
         using var buffer = new MemoryStream();
-        using (var w = new Utf8JsonWriter(buffer))
+        using (var w = new Utf8JsonWriter(buffer, new JsonWriterOptions { Encoder = CoreJsonEncoder.Instance }))
         {
             w.WriteStartObject();
             w.WriteString("status", Status switch { AppFunctionStatus.Success => "success", AppFunctionStatus.OpenApp => "openApp", _ => "error" });
@@ -342,5 +343,62 @@ internal static class ErrorCodes
             }
         }
         return AppFunctionErrorCode.InternalError;
+    }
+}
+
+/// <summary>Escapes what JSON requires and nothing else, as the core (serde_json) writes text:
+/// <c>"</c>, <c>\</c> and the control characters below U+0020 (<c>\n</c>, <c>\r</c>,
+/// <c>\t</c>, <c>\b</c>, <c>\f</c>, else <c>\u00XX</c>). Letters of every script,
+/// emoji, <c>&lt;</c>, <c>&gt;</c> and <c>&amp;</c> stay as they are.</summary>
+internal sealed class CoreJsonEncoder : System.Text.Encodings.Web.JavaScriptEncoder
+{
+    internal static readonly CoreJsonEncoder Instance = new();
+
+    public override int MaxOutputCharactersPerInputCharacter => 6; // \u00XX
+
+    public override bool WillEncode(int unicodeScalar) => unicodeScalar < 0x20 || unicodeScalar is '"' or '\\';
+
+    public override unsafe int FindFirstCharacterToEncode(char* text, int textLength)
+    {
+        for (int i = 0; i < textLength; i++)
+        {
+            if (WillEncode(text[i]))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    public override unsafe bool TryEncodeUnicodeScalar(int unicodeScalar, char* buffer, int bufferLength, out int numberOfCharactersWritten)
+    {
+        ReadOnlySpan<char> escape = unicodeScalar switch
+        {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\n' => "\\n",
+            '\r' => "\\r",
+            '\t' => "\\t",
+            '\b' => "\\b",
+            '\f' => "\\f",
+            _ => default,
+        };
+        if (escape.IsEmpty && unicodeScalar < 0x20)
+        {
+            escape = "\\u00" + unicodeScalar.ToString("x2", System.Globalization.CultureInfo.InvariantCulture);
+        }
+        if (escape.IsEmpty)
+        {
+            // not one this encoder escapes: write it as it is (a scalar above U+FFFF takes two chars)
+            escape = char.ConvertFromUtf32(unicodeScalar);
+        }
+        if (escape.Length > bufferLength)
+        {
+            numberOfCharactersWritten = 0;
+            return false;
+        }
+        escape.CopyTo(new Span<char>(buffer, bufferLength));
+        numberOfCharactersWritten = escape.Length;
+        return true;
     }
 }

@@ -12,7 +12,7 @@ public static class AppFunctionsServiceCollectionExtensions
     /// <see cref="IAppFunctionEntityProvider{TEntity}"/>s (the AppFunctions source generator lists
     /// them at compile time) and registers them as scoped services, plus the
     /// <see cref="AppFunctionDispatcher"/> singleton. Don't register them yourself. Delegates run in
-    /// the order of their declarations (source files in compilation order, then position).
+    /// the order of their declarations: by source file path (ordinal), then position in the file.
     /// </summary>
     public static IServiceCollection AddAppFunctions(this IServiceCollection services, Action<AppFunctionsOptions>? configure = null)
     {

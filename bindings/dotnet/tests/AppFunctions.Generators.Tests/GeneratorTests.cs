@@ -190,11 +190,42 @@ public sealed class GeneratorTests
     }
 
     [Fact]
-    public void AFG004_a_duplicate_id()
+    public void AFG004_a_duplicate_id_at_the_second_declaration_without_a_cascade()
     {
-        var d = Single("public class A { [AppFunction] public int Same() => 1; } public class B { [AppFunction(Name = \"same\")] public int Other() => 1; }", "AFG004");
+        var run = Generate("""
+            public class A { [AppFunction] public int Same() => 1; }
+            public class B
+            {
+                [AppFunction(Name = "same")]
+                public int Other() => 1;
+            }
+            """);
+        var d = Assert.Single(run.GeneratorDiagnostics);
+        Assert.Equal("AFG004", d.Id);
         Assert.Contains("'same'", d.GetMessage());
         Assert.Contains("[AppFunction(Name = \"...\")]", d.GetMessage());
+        var where = d.Location.GetLineSpan();
+        Assert.Equal("App.cs", where.Path);
+        Assert.Equal(4, where.StartLinePosition.Line); // the line of B.Other (0-based)
+        Assert.Empty(run.CompileDiagnostics.Where(c => c.Severity == DiagnosticSeverity.Error)); // no CS0102 / CS0111 from generated code
+    }
+
+    [Fact]
+    public void Delegates_register_by_source_file_path_then_position_whatever_the_compilation_order()
+    {
+        var parse = new CSharpParseOptions(LanguageVersion.Latest, DocumentationMode.Parse);
+        var usings = CSharpSyntaxTree.ParseText("global using System; global using System.Threading; global using System.Threading.Tasks; global using AppFunctions;", parse);
+        SyntaxTree File(string path, string name) => CSharpSyntaxTree.ParseText(
+            $"public class {name} : IAppFunctionDelegate {{ public Task<AppFunctionGate> OnInvoking(AppFunctionContext c, CancellationToken t) => Task.FromResult(AppFunctionGate.Allow); }}", parse, path: path);
+        // compiled in the order b, a: the registration is a (by path), then b
+        var compilation = CSharpCompilation.Create("App", [usings, File("b/Second.cs", "Bee"), File("a/First.cs", "Ay"), File("a/First2.cs", "AyToo")],
+            References, new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary));
+        var driver = CSharpGeneratorDriver.Create([new AppFunctionsGenerator().AsSourceGenerator()], parseOptions: parse).RunGenerators(compilation);
+        var generated = string.Join("\n", driver.GetRunResult().GeneratedTrees.Select(t => t.ToString()));
+        int ay = generated.IndexOf("AddDelegate<global::Ay>", StringComparison.Ordinal);
+        int ayToo = generated.IndexOf("AddDelegate<global::AyToo>", StringComparison.Ordinal);
+        int bee = generated.IndexOf("AddDelegate<global::Bee>", StringComparison.Ordinal);
+        Assert.True(ay >= 0 && ayToo > ay && bee > ayToo, generated);
     }
 
     [Fact]
