@@ -5,6 +5,8 @@ import com.sun.jna.Memory
 import com.sun.jna.Native
 import com.sun.jna.Pointer
 import dev.appfunctions.internal.AfNative
+import dev.appfunctions.internal.DISPOSED
+import dev.appfunctions.internal.shortForMessage
 import dev.appfunctions.internal.CallBody
 import dev.appfunctions.internal.DelegateData
 import dev.appfunctions.internal.DelegateLayout
@@ -87,7 +89,7 @@ class AppFunctionDispatcher(
     val isClosed: Boolean get() = native.closed
 
     private inline fun <T> withNative(block: (Pointer) -> T): T {
-        check(native.enter()) { "the AppFunctionDispatcher is closed" }
+        check(native.enter()) { "AppFunctions: $DISPOSED (AppFunctionDispatcher.close() was called)" }
         try {
             return block(native.ptr)
         } finally {
@@ -364,7 +366,7 @@ class AppFunctionDispatcher(
      * is cancelled too) and this function then throws the coroutine's `CancellationException`.
      */
     suspend fun execute(invocation: AppFunctionInvocation, argumentsJson: String = "{}"): AppFunctionOutcome {
-        if (!native.enter()) return closedOutcome()
+        if (!native.enter()) return closedOutcome(invocation.functionId)
         try {
             val args = argumentsJson.cstr()
             return awaitOutcome(native, invocation) { inv, ud -> AfNative.af_execute_async(native.ptr, inv, args, Trampolines.Outcome, ud) }
@@ -382,7 +384,7 @@ class AppFunctionDispatcher(
     /** [executeBlocking] returning the outcome JSON as the core wrote it (no parsing). */
     @JvmOverloads
     fun executeBlockingJson(invocation: AppFunctionInvocation, argumentsJson: String = "{}", cancel: AppFunctionCancellationToken? = null): String {
-        if (!native.enter()) return closedOutcome().json
+        if (!native.enter()) return closedOutcome(invocation.functionId).json
         try {
             return blockingOutcomeJson(native, invocation, cancel) { inv -> AfNative.af_execute_json(native.ptr, inv, argumentsJson.cstr()) }
         } finally {
@@ -418,7 +420,9 @@ class AppFunctionDispatcher(
         return left[0]
     }
 
-    private fun closedOutcome() = AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "the AppFunctionDispatcher is closed")
+    /** A call after [close]: `LimitExceeded`, as after [shutdown], saying so (the same code and words in every binding). */
+    private fun closedOutcome(functionId: String) =
+        AppFunctionOutcome.error(AppFunctionErrorCode.LimitExceeded, "${JsonPrimitive(functionId.shortForMessage())}: $DISPOSED")
 
     // --- descriptors and schemas -----------------------------------------------------------
 

@@ -2,6 +2,8 @@ package dev.appfunctions
 
 import com.sun.jna.Pointer
 import dev.appfunctions.internal.AfNative
+import dev.appfunctions.internal.DISPOSED
+import dev.appfunctions.internal.shortForMessage
 import dev.appfunctions.internal.NativeDispatcher
 import dev.appfunctions.internal.NativeObject
 import dev.appfunctions.internal.Trampolines
@@ -121,7 +123,7 @@ class AppFunctionView internal constructor(
      * `CancellationException`.
      */
     suspend fun execute(invocation: AppFunctionInvocation, argumentsJson: String = "{}"): AppFunctionOutcome {
-        if (!native.enter()) return closedOutcome()
+        if (!native.enter()) return closedOutcome(invocation.functionId)
         try {
             val args = argumentsJson.cstr()
             return awaitOutcome(dispatcherNative, invocation) { inv, ud ->
@@ -146,7 +148,7 @@ class AppFunctionView internal constructor(
     /** [executeBlocking] returning the outcome JSON as the core wrote it. */
     @JvmOverloads
     fun executeBlockingJson(invocation: AppFunctionInvocation, argumentsJson: String = "{}", cancel: AppFunctionCancellationToken? = null): String {
-        if (!native.enter()) return closedOutcome().json
+        if (!native.enter()) return closedOutcome(invocation.functionId).json
         try {
             return blockingOutcomeJson(dispatcherNative, invocation, cancel) { inv ->
                 AfNative.af_view_execute_json(native.ptr, inv, argumentsJson.cstr())
@@ -158,7 +160,12 @@ class AppFunctionView internal constructor(
         }
     }
 
-    private fun closedOutcome() = AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "the AppFunctionView is closed")
+    /** A call after [close] (of the view, or of its dispatcher): `LimitExceeded`, as every binding answers it. */
+    private fun closedOutcome(functionId: String) = AppFunctionOutcome.error(
+        AppFunctionErrorCode.LimitExceeded,
+        "${JsonPrimitive(functionId.shortForMessage())}: " +
+            if (dispatcherNative.closed) DISPOSED else "the view was disposed",
+    )
 
     // --- the conversation's state ------------------------------------------------------------
 

@@ -126,10 +126,14 @@ class LifecycleTest {
         d.close()
         assertTrue(d.isClosed)
         val o = d.executeBlocking(AppFunctionInvocation("x"))
-        assertEquals(AppFunctionErrorCode.InternalError, o.errorCode)
-        assertEquals("the AppFunctionDispatcher is closed", o.message)
-        assertEquals(AppFunctionErrorCode.InternalError, runBlocking { d.execute(AppFunctionInvocation("x")) }.errorCode)
-        assertFailsWith<IllegalStateException> { d.register(NoteFunctions(NoteRepository())) }
+        // the code and words every binding uses (LimitExceeded, as after shutdown)
+        assertEquals(AppFunctionErrorCode.LimitExceeded, o.errorCode)
+        assertEquals("\"x\": the dispatcher was disposed", o.message)
+        val async = runBlocking { d.execute(AppFunctionInvocation("x")) }
+        assertEquals(AppFunctionErrorCode.LimitExceeded, async.errorCode)
+        assertEquals("\"x\": the dispatcher was disposed", async.message)
+        val e = assertFailsWith<IllegalStateException> { d.register(NoteFunctions(NoteRepository())) }
+        assertTrue(e.message!!.contains("the dispatcher was disposed"), e.message)
     }
 
     @Test
