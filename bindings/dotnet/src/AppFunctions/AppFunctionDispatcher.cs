@@ -102,9 +102,13 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             }
             var view = target as AppFunctionView;
             var dispatcher = view?.Dispatcher ?? (AppFunctionDispatcher)target;
-            if ((view is not null && view.IsDisposed) || dispatcher.IsDisposed)
+            if (dispatcher.IsDisposed)
             {
                 return Task.FromResult(Disposed(invocation.FunctionId));
+            }
+            if (view is not null && view.IsDisposed)
+            {
+                return Task.FromResult(AppFunctionOutcome.Failure(AppFunctionErrorCode.LimitExceeded, $"{JsonQuoted(invocation.FunctionId)}: the view was disposed"));
             }
             var pending = new PendingExecute(dispatcher._core, invocation.FunctionId, options);
             if (cancellationToken.CanBeCanceled)
