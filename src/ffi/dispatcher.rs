@@ -564,7 +564,9 @@ pub unsafe extern "C" fn af_dispatcher_set_default_timeout(
 /// `AF_OK` when none is left; `AF_ERR_TIMED_OUT` when some still run, their count in
 /// `*out_in_flight` (may be NULL; 0 on `AF_OK`). Idempotent. Do not call it from inside a
 /// callback of this dispatcher's calls with a timeout: it would wait for that call too.
-/// `af_dispatcher_free` after it never blocks.
+/// `af_dispatcher_free` after it never blocks. Registrations and settings made after it
+/// still succeed (`AF_OK`) and show in the registry and exports, but their calls end
+/// `LimitExceeded` like every other: shutdown stops calls, not configuration.
 #[no_mangle]
 pub unsafe extern "C" fn af_dispatcher_shutdown(
     d: *mut af_dispatcher,
