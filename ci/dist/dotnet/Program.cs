@@ -1,12 +1,19 @@
-// A .NET host built from the release's nupkg only (see DistConsumer.csproj).
+// A .NET host built from the release's nupkgs only (see DistConsumer.csproj).
 using AppFunctions;
+using AppFunctions.Extensions.AI;
+using Microsoft.Extensions.AI;
 using Microsoft.Extensions.DependencyInjection;
 
 await using var provider = new ServiceCollection().AddAppFunctions().BuildServiceProvider();
 var dispatcher = provider.GetRequiredService<AppFunctionDispatcher>();
 var outcome = await dispatcher.Execute(new AppFunctionInvocation("greet"), """{"name":"Ada"}""", CancellationToken.None);
 Console.WriteLine($"appfunctions {AppFunctionDispatcher.NativeVersion}: {outcome.Status}: {outcome.ResultJson} ({outcome.Dialog})");
-return outcome.Status == AppFunctionStatus.Success && outcome.ResultJson == "\"Hello, Ada!\"" && outcome.Dialog == "Greeted Ada." ? 0 : 1;
+// the AI package: the same function as a Microsoft.Extensions.AI tool
+var tool = dispatcher.AsAIFunctions().Single(f => f.Name == "greet");
+var viaTool = await tool.InvokeAsync(new AIFunctionArguments { ["name"] = "Bo" });
+Console.WriteLine($"AsAIFunctions: {tool.Name}: {viaTool}");
+return outcome.Status == AppFunctionStatus.Success && outcome.ResultJson == "\"Hello, Ada!\"" && outcome.Dialog == "Greeted Ada."
+    && viaTool?.ToString() == "Hello, Bo!" ? 0 : 1;
 
 /// <summary>The one function this host offers.</summary>
 public class Greeter

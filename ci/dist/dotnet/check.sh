@@ -1,21 +1,58 @@
 #!/usr/bin/env bash
-# Builds and runs ci/dist/dotnet (a console host) against the nupkg in FEED, referenced from
-# a local NuGet feed; its dependencies come from nuget.org.
+# The .NET packages in FEED (target/dist/dotnet) as users take them, two ways:
+#   1. the .NET README's first program, exactly as printed: its steps block (nuget.config
+#      with the local feed and a project-local package folder, dotnet new console, dotnet add
+#      package) run from a folder that stands for the repository root (its target/ is the
+#      repository's), then its Program.cs, then `dotnet run`; the output must be the greeting;
+#   2. ci/dist/dotnet (a console host referencing AppFunctions and AppFunctions.Extensions.AI
+#      from the feed: the generator, the native library and the AI tools from the packages).
 #   ci/dist/dotnet/check.sh FEED VERSION WORKDIR
 # NuGet keeps extracted packages by id and version, so a stale AppFunctions <VERSION> would
-# be used instead of the new nupkg: the global packages folder is the lane's own
-# (ci/.cache/dist-nuget) and AppFunctions is removed from it first.
+# be used instead of the new nupkg: the README's project has its own package folder (and
+# drops AppFunctions from it); the host here uses the lane's own (ci/.cache/dist-nuget),
+# AppFunctions removed from it first.
 set -euo pipefail
 FEED="$1" VERSION="$2" W="$3"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../../.." && pwd)"
 command -v dotnet >/dev/null || { echo "[dotnet check] no dotnet on PATH" >&2; exit 3; }
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+rm -rf "$W"
+mkdir -p "$W"
+
+# ---- 1. the README's steps, program and run, as printed
+README="$REPO/bindings/dotnet/README.md"
+block() { # the fenced block after <!-- dist-lane: NAME -->
+  awk -v m="<!-- dist-lane: $1 -->" '$0 == m {on = 1; next} on && /^```/ && !inb {inb = 1; next} inb && /^```/ {exit} inb' "$README"
+}
+R="$W/readme"
+mkdir -p "$R/repo"
+ln -s "$REPO/target" "$R/repo/target"
+block dotnet-steps >"$R/steps.sh"
+block dotnet-program >"$R/Program.cs"
+block dotnet-run >"$R/run.sh"
+for f in steps.sh Program.cs run.sh; do
+  [[ -s "$R/$f" ]] || { echo "[dotnet check] bindings/dotnet/README.md has no block after <!-- dist-lane: ${f%.*} -->" >&2; exit 1; }
+done
+echo "[dotnet check] the README's steps (from a stand-in for the repository root)"
+(cd "$R/repo" && env -u NUGET_PACKAGES bash -e "$R/steps.sh") >"$R/steps.log" 2>&1 || { cat "$R/steps.log"; exit 1; }
+[[ -d "$R/hello-appfunctions" ]] || { echo "[dotnet check] the steps made no ../hello-appfunctions" >&2; exit 1; }
+cp "$R/Program.cs" "$R/hello-appfunctions/Program.cs"
+echo "[dotnet check] the README's program: dotnet run"
+out=$(cd "$R/hello-appfunctions" && env -u NUGET_PACKAGES -u LD_LIBRARY_PATH bash -e "$R/run.sh" 2>&1) || { echo "$out"; exit 1; }
+echo "$out"
+grep -qx 'Success: "Hello, Ada!" (Greeted Ada.)' <<<"$out" || { echo "[dotnet check] the README's program did not print the greeting" >&2; exit 1; }
+grep -q '"appfunctions/'"$VERSION"'"' "$R/hello-appfunctions/obj/project.assets.json" \
+  || { echo "[dotnet check] the README's project did not restore AppFunctions $VERSION" >&2; exit 1; }
+[[ -d "$R/hello-appfunctions/packages/appfunctions/$VERSION" ]] \
+  || { echo "[dotnet check] AppFunctions was not extracted into the project's own package folder" >&2; exit 1; }
+
+# ---- 2. the host with both packages
 export NUGET_PACKAGES="$REPO/ci/.cache/dist-nuget"
-rm -rf "$NUGET_PACKAGES/appfunctions" "$W"
-mkdir -p "$W" "$NUGET_PACKAGES"
-cp "$HERE/DistConsumer.csproj" "$HERE/Program.cs" "$W/"
-cat >"$W/nuget.config" <<XML
+rm -rf "$NUGET_PACKAGES/appfunctions" "$NUGET_PACKAGES/appfunctions.extensions.ai"
+mkdir -p "$W/host" "$NUGET_PACKAGES"
+cp "$HERE/DistConsumer.csproj" "$HERE/Program.cs" "$W/host/"
+cat >"$W/host/nuget.config" <<XML
 <?xml version="1.0" encoding="utf-8"?>
 <configuration>
   <packageSources>
@@ -24,12 +61,13 @@ cat >"$W/nuget.config" <<XML
     <add key="nuget.org" value="https://api.nuget.org/v3/index.json" />
   </packageSources>
   <packageSourceMapping>
-    <packageSource key="dist"><package pattern="AppFunctions" /></packageSource>
+    <packageSource key="dist"><package pattern="AppFunctions" /><package pattern="AppFunctions.*" /></packageSource>
     <packageSource key="nuget.org"><package pattern="*" /></packageSource>
   </packageSourceMapping>
 </configuration>
 XML
-cd "$W"
+cd "$W/host"
 dotnet build -c Release -v q -clp:NoSummary "-p:AppFunctionsVersion=$VERSION" >build.log 2>&1 || { cat build.log; exit 1; }
 grep -qi "\"appfunctions/$VERSION\"" obj/project.assets.json || { echo "[dotnet check] the restore did not take AppFunctions $VERSION" >&2; exit 1; }
+grep -qi "\"appfunctions.extensions.ai/$VERSION\"" obj/project.assets.json || { echo "[dotnet check] the restore did not take AppFunctions.Extensions.AI $VERSION" >&2; exit 1; }
 env -u LD_LIBRARY_PATH dotnet bin/Release/net10.0/DistConsumer.dll

@@ -1,11 +1,9 @@
 package dev.appfunctions
 
 import com.sun.jna.Pointer
+import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.Handles
-import dev.appfunctions.internal.cstr
-import dev.appfunctions.internal.takeUtf8
-import dev.appfunctions.internal.utf8
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
@@ -18,49 +16,49 @@ import kotlinx.serialization.serializer
  */
 class AppFunctionContext internal constructor(internal val call: Pointer) {
     /** The function's id (for an entity lookup: the generated `search_{entity}`). */
-    val functionId: String get() = AfNative.af_call_function_id(call).utf8().orEmpty()
+    val functionId: String get() = NativeCalls.callFunctionId(call)
 
-    val platform: AppFunctionPlatform get() = AppFunctionPlatform.of(AfNative.af_call_platform(call))
+    val platform: AppFunctionPlatform get() = AppFunctionPlatform.of(NativeCalls.callPlatform(call))
 
     /** Apple: the app is in the foreground for this run. */
-    val isForeground: Boolean get() = AfNative.af_call_is_foreground(call).toInt() != 0
+    val isForeground: Boolean get() = NativeCalls.callIsForeground(call)
 
     /** Android: the calling agent's package ("" in-process or from the shell). */
-    val callerPackage: String get() = AfNative.af_call_caller_package(call).utf8().orEmpty()
+    val callerPackage: String get() = NativeCalls.callCallerPackage(call)
 
     /** The bound, normalised request as JSON (defaults applied, entity ids replaced by entities); null for entity lookups. */
-    val argumentsJson: String? get() = AfNative.af_call_args(call).utf8()
+    val argumentsJson: String? get() = NativeCalls.callArgs(call)
 
     /** The called function's normalised descriptor (as in the registry; the seed's `context.Function`). */
     val descriptor: JsonObject?
-        get() = AfNative.af_call_descriptor_json(call).takeUtf8()?.let { AppJson.parseToJsonElement(it) as? JsonObject }
+        get() = NativeCalls.callDescriptorJson(call)?.let { AppJson.parseToJsonElement(it) as? JsonObject }
 
     /** True when this call is an entity lookup (the provider of an entity, or delegates seeing one). */
-    val isEntityLookup: Boolean get() = AfNative.af_call_kind(call) == AfNative.AF_CALL_ENTITY_LOOKUP
+    val isEntityLookup: Boolean get() = NativeCalls.callIsEntityLookup(call)
 
     /** True once the call has been cancelled or timed out (or has ended). */
-    val isCancelled: Boolean get() = AfNative.af_call_is_cancelled(call).toInt() != 0
+    val isCancelled: Boolean get() = NativeCalls.callIsCancelled(call)
 
     /** The text for Siri, or returned with the Android result (the outcome's `dialog`; the last one wins). */
     fun say(text: String) {
-        AfNative.af_call_say(call, text.cstr())
+        NativeCalls.callSay(call, text)
     }
 
     /** State shared by the delegates and the handler of this call, as JSON values. */
     val items: Items get() = Items(call)
 
     /** The host scope opened by the dispatcher's `scopeHooks` (a DI scope), or null. */
-    val scope: Any? get() = AfNative.af_call_host_data(call)?.let { (Handles[it] as? ScopeBox)?.scope }
+    val scope: Any? get() = NativeCalls.callHostData(call)?.let { (Handles[it] as? ScopeBox)?.scope }
 
     /** The host scope cast to [T]. */
     inline fun <reified T> scope(): T = scope as T
 
     class Items internal constructor(private val call: Pointer) {
         /** The item's JSON, or null when there is none. */
-        fun getJson(key: String): String? = AfNative.af_call_item_get_json(call, key.cstr()).takeUtf8()
+        fun getJson(key: String): String? = NativeCalls.callItemGetJson(call, key)
 
         fun setJson(key: String, json: String) {
-            val s = AfNative.af_call_item_set(call, key.cstr(), json.cstr())
+            val s = NativeCalls.callItemSet(call, key, json)
             require(s == AfNative.AF_OK) { "item '$key': ${dev.appfunctions.internal.lastError()}" }
         }
 

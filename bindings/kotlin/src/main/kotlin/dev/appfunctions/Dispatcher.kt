@@ -4,6 +4,7 @@ import com.sun.jna.CallbackReference
 import com.sun.jna.Memory
 import com.sun.jna.Native
 import com.sun.jna.Pointer
+import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.DISPOSED
 import dev.appfunctions.internal.shortForMessage
@@ -28,7 +29,6 @@ import dev.appfunctions.internal.timeoutMs
 import dev.appfunctions.internal.cstr
 import dev.appfunctions.internal.lastError
 import dev.appfunctions.internal.readFunctions
-import dev.appfunctions.internal.takeUtf8
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
@@ -78,7 +78,7 @@ class AppFunctionDispatcher(
 
     init {
         withNative { d ->
-            AfNative.af_set_log_callback(d, Trampolines.Log, LogData(state).handOver(), Trampolines.Free)
+            NativeCalls.setLogCallback(d, LogData(state).handOver())
         }
     }
 
@@ -146,7 +146,7 @@ class AppFunctionDispatcher(
                 done += f.id
             }
         } catch (e: Throwable) {
-            done.forEach { id -> withNative { AfNative.af_unregister_function(it, id.cstr()) } }
+            done.forEach { id -> withNative { NativeCalls.unregisterFunction(it, id) } }
             throw e
         } finally {
             registryChanged()
@@ -162,7 +162,7 @@ class AppFunctionDispatcher(
             put("enums", buildJsonArray { newEnums.forEach { add(it.definition()) } })
             put("records", buildJsonArray { newRecords.forEach { add(it.definition()) } })
         }
-        val s = withNative { AfNative.af_define_types(it, json.toString().cstr()) }
+        val s = withNative { NativeCalls.defineTypes(it, json.toString()) }
         if (s != AfNative.AF_OK) {
             val msg = lastError()
             (newEnums.map { it.name } + newRecords.map { it.name }).forEach { definedTypes.remove(it) }
@@ -182,7 +182,7 @@ class AppFunctionDispatcher(
     }
 
     private fun registerBody(descriptor: JsonObject, body: CallBody) {
-        val s = withNative { AfNative.af_register_function(it, descriptor.toString().cstr(), Trampolines.Handler, body.handOver(), Trampolines.Free) }
+        val s = withNative { NativeCalls.registerFunction(it, descriptor.toString(), body.handOver()) }
         check(s, "registering ${descriptor["id"]}")
     }
 
@@ -201,7 +201,7 @@ class AppFunctionDispatcher(
         defineTypes(enums, records)
         @Suppress("UNCHECKED_CAST")
         val body = EntityBody(state, shape, provider as AppFunctionEntityProvider<Any>)
-        val s = withNative { AfNative.af_register_entity(it, shape.entityDescriptor().toString().cstr(), Trampolines.Handler, body.handOver(), Trampolines.Free) }
+        val s = withNative { NativeCalls.registerEntity(it, shape.entityDescriptor().toString(), body.handOver()) }
         check(s, "registering entity ${ann.name}")
         entities[ann.name] = type
         definedTypes[ann.name] = type
@@ -217,7 +217,7 @@ class AppFunctionDispatcher(
         val b = TypesBuilder().apply(block)
         val names = b.names()
         names.forEach { require(definedTypes[it] == null) { "type name '$it' is already defined" } }
-        val s = withNative { AfNative.af_define_types(it, b.build().toString().cstr()) }
+        val s = withNative { NativeCalls.defineTypes(it, b.build().toString()) }
         check(s, "defining types")
         names.forEach { definedTypes[it] = "DSL" }
     }
@@ -227,7 +227,7 @@ class AppFunctionDispatcher(
         val b = FunctionBuilder(id).apply(block)
         val body = b.body(state)
         if (body == null) {
-            val s = withNative { AfNative.af_register_function(it, b.descriptor().toString().cstr(), null, null, null) }
+            val s = withNative { NativeCalls.registerFunction(it, b.descriptor().toString(), null) }
             check(s, "registering $id")
         } else {
             registerBody(b.descriptor(), body)
@@ -239,7 +239,7 @@ class AppFunctionDispatcher(
     fun entity(name: String, block: EntityBuilder.() -> Unit): Unit = synchronized(this) {
         val b = EntityBuilder(name).apply(block)
         val body = b.body(state)
-        val s = withNative { AfNative.af_register_entity(it, b.descriptor().toString().cstr(), Trampolines.Handler, body.handOver(), Trampolines.Free) }
+        val s = withNative { NativeCalls.registerEntity(it, b.descriptor().toString(), body.handOver()) }
         check(s, "registering entity $name")
         definedTypes[name] = "DSL"
         registryChanged()
@@ -254,8 +254,7 @@ class AppFunctionDispatcher(
     @JvmOverloads
     fun defineToolkit(json: String, texts: AppFunctionToolkitTexts? = null): Unit = synchronized(this) {
         val s = withNative {
-            if (texts == null) AfNative.af_define_toolkit(it, json.cstr(), null, null, null)
-            else AfNative.af_define_toolkit(it, json.cstr(), Trampolines.ToolkitText, ToolkitTextsData(state, texts).handOver(), Trampolines.Free)
+            NativeCalls.defineToolkit(it, json, if (texts == null) null else ToolkitTextsData(state, texts).handOver())
         }
         check(s, "defining a toolkit")
         (AppJson.parseToJsonElement(json) as? JsonObject)?.get("name")?.let { definedToolkits += (it as JsonPrimitive).content }
@@ -273,7 +272,7 @@ class AppFunctionDispatcher(
      * Schema object with `properties`, or an array of property names); functions and toolkits
      * registered afterwards naming anything else are refused (seed 004's `AIFunction<TMetadata>`).
      */
-    fun setMetadataSchema(json: String) = check(withNative { AfNative.af_set_metadata_schema(it, json.cstr()) }, "setting the metadata schema")
+    fun setMetadataSchema(json: String) = check(withNative { NativeCalls.setMetadataSchema(it, json) }, "setting the metadata schema")
 
     /**
      * [setMetadataSchema] from a class: its primary constructor's properties are the metadata's
@@ -318,7 +317,7 @@ class AppFunctionDispatcher(
         vtable.setPointer(DelegateLayout.ON_INVOKED, if (overridesInvoked) CallbackReference.getFunctionPointer(Trampolines.OnInvoked) else null)
         vtable.setPointer(DelegateLayout.FREE_USER_DATA, CallbackReference.getFunctionPointer(Trampolines.Free))
         val data = DelegateData(state, delegate, cls.simpleName.ifEmpty { cls.name })
-        val s = withNative { AfNative.af_add_delegate(it, vtable, data.handOver()) }
+        val s = withNative { NativeCalls.addDelegate(it, vtable, data.handOver()) }
         check(s, "adding delegate")
     }
 
@@ -328,24 +327,24 @@ class AppFunctionDispatcher(
      */
     fun setScopeHooks(begin: (AppFunctionContext) -> Any?, end: (AppFunctionContext, Any?) -> Unit = { _, s -> (s as? AutoCloseable)?.close() }) {
         val data = ScopeHooksData(state, begin, end)
-        val s = withNative { AfNative.af_set_scope_hooks(it, Trampolines.ScopeBegin, Trampolines.ScopeEnd, data.handOver(), Trampolines.Free) }
+        val s = withNative { NativeCalls.setScopeHooks(it, data.handOver()) }
         check(s, "setting scope hooks")
     }
 
     /** Asks the user to approve each `requiresPermission` function; false refuses with `PermissionDenied`. */
     fun setPermissionHook(hook: suspend (AppFunctionContext) -> Boolean) {
         val data = PermissionData(state, hook)
-        val s = withNative { AfNative.af_set_permission_hook(it, Trampolines.Permission, data.handOver(), Trampolines.Free) }
+        val s = withNative { NativeCalls.setPermissionHook(it, data.handOver()) }
         check(s, "setting the permission hook")
     }
 
     fun setEnabled(functionId: String, enabled: Boolean) {
-        check(withNative { AfNative.af_set_function_enabled(it, functionId.cstr(), if (enabled) 1 else 0) }, "enabling $functionId")
+        check(withNative { NativeCalls.setFunctionEnabled(it, functionId, enabled) }, "enabling $functionId")
         registryChanged()
     }
 
     fun unregister(functionId: String) {
-        check(withNative { AfNative.af_unregister_function(it, functionId.cstr()) }, "unregistering $functionId")
+        check(withNative { NativeCalls.unregisterFunction(it, functionId) }, "unregistering $functionId")
         registryChanged()
     }
 
@@ -355,7 +354,7 @@ class AppFunctionDispatcher(
             put("allow", buildJsonArray { allow.forEach { add(kotlinx.serialization.json.JsonPrimitive(it)) } })
             put("deny", buildJsonArray { deny.forEach { add(kotlinx.serialization.json.JsonPrimitive(it)) } })
         }
-        check(withNative { AfNative.af_set_caller_policy(it, json.toString().cstr()) }, "setting the caller policy")
+        check(withNative { NativeCalls.setCallerPolicy(it, json.toString()) }, "setting the caller policy")
     }
 
     // --- executing -----------------------------------------------------------------------
@@ -369,7 +368,7 @@ class AppFunctionDispatcher(
         if (!native.enter()) return closedOutcome(invocation.functionId)
         try {
             val args = argumentsJson.cstr()
-            return awaitOutcome(native, invocation) { inv, ud -> AfNative.af_execute_async(native.ptr, inv, args, Trampolines.Outcome, ud) }
+            return awaitOutcome(native, invocation) { inv, ud -> NativeCalls.executeAsync(native.ptr, inv, args, ud) }
         } finally {
             native.exit()
             Reference.reachabilityFence(this)
@@ -386,7 +385,7 @@ class AppFunctionDispatcher(
     fun executeBlockingJson(invocation: AppFunctionInvocation, argumentsJson: String = "{}", cancel: AppFunctionCancellationToken? = null): String {
         if (!native.enter()) return closedOutcome(invocation.functionId).json
         try {
-            return blockingOutcomeJson(native, invocation, cancel) { inv -> AfNative.af_execute_json(native.ptr, inv, argumentsJson.cstr()) }
+            return blockingOutcomeJson(native, invocation, cancel) { inv -> NativeCalls.executeJson(native.ptr, inv, argumentsJson) }
         } finally {
             native.exit()
             Reference.reachabilityFence(this)
@@ -401,11 +400,11 @@ class AppFunctionDispatcher(
      */
     fun setDefaultTimeout(timeout: kotlin.time.Duration?) {
         val ms = if (timeout == null || timeout.isInfinite()) 0 else timeoutMs(timeout)
-        check(withNative { AfNative.af_dispatcher_set_default_timeout(it, ms) }, "setting the default timeout")
+        check(withNative { NativeCalls.setDefaultTimeout(it, ms) }, "setting the default timeout")
     }
 
     /** Calls running now (started, their outcome not yet delivered). */
-    val inFlight: Int get() = withNative { AfNative.af_dispatcher_in_flight(it) }
+    val inFlight: Int get() = withNative { NativeCalls.inFlight(it) }
 
     /**
      * Refuses new calls from now on (they end `LimitExceeded`, running no handler or delegate)
@@ -415,7 +414,7 @@ class AppFunctionDispatcher(
     fun shutdown(timeout: kotlin.time.Duration): Int {
         val ms = if (timeout.isInfinite()) AfNative.AF_TIMEOUT_NONE else timeout.inWholeMilliseconds.coerceIn(0, UInt.MAX_VALUE.toLong() - 1).toUInt().toInt()
         val left = IntArray(1)
-        val s = withNative { AfNative.af_dispatcher_shutdown(it, ms, left) }
+        val s = withNative { NativeCalls.shutdown(it, ms, left) }
         if (s != AfNative.AF_OK && s != AfNative.AF_ERR_TIMED_OUT) throw IllegalStateException("shutdown: ${lastError()}")
         return left[0]
     }
@@ -430,22 +429,22 @@ class AppFunctionDispatcher(
     val registry: AppFunctionRegistry get() = AppFunctionRegistry.parse(this, registryJson())
 
     /** The registry as JSON (docs/descriptors.md). */
-    fun registryJson(): String = withNative { AfNative.af_registry_json(it).takeUtf8()!! }
+    fun registryJson(): String = withNative { NativeCalls.registryJson(it)!! }
 
     /** The JSON Schema (draft 2020-12) of a function's parameters. */
     fun parametersJsonSchema(functionId: String): String =
-        withNative { AfNative.af_parameters_schema_json(it, functionId.cstr()).takeUtf8() } ?: throw NoSuchElementException(lastError())
+        withNative { NativeCalls.parametersSchemaJson(it, functionId) } ?: throw NoSuchElementException(lastError())
 
     /** The JSON Schema (draft 2020-12) of a function's result (`null` for void). */
     fun resultJsonSchema(functionId: String): String =
-        withNative { AfNative.af_result_schema_json(it, functionId.cstr()).takeUtf8() } ?: throw NoSuchElementException(lastError())
+        withNative { NativeCalls.resultSchemaJson(it, functionId) } ?: throw NoSuchElementException(lastError())
 
     /**
      * Exports the registry: `"mcp"`, `"openai"`, `"openai-chat"`, `"anthropic"`, `"gemini"` give a
      * JSON tool list of every enabled function; `"android-xml"` gives Android's AppFunctions schema XML.
      */
     fun export(format: String): String =
-        withNative { AfNative.af_export_copy(it, format.cstr()).takeUtf8() } ?: throw IllegalArgumentException(lastError())
+        withNative { NativeCalls.exportCopy(it, format) } ?: throw IllegalArgumentException(lastError())
 
     // --- agent views ---------------------------------------------------------------------------
 
@@ -466,7 +465,7 @@ class AppFunctionDispatcher(
 
     /** [view] with the metadata as JSON text (an object). */
     fun viewJson(metadataJson: String): AppFunctionView {
-        val ptr = withNative { AfNative.af_view_new(it, metadataJson.cstr()) } ?: throw IllegalArgumentException("af_view_new: ${lastError()}")
+        val ptr = withNative { NativeCalls.viewNew(it, metadataJson) } ?: throw IllegalArgumentException("af_view_new: ${lastError()}")
         val v = AppFunctionView(native, ptr)
         synchronized(views) { views += v }
         return v
@@ -488,7 +487,7 @@ class AppFunctionDispatcher(
      */
     @JvmOverloads
     fun mcpSession(metadata: JsonObject = JsonObject(emptyMap()), onNotification: ((String) -> Unit)? = null): AppFunctionMcpSession {
-        val ptr = withNative { AfNative.af_mcp_session_new(it, metadata.toString().cstr()) } ?: throw IllegalArgumentException("af_mcp_session_new: ${lastError()}")
+        val ptr = withNative { NativeCalls.mcpSessionNew(it, metadata.toString()) } ?: throw IllegalArgumentException("af_mcp_session_new: ${lastError()}")
         return AppFunctionMcpSession(state, ptr, onNotification)
     }
 
@@ -499,8 +498,7 @@ class AppFunctionDispatcher(
      */
     fun setMcpNotificationHandler(handler: ((String) -> Unit)?) {
         val s = withNative {
-            if (handler == null) AfNative.af_mcp_set_notify(it, null, null, null)
-            else AfNative.af_mcp_set_notify(it, Trampolines.Notify, NotifyData(state, handler).handOver(), Trampolines.Free)
+            NativeCalls.mcpSetNotify(it, if (handler == null) null else NotifyData(state, handler).handOver())
         }
         check(s, "setting the MCP notification handler")
     }
@@ -512,10 +510,10 @@ class AppFunctionDispatcher(
      * until its outcome (call it from a thread of an I/O pool, one message per call, to keep
      * reading while calls run).
      */
-    fun mcpHandle(message: String): String? = withNative { AfNative.af_mcp_handle_json(it, message.cstr()).takeUtf8() }
+    fun mcpHandle(message: String): String? = withNative { NativeCalls.mcpHandleJson(it, message) }
 
     /** Configures the MCP server: `{"serverName", "serverVersion", "serverTitle", "instructions", "pageSize", "maxMessageBytes"}`, any subset. */
-    fun mcpConfigure(configJson: String) = check(withNative { AfNative.af_mcp_configure(it, configJson.cstr()) }, "configuring MCP")
+    fun mcpConfigure(configJson: String) = check(withNative { NativeCalls.mcpConfigure(it, configJson) }, "configuring MCP")
 
     // --- publication and bundles ----------------------------------------------------------------
 
@@ -546,7 +544,7 @@ class AppFunctionDispatcher(
 
 /** A cancellation token for [AppFunctionDispatcher.executeBlocking]: cancel it and every call carrying it ends `Cancelled`. */
 class AppFunctionCancellationToken : AutoCloseable {
-    private val ptr: Pointer = AfNative.af_cancel_token_new()!!
+    private val ptr: Pointer = NativeCalls.cancelTokenNew()
     private var uses = 0
     private var closed = false
 
@@ -558,23 +556,23 @@ class AppFunctionCancellationToken : AutoCloseable {
 
     internal fun releaseUse() = synchronized(this) {
         uses--
-        if (closed && uses == 0) AfNative.af_cancel_token_free(ptr)
+        if (closed && uses == 0) NativeCalls.cancelTokenFree(ptr)
     }
 
     /** Cancels every call carrying the token; calls waiting for the host end now, on this thread. */
     fun cancel() {
         synchronized(this) {
-            if (!closed) AfNative.af_cancel_token_cancel(ptr)
+            if (!closed) NativeCalls.cancelTokenCancel(ptr)
         }
     }
 
-    val isCancelled: Boolean get() = synchronized(this) { !closed && AfNative.af_cancel_token_is_cancelled(ptr).toInt() != 0 }
+    val isCancelled: Boolean get() = synchronized(this) { !closed && NativeCalls.cancelTokenIsCancelled(ptr) }
 
     override fun close() {
         synchronized(this) {
             if (closed) return
             closed = true
-            if (uses == 0) AfNative.af_cancel_token_free(ptr)
+            if (uses == 0) NativeCalls.cancelTokenFree(ptr)
         }
     }
 }

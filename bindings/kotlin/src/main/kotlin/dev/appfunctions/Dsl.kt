@@ -228,7 +228,7 @@ class EntityBuilder internal constructor(val name: String) {
             override val isSuspend = true
             override suspend fun runSuspend(ctx: AppFunctionContext): String {
                 val req = AppJson.parseToJsonElement(
-                    dev.appfunctions.internal.AfNative.af_call_lookup_request(ctx.call)?.getString(0, "UTF-8") ?: "{}",
+                    dev.appfunctions.internal.NativeCalls.callLookupRequest(ctx.call) ?: "{}",
                 ).jsonObject
                 val ids = req["ids"]
                 return if (ids != null) byId(ctx, ids.jsonArray.map { it.jsonPrimitive.content }).toString()

@@ -1,7 +1,7 @@
 package dev.appfunctions
 
+import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
-import dev.appfunctions.internal.utf8
 
 /** Thrown when libappfunctions cannot be loaded or is not the ABI this binding was written for. */
 class AppFunctionsLibraryException(message: String, cause: Throwable? = null) : RuntimeException(message, cause)
@@ -17,7 +17,7 @@ object AppFunctionsLibrary {
     private val loaded: Result<String> by lazy {
         runCatching {
             val abi = try {
-                AfNative.af_abi_version()
+                NativeCalls.abiVersion()
             } catch (e: Throwable) {
                 throw AppFunctionsLibraryException(
                     "cannot load the native library '${AfNative.LIBRARY}' " +
@@ -28,12 +28,12 @@ object AppFunctionsLibrary {
             }
             checkAbi(abi)
             for (code in AppFunctionErrorCode.entries) {
-                val name = AfNative.af_error_code_name(code.code).utf8()
+                val name = NativeCalls.errorCodeName(code.code)
                 if (name != code.name) {
                     throw AppFunctionsLibraryException("error code ${code.code} is '$name' in libappfunctions but ${code.name} in this binding")
                 }
             }
-            AfNative.af_version().utf8().orEmpty()
+            NativeCalls.version()
         }
     }
 

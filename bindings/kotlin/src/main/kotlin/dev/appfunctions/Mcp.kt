@@ -1,14 +1,12 @@
 package dev.appfunctions
 
 import com.sun.jna.Pointer
+import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.DispatcherState
 import dev.appfunctions.internal.NativeObject
 import dev.appfunctions.internal.NotifyData
-import dev.appfunctions.internal.Trampolines
-import dev.appfunctions.internal.cstr
 import dev.appfunctions.internal.lastError
-import dev.appfunctions.internal.takeUtf8
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
@@ -41,7 +39,7 @@ class AppFunctionMcpSession internal constructor(
     ptr: Pointer,
     onNotification: ((String) -> Unit)?,
 ) : AutoCloseable {
-    private val native = NativeObject(ptr) { AfNative.af_mcp_session_free(it) }
+    private val native = NativeObject(ptr) { NativeCalls.mcpSessionFree(it) }
     private val cleanable = CLEANER.register(this, native)
     private val notificationFlow = MutableSharedFlow<String>(extraBufferCapacity = 256, onBufferOverflow = BufferOverflow.DROP_OLDEST)
 
@@ -59,7 +57,7 @@ class AppFunctionMcpSession internal constructor(
             onNotification?.invoke(message)
             flow.tryEmit(message)
         }
-        val s = AfNative.af_mcp_session_set_notify(native.ptr, Trampolines.Notify, sink.handOver(), Trampolines.Free)
+        val s = NativeCalls.mcpSessionSetNotify(native.ptr, sink.handOver())
         if (s != AfNative.AF_OK) {
             close()
             throw IllegalStateException("af_mcp_session_set_notify: ${lastError()}")
@@ -74,7 +72,7 @@ class AppFunctionMcpSession internal constructor(
     fun handleBlocking(message: String): String? {
         check(native.enter()) { "the AppFunctionMcpSession is closed" }
         try {
-            return AfNative.af_mcp_session_handle_json(native.ptr, message.cstr()).takeUtf8()
+            return NativeCalls.mcpSessionHandleJson(native.ptr, message)
         } finally {
             native.exit()
             Reference.reachabilityFence(this)
@@ -104,7 +102,7 @@ class AppFunctionMcpSession internal constructor(
     fun setMetadataJson(metadataJson: String) {
         check(native.enter()) { "the AppFunctionMcpSession is closed" }
         try {
-            val s = AfNative.af_mcp_session_set_metadata(native.ptr, metadataJson.cstr())
+            val s = NativeCalls.mcpSessionSetMetadata(native.ptr, metadataJson)
             if (s != AfNative.AF_OK) throw IllegalArgumentException("setting the session's metadata: ${lastError()}")
         } finally {
             native.exit()

@@ -1,17 +1,16 @@
 package dev.appfunctions
 
 import com.sun.jna.Pointer
+import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.DISPOSED
 import dev.appfunctions.internal.shortForMessage
 import dev.appfunctions.internal.NativeDispatcher
 import dev.appfunctions.internal.NativeObject
-import dev.appfunctions.internal.Trampolines
 import dev.appfunctions.internal.awaitOutcome
 import dev.appfunctions.internal.blockingOutcomeJson
 import dev.appfunctions.internal.cstr
 import dev.appfunctions.internal.lastError
-import dev.appfunctions.internal.takeUtf8
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.MutableStateFlow
 import kotlinx.coroutines.flow.StateFlow
@@ -69,7 +68,7 @@ class AppFunctionView internal constructor(
     private val dispatcherNative: NativeDispatcher,
     ptr: Pointer,
 ) : AutoCloseable {
-    private val native = NativeObject(ptr) { AfNative.af_view_free(it) }
+    private val native = NativeObject(ptr) { NativeCalls.viewFree(it) }
     private val cleanable = CLEANER.register(this, native)
     private val generationFlow = MutableStateFlow(readGeneration())
 
@@ -93,7 +92,7 @@ class AppFunctionView internal constructor(
 
     /** What the model sees now, as the JSON tool list of [format] (MCP `tools`, OpenAI `tools`, ...). */
     fun toolsJson(format: AppFunctionToolFormat = AppFunctionToolFormat.Mcp): String =
-        withNative(::open) { AfNative.af_view_tools_json(it, format.id.cstr()).takeUtf8() } ?: throw IllegalStateException(lastError())
+        withNative(::open) { NativeCalls.viewToolsJson(it, format.id) } ?: throw IllegalStateException(lastError())
 
     /** [toolsJson] parsed. */
     fun tools(format: AppFunctionToolFormat = AppFunctionToolFormat.Mcp): JsonArray =
@@ -108,7 +107,7 @@ class AppFunctionView internal constructor(
      * add them to the system instructions every turn.
      */
     val instructions: String
-        get() = withNative(::open) { AfNative.af_view_instructions_copy(it).takeUtf8() }.orEmpty()
+        get() = withNative(::open) { NativeCalls.viewInstructions(it) }.orEmpty()
 
     // --- running what the model called -----------------------------------------------------
 
@@ -127,7 +126,7 @@ class AppFunctionView internal constructor(
         try {
             val args = argumentsJson.cstr()
             return awaitOutcome(dispatcherNative, invocation) { inv, ud ->
-                AfNative.af_view_execute_async(native.ptr, inv, args, Trampolines.Outcome, ud)
+                NativeCalls.viewExecuteAsync(native.ptr, inv, args, ud)
             }
         } finally {
             native.exit()
@@ -151,7 +150,7 @@ class AppFunctionView internal constructor(
         if (!native.enter()) return closedOutcome(invocation.functionId).json
         try {
             return blockingOutcomeJson(dispatcherNative, invocation, cancel) { inv ->
-                AfNative.af_view_execute_json(native.ptr, inv, argumentsJson.cstr())
+                NativeCalls.viewExecuteJson(native.ptr, inv, argumentsJson)
             }
         } finally {
             native.exit()
@@ -178,19 +177,19 @@ class AppFunctionView internal constructor(
 
     /** [setMetadata] from JSON text (an object). */
     fun setMetadataJson(metadataJson: String) {
-        withNative(::open) { check(AfNative.af_view_set_metadata(it, metadataJson.cstr()), "setting the view's metadata") }
+        withNative(::open) { check(NativeCalls.viewSetMetadata(it, metadataJson), "setting the view's metadata") }
         refreshGeneration()
     }
 
     /** Collapses every toolkit again (a new conversation on the same view). */
     fun reset() {
-        withNative(::open) { check(AfNative.af_view_reset(it), "resetting the view") }
+        withNative(::open) { check(NativeCalls.viewReset(it), "resetting the view") }
         refreshGeneration()
     }
 
     /** The text a void function's outcome carries as its dialog in this view. */
     fun setConfirmation(text: String) =
-        withNative(::open) { check(AfNative.af_view_set_confirmation(it, text.cstr()), "setting the confirmation") }
+        withNative(::open) { check(NativeCalls.viewSetConfirmation(it, text), "setting the confirmation") }
 
     // --- changes ---------------------------------------------------------------------------------
 
@@ -217,7 +216,7 @@ class AppFunctionView internal constructor(
         return g
     }
 
-    private fun readGeneration(): Long = withNative({ 0L }) { AfNative.af_view_generation(it) }
+    private fun readGeneration(): Long = withNative({ 0L }) { NativeCalls.viewGeneration(it) }
 
     /** Frees the native view. Calls in flight finish normally. Idempotent. */
     override fun close() {

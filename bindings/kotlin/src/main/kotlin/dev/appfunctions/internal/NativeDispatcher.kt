@@ -1,7 +1,6 @@
 package dev.appfunctions.internal
 
 import com.sun.jna.Memory
-import com.sun.jna.Native
 import com.sun.jna.Pointer
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicBoolean
@@ -70,22 +69,23 @@ internal class NativeDispatcher(
 }
 
 /**
- * The `af_invocation` layout (the header states it: 48 bytes on 64-bit, 32 on 32-bit, no
- * hidden padding; `host_context` last, which this binding leaves NULL), for this platform's
- * pointer size. [fill] sets `struct_size` to [SIZE].
+ * Where the binding writes an `af_invocation`: the offsets of the JNA declaration
+ * ([AfInvocation], checked against abi/v1.txt by ci/interop_abi.py), 48 bytes on 64-bit, 32
+ * on 32-bit; `host_context` last, which this binding leaves NULL. [fill] sets `struct_size`
+ * to [SIZE].
  */
 internal object InvocationLayout {
-    private val P = Native.POINTER_SIZE.toLong()
-    const val STRUCT_SIZE = 0L
-    const val PLATFORM = 4L
-    const val FUNCTION_ID = 8L
-    val CALLER_PACKAGE = FUNCTION_ID + P
-    val CANCEL_TOKEN = CALLER_PACKAGE + P
-    val TIMEOUT_MS = CANCEL_TOKEN + P
-    val IS_FOREGROUND = TIMEOUT_MS + 4
-    val RESERVED = IS_FOREGROUND + 1
-    val HOST_CONTEXT = (RESERVED + 3 + P - 1) / P * P
-    val SIZE = HOST_CONTEXT + P
+    private val L = AfInvocation.LAYOUT
+    val STRUCT_SIZE = L.offsetOf("struct_size")
+    val PLATFORM = L.offsetOf("platform")
+    val FUNCTION_ID = L.offsetOf("function_id")
+    val CALLER_PACKAGE = L.offsetOf("caller_package")
+    val CANCEL_TOKEN = L.offsetOf("cancel_token")
+    val TIMEOUT_MS = L.offsetOf("timeout_ms")
+    val IS_FOREGROUND = L.offsetOf("is_foreground")
+    val RESERVED = L.offsetOf("reserved")
+    val HOST_CONTEXT = L.offsetOf("host_context")
+    val SIZE = L.size().toLong()
 
     fun fill(m: Pointer, functionId: Pointer, platform: Int, foreground: Boolean, callerPackage: Pointer?, token: Pointer?, timeoutMs: Int) {
         m.setInt(STRUCT_SIZE, SIZE.toInt())
@@ -106,13 +106,13 @@ internal object InvocationLayout {
     fun threadBlock(): Memory = perThread.get()
 }
 
-/** The v1 `af_delegate` layout: 32 bytes on 64-bit, 20 on 32-bit. */
+/** Where the binding writes an `af_delegate`: the offsets of [AfDelegate] (32 bytes on 64-bit, 20 on 32-bit). */
 internal object DelegateLayout {
-    private val P = Native.POINTER_SIZE.toLong()
-    const val STRUCT_SIZE = 0L
-    const val RESERVED = 4L
-    const val ON_INVOKING = 8L
-    val ON_INVOKED = ON_INVOKING + P
-    val FREE_USER_DATA = ON_INVOKED + P
-    val SIZE = FREE_USER_DATA + P
+    private val L = AfDelegate.LAYOUT
+    val STRUCT_SIZE = L.offsetOf("struct_size")
+    val RESERVED = L.offsetOf("reserved")
+    val ON_INVOKING = L.offsetOf("on_invoking")
+    val ON_INVOKED = L.offsetOf("on_invoked")
+    val FREE_USER_DATA = L.offsetOf("free_user_data")
+    val SIZE = L.size().toLong()
 }

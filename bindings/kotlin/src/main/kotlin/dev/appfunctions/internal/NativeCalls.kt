@@ -1,0 +1,99 @@
+package dev.appfunctions.internal
+
+import com.sun.jna.Pointer
+
+/**
+ * The one layer between the public API and the raw C ABI ([AfNative]): strings cross here
+ * (NUL-terminated UTF-8 in, owned text read and freed out), statuses come back for the
+ * caller to turn into an exception or an outcome, or are turned into one here
+ * ([checkStatus]). No public file calls [AfNative]; ci/interop_abi.py (the header lane)
+ * checks that, and the imports against abi/v1.txt.
+ */
+internal object NativeCalls {
+    /** Throws [make] with `af_last_error` unless [status] is `AF_OK`. */
+    inline fun checkStatus(status: Int, make: (String) -> Throwable) {
+        if (status != AfNative.AF_OK) throw make(lastError())
+    }
+
+    // --- the library ---------------------------------------------------------------------------
+    fun abiVersion(): Int = AfNative.af_abi_version()
+    fun errorCodeName(code: Int): String? = AfNative.af_error_code_name(code).utf8()
+    fun version(): String = AfNative.af_version().utf8().orEmpty()
+
+    // --- the call context ------------------------------------------------------------------------
+    fun callFunctionId(call: Pointer): String = AfNative.af_call_function_id(call).utf8().orEmpty()
+    fun callPlatform(call: Pointer): Int = AfNative.af_call_platform(call)
+    fun callIsForeground(call: Pointer): Boolean = AfNative.af_call_is_foreground(call).toInt() != 0
+    fun callCallerPackage(call: Pointer): String = AfNative.af_call_caller_package(call).utf8().orEmpty()
+    fun callArgs(call: Pointer): String? = AfNative.af_call_args(call).utf8()
+    fun callDescriptorJson(call: Pointer): String? = AfNative.af_call_descriptor_json(call).takeUtf8()
+    fun callIsEntityLookup(call: Pointer): Boolean = AfNative.af_call_kind(call) == AfNative.AF_CALL_ENTITY_LOOKUP
+    fun callIsCancelled(call: Pointer): Boolean = AfNative.af_call_is_cancelled(call).toInt() != 0
+    fun callSay(call: Pointer, text: String): Int = AfNative.af_call_say(call, text.cstr())
+    fun callHostData(call: Pointer): Pointer? = AfNative.af_call_host_data(call)
+    fun callItemGetJson(call: Pointer, key: String): String? = AfNative.af_call_item_get_json(call, key.cstr()).takeUtf8()
+    fun callItemSet(call: Pointer, key: String, json: String): Int = AfNative.af_call_item_set(call, key.cstr(), json.cstr())
+    fun callLookupRequest(call: Pointer): String? = AfNative.af_call_lookup_request(call).utf8()
+
+    // --- the dispatcher --------------------------------------------------------------------------
+    fun setLogCallback(d: Pointer, userData: Pointer): Int = AfNative.af_set_log_callback(d, Trampolines.Log, userData, Trampolines.Free)
+    fun defineTypes(d: Pointer, json: String): Int = AfNative.af_define_types(d, json.cstr())
+    fun registerFunction(d: Pointer, descriptor: String, userData: Pointer?): Int =
+        if (userData == null) AfNative.af_register_function(d, descriptor.cstr(), null, null, null)
+        else AfNative.af_register_function(d, descriptor.cstr(), Trampolines.Handler, userData, Trampolines.Free)
+    fun registerEntity(d: Pointer, descriptor: String, userData: Pointer): Int =
+        AfNative.af_register_entity(d, descriptor.cstr(), Trampolines.Handler, userData, Trampolines.Free)
+    fun unregisterFunction(d: Pointer, functionId: String): Int = AfNative.af_unregister_function(d, functionId.cstr())
+    fun defineToolkit(d: Pointer, json: String, userData: Pointer?): Int =
+        if (userData == null) AfNative.af_define_toolkit(d, json.cstr(), null, null, null)
+        else AfNative.af_define_toolkit(d, json.cstr(), Trampolines.ToolkitText, userData, Trampolines.Free)
+    fun setMetadataSchema(d: Pointer, json: String): Int = AfNative.af_set_metadata_schema(d, json.cstr())
+    fun addDelegate(d: Pointer, vtable: Pointer, userData: Pointer): Int = AfNative.af_add_delegate(d, vtable, userData)
+    fun setScopeHooks(d: Pointer, userData: Pointer): Int =
+        AfNative.af_set_scope_hooks(d, Trampolines.ScopeBegin, Trampolines.ScopeEnd, userData, Trampolines.Free)
+    fun setPermissionHook(d: Pointer, userData: Pointer): Int = AfNative.af_set_permission_hook(d, Trampolines.Permission, userData, Trampolines.Free)
+    fun setFunctionEnabled(d: Pointer, functionId: String, enabled: Boolean): Int =
+        AfNative.af_set_function_enabled(d, functionId.cstr(), if (enabled) 1 else 0)
+    fun setCallerPolicy(d: Pointer, json: String): Int = AfNative.af_set_caller_policy(d, json.cstr())
+    fun executeAsync(d: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
+        AfNative.af_execute_async(d, inv, args, Trampolines.Outcome, userData)
+    fun executeJson(d: Pointer, inv: Pointer, args: String): Pointer? = AfNative.af_execute_json(d, inv, args.cstr())
+    fun setDefaultTimeout(d: Pointer, timeoutMs: Int): Int = AfNative.af_dispatcher_set_default_timeout(d, timeoutMs)
+    fun inFlight(d: Pointer): Int = AfNative.af_dispatcher_in_flight(d)
+    fun shutdown(d: Pointer, timeoutMs: Int, left: IntArray): Int = AfNative.af_dispatcher_shutdown(d, timeoutMs, left)
+    fun registryJson(d: Pointer): String? = AfNative.af_registry_json(d).takeUtf8()
+    fun parametersSchemaJson(d: Pointer, functionId: String): String? = AfNative.af_parameters_schema_json(d, functionId.cstr()).takeUtf8()
+    fun resultSchemaJson(d: Pointer, functionId: String): String? = AfNative.af_result_schema_json(d, functionId.cstr()).takeUtf8()
+    fun exportCopy(d: Pointer, format: String): String? = AfNative.af_export_copy(d, format.cstr()).takeUtf8()
+    fun viewNew(d: Pointer, metadataJson: String): Pointer? = AfNative.af_view_new(d, metadataJson.cstr())
+    fun mcpSessionNew(d: Pointer, metadataJson: String): Pointer? = AfNative.af_mcp_session_new(d, metadataJson.cstr())
+    fun mcpSetNotify(d: Pointer, userData: Pointer?): Int =
+        if (userData == null) AfNative.af_mcp_set_notify(d, null, null, null)
+        else AfNative.af_mcp_set_notify(d, Trampolines.Notify, userData, Trampolines.Free)
+    fun mcpHandleJson(d: Pointer, message: String): String? = AfNative.af_mcp_handle_json(d, message.cstr()).takeUtf8()
+    fun mcpConfigure(d: Pointer, configJson: String): Int = AfNative.af_mcp_configure(d, configJson.cstr())
+
+    // --- cancel tokens ----------------------------------------------------------------------------
+    fun cancelTokenNew(): Pointer = AfNative.af_cancel_token_new() ?: throw IllegalStateException("af_cancel_token_new returned NULL")
+    fun cancelTokenFree(t: Pointer) = AfNative.af_cancel_token_free(t)
+    fun cancelTokenCancel(t: Pointer): Int = AfNative.af_cancel_token_cancel(t)
+    fun cancelTokenIsCancelled(t: Pointer): Boolean = AfNative.af_cancel_token_is_cancelled(t).toInt() != 0
+
+    // --- views ------------------------------------------------------------------------------------
+    fun viewFree(v: Pointer) = AfNative.af_view_free(v)
+    fun viewToolsJson(v: Pointer, format: String): String? = AfNative.af_view_tools_json(v, format.cstr()).takeUtf8()
+    fun viewInstructions(v: Pointer): String? = AfNative.af_view_instructions_copy(v).takeUtf8()
+    fun viewExecuteAsync(v: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
+        AfNative.af_view_execute_async(v, inv, args, Trampolines.Outcome, userData)
+    fun viewExecuteJson(v: Pointer, inv: Pointer, args: String): Pointer? = AfNative.af_view_execute_json(v, inv, args.cstr())
+    fun viewSetMetadata(v: Pointer, metadataJson: String): Int = AfNative.af_view_set_metadata(v, metadataJson.cstr())
+    fun viewReset(v: Pointer): Int = AfNative.af_view_reset(v)
+    fun viewSetConfirmation(v: Pointer, text: String): Int = AfNative.af_view_set_confirmation(v, text.cstr())
+    fun viewGeneration(v: Pointer): Long = AfNative.af_view_generation(v)
+
+    // --- MCP sessions ---------------------------------------------------------------------------
+    fun mcpSessionFree(s: Pointer) = AfNative.af_mcp_session_free(s)
+    fun mcpSessionSetNotify(s: Pointer, userData: Pointer): Int = AfNative.af_mcp_session_set_notify(s, Trampolines.Notify, userData, Trampolines.Free)
+    fun mcpSessionHandleJson(s: Pointer, message: String): String? = AfNative.af_mcp_session_handle_json(s, message.cstr()).takeUtf8()
+    fun mcpSessionSetMetadata(s: Pointer, metadataJson: String): Int = AfNative.af_mcp_session_set_metadata(s, metadataJson.cstr())
+}
