@@ -3,7 +3,6 @@ package dev.appfunctions
 import com.sun.jna.Pointer
 import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
-import dev.appfunctions.internal.DISPOSED
 import dev.appfunctions.internal.shortForMessage
 import dev.appfunctions.internal.NativeDispatcher
 import dev.appfunctions.internal.NativeObject
@@ -159,12 +158,9 @@ class AppFunctionView internal constructor(
         }
     }
 
-    /** A call after [close] (of the view, or of its dispatcher): `LimitExceeded`, as every binding answers it. */
-    private fun closedOutcome(functionId: String) = AppFunctionOutcome.error(
-        AppFunctionErrorCode.LimitExceeded,
-        "${JsonPrimitive(functionId.shortForMessage())}: " +
-            if (dispatcherNative.closed) DISPOSED else "the view was disposed",
-    )
+    /** A call after [close]: `LimitExceeded`, as .NET answers it for a disposed view (a view outlives its dispatcher's close). */
+    private fun closedOutcome(functionId: String) =
+        AppFunctionOutcome.error(AppFunctionErrorCode.LimitExceeded, "${JsonPrimitive(functionId.shortForMessage())}: the view was disposed")
 
     // --- the conversation's state ------------------------------------------------------------
 

@@ -221,7 +221,9 @@ class LifecycleTest {
         v.close()
         withTimeout(5.seconds) { while (d.userDataReleased < d.userDataHandedOver) kotlinx.coroutines.delay(5) }
         assertEquals(d.userDataHandedOver, d.userDataReleased)
-        assertEquals(AppFunctionErrorCode.InternalError, v.execute("mail").errorCode, "a closed view answers an outcome")
+        val closed = v.execute("mail")
+        assertEquals(AppFunctionErrorCode.LimitExceeded, closed.errorCode, "a closed view answers an outcome")
+        assertEquals("\"mail\": the view was disposed", closed.message)
     }
 
     @Test

@@ -375,7 +375,7 @@ class AgentScenarioTest {
         val v = view()
         v.close()
         assertTrue(v.isClosed)
-        assertEquals(AppFunctionErrorCode.InternalError, v.run("add", """{"a":1,"b":1}""").errorCode)
+        assertEquals(AppFunctionErrorCode.LimitExceeded, v.run("add", """{"a":1,"b":1}""").errorCode)
         assertEquals(0L, v.generation)
         assertTrue(runCatching { v.toolsJson() }.isFailure)
     }
