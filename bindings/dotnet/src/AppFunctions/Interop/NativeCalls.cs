@@ -47,7 +47,7 @@ internal static unsafe partial class NativeCalls
     /// <summary>The message of the last failure on this thread.</summary>
     internal static string LastError() => Utf8.Take(Native.af_last_error_copy()) ?? "";
 
-    /// <summary>What a disposed owner answers: the message every binding uses (README, "Disposing").</summary>
+    /// <summary>What a disposed owner answers: the message every binding uses (the .NET README, "Interop").</summary>
     internal const string DisposedMessage = "the dispatcher was disposed";
 
     /// <summary>The message for a use of <typeparamref name="TKind"/>'s owner after <c>Dispose</c>.</summary>
