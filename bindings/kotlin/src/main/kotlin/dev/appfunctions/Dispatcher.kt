@@ -526,11 +526,11 @@ class AppFunctionDispatcher(
     @JvmOverloads
     fun publish(name: String = PublishedAppFunctionDispatcher.DEFAULT_NAME) {
         require(name.isNotEmpty()) { "the publication name is empty" }
-        check(withNative { AfNative.af_dispatcher_publish(it, name.cstr()) }, "publishing as \"$name\"")
+        check(withNative { NativeCalls.publish(it, name) }, "publishing as \"$name\"")
     }
 
     /** This dispatcher's registrations as a descriptor bundle (JSON): what build steps make the Android assets and App Intents source from ([AppFunctionBundle.export]). */
-    fun bundleJson(): String = withNative { AfNative.af_dispatcher_bundle_json(it).takeUtf8()!! }
+    fun bundleJson(): String = withNative { NativeCalls.bundleJson(it)!! }
 
     /** Frees the native dispatcher; each handler/provider/delegate is released once no call uses it. Idempotent. */
     override fun close() {

@@ -2,11 +2,10 @@ package dev.appfunctions
 
 import com.sun.jna.ptr.PointerByReference
 import dev.appfunctions.internal.AfNative
+import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.NativeDispatcher
 import dev.appfunctions.internal.blockingOutcomeJson
-import dev.appfunctions.internal.cstr
 import dev.appfunctions.internal.lastError
-import dev.appfunctions.internal.takeUtf8
 import java.lang.ref.Reference
 import java.util.concurrent.TimeoutException
 import kotlin.time.Duration
@@ -46,7 +45,7 @@ class PublishedAppFunctionDispatcher private constructor(
                 else -> timeout.inWholeMilliseconds.coerceIn(1, UInt.MAX_VALUE.toLong() - 1).toUInt().toInt()
             }
             val out = PointerByReference()
-            val s = AfNative.af_dispatcher_published_new(name.cstr(), ms, out)
+            val s = NativeCalls.publishedNew(name, ms, out)
             if (s == AfNative.AF_ERR_TIMED_OUT) throw TimeoutException(lastError())
             if (s != AfNative.AF_OK) throw IllegalStateException("af_dispatcher_published_new: ${lastError()}")
             return PublishedAppFunctionDispatcher(NativeDispatcher(out.value), name)
@@ -57,7 +56,7 @@ class PublishedAppFunctionDispatcher private constructor(
         @JvmOverloads
         fun unpublish(name: String = DEFAULT_NAME): Boolean {
             AppFunctionsLibrary.ensureLoaded()
-            return when (val s = AfNative.af_dispatcher_unpublish(name.cstr())) {
+            return when (val s = NativeCalls.unpublish(name)) {
                 AfNative.AF_OK -> true
                 AfNative.AF_ERR_NOT_FOUND -> false
                 else -> throw IllegalArgumentException("af_dispatcher_unpublish ($s): ${lastError()}")
@@ -70,7 +69,7 @@ class PublishedAppFunctionDispatcher private constructor(
     fun executeBlockingJson(invocation: AppFunctionInvocation, argumentsJson: String = "{}", cancel: AppFunctionCancellationToken? = null): String {
         check(native.enter()) { "the published dispatcher handle is closed" }
         try {
-            return blockingOutcomeJson(native, invocation, cancel) { inv -> AfNative.af_execute_json(native.ptr, inv, argumentsJson.cstr()) }
+            return blockingOutcomeJson(native, invocation, cancel) { inv -> NativeCalls.executeJson(native.ptr, inv, argumentsJson) }
         } finally {
             native.exit()
             Reference.reachabilityFence(this)
@@ -81,7 +80,7 @@ class PublishedAppFunctionDispatcher private constructor(
     fun export(format: String): String {
         check(native.enter()) { "the published dispatcher handle is closed" }
         try {
-            return AfNative.af_export_copy(native.ptr, format.cstr()).takeUtf8() ?: throw IllegalArgumentException(lastError())
+            return NativeCalls.exportCopy(native.ptr, format) ?: throw IllegalArgumentException(lastError())
         } finally {
             native.exit()
         }
@@ -101,6 +100,6 @@ object AppFunctionBundle {
     @JvmStatic
     fun export(bundleJson: String, format: String): String {
         AppFunctionsLibrary.ensureLoaded()
-        return AfNative.af_bundle_export_copy(bundleJson.cstr(), format.cstr()).takeUtf8() ?: throw IllegalArgumentException(lastError())
+        return NativeCalls.bundleExportCopy(bundleJson, format) ?: throw IllegalArgumentException(lastError())
     }
 }

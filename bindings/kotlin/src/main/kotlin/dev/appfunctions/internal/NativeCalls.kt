@@ -73,6 +73,14 @@ internal object NativeCalls {
     fun mcpHandleJson(d: Pointer, message: String): String? = AfNative.af_mcp_handle_json(d, message.cstr()).takeUtf8()
     fun mcpConfigure(d: Pointer, configJson: String): Int = AfNative.af_mcp_configure(d, configJson.cstr())
 
+    // --- publication and bundles ---------------------------------------------------------------
+    fun publish(d: Pointer, name: String): Int = AfNative.af_dispatcher_publish(d, name.cstr())
+    fun unpublish(name: String): Int = AfNative.af_dispatcher_unpublish(name.cstr())
+    fun publishedNew(name: String, timeoutMs: Int, out: com.sun.jna.ptr.PointerByReference): Int =
+        AfNative.af_dispatcher_published_new(name.cstr(), timeoutMs, out)
+    fun bundleJson(d: Pointer): String? = AfNative.af_dispatcher_bundle_json(d).takeUtf8()
+    fun bundleExportCopy(bundleJson: String, format: String): String? = AfNative.af_bundle_export_copy(bundleJson.cstr(), format.cstr()).takeUtf8()
+
     // --- cancel tokens ----------------------------------------------------------------------------
     fun cancelTokenNew(): Pointer = AfNative.af_cancel_token_new() ?: throw IllegalStateException("af_cancel_token_new returned NULL")
     fun cancelTokenFree(t: Pointer) = AfNative.af_cancel_token_free(t)
