@@ -205,3 +205,18 @@ fn the_upstream_fixtures_pass_the_same_checker() {
         .replace("</enabled_by_default>", "</enabledByDefault>");
     check_v2(&fixed, &schema).unwrap();
 }
+
+/// A build step has no running app: the assets made from the demo app's descriptor bundle
+/// (`af_bundle_export_copy`, `appfunctions export --bundle`) are the running app's.
+#[test]
+fn the_assets_from_a_descriptor_bundle_are_the_running_apps() {
+    let a = app::build();
+    let bundle = appfunctions::bundle::of(&a.dispatcher).to_string();
+    for format in ASSETS {
+        assert_eq!(
+            appfunctions::export_bundle(&bundle, format).unwrap(),
+            a.dispatcher.export(format).unwrap(),
+            "{format}"
+        );
+    }
+}

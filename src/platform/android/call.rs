@@ -49,6 +49,33 @@ impl Dispatcher {
     /// `{"result": <document image>, "extras": {…}}` or `{"errorCode", "message"}`
     /// (docs/android.md). Never fails: a document that cannot be bound is answered
     /// `ERROR_INVALID_ARGUMENT` (1001) with a message naming the property.
+    ///
+    /// ```
+    /// use appfunctions::{sync_handler, Dispatcher, Invocation};
+    /// let d = Dispatcher::new();
+    /// d.register_function(
+    ///     r#"{"id": "greet", "parameters": [{"name": "name", "type": "string"}], "result": "string"}"#,
+    ///     Some(sync_handler(|call| {
+    ///         let args: serde_json::Value = serde_json::from_str(call.args().unwrap()).unwrap();
+    ///         Ok(Some(serde_json::json!(format!("Hello, {}!", args["name"].as_str().unwrap())).to_string()))
+    ///     })),
+    /// )?;
+    /// let request = r#"{"namespace": "", "id": "", "schemaType": "",
+    ///                   "properties": {"name": {"strings": ["Ada"]}}}"#;
+    /// let response: serde_json::Value = serde_json::from_str(
+    ///     &d.execute_android(&Invocation::new("greet").caller("com.example.agent"), Some(request)),
+    /// ).unwrap();
+    /// assert_eq!(
+    ///     response["result"]["properties"]["androidAppfunctionsReturnValue"],
+    ///     serde_json::json!({"strings": ["Hello, Ada!"]})
+    /// );
+    /// let refused: serde_json::Value = serde_json::from_str(&d.execute_android(
+    ///     &Invocation::new("greet"),
+    ///     Some(r#"{"properties": {"colour": {"strings": ["red"]}}}"#),
+    /// )).unwrap();
+    /// assert_eq!(refused["errorCode"], 1001);
+    /// # Ok::<(), appfunctions::Error>(())
+    /// ```
     pub fn execute_android(&self, inv: &Invocation, parameters: Option<&str>) -> String {
         let p = self.prepare_android(&inv.function_id, parameters);
         let args = match p.args {
