@@ -48,7 +48,7 @@ internal fun executeAndroid(
         val inv = InvocationLayout.threadBlock()
         val invocation = AppFunctionInvocation(functionId, AppFunctionPlatform.Android, callerPackage = callerPackage)
         val s = withInvocation(native, inv, invocation, tokenPtr) {
-            AfNative.af_android_execute_async(native.ptr, inv, parametersJson.cstr(), AndroidResponse, Handles.pointer(key))
+            NativeCalls.androidExecuteAsync(native.ptr, inv, parametersJson, Handles.pointer(key))
         }
         if (s != AfNative.AF_OK && Handles.remove(key) != null) {
             token.releaseUse()

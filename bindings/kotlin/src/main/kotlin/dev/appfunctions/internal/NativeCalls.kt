@@ -58,6 +58,8 @@ internal object NativeCalls {
     fun executeAsync(d: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
         AfNative.af_execute_async(d, inv, args, Trampolines.Outcome, userData)
     fun executeJson(d: Pointer, inv: Pointer, args: String): Pointer? = AfNative.af_execute_json(d, inv, args.cstr())
+    fun androidExecuteAsync(d: Pointer, inv: Pointer, parametersDocument: String, userData: Pointer): Int =
+        AfNative.af_android_execute_async(d, inv, parametersDocument.cstr(), AndroidResponse, userData)
     fun setDefaultTimeout(d: Pointer, timeoutMs: Int): Int = AfNative.af_dispatcher_set_default_timeout(d, timeoutMs)
     fun inFlight(d: Pointer): Int = AfNative.af_dispatcher_in_flight(d)
     fun shutdown(d: Pointer, timeoutMs: Int, left: IntArray): Int = AfNative.af_dispatcher_shutdown(d, timeoutMs, left)
