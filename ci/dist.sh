@@ -258,12 +258,14 @@ elif [[ ! -f "$DOTNET_PROJECT/AppFunctions.csproj" ]]; then
 elif ! command -v dotnet >/dev/null 2>&1; then
   say "!!! .NET: no dotnet SDK on PATH: no nupkg in this layout"
 else
-  say ".NET: dotnet pack $DOTNET_PROJECT (AppFunctionsPackNative = the stripped library)"
-  mkdir -p "$DIST/dotnet"
+  say ".NET: dotnet pack $DOTNET_PROJECT (AppFunctionsPackNative = the stripped library, AppFunctionsPackTool = the stripped appfunctions tool)"
+  mkdir -p "$DIST/dotnet" "$BUILD/dotnet-tool"
+  install -m 755 "$BUILD/dist/appfunctions" "$BUILD/dotnet-tool/appfunctions"
+  strip "$BUILD/dotnet-tool/appfunctions"
   # (the trailing slash matters: SDK 10.0.401 passes an --output path ending in "/dotnet" to
   # MSBuild as a bare argument, "Only one project can be specified")
   if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet pack "$DOTNET_PROJECT" -c Release --output "$DIST/dotnet/" \
-      "-p:AppFunctionsPackNative=$SO" >"$BUILD/dotnet-pack.log" 2>&1; then
+      "-p:AppFunctionsPackNative=$SO" "-p:AppFunctionsPackTool=$BUILD/dotnet-tool/appfunctions" >"$BUILD/dotnet-pack.log" 2>&1; then
     grep -E "error|warning" "$BUILD/dotnet-pack.log" | head -20 >&2
     fail ".NET: dotnet pack (log: $BUILD/dotnet-pack.log)"
   fi
@@ -271,7 +273,11 @@ else
   [[ -f "$NUPKG" ]] || fail ".NET: no $NUPKG (is bindings/dotnet/Directory.Build.props at version $VERSION? ci/versions.sh)"
   unzip -p "$NUPKG" runtimes/linux-x64/native/libappfunctions.so | cmp -s - "$SO" \
     || fail ".NET: the nupkg does not carry the stripped library at runtimes/linux-x64/native/libappfunctions.so"
-  say ".NET: dotnet/AppFunctions.$VERSION.nupkg (runtimes/linux-x64/native/libappfunctions.so is the stripped library)"
+  for entry in buildTransitive/AppFunctions.targets tasks/netstandard2.0/AppFunctions.Build.dll tools/linux-x64/appfunctions \
+      android/AppFunctionsService.cs swift/AppFunctionsDotNet.swift; do
+    unzip -l "$NUPKG" "$entry" >/dev/null 2>&1 || fail ".NET: the nupkg lacks $entry (the MAUI build step and platform bridges)"
+  done
+  say ".NET: dotnet/AppFunctions.$VERSION.nupkg (runtimes/linux-x64/native/libappfunctions.so is the stripped library; the build step, the Android service and the Swift glue inside)"
   # the Microsoft.Extensions.AI integration, its own package (depends on AppFunctions $VERSION)
   if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet pack bindings/dotnet/src/AppFunctions.Extensions.AI -c Release --output "$DIST/dotnet/" \
       >"$BUILD/dotnet-pack-ai.log" 2>&1; then

@@ -43,8 +43,11 @@ let package = Package(
         // tests/apple.rs), compiled here as an app target would compile them
         .target(name: "DemoIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/DemoIntents"),
         .target(name: "MappingIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/MappingIntents"),
+        // what a .NET (MAUI) app's build writes: its generated intents and the NuGet package's
+        // Swift glue (bindings/dotnet's test app; its tests keep these copies identical)
+        .target(name: "DotNetIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/DotNetIntents"),
         .testTarget(name: "AppFunctionsTests",
-                    dependencies: ["AppFunctions", "AppFunctionsIntents", "DemoIntents", "MappingIntents", standIn],
+                    dependencies: ["AppFunctions", "AppFunctionsIntents", "DemoIntents", "MappingIntents", "DotNetIntents", standIn],
                     // read by AppIntentsTests beside its source (a copy of tests/golden's, checked by tests/apple.rs)
                     exclude: ["apple-mapping.bundle.json"]),
     ],

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# .NET lane: the native library (release) and the demo, then the .NET binding in
-# bindings/dotnet: restore, build (warnings are errors), `dotnet format` check, xunit tests,
+# .NET lane: the native library (release), the demo and the `appfunctions` tool (the MAUI
+# build step's exports), then the .NET binding in
+# bindings/dotnet: restore, build (warnings are errors; the MAUI test app's build writes its
+# platform files), `dotnet format` check, xunit tests,
 # a NativeAOT publish of the sample (zero trimming/AOT warnings) and a run of it, and
 # `dotnet pack` with the stripped linux-x64 library.
 #   exit 0  passed
@@ -32,13 +34,15 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPE
 
 # --- native library and the demo (MCP test) --------------------------------------
 af_cargo_setup || cannot_run "crates cannot be resolved here"
-say "cargo build --release --lib --example demo (in $REPO)"
-(cd "$REPO" && cargo build --release --lib --example demo) || fail "cargo build --release"
+say "cargo build --release --lib --example demo --bin appfunctions (in $REPO)"
+(cd "$REPO" && cargo build --release --lib --example demo --bin appfunctions) || fail "cargo build --release"
 LIB="$REPO/target/release/libappfunctions.so"
 [[ -f "$LIB" ]] || fail "$LIB was not built"
 mkdir -p "$OUT/native"
 cp "$LIB" "$OUT/native/libappfunctions.so"
 strip --strip-unneeded "$OUT/native/libappfunctions.so" || fail "strip"
+cp "$REPO/target/release/appfunctions" "$OUT/native/appfunctions"
+strip --strip-unneeded "$OUT/native/appfunctions" || fail "strip appfunctions"
 say "native library: $(du -h "$LIB" | cut -f1) built, $(du -h "$OUT/native/libappfunctions.so" | cut -f1) stripped for the package"
 
 cd "$BINDING"
@@ -75,10 +79,13 @@ cp "$OUT/native/libappfunctions.so" "$OUT/aot/"
 
 say "dotnet pack"
 rm -rf "$OUT/nupkg"
-dotnet pack src/AppFunctions -c Release --no-build -o "$OUT/nupkg" -p:AppFunctionsPackNative="$OUT/native/libappfunctions.so" || fail "dotnet pack"
+dotnet pack src/AppFunctions -c Release --no-build -o "$OUT/nupkg" -p:AppFunctionsPackNative="$OUT/native/libappfunctions.so" \
+  -p:AppFunctionsPackTool="$OUT/native/appfunctions" || fail "dotnet pack"
 PKG="$(ls "$OUT"/nupkg/AppFunctions.[0-9]*.nupkg | head -1)"
 python3 -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$PKG" > "$OUT/nupkg/contents.txt"
-for entry in runtimes/linux-x64/native/libappfunctions.so analyzers/dotnet/cs/AppFunctions.Generators.dll lib/net8.0/AppFunctions.dll lib/net10.0/AppFunctions.dll README.md; do
+for entry in runtimes/linux-x64/native/libappfunctions.so analyzers/dotnet/cs/AppFunctions.Generators.dll lib/net8.0/AppFunctions.dll lib/net10.0/AppFunctions.dll README.md \
+    buildTransitive/AppFunctions.targets tasks/netstandard2.0/AppFunctions.Build.dll tools/linux-x64/appfunctions \
+    android/AppFunctionsService.cs android/AppFunctionsGenericDocument.cs android/AppFunctionsActivityTracker.cs swift/AppFunctionsDotNet.swift; do
   grep -qx "$entry" "$OUT/nupkg/contents.txt" || fail "the package lacks $entry"
 done
 # the core package depends only on what seed 000's API needs (the AI integration is its own package)

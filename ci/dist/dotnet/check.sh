@@ -70,4 +70,12 @@ cd "$W/host"
 dotnet build -c Release -v q -clp:NoSummary "-p:AppFunctionsVersion=$VERSION" >build.log 2>&1 || { cat build.log; exit 1; }
 grep -qi "\"appfunctions/$VERSION\"" obj/project.assets.json || { echo "[dotnet check] the restore did not take AppFunctions $VERSION" >&2; exit 1; }
 grep -qi "\"appfunctions.extensions.ai/$VERSION\"" obj/project.assets.json || { echo "[dotnet check] the restore did not take AppFunctions.Extensions.AI $VERSION" >&2; exit 1; }
+# the package's build step: the platform files, written from the compiled assembly by the
+# package's task and tool (every file the targets name, non-empty, naming the function)
+for f in android/app_functions_v2.xml android/app_functions.xml android/app_functions_schema.xsd \
+    android/AndroidManifest.appfunctions.xml swift/AppFunctionsIntents.swift swift/AppFunctionsDotNet.swift; do
+  [[ -s "obj/Release/net10.0/appfunctions/$f" ]] || { echo "[dotnet check] the package's build step did not write obj/Release/net10.0/appfunctions/$f" >&2; exit 1; }
+done
+grep -q greet obj/Release/net10.0/appfunctions/android/app_functions_v2.xml || { echo "[dotnet check] app_functions_v2.xml does not describe greet" >&2; exit 1; }
+echo "[dotnet check] the package's build step wrote the Android assets, the manifest fragment and the Swift files"
 env -u LD_LIBRARY_PATH dotnet bin/Release/net10.0/DistConsumer.dll

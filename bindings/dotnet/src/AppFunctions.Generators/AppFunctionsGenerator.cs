@@ -158,7 +158,8 @@ internal static class Units
         var fq = TypeMapper.Fq(type);
         var register = $"            r.RegisterEntity<{fq}>({Json.CSharp(name)}, {Json.CSharp(json.ToString())}, static (w, v) => {{ {string.Format(CultureInfo.InvariantCulture, r.Write, "v")} }});";
         return new UnitModel(fq, SortKey(type, 0), "", register, "", mapper.Types.Values.ToEquatable(),
-            EquatableArray<string>.Empty, EquatableArray<string>.Empty, EquatableArray<SourcePlace>.Empty, diags.ToEquatable(), "", "");
+            EquatableArray<string>.Empty, EquatableArray<string>.Empty, EquatableArray<SourcePlace>.Empty, diags.ToEquatable(), "", "",
+            new[] { "entity\t" + name + "\t" + json }.ToEquatable());
     }
 
     public static IEnumerable<UnitModel> Implementer(INamedTypeSymbol type)
@@ -208,6 +209,7 @@ internal static class Units
         var ids = new List<string>();
         var symbols = new List<string>();
         var metadataProps = new SortedSet<string>(System.StringComparer.Ordinal);
+        var bundle = new List<string>();
 
         // the toolkit ([Collapse] on the class)
         string? toolkit = null;
@@ -249,6 +251,7 @@ internal static class Units
             tk.Append('}');
             var texts = dyn.Count == 0 ? "" : $", static (which, metadata) => {string.Join(" : ", dyn)} : null";
             register.AppendLine($"            r.DefineToolkit({Json.CSharp(tk.ToString())}{texts});");
+            bundle.Add("toolkit\t" + toolkit + "\t" + tk);
         }
 
         bool needsInstance = false;
@@ -533,6 +536,7 @@ internal static class Units
                 members.AppendLine();
             }
             register.AppendLine($"            r.RegisterFunction({Json.Str(id)}, {Json.CSharp(json.ToString())}, {handler}, Bind_{id});");
+            bundle.Add("function\t" + id + "\t" + json);
             ids.Add(id);
             symbols.Add(type.Name + "." + m.Name);
             places.Add(SourcePlace.Of(loc));
@@ -540,6 +544,7 @@ internal static class Units
         if (metadataProps.Count > 0)
         {
             register.Insert(0, $"            r.AddMetadataProperties({string.Join(", ", metadataProps.Select(Json.Str))});\n");
+            bundle.InsertRange(0, metadataProps.Select(p => "metadata\t" + p + "\t" + Json.Str(p)));
         }
         if (needsInstance)
         {
@@ -547,7 +552,8 @@ internal static class Units
         }
         var nsName = type.ContainingNamespace.IsGlobalNamespace ? "" : type.ContainingNamespace.ToDisplayString();
         return new UnitModel(fqType, SortKey(type, 1), services.ToString(), register.ToString(), members.ToString(),
-            mapper.Types.Values.ToEquatable(), ids.ToEquatable(), symbols.ToEquatable(), places.ToEquatable(), diags.ToEquatable(), requests.ToString(), nsName);
+            mapper.Types.Values.ToEquatable(), ids.ToEquatable(), symbols.ToEquatable(), places.ToEquatable(), diags.ToEquatable(), requests.ToString(), nsName,
+            bundle.ToEquatable());
     }
 
     private static IEnumerable<IPropertySymbol> AllProperties(INamedTypeSymbol t)

@@ -15,6 +15,7 @@ internal static class Emitter
         sb.AppendLine("#nullable disable warnings");
         sb.AppendLine("#pragma warning disable CS1591, CS0618, CS8019, CA1812, CA2255");
         sb.AppendLine();
+        EmitBundle(sb, m);
 
         // request types, per namespace of the declaring classes
         foreach (var g in m.Units.Where(u => u.Requests.Length > 0).GroupBy(u => u.RequestNamespace))
@@ -135,6 +136,27 @@ internal static class Emitter
         sb.AppendLine("}");
         sb.AppendLine("}");
         return sb.ToString();
+    }
+
+    /// <summary>The assembly's descriptors as <c>AssemblyMetadata("AppFunctions.Bundle", "NNNN\tkind\tname\tjson")</c>
+    /// attributes: the build step (AppFunctions.Build) reads them from the compiled assembly, without
+    /// loading or running it, and writes the descriptor bundle the core's exports take. Named types
+    /// first (kind enum or record), then each unit's toolkits, functions and entities in registration order.</summary>
+    private static void EmitBundle(StringBuilder sb, AppFunctionsGenerator.AssemblyModel m)
+    {
+        var items = m.Units.SelectMany(u => u.Types).Where(t => t.Name.Length > 0)
+            .GroupBy(t => t.Name).Select(g => g.First()).OrderBy(t => t.Name, System.StringComparer.Ordinal)
+            .Select(t => (t.IsEnum ? "enum\t" : "record\t") + t.Name + "\t" + t.DescriptorJson)
+            .Concat(m.Units.SelectMany(u => u.Bundle))
+            .ToList();
+        for (int i = 0; i < items.Count; i++)
+        {
+            sb.AppendLine($"[assembly: global::System.Reflection.AssemblyMetadata(\"AppFunctions.Bundle\", {Json.Str(i.ToString("D4", System.Globalization.CultureInfo.InvariantCulture) + "\t" + items[i])})]");
+        }
+        if (items.Count > 0)
+        {
+            sb.AppendLine();
+        }
     }
 
     private static string Sanitize(string s)

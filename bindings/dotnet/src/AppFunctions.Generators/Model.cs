@@ -76,7 +76,9 @@ internal sealed record SourcePlace(string FilePath, TextSpan Span, LinePositionS
 /// <summary>A named type (enum or record) with its descriptor JSON and its JSON code.</summary>
 internal sealed record NamedType(string Name, bool IsEnum, string DescriptorJson, string FullName, string Key, string Code);
 
-/// <summary>What one unit contributes (a class's functions, a delegate, an entity, a provider).</summary>
+/// <summary>What one unit contributes (a class's functions, a delegate, an entity, a provider).
+/// <see cref="Bundle"/>: its descriptors for build tools, each <c>kind\tname\tjson</c>
+/// (kind: metadata, toolkit, function, entity), in registration order.</summary>
 internal sealed record UnitModel(
     string DeclaringType,
     string SortKey,
@@ -89,4 +91,5 @@ internal sealed record UnitModel(
     EquatableArray<SourcePlace> FunctionPlaces,
     EquatableArray<DiagnosticInfo> Diagnostics,
     string Requests,
-    string RequestNamespace);
+    string RequestNamespace,
+    EquatableArray<string> Bundle = default);

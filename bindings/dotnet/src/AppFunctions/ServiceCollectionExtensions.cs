@@ -27,7 +27,34 @@ public static class AppFunctionsServiceCollectionExtensions
             }
         }
         services.TryAddSingleton(options);
-        services.TryAddSingleton(static sp => new AppFunctionDispatcher(sp, sp.GetRequiredService<AppFunctionsOptions>()));
+        services.TryAddSingleton(static sp =>
+        {
+            var o = sp.GetRequiredService<AppFunctionsOptions>();
+            var dispatcher = new AppFunctionDispatcher(sp, o);
+            if (o.PublishAs is { } name)
+            {
+                dispatcher.Publish(name); // the platforms' calls (Android service, App Intents) wait for it
+            }
+            return dispatcher;
+        });
+        // known before the dispatcher is made: a platform call during a cold start waits this long
+        if (options.PublishAs is { } published)
+        {
+            AppFunctionsPlatform.PublishedName = published;
+        }
+        AppFunctionsPlatform.WaitTimeout = options.PlatformWaitTimeout;
         return services;
+    }
+
+    /// <summary>
+    /// Makes the app's <see cref="AppFunctionDispatcher"/> now, which publishes it (unless
+    /// <see cref="AppFunctionsOptions.PublishAs"/> is null): call it once at startup, after the
+    /// container is built (MAUI: <c>var app = builder.Build(); app.Services.UseAppFunctions();</c>), so
+    /// that Siri's and Gemini's calls find the dispatcher without waiting for a page to ask for it.
+    /// </summary>
+    public static AppFunctionDispatcher UseAppFunctions(this IServiceProvider services)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        return services.GetRequiredService<AppFunctionDispatcher>();
     }
 }

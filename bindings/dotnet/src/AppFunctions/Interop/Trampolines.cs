@@ -8,7 +8,7 @@ namespace AppFunctions.Interop;
 /// keeps. Each recovers its state from the <c>user_data</c> GCHandle and never lets an
 /// exception cross into C.
 /// </summary>
-internal static unsafe class Trampolines
+internal static unsafe partial class Trampolines
 {
     /// <summary>The release path of every registration: frees its GCHandle (exactly once, any thread).</summary>
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
