@@ -531,7 +531,9 @@ char *af_view_tools_json(struct af_view *v, const char *format);
 /**
  * Runs what the model called and returns the outcome JSON (owned, never NULL).
  * `inv->function_id` is the tool name the model called; the invocation's platform,
- * caller, cancel token and timeout apply as for `af_execute_json` (borrowed, as there).
+ * foreground flag, caller, cancel token and timeout apply as for `af_execute_json`
+ * (borrowed, as there). The app's own assistant sets `is_foreground` to 1 (the bindings'
+ * views do by default): the user is in the app, so an `OpenApp` gate passes.
  * `args_json` borrowed; NULL is `{}`. A collapsed toolkit's container expands and
  * returns its `functionResult` text as the result; a hidden or collapsed function is
  * `FunctionNotFound` saying how to make it visible; an output function returns its
@@ -1076,10 +1078,10 @@ af_status af_gate_allow(struct af_gate *gate);
 af_status af_gate_deny(struct af_gate *gate, const char *message);
 
 /**
- * Asks for the app with `message` (borrowed): on apple, not in the foreground, the
- * outcome is `openApp` (continue in the app; rerun in the foreground passes); in the
- * foreground the gate passes; on android and other the call is refused (`Denied`) with
- * the message.
+ * Asks for the app with `message` (borrowed): in the foreground the gate passes, on
+ * every platform (the user is in the app); not in the foreground, on apple the outcome is
+ * `openApp` (continue in the app; the rerun in the foreground passes), on android and
+ * other the call is refused (`Denied`) with the message.
  */
 af_status af_gate_open_app(struct af_gate *gate, const char *message);
 

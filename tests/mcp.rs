@@ -936,6 +936,44 @@ fn oversized_messages_are_refused_before_they_are_read() {
     assert_eq!(r["error"]["code"], -32700);
 }
 
+#[test]
+fn the_apps_own_view_calls_in_the_foreground_and_an_mcp_client_does_not() {
+    // the sign-in gate asks for the app: the in-app assistant's view is the app, so it
+    // passes; an MCP client is outside the app, so it is refused with the gate's message
+    let (a, s, _) = session(0);
+    assert!(!a.sign_in.is_signed_in());
+    let id = a.orders.lock().unwrap()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let args = json!({ "order": id }).to_string();
+    init(&s, "2025-11-25");
+    let r = req(
+        &s,
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cancel_order","arguments":{"order": id}}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "Denied: Sign in to cancel orders."
+    );
+    let view = appfunctions::view::View::new(&a.dispatcher, json!({})).unwrap();
+    let vo = view.execute("cancel_order", Some(&args));
+    assert!(vo.outcome.is_success(), "{}", vo.outcome.to_json());
+    // configurable: a host whose view serves a caller outside the app says so
+    let vo = view.execute_with(
+        "cancel_order",
+        Some(&args),
+        &appfunctions::Invocation::new("cancel_order").foreground(false),
+    );
+    assert_eq!(
+        vo.outcome.error_code,
+        Some(appfunctions::ErrorCode::Denied),
+        "{}",
+        vo.outcome.to_json()
+    );
+}
+
 /// The published JSON schema of MCP revision `rev` (`$AF_SHARED/specs/mcp`, the offline
 /// copy beside the repository that the lanes point at).
 fn revision_schema(rev: &str) -> Value {

@@ -131,7 +131,7 @@ impl Delegate for SignIn {
 }
 
 #[test]
-fn open_app_asks_on_apple_passes_in_the_foreground_and_is_refused_elsewhere() {
+fn open_app_passes_in_the_foreground_everywhere_asks_on_apple_and_is_refused_elsewhere() {
     let d = orders();
     d.add_delegate(Arc::new(SignIn {
         signed_in: Arc::new(Mutex::new(false)),
@@ -155,11 +155,19 @@ fn open_app_asks_on_apple_passes_in_the_foreground_and_is_refused_elsewhere() {
     );
     assert_eq!(o.status, Status::Success);
     for p in [Platform::Android, Platform::Other] {
+        // not in the foreground: refused with the gate's message (the default invocation)
         let o = run(&d, Invocation::new("cancel_order").platform(p), args);
         assert_eq!(
             (o.error_code, o.message.as_deref()),
             (Some(ErrorCode::Denied), Some("Sign in to cancel orders."))
         );
+        // in the foreground (the user is in the app: an in-app assistant) it passes
+        let o = run(
+            &d,
+            Invocation::new("cancel_order").platform(p).foreground(true),
+            args,
+        );
+        assert_eq!(o.status, Status::Success, "{p:?} in the foreground: {o:?}");
     }
 }
 

@@ -255,7 +255,10 @@ fn agent() {
     println!("\n══ 2. The model calls the container `orders`\n");
     let vo = view.execute("orders", None);
     println!("  outcome: {}", vo.outcome.to_json());
-    println!("  expanded: {:?}", vo.expanded);
+    println!(
+        "  expanded: {}",
+        vo.expanded.as_deref().unwrap_or("(nothing)")
+    );
 
     println!("\n══ 3. The tools after expansion\n");
     for n in names(&view) {

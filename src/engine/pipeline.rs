@@ -369,10 +369,11 @@ fn gates(
             GateDecision::Allow => {}
             GateDecision::Deny(msg) => return Err(Outcome::error(ErrorCode::Denied, msg)),
             GateDecision::OpenApp(msg) => match (call.platform, call.foreground) {
+                // in the foreground the user is in the app already: the gate passes on
+                // every platform (seed 000's rerun, an in-app assistant)
+                (_, true) => {}
                 (Platform::Apple, false) => return Err(Outcome::open_app(msg)),
-                // in the foreground the user is in the app already: the gate passes
-                (Platform::Apple, true) => {}
-                // android and in-process calls have no way to continue in the app
+                // android and other have no way to continue in the app
                 _ => return Err(Outcome::error(ErrorCode::Denied, msg)),
             },
         }

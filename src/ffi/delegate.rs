@@ -248,10 +248,10 @@ pub unsafe extern "C" fn af_gate_deny(gate: *mut af_gate, message: *const c_char
     })
 }
 
-/// Asks for the app with `message` (borrowed): on apple, not in the foreground, the
-/// outcome is `openApp` (continue in the app; rerun in the foreground passes); in the
-/// foreground the gate passes; on android and other the call is refused (`Denied`) with
-/// the message.
+/// Asks for the app with `message` (borrowed): in the foreground the gate passes, on
+/// every platform (the user is in the app); not in the foreground, on apple the outcome is
+/// `openApp` (continue in the app; the rerun in the foreground passes), on android and
+/// other the call is refused (`Denied`) with the message.
 #[no_mangle]
 pub unsafe extern "C" fn af_gate_open_app(gate: *mut af_gate, message: *const c_char) -> af_status {
     // SAFETY: pointers checked by the helper.

@@ -191,7 +191,9 @@ pub unsafe extern "C" fn af_view_tools_json(v: *mut af_view, format: *const c_ch
 
 /// Runs what the model called and returns the outcome JSON (owned, never NULL).
 /// `inv->function_id` is the tool name the model called; the invocation's platform,
-/// caller, cancel token and timeout apply as for `af_execute_json` (borrowed, as there).
+/// foreground flag, caller, cancel token and timeout apply as for `af_execute_json`
+/// (borrowed, as there). The app's own assistant sets `is_foreground` to 1 (the bindings'
+/// views do by default): the user is in the app, so an `OpenApp` gate passes.
 /// `args_json` borrowed; NULL is `{}`. A collapsed toolkit's container expands and
 /// returns its `functionResult` text as the result; a hidden or collapsed function is
 /// `FunctionNotFound` saying how to make it visible; an output function returns its

@@ -207,7 +207,11 @@ impl Session {
     /// Runs a tool call (blocking) and returns its response, or `None` when the client
     /// cancelled it.
     pub fn run_call(&self, c: PendingCall) -> Option<String> {
-        let inv = Invocation::new(&c.name).cancel_token(&c.token);
+        // an MCP client is outside the app: not in the foreground, so an OpenApp gate
+        // refuses the call with its message
+        let inv = Invocation::new(&c.name)
+            .foreground(false)
+            .cancel_token(&c.token);
         let vo = self
             .view
             .execute_tool(&c.name, c.args.as_deref(), &inv, Self::mode(c.modern));

@@ -513,14 +513,18 @@ impl View {
     }
 
     /// Runs what the model called: a container expands; a visible function runs through
-    /// the full pipeline (platform `other`, the dispatcher's default timeout); anything else is `FunctionNotFound` saying
-    /// how to make it visible.
+    /// the full pipeline (platform `other`, in the foreground, the dispatcher's default
+    /// timeout); anything else is `FunctionNotFound` saying how to make it visible.
+    ///
+    /// In the foreground because a view is the app's own assistant: the user is in the app,
+    /// so an `OpenApp` gate passes. A caller outside the app (an MCP client, a remote
+    /// agent) goes through [`View::execute_with`] with an invocation that is not.
     pub fn execute(&self, name: &str, args: Option<&str>) -> ViewOutcome {
-        self.execute_with(name, args, &Invocation::new(name))
+        self.execute_with(name, args, &Invocation::new(name).foreground(true))
     }
 
-    /// [`View::execute`] with an invocation's platform, caller, cancellation and timeout
-    /// (its `function_id` is replaced by `name`).
+    /// [`View::execute`] with an invocation's platform, foreground flag, caller,
+    /// cancellation and timeout (its `function_id` is replaced by `name`).
     pub fn execute_with(&self, name: &str, args: Option<&str>, inv: &Invocation) -> ViewOutcome {
         match self.prepare(name, inv) {
             Prepared::Done(vo) => vo,

@@ -9,11 +9,17 @@ namespace AppFunctions.Extensions.AI;
 /// from the core; invoking one runs it through the dispatcher (or the view). A function marked
 /// <see cref="RequiresPermissionAttribute"/> is an <see cref="ApprovalRequiredAIFunction"/>: the
 /// chat client asks the user, and once approved the call runs without asking again.
+/// Calls run in the foreground by default: these tools are the app's own assistant and the user
+/// is in the app, so an <see cref="AppFunctionGate.OpenApp"/> gate passes. Pass
+/// <c>isForeground: false</c> when the tools serve a caller outside the app (an MCP server built
+/// from them, a remote agent): such a gate then refuses the call with its message.
+/// A result that comes with dialog text (<see cref="AppFunctionContext.Say"/>) reaches the model
+/// as <c>{"result": ..., "dialog": "..."}</c>; without dialog, as the result itself.
 /// </summary>
 public static class AppFunctionsAIExtensions
 {
     /// <summary>Every enabled function of the dispatcher (declared, then <c>search_{entity}</c>).</summary>
-    public static IList<AIFunction> AsAIFunctions(this AppFunctionDispatcher dispatcher)
+    public static IList<AIFunction> AsAIFunctions(this AppFunctionDispatcher dispatcher, bool isForeground = true)
     {
         ArgumentNullException.ThrowIfNull(dispatcher);
         var list = new List<AIFunction>();
@@ -26,7 +32,7 @@ public static class AppFunctionsAIExtensions
             using var schema = JsonDocument.Parse(d.GetParametersJsonSchema());
             using var result = JsonDocument.Parse(d.GetResultJsonSchema());
             var f = new AppFunctionAIFunction(dispatcher, null, d.Id, d.Description ?? d.Title ?? d.Id,
-                schema.RootElement.Clone(), result.RootElement.ValueKind == JsonValueKind.Null ? null : result.RootElement.Clone(), d.RequiresPermission);
+                schema.RootElement.Clone(), result.RootElement.ValueKind == JsonValueKind.Null ? null : result.RootElement.Clone(), d.RequiresPermission, isForeground);
             list.Add(d.RequiresPermission ? new ApprovalRequiredAIFunction(f) : f);
         }
         return list;
@@ -35,7 +41,7 @@ public static class AppFunctionsAIExtensions
     /// <summary>What the view's model sees now (collapsed toolkits as containers, conditions,
     /// rendered templates, output tools). Ask again after a call: <see cref="AppFunctionView.Generation"/>
     /// tells when the list changed. An output tool ends the function-invocation loop.</summary>
-    public static IList<AIFunction> AsAIFunctions(this AppFunctionView view)
+    public static IList<AIFunction> AsAIFunctions(this AppFunctionView view, bool isForeground = true)
     {
         ArgumentNullException.ThrowIfNull(view);
         var registry = view.Dispatcher.Registry;
@@ -48,7 +54,7 @@ public static class AppFunctionsAIExtensions
             var schema = t.GetProperty("inputSchema").Clone();
             JsonElement? output = t.TryGetProperty("outputSchema", out var o) ? o.Clone() : null;
             bool approval = registry[name]?.RequiresPermission == true;
-            var f = new AppFunctionAIFunction(view.Dispatcher, view, name, description, schema, output, approval);
+            var f = new AppFunctionAIFunction(view.Dispatcher, view, name, description, schema, output, approval, isForeground);
             list.Add(approval ? new ApprovalRequiredAIFunction(f) : f);
         }
         return list;
@@ -57,7 +63,8 @@ public static class AppFunctionsAIExtensions
 
 /// <summary>One app function as an <see cref="AIFunction"/>.</summary>
 internal sealed class AppFunctionAIFunction(
-    AppFunctionDispatcher dispatcher, AppFunctionView? view, string name, string description, JsonElement schema, JsonElement? returnSchema, bool preApproved)
+    AppFunctionDispatcher dispatcher, AppFunctionView? view, string name, string description, JsonElement schema, JsonElement? returnSchema, bool preApproved,
+    bool isForeground)
     : AIFunction
 {
     public override string Name => name;
@@ -71,7 +78,7 @@ internal sealed class AppFunctionAIFunction(
     protected override async ValueTask<object?> InvokeCoreAsync(AIFunctionArguments arguments, CancellationToken cancellationToken)
     {
         var args = ArgumentsJson(arguments);
-        var invocation = new AppFunctionInvocation(name);
+        var invocation = new AppFunctionInvocation(name) { IsForeground = isForeground };
         var options = preApproved ? new PendingOptions { PreApproved = true } : null;
         var outcome = view is not null
             ? await AppFunctionDispatcher.Run(view, invocation, args, cancellationToken, options).ConfigureAwait(false)
@@ -83,15 +90,30 @@ internal sealed class AppFunctionAIFunction(
         return Result(outcome);
     }
 
-    /// <summary>Success: the result (or the dialog / confirmation of a void function). Failure: an
-    /// object the model can read, <c>{"error": code, "message": ...}</c>.</summary>
+    /// <summary>Success: the result (with its dialog, <c>{"result", "dialog"}</c>, when the function
+    /// said one: the text for Siri is as useful to a model), or the dialog / confirmation of a void
+    /// function. Failure: an object the model can read, <c>{"error": code, "message": ...}</c>.</summary>
     private static JsonElement Result(AppFunctionOutcome outcome)
     {
         if (outcome.Status == AppFunctionStatus.Success && outcome.HasResult)
         {
             // the result as the core wrote it, parsed once from its UTF-8
             using var result = JsonDocument.Parse(outcome.ResultUtf8);
-            return result.RootElement.Clone();
+            if (outcome.Dialog is null)
+            {
+                return result.RootElement.Clone();
+            }
+            using var both = new MemoryStream();
+            using (var w = new Utf8JsonWriter(both))
+            {
+                w.WriteStartObject();
+                w.WritePropertyName("result");
+                result.RootElement.WriteTo(w);
+                w.WriteString("dialog", outcome.Dialog);
+                w.WriteEndObject();
+            }
+            using var doc2 = JsonDocument.Parse(both.ToArray());
+            return doc2.RootElement.Clone();
         }
         using var buffer = new MemoryStream();
         using (var w = new Utf8JsonWriter(buffer))

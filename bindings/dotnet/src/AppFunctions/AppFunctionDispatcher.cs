@@ -90,7 +90,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     public Task<AppFunctionOutcome> Execute(AppFunctionInvocation invocation, string argumentsJson, CancellationToken cancellationToken = default) =>
         Run(this, invocation, argumentsJson, cancellationToken, null);
 
-    /// <summary>Shared by <see cref="Execute"/> and <see cref="AppFunctionView.Execute"/>.</summary>
+    /// <summary>Shared by <see cref="Execute"/> and <see cref="AppFunctionView.Execute(AppFunctionInvocation, string?, CancellationToken)"/>.</summary>
     [SkipLocalsInit] // the stack buffers below are written before they are read
     internal static Task<AppFunctionOutcome> Run(object target, AppFunctionInvocation invocation, string? argumentsJson, CancellationToken cancellationToken, PendingOptions? options)
     {

@@ -41,6 +41,14 @@ public sealed class AppFunctionView : IDisposable
     public Task<AppFunctionOutcome> Execute(AppFunctionInvocation invocation, string? argumentsJson, CancellationToken cancellationToken = default) =>
         AppFunctionDispatcher.Run(this, invocation, argumentsJson, cancellationToken, null);
 
+    /// <summary>Runs the tool <paramref name="toolName"/> (platform <c>Other</c>) as
+    /// <see cref="Execute(AppFunctionInvocation, string?, CancellationToken)"/> does, in the
+    /// foreground by default: a view is the app's own assistant and the user is in the app, so an
+    /// <see cref="AppFunctionGate.OpenApp"/> gate passes. Pass <c>isForeground: false</c> for a
+    /// caller outside the app.</summary>
+    public Task<AppFunctionOutcome> Execute(string toolName, string? argumentsJson, bool isForeground = true, CancellationToken cancellationToken = default) =>
+        Execute(new AppFunctionInvocation(toolName) { IsForeground = isForeground }, argumentsJson, cancellationToken);
+
     /// <summary>Replaces the metadata (a JSON object); visibility and descriptions follow at once.</summary>
     public void SetMetadata(string metadataJson) => NativeCalls.ViewSetMetadata(_handle, metadataJson);
 

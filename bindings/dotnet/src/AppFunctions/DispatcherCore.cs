@@ -202,7 +202,10 @@ internal sealed class DelegateRegistration(DispatcherCore core, Type type, Func<
             var outcome = AppFunctionOutcome.Parse(outcomeJson);
             if (outcome.Status != AppFunctionStatus.Success)
             {
-                exception = new AppFunctionException(outcome.ErrorCode ?? AppFunctionErrorCode.Denied, outcome.Message ?? "");
+                exception = new AppFunctionException(outcome.ErrorCode ?? AppFunctionErrorCode.Denied, outcome.Message ?? "")
+                {
+                    AppRequested = outcome.Status == AppFunctionStatus.OpenApp,
+                };
             }
         }
         var task = resolve(context.Services).OnInvoked(context, exception is null ? context.Result : null, exception);

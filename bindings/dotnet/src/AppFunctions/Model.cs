@@ -116,9 +116,10 @@ public sealed class AppFunctionGate
     /// <summary>Refuses the call: <c>Denied</c> with the message.</summary>
     public static AppFunctionGate Deny(string message) => new(GateKind.Deny, message);
 
-    /// <summary>Asks for the app: on iOS the user continues in the app and the function runs again
-    /// in the foreground (where this gate passes); on Android and in-process the call is refused
-    /// (<c>Denied</c>) with the message.</summary>
+    /// <summary>Asks for the app: in the foreground this gate passes, on every platform (the user
+    /// is in the app: the rerun, or the app's own assistant). Not in the foreground, on iOS the
+    /// user continues in the app and the function runs again in the foreground; on Android and
+    /// <c>Other</c> the call is refused (<c>Denied</c>) with the message.</summary>
     public static AppFunctionGate OpenApp(string message) => new(GateKind.OpenApp, message);
 
     internal static readonly Task<AppFunctionGate> AllowTask = Task.FromResult(Allow);
@@ -136,6 +137,12 @@ public sealed class AppFunctionException : Exception
 
     /// <summary>The error code.</summary>
     public AppFunctionErrorCode Code { get; }
+
+    /// <summary>True when the call was not refused but asked for the app (an
+    /// <see cref="AppFunctionStatus.OpenApp"/> outcome: iOS, not in the foreground): it has not
+    /// run yet and may still run when it is rerun in the foreground. <see cref="Code"/> is then
+    /// <c>Denied</c> and the message is the gate's. False for every other failure.</summary>
+    public bool AppRequested { get; init; }
 }
 
 /// <summary>
@@ -150,7 +157,8 @@ public interface IAppFunctionDelegate
     Task<AppFunctionGate> OnInvoking(AppFunctionContext context, CancellationToken cancellationToken) => AppFunctionGate.AllowTask;
 
     /// <summary>Runs after the handler with its result or exception (a refusal arrives as an
-    /// <see cref="AppFunctionException"/> with <c>Denied</c>). Exceptions thrown here are logged and ignored.</summary>
+    /// <see cref="AppFunctionException"/> with <c>Denied</c>; an <c>OpenApp</c> outcome as one whose
+    /// <see cref="AppFunctionException.AppRequested"/> is true). Exceptions thrown here are logged and ignored.</summary>
     Task OnInvoked(AppFunctionContext context, object? result, Exception? exception) => Task.CompletedTask;
 }
 

@@ -71,13 +71,43 @@ public sealed class AIFunctionsTests : IDisposable
                     new FunctionCallContent("call-1", "create_order", new Dictionary<string, object?> { ["customer"] = "acme", ["quantity"] = 2 }),
                 ]));
             }
-            var order = (JsonElement)result.Result!;
+            var order = ((JsonElement)result.Result!).GetProperty("result");
             return new ChatResponse(new ChatMessage(ChatRole.Assistant, $"Created {order.GetProperty("id").GetString()} for {order.GetProperty("customer").GetString()}."));
         });
         using var client = new ChatClientBuilder(model).UseFunctionInvocation().Build();
         var response = await client.GetResponseAsync("Order two widgets for acme", new ChatOptions { Tools = [.. _orders.Dispatcher.AsAIFunctions()] });
         Assert.Matches("^Created o-\\d+ for acme\\.$", response.Text);
         Assert.Equal(2, model.Turns.Count);
+    }
+
+    [Fact]
+    public async Task A_result_reaches_the_model_with_its_dialog()
+    {
+        var f = _orders.Dispatcher.AsAIFunctions().Single(t => t.Name == "create_order");
+        var r = (JsonElement)(await f.InvokeAsync(new AIFunctionArguments { ["customer"] = "acme", ["quantity"] = 2 }))!;
+        var id = r.GetProperty("result").GetProperty("id").GetString();
+        Assert.Equal("acme", r.GetProperty("result").GetProperty("customer").GetString());
+        Assert.Equal($"Order {id} created.", r.GetProperty("dialog").GetString());
+    }
+
+    [Fact]
+    public async Task The_apps_own_tools_call_in_the_foreground_so_an_OpenApp_gate_passes_unless_told_otherwise()
+    {
+        _orders.Get<SignInState>().IsSignedIn = false;
+        var inApp = _orders.Dispatcher.AsAIFunctions().Single(t => t.Name == "cancel_order");
+        var r = (JsonElement)(await inApp.InvokeAsync(new AIFunctionArguments { ["order"] = "o-1" }))!;
+        Assert.Equal("cancelled", r.GetProperty("result").GetProperty("status").GetString());
+        var outside = _orders.Dispatcher.AsAIFunctions(isForeground: false).Single(t => t.Name == "cancel_order");
+        var refused = (JsonElement)(await outside.InvokeAsync(new AIFunctionArguments { ["order"] = "o-2" }))!;
+        Assert.Equal("Denied", refused.GetProperty("error").GetString());
+        Assert.Equal("Sign in to cancel orders.", refused.GetProperty("message").GetString());
+        using var view = _orders.Dispatcher.CreateView("{}");
+        var viaView = (JsonElement)(await view.AsAIFunctions().Single(t => t.Name == "cancel_order").InvokeAsync(new AIFunctionArguments { ["order"] = "o-3" }))!;
+        Assert.Equal("cancelled", viaView.GetProperty("result").GetProperty("status").GetString());
+        var viewRun = await view.Execute("cancel_order", """{"order":"o-2"}""");
+        Assert.Equal(AppFunctionStatus.Success, viewRun.Status);
+        var viewOutside = await view.Execute("cancel_order", """{"order":"o-2"}""", isForeground: false);
+        Assert.Equal(AppFunctionErrorCode.Denied, viewOutside.ErrorCode);
     }
 
     [Fact]

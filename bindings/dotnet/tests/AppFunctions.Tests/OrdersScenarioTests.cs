@@ -97,6 +97,27 @@ public sealed class OrdersScenarioTests : IDisposable
         Assert.Equal(AppFunctionStatus.Success, signedIn.Status);
     }
 
+    [Theory]
+    [InlineData(AppFunctionPlatform.Android)]
+    [InlineData(AppFunctionPlatform.Other)]
+    [InlineData(AppFunctionPlatform.Apple)]
+    public async Task OpenApp_passes_in_the_foreground_on_every_platform(AppFunctionPlatform platform)
+    {
+        _host.Get<SignInState>().IsSignedIn = false;
+        var o = await Dispatcher.Execute(new AppFunctionInvocation("cancel_order") { Platform = platform, IsForeground = true }, """{"order":"o-3"}""");
+        Assert.Equal("cancelled", Result(o).GetProperty("status").GetString());
+    }
+
+    [Fact]
+    public async Task OnInvoked_tells_an_OpenApp_outcome_from_a_refusal()
+    {
+        _host.Get<SignInState>().IsSignedIn = false;
+        await Dispatcher.Execute(new AppFunctionInvocation("cancel_order") { Platform = AppFunctionPlatform.Apple }, """{"order":"o-1"}""");
+        await Dispatcher.Execute(new AppFunctionInvocation("cancel_order") { Platform = AppFunctionPlatform.Android }, """{"order":"o-1"}""");
+        Assert.True(_host.Logs.Has(e => e.Message == "cancel_order from Apple: asked for the app: Sign in to cancel orders."));
+        Assert.True(_host.Logs.Has(e => e.Message == "cancel_order from Android: Sign in to cancel orders."));
+    }
+
     [Fact]
     public async Task OpensApp_functions_ask_for_the_app_on_apple_only()
     {

@@ -97,8 +97,9 @@ public enum AppFunctionGate: Sendable, Equatable {
     case allow
     /// Refuse it: the outcome is `Denied` with this message.
     case deny(String)
-    /// Ask for the app: on apple, not in the foreground, the outcome is `openApp` with this
-    /// message as its dialog; in the foreground the gate passes; elsewhere it is `Denied`.
+    /// Ask for the app: in the foreground the gate passes, on every platform; not in the
+    /// foreground, on apple the outcome is `openApp` with this message as its dialog, on
+    /// android and other it is `Denied` with the message.
     case openApp(String)
 }
 

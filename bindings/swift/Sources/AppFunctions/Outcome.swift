@@ -76,6 +76,11 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
 
     public var isSuccess: Bool { status == .success }
 
+    /// The call asked for the app (`.openApp`: apple, not in the foreground) instead of being
+    /// refused: it has not run and may yet run when it is rerun in the foreground. What
+    /// `onInvoked` receives says so; for a refusal (`Denied`) it is false.
+    public var appRequested: Bool { status == .openApp }
+
     /// Decodes the result (dates as ISO 8601); throws when there is none or it does not fit.
     public func result<T: Decodable>(as type: T.Type = T.self) throws -> T {
         guard let resultJSON else {
@@ -142,7 +147,7 @@ public enum AppFunctionPlatform: Int32, Sendable, Codable {
 }
 
 /// A request to run a function. Defaults: `.other`, not in the foreground, no timeout —
-/// so an `openApp` gate refuses the call the way Android does.
+/// so an `openApp` gate refuses the call the way Android does (in the foreground it passes).
 public struct AppFunctionInvocation: Sendable {
     public var functionId: String
     public var platform: AppFunctionPlatform

@@ -108,9 +108,11 @@ public final class AppFunctionView: @unchecked Sendable {
         return outcome
     }
 
-    /// Runs the tool `name` in-process (platform `.other`).
-    public func execute(_ name: String, arguments: String = "{}") async -> AppFunctionOutcome {
-        await execute(AppFunctionInvocation(name), arguments: arguments)
+    /// Runs the tool `name` (platform `.other`), in the foreground by default: a view is the
+    /// app's own assistant and the user is in the app, so an `openApp` gate passes. Pass
+    /// `isForeground: false` for a caller outside the app.
+    public func execute(_ name: String, arguments: String = "{}", isForeground: Bool = true) async -> AppFunctionOutcome {
+        await execute(AppFunctionInvocation(name, isForeground: isForeground), arguments: arguments)
     }
 
     // MARK: The conversation's state

@@ -112,8 +112,13 @@ final class ScenarioTests: XCTestCase {
             AppFunctionInvocation("cancel_order", platform: .apple, isForeground: false),
             arguments: #"{"order":"\#(order.id)"}"#)
         XCTAssertEqual(outcome.status, .openApp, "\(outcome)")
+        XCTAssertTrue(outcome.appRequested)
         XCTAssertEqual(outcome.dialog ?? outcome.message, "Sign in to cancel orders.")
         XCTAssertEqual(store.orders(ids: [order.id]).first?.status, "Open")
+        // onInvoked is told the app was asked for, not that the call was refused
+        let invoked = telemetry.seen.filter { $0.function == "cancel_order" }.map(\.outcome)
+        XCTAssertEqual(invoked.map(\.appRequested), [true])
+        XCTAssertNil(invoked.first?.errorCode)
     }
 
     func testTheRerunInTheForegroundSucceeds() async throws {
@@ -129,14 +134,35 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(rerun.dialog, "Order \(order.id) is cancelled.")
     }
 
-    func testTheOpenAppGateIsRefusedOnAndroidAndInProcess() async {
+    func testTheOpenAppGateIsRefusedOnAndroidAndOtherNotInTheForeground() async {
         let order = store.createOrder(CreateOrder(customer: "acme", quantity: 1, priority: .normal))
         for platform in [AppFunctionPlatform.android, .other] {
             let outcome = await dispatcher.execute(
                 AppFunctionInvocation("cancel_order", platform: platform), arguments: #"{"order":"\#(order.id)"}"#)
             XCTAssertEqual(outcome.errorCode, .denied, "\(platform): \(outcome)")
             XCTAssertEqual(outcome.message, "Sign in to cancel orders.")
+            XCTAssertFalse(outcome.appRequested)
         }
+    }
+
+    func testInTheForegroundTheOpenAppGatePassesOnEveryPlatform() async throws {
+        for platform in [AppFunctionPlatform.apple, .android, .other] {
+            let order = store.createOrder(CreateOrder(customer: "acme", quantity: 1, priority: .normal))
+            let outcome = await dispatcher.execute(
+                AppFunctionInvocation("cancel_order", platform: platform, isForeground: true),
+                arguments: #"{"order":"\#(order.id)"}"#)
+            XCTAssertEqual(outcome.status, .success, "\(platform): \(outcome)")
+        }
+    }
+
+    func testTheAppsOwnViewCallsInTheForegroundUnlessToldOtherwise() async throws {
+        let view = try dispatcher.makeView()
+        let order = store.createOrder(CreateOrder(customer: "acme", quantity: 1, priority: .normal))
+        let inApp = await view.execute("cancel_order", arguments: #"{"order":"\#(order.id)"}"#)
+        XCTAssertEqual(inApp.status, .success, "\(inApp)")
+        let other = store.createOrder(CreateOrder(customer: "acme", quantity: 1, priority: .normal))
+        let outside = await view.execute("cancel_order", arguments: #"{"order":"\#(other.id)"}"#, isForeground: false)
+        XCTAssertEqual(outside.errorCode, .denied, "\(outside)")
     }
 
     func testOnceSignedInTheBackgroundCallSucceeds() async {

@@ -153,7 +153,8 @@ public class TelemetryDelegate(ILogger<TelemetryDelegate> logger) : IAppFunction
 {
     public Task OnInvoked(AppFunctionContext context, object? result, Exception? exception)
     {
-        logger.LogInformation("{Function} from {Platform}: {Outcome}", context.FunctionId, context.Platform, exception?.Message ?? "ok");
+        var what = exception is AppFunctionException { AppRequested: true } asked ? $"asked for the app: {asked.Message}" : exception?.Message ?? "ok";
+        logger.LogInformation("{Function} from {Platform}: {Outcome}", context.FunctionId, context.Platform, what);
         return Task.CompletedTask;
     }
 }

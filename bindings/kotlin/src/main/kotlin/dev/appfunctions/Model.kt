@@ -62,7 +62,7 @@ data class AppFunctionInvocation(
 sealed class AppFunctionGate {
     data object Allow : AppFunctionGate()
     data class Deny(val message: String) : AppFunctionGate()
-    /** Apple, not in the foreground: continue in the app. In the foreground it passes; on android and other it is refused with [message]. */
+    /** In the foreground it passes, on every platform. Not in the foreground: apple continues in the app (`OpenApp`); android and other refuse the call with [message] (`Denied`). */
     data class OpenApp(val message: String) : AppFunctionGate()
 }
 
@@ -94,6 +94,13 @@ class AppFunctionOutcome internal constructor(
     val isFinal: Boolean = (element["final"] as? JsonPrimitive)?.contentOrNull == "true"
 
     val isSuccess: Boolean get() = status == AppFunctionStatus.Success
+
+    /**
+     * The call asked for the app ([AppFunctionStatus.OpenApp]: apple, not in the foreground) instead
+     * of being refused: it has not run and may yet run when it is rerun in the foreground. What
+     * `onInvoked` receives says so; for a refusal (`Denied`) it is false.
+     */
+    val appRequested: Boolean get() = status == AppFunctionStatus.OpenApp
 
     /** Decodes [result] with a kotlinx.serialization serializer. */
     fun <T> decodeResult(serializer: KSerializer<T>): T = AppJson.decodeFromJsonElement(serializer, result)

@@ -134,9 +134,13 @@ class AppFunctionView internal constructor(
         }
     }
 
-    /** Runs the tool [toolName] in-process (platform `Other`); see [execute]. */
-    suspend fun execute(toolName: String, argumentsJson: String = "{}"): AppFunctionOutcome =
-        execute(AppFunctionInvocation(toolName), argumentsJson)
+    /**
+     * Runs the tool [toolName] (platform `Other`); see [execute]. In the foreground by default: a view
+     * is the app's own assistant and the user is in the app, so an `OpenApp` gate passes. Pass
+     * `isForeground = false` for a caller outside the app.
+     */
+    suspend fun execute(toolName: String, argumentsJson: String = "{}", isForeground: Boolean = true): AppFunctionOutcome =
+        execute(AppFunctionInvocation(toolName, isForeground = isForeground), argumentsJson)
 
     /** The blocking variant of [execute] (from a plain thread; not from one a handler needs). */
     @JvmOverloads

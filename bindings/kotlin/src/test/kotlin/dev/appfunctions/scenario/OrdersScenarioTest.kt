@@ -100,7 +100,7 @@ class OrdersScenarioTest {
     }
 
     @Test
-    fun `the sign-in gate asks for the app on apple and is refused with its message on android and other`() {
+    fun `not in the foreground the sign-in gate asks for the app on apple and is refused with its message on android and other`() {
         val id = newOrder()
         val args = """{"order":"$id"}"""
         val apple = run("cancel_order", args, AppFunctionPlatform.Apple)
@@ -123,6 +123,28 @@ class OrdersScenarioTest {
         // every refusal reached onInvoked as Denied (openApp as itself)
         val statuses = telemetry.seen.filter { it.first == "cancel_order" }.map { it.second.errorCode ?: it.second.status }
         assertEquals(listOf(AppFunctionStatus.OpenApp, AppFunctionErrorCode.Denied, AppFunctionErrorCode.Denied, AppFunctionStatus.Success), statuses)
+        // and onInvoked tells the app being asked for from a refusal
+        val asked = telemetry.seen.filter { it.first == "cancel_order" }.map { it.second.appRequested }
+        assertEquals(listOf(true, false, false, false), asked)
+    }
+
+    @Test
+    fun `in the foreground the sign-in gate passes on every platform, and the app's own view calls in the foreground`() {
+        for (platform in AppFunctionPlatform.entries) {
+            val id = newOrder()
+            val o = run("cancel_order", """{"order":"$id"}""", platform, foreground = true)
+            assertEquals(AppFunctionStatus.Success, o.status, "$platform: ${o.json}")
+            assertEquals("cancelled", store.orders[id]!!.status)
+        }
+        dispatcher.view().use { view ->
+            val id = newOrder()
+            val inApp = runBlocking { view.execute("cancel_order", """{"order":"$id"}""") }
+            assertEquals(AppFunctionStatus.Success, inApp.status, inApp.json)
+            val other = newOrder()
+            val outside = runBlocking { view.execute("cancel_order", """{"order":"$other"}""", isForeground = false) }
+            assertEquals(AppFunctionErrorCode.Denied, outside.errorCode, outside.json)
+            assertEquals("open", store.orders[other]!!.status)
+        }
     }
 
     @Test
