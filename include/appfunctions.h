@@ -466,8 +466,18 @@ const char *af_version(void);
 uint32_t af_abi_version(void);
 
 /**
- * The name of an `AF_CODE_*` value as outcome JSON writes it (`"FunctionNotFound"`, ...):
- * lent, static, never to be freed. NULL for a value that is not an `AF_CODE_*`.
+ * The name of an `af_status` (what a function returned: `AF_OK`, `AF_ERR_*`) as its
+ * constant is spelled (`"AF_ERR_DUPLICATE"`, ...): lent, static, never to be freed. NULL
+ * for a value that is not an `af_status`. Statuses and `AF_CODE_*` error codes are two
+ * ranges of integers that overlap: an outcome's error code has `af_error_code_name`.
+ */
+const char *af_status_name(af_status status);
+
+/**
+ * The name of an `AF_CODE_*` value (an outcome's error code, what `af_call_fail` takes) as
+ * outcome JSON writes it (`"FunctionNotFound"`, ...): lent, static, never to be freed.
+ * NULL for a value that is not an `AF_CODE_*`. Not for an `af_status` (what functions
+ * return; the ranges overlap): that is `af_status_name`.
  */
 const char *af_error_code_name(int32_t code);
 

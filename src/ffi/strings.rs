@@ -1,5 +1,5 @@
 //! Strings and errors: the last error of each thread, strings the library hands out,
-//! versions, and the names of the outcome error codes.
+//! versions, and the names of the statuses and of the outcome error codes.
 
 use super::*;
 use std::cell::RefCell;
@@ -106,8 +106,41 @@ static CODE_NAMES: [(i32, &CStr); 12] = [
     (12, c"InternalError"),
 ];
 
-/// The name of an `AF_CODE_*` value as outcome JSON writes it (`"FunctionNotFound"`, ...):
-/// lent, static, never to be freed. NULL for a value that is not an `AF_CODE_*`.
+/// `af_status` values and their constants' names, NUL-terminated.
+static STATUS_NAMES: [(af_status, &CStr); 12] = [
+    (AF_OK, c"AF_OK"),
+    (AF_ERR_NULL, c"AF_ERR_NULL"),
+    (AF_ERR_UTF8, c"AF_ERR_UTF8"),
+    (AF_ERR_INVALID, c"AF_ERR_INVALID"),
+    (AF_ERR_DUPLICATE, c"AF_ERR_DUPLICATE"),
+    (AF_ERR_NOT_FOUND, c"AF_ERR_NOT_FOUND"),
+    (AF_ERR_ALREADY_COMPLETED, c"AF_ERR_ALREADY_COMPLETED"),
+    (AF_ERR_NOT_WAITING, c"AF_ERR_NOT_WAITING"),
+    (AF_ERR_INVALID_HANDLE, c"AF_ERR_INVALID_HANDLE"),
+    (AF_ERR_LIMIT, c"AF_ERR_LIMIT"),
+    (AF_ERR_INTERNAL, c"AF_ERR_INTERNAL"),
+    (AF_ERR_TIMED_OUT, c"AF_ERR_TIMED_OUT"),
+];
+
+/// The name of an `af_status` (what a function returned: `AF_OK`, `AF_ERR_*`) as its
+/// constant is spelled (`"AF_ERR_DUPLICATE"`, ...): lent, static, never to be freed. NULL
+/// for a value that is not an `af_status`. Statuses and `AF_CODE_*` error codes are two
+/// ranges of integers that overlap: an outcome's error code has `af_error_code_name`.
+#[no_mangle]
+pub extern "C" fn af_status_name(status: af_status) -> *const c_char {
+    boundary(|| match STATUS_NAMES.iter().find(|(s, _)| *s == status) {
+        Some((_, n)) => n.as_ptr(),
+        None => {
+            set_last_error(&format!("{status} is not an af_status (AF_OK or AF_ERR_*)"));
+            std::ptr::null()
+        }
+    })
+}
+
+/// The name of an `AF_CODE_*` value (an outcome's error code, what `af_call_fail` takes) as
+/// outcome JSON writes it (`"FunctionNotFound"`, ...): lent, static, never to be freed.
+/// NULL for a value that is not an `AF_CODE_*`. Not for an `af_status` (what functions
+/// return; the ranges overlap): that is `af_status_name`.
 #[no_mangle]
 pub extern "C" fn af_error_code_name(code: i32) -> *const c_char {
     boundary(|| match CODE_NAMES.iter().find(|(c, _)| *c == code) {

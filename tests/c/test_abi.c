@@ -221,6 +221,33 @@ TEST(abi__last_error_lives_through_the_next_failures_and_copies) {
     af_string_free(copy);
 }
 
+TEST(abi__status_names_are_their_constants_and_not_error_codes) {
+    static const struct { af_status s; const char *name; } statuses[] = {
+        {AF_OK, "AF_OK"}, {AF_ERR_NULL, "AF_ERR_NULL"}, {AF_ERR_UTF8, "AF_ERR_UTF8"},
+        {AF_ERR_INVALID, "AF_ERR_INVALID"}, {AF_ERR_DUPLICATE, "AF_ERR_DUPLICATE"},
+        {AF_ERR_NOT_FOUND, "AF_ERR_NOT_FOUND"}, {AF_ERR_ALREADY_COMPLETED, "AF_ERR_ALREADY_COMPLETED"},
+        {AF_ERR_NOT_WAITING, "AF_ERR_NOT_WAITING"}, {AF_ERR_INVALID_HANDLE, "AF_ERR_INVALID_HANDLE"},
+        {AF_ERR_LIMIT, "AF_ERR_LIMIT"}, {AF_ERR_INTERNAL, "AF_ERR_INTERNAL"}, {AF_ERR_TIMED_OUT, "AF_ERR_TIMED_OUT"},
+    };
+    for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++) {
+        const char *n = af_status_name(statuses[i].s);
+        CHECK_STREQ(n, statuses[i].name);
+        CHECK(af_status_name(statuses[i].s) == n); /* static: the same pointer every time */
+    }
+    /* the two ranges overlap: 4 is a duplicate as a status, EntityNotFound as an error code */
+    CHECK_STREQ(af_status_name(AF_ERR_DUPLICATE), "AF_ERR_DUPLICATE");
+    CHECK_STREQ(af_error_code_name(4), "EntityNotFound");
+    CHECK(af_status_name(12) == NULL);
+    CHECK_LAST_ERROR("12 is not an af_status");
+    CHECK(af_status_name(-1) == NULL);
+    /* what a duplicate registration returns is named as a duplicate */
+    af_dispatcher *d = af_dispatcher_new();
+    CHECK_STATUS(af_register_function(d, "{\"id\":\"twice\",\"kind\":\"output\"}", NULL, NULL, NULL), AF_OK);
+    af_status st = af_register_function(d, "{\"id\":\"twice\",\"kind\":\"output\"}", NULL, NULL, NULL);
+    CHECK_STREQ(af_status_name(st), "AF_ERR_DUPLICATE");
+    af_dispatcher_free(d);
+}
+
 TEST(abi__error_code_names_both_ways) {
     static const char *names[] = {"FunctionNotFound", "Disabled",      "InvalidArgument", "EntityNotFound",
                                   "Denied",           "PermissionDenied", "Cancelled",    "TimedOut",

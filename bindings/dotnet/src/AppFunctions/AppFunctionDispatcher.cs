@@ -505,4 +505,10 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
 }
 
 /// <summary>The core refused a registration or a setting; the message names what and why.</summary>
-public sealed class AppFunctionRegistrationException(string message) : Exception(message);
+public sealed class AppFunctionRegistrationException(string message, string? status = null) : Exception(message)
+{
+    /// <summary>The core's status, as its constant is spelled (<c>AF_ERR_DUPLICATE</c> for an id
+    /// registered twice, <c>AF_ERR_INVALID</c> for a malformed descriptor...); null when the
+    /// failure did not come from a status.</summary>
+    public string? Status { get; } = status;
+}

@@ -35,5 +35,18 @@ public sealed class HandWrittenTests
         var e = Assert.Throws<AppFunctionRegistrationException>(() => d.RegisterFunction("""{"id":"bad","parameters":[{"name":"x","type":"in32"}]}""", (_, _) => ValueTask.FromResult<string?>(null)));
         Assert.Contains("bad.parameters", e.Message);
         Assert.Contains("int32", e.Message); // the core's "did you mean"
+        Assert.Equal("AF_ERR_INVALID", e.Status);
+    }
+
+    [Fact]
+    public void A_duplicate_id_is_reported_as_a_duplicate()
+    {
+        using var sp = new ServiceCollection().BuildServiceProvider();
+        using var d = new AppFunctionDispatcher(sp, new AppFunctionsOptions { Include = _ => false });
+        d.RegisterFunction("""{"id":"twice"}""", (_, _) => ValueTask.FromResult<string?>(null));
+        var e = Assert.Throws<AppFunctionRegistrationException>(() => d.RegisterFunction("""{"id":"twice"}""", (_, _) => ValueTask.FromResult<string?>(null)));
+        Assert.Equal("AF_ERR_DUPLICATE", e.Status);
+        Assert.Contains("(AF_ERR_DUPLICATE)", e.Message);
+        Assert.Contains("twice", e.Message);
     }
 }

@@ -192,6 +192,19 @@ public sealed class NativeLibraryTests
     }
 
     [Fact]
+    public void Status_names_come_from_the_core_and_are_not_error_code_names()
+    {
+        Assert.Equal("AF_OK", NativeCalls.StatusName(Native.AF_OK));
+        Assert.Equal("AF_ERR_DUPLICATE", NativeCalls.StatusName(Native.AF_ERR_DUPLICATE));
+        Assert.Equal("AF_ERR_TIMED_OUT", NativeCalls.StatusName(Native.AF_ERR_TIMED_OUT));
+        Assert.Equal("status 99", NativeCalls.StatusName(99));
+        unsafe
+        {
+            Assert.Equal("EntityNotFound", Utf8.Read(Native.af_error_code_name(Native.AF_ERR_DUPLICATE))); // the same 4
+        }
+    }
+
+    [Fact]
     public void Error_code_names_match_the_core()
     {
         foreach (AppFunctionErrorCode code in Enum.GetValues<AppFunctionErrorCode>())

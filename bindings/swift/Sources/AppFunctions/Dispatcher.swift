@@ -294,7 +294,10 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
             let code: AppFunctionErrorCode = status == AF_ERR_NOT_FOUND ? .functionNotFound
                 : status == AF_ERR_LIMIT ? .limitExceeded
                 : status == AF_ERR_INTERNAL ? .internalError : .invalidArgument
-            throw AppFunctionError(code, "\(what): \(lastError())")
+            let message = lastError()
+            // the status's own name, from the core: a duplicate id says it is one
+            let name = af_status_name(status).map { String(cString: $0) } ?? "status \(status)"
+            throw AppFunctionError(code, "\(what) (\(name)): \(message)", status: name)
         }
     }
 }

@@ -41,11 +41,19 @@ public enum AppFunctionErrorCode: String, Sendable, CaseIterable, Codable {
 public struct AppFunctionError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: AppFunctionErrorCode
     public var message: String
+    /// The core's status when a registration or setup call failed, as its constant is spelled
+    /// (`"AF_ERR_DUPLICATE"` for an id registered twice, `"AF_ERR_INVALID"` for a malformed
+    /// descriptor...); nil when the error did not come from a status.
+    public var status: String?
 
-    public init(_ code: AppFunctionErrorCode, _ message: String) {
+    public init(_ code: AppFunctionErrorCode, _ message: String, status: String? = nil) {
         self.code = code
         self.message = message
+        self.status = status
     }
+
+    /// The id was registered already (`AF_ERR_DUPLICATE`).
+    public var isDuplicate: Bool { status == "AF_ERR_DUPLICATE" }
 
     public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -435,6 +435,20 @@ final class ScenarioTests: XCTestCase {
 
 /// Memory: what the core holds is released with the dispatcher.
 final class LifetimeTests: XCTestCase {
+    func testADuplicateIdIsReportedAsADuplicate() throws {
+        let d = AppFunctionDispatcher()
+        try d.register(descriptorJSON: #"{"id":"twice"}"#) { _, _ in nil }
+        XCTAssertThrowsError(try d.register(descriptorJSON: #"{"id":"twice"}"#) { _, _ in nil }) { error in
+            let e = error as? AppFunctionError
+            XCTAssertEqual(e?.status, "AF_ERR_DUPLICATE", "\(error)")
+            XCTAssertTrue(e?.isDuplicate == true)
+            XCTAssertTrue(e?.message.contains("(AF_ERR_DUPLICATE)") == true, "\(error)")
+        }
+        XCTAssertThrowsError(try d.register(descriptorJSON: #"{"id":"Bad Id"}"#) { _, _ in nil }) { error in
+            XCTAssertEqual((error as? AppFunctionError)?.status, "AF_ERR_INVALID", "\(error)")
+        }
+    }
+
     func testAReleasedDispatcherLeaksNoUserData() async throws {
         let before = AppFunctionsLibrary.liveUserDataCount
         weak var weakDispatcher: AppFunctionDispatcher?

@@ -48,6 +48,7 @@ internal static unsafe partial class Native
     [LibraryImport(Library)] internal static partial byte* af_version();
     [LibraryImport(Library)] internal static partial uint af_abi_version();
     [LibraryImport(Library)] internal static partial byte* af_error_code_name(int code);
+    [LibraryImport(Library)] internal static partial byte* af_status_name(int status);
     [LibraryImport(Library)] internal static partial int af_error_code_from_name(byte* name);
 
     // ---- dispatcher ----------------------------------------------------------------------

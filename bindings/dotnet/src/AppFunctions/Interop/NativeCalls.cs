@@ -24,25 +24,17 @@ internal static unsafe partial class NativeCalls
         }
     }
 
-    /// <summary>What failed, with the status name and <c>af_last_error</c>.</summary>
-    internal static AppFunctionRegistrationException Error(string what, int status = -1) =>
-        new($"AppFunctions: {what} failed{(status > 0 ? $" ({StatusName(status)})" : "")}: {LastError()}");
-
-    internal static string StatusName(int status) => status switch
+    /// <summary>What failed, with the status name (<see cref="AppFunctionRegistrationException.Status"/>)
+    /// and <c>af_last_error</c>.</summary>
+    internal static AppFunctionRegistrationException Error(string what, int status = -1)
     {
-        Native.AF_ERR_NULL => "AF_ERR_NULL",
-        Native.AF_ERR_UTF8 => "AF_ERR_UTF8",
-        Native.AF_ERR_INVALID => "AF_ERR_INVALID",
-        Native.AF_ERR_DUPLICATE => "AF_ERR_DUPLICATE",
-        Native.AF_ERR_NOT_FOUND => "AF_ERR_NOT_FOUND",
-        Native.AF_ERR_ALREADY_COMPLETED => "AF_ERR_ALREADY_COMPLETED",
-        Native.AF_ERR_NOT_WAITING => "AF_ERR_NOT_WAITING",
-        Native.AF_ERR_INVALID_HANDLE => "AF_ERR_INVALID_HANDLE",
-        Native.AF_ERR_LIMIT => "AF_ERR_LIMIT",
-        Native.AF_ERR_INTERNAL => "AF_ERR_INTERNAL",
-        Native.AF_ERR_TIMED_OUT => "AF_ERR_TIMED_OUT",
-        _ => "status " + status,
-    };
+        var message = LastError(); // before af_status_name, which sets its own for an unknown value
+        var name = status > 0 ? StatusName(status) : null;
+        return new($"AppFunctions: {what} failed{(name is null ? "" : $" ({name})")}: {message}", name);
+    }
+
+    /// <summary>The status's constant name, from the core (<c>af_status_name</c>).</summary>
+    internal static string StatusName(int status) => Utf8.Read(Native.af_status_name(status)) ?? "status " + status;
 
     /// <summary>The message of the last failure on this thread.</summary>
     internal static string LastError() => Utf8.Take(Native.af_last_error_copy()) ?? "";

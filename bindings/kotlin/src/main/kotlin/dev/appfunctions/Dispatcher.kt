@@ -28,6 +28,7 @@ import dev.appfunctions.internal.blockingOutcomeJson
 import dev.appfunctions.internal.timeoutMs
 import dev.appfunctions.internal.cstr
 import dev.appfunctions.internal.lastError
+import dev.appfunctions.internal.statusName
 import dev.appfunctions.internal.readFunctions
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
@@ -47,7 +48,11 @@ import kotlin.reflect.full.findAnnotation
 import kotlin.reflect.full.primaryConstructor
 
 /** A registration refused by the core (a malformed descriptor, a duplicate id, ...); [message] names the path and the reason. */
-class AppFunctionRegistrationException(message: String) : IllegalArgumentException(message)
+class AppFunctionRegistrationException(
+    message: String,
+    /** The core's status as its constant is spelled (`AF_ERR_DUPLICATE` for an id registered twice, `AF_ERR_INVALID` for a malformed descriptor, ...); null when the failure did not come from a status. */
+    val status: String? = null,
+) : IllegalArgumentException(message)
 
 /**
  * The registry of functions, entities and delegates, and the entry point of every call: from
@@ -99,7 +104,11 @@ class AppFunctionDispatcher(
     }
 
     private fun check(status: Int, what: String) {
-        if (status != AfNative.AF_OK) throw AppFunctionRegistrationException("$what: ${lastError()}")
+        if (status != AfNative.AF_OK) {
+            val message = lastError()
+            val name = statusName(status)
+            throw AppFunctionRegistrationException("$what ($name): $message", name)
+        }
     }
 
     // --- registration: annotations -------------------------------------------------------

@@ -50,6 +50,18 @@ class LifecycleTest {
     }
 
     @Test
+    fun `a duplicate id is reported as a duplicate, with the core's status name`() {
+        AppFunctionDispatcher().use { d ->
+            val store = OrderStore()
+            d.registerEntity(Order::class, OrderProvider(store))
+            d.register(OrderFunctions(store))
+            val e = assertFailsWith<AppFunctionRegistrationException> { d.register(OrderFunctions(store)) }
+            assertEquals("AF_ERR_DUPLICATE", e.status)
+            assertTrue(e.message!!.contains("(AF_ERR_DUPLICATE)"), e.message)
+        }
+    }
+
+    @Test
     fun `user data is released when the dispatcher closes, counted`() {
         val handlesBefore = Handles.size
         val (d, _, _) = fullApp()

@@ -66,6 +66,7 @@ internal object AfNative {
     external fun af_version(): Pointer?
     external fun af_abi_version(): Int
     external fun af_error_code_name(code: Int): Pointer?
+    external fun af_status_name(status: Int): Pointer?
     external fun af_error_code_from_name(name: ByteArray?): Int
 
     // the call context
@@ -191,3 +192,6 @@ internal fun Pointer?.takeUtf8(): String? {
 }
 
 internal fun lastError(): String = AfNative.af_last_error().utf8().orEmpty()
+
+/** A status's constant name (`AF_ERR_DUPLICATE`, ...), from the core. */
+internal fun statusName(status: Int): String = AfNative.af_status_name(status).utf8() ?: "status $status"
