@@ -432,7 +432,7 @@ fn no_unrendered_template_reaches_a_model() {
 }
 
 #[test]
-fn registration_refuses_placeholders_naming_undeclared_metadata() {
+fn with_a_metadata_schema_registration_refuses_placeholders_naming_undeclared_metadata() {
     let d = templated();
     for (desc, path) in [
         (r#"{"id": "a", "title": "{metadata.Shopp}"}"#, "a.title"),
@@ -477,28 +477,69 @@ fn registration_refuses_placeholders_naming_undeclared_metadata() {
         e.to_string().starts_with("thing.description: placeholder"),
         "{e}"
     );
-    // without a metadata schema, no placeholder names declared metadata
+    // a malformed placeholder is refused whether a schema is declared or not
     let bare = Dispatcher::new();
     let e = bare
         .register_function(
-            r#"{"id": "a", "description": "for {metadata.Shop}"}"#,
+            r#"{"id": "a", "description": "for {metadata.Sh op}"}"#,
             Some(echo()),
         )
         .unwrap_err();
+    assert!(e.to_string().contains("must name one property"), "{e}");
+}
+
+#[test]
+fn the_plain_form_without_a_metadata_schema_renders_run_time_metadata_and_logs_a_missing_key_once()
+{
+    // seed 004: "Plain form — no metadata type checking"
+    let d = Dispatcher::new();
+    let logged: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = logged.clone();
+    d.set_log_sink(Some(Arc::new(move |_, m: &str| {
+        sink.lock().unwrap().push(m.to_owned())
+    })));
+    d.register_function(
+        r#"{"id": "search", "description": "Search with {metadata.ProviderName}.",
+            "parameters": [{"name": "q", "type": "string", "description": "Words for {metadata.ProviderName}"}]}"#,
+        Some(echo()),
+    )
+    .unwrap();
+    d.define_toolkit(
+        r#"{"name": "web", "systemPrompt": "Results come from {metadata.ProviderName} in {metadata.Region}."}"#,
+        None,
+    )
+    .unwrap();
+    let tools =
+        |v: &view::View| -> Value { serde_json::from_str(&v.tools(Format::Mcp).unwrap()).unwrap() };
+    let bing = view::View::new(&d, json!({"ProviderName": "Bing", "Region": "EU"})).unwrap();
+    let t = tools(&bing);
+    assert_eq!(t[0]["description"], "Search with Bing.");
     assert_eq!(
-        e.to_string(),
-        "a.description: placeholder {metadata.Shop} names undeclared metadata: declare the metadata schema first (af_set_metadata_schema) with a property \"Shop\""
+        t[0]["inputSchema"]["properties"]["q"]["description"],
+        "Words for Bing"
     );
-    let e = bare
-        .define_toolkit(
-            r#"{"name": "t", "systemPrompt": "for {metadata.Shop}"}"#,
-            None,
-        )
-        .unwrap_err();
     assert!(
-        e.to_string().starts_with("t.systemPrompt: placeholder"),
-        "{e}"
+        logged.lock().unwrap().is_empty(),
+        "{:?}",
+        logged.lock().unwrap()
     );
+    // a key the metadata lacks renders as empty text, and is logged once per name
+    let none = view::View::new(&d, json!({"Region": "EU"})).unwrap();
+    assert_eq!(tools(&none)[0]["description"], "Search with .");
+    let again = view::View::new(&d, json!({})).unwrap();
+    again.set_metadata(json!({})).unwrap();
+    let lines = logged.lock().unwrap().clone();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0]
+            .starts_with("{metadata.ProviderName}: the view's metadata has no \"ProviderName\""),
+        "{lines:?}"
+    );
+    assert!(lines[1].starts_with("{metadata.Region}:"), "{lines:?}");
+    // the registry keeps the placeholders as registered
+    assert!(d
+        .registry_json()
+        .contains("Search with {metadata.ProviderName}."));
 }
 
 #[test]

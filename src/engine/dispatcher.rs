@@ -774,6 +774,48 @@ impl Dispatcher {
         drive_new(&call, st, false);
     }
 
+    /// Seed 004's plain form (no metadata schema declared): logs each `{metadata.X}`
+    /// placeholder of the registry that `metadata` gives no value for, once per name for
+    /// this dispatcher, since it renders as empty text. With a schema declared, its
+    /// `default`s stand in and names are checked at registration: nothing to say.
+    pub(crate) fn note_unset_placeholders(&self, metadata: &Value) {
+        let s = self.snapshot();
+        if s.metadata_properties.is_some() {
+            return;
+        }
+        let shared = &self.registry.shared;
+        let generation = shared.generation.load(Ordering::Acquire);
+        let names = {
+            let cached = shared.plain_placeholders.lock();
+            (cached.0 == generation).then(|| cached.1.clone())
+        };
+        let names = names.unwrap_or_else(|| {
+            // the registry as registered keeps the placeholders (once per registry change)
+            let json = self.registry_json();
+            let mut names: Vec<String> = crate::model::condition::placeholders(&json)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            names.sort();
+            names.dedup();
+            let names: Arc<[String]> = Arc::from(names);
+            *shared.plain_placeholders.lock() = (generation, names.clone());
+            names
+        });
+        for name in names.iter() {
+            if matches!(metadata.get(name), None | Some(Value::Null))
+                && shared.unset_placeholders_logged.lock().insert(name.clone())
+            {
+                self.log(
+                    LogLevel::Warn,
+                    &format!(
+                        "{{metadata.{name}}}: the view's metadata has no \"{name}\" and no metadata schema is declared (the plain form), so it renders as empty text"
+                    ),
+                );
+            }
+        }
+    }
+
     /// The registry: declared functions, then generated ones; types; entities.
     pub fn registry_json(&self) -> String {
         let s = self.snapshot();

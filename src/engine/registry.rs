@@ -389,6 +389,10 @@ pub struct Shared {
     /// `shutdown` waits here for the calls in flight.
     pub(crate) drain: Mutex<()>,
     pub(crate) drained: parking_lot::Condvar,
+    /// The plain form of `{metadata.X}` (no metadata schema): the names the registry's
+    /// texts use, as of a generation, and the names already logged as unset in a view.
+    pub(crate) plain_placeholders: Mutex<(u64, Arc<[String]>)>,
+    pub(crate) unset_placeholders_logged: Mutex<std::collections::HashSet<String>>,
 }
 
 /// One in-flight counter, on cache lines of its own.
@@ -408,6 +412,8 @@ impl Shared {
             in_flight: Default::default(),
             drain: Mutex::new(()),
             drained: parking_lot::Condvar::new(),
+            plain_placeholders: Mutex::new((0, Arc::from(Vec::new()))),
+            unset_placeholders_logged: Mutex::new(Default::default()),
         }
     }
 

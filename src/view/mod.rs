@@ -80,6 +80,7 @@ impl View {
     /// ```
     pub fn new(dispatcher: &Dispatcher, metadata: Value) -> Result<View, String> {
         let metadata = check_metadata(metadata)?;
+        dispatcher.note_unset_placeholders(&metadata);
         Ok(View {
             dispatcher: dispatcher.clone(),
             state: Mutex::new(ViewState {
@@ -107,6 +108,7 @@ impl View {
     /// Replaces the metadata; visibility and descriptions follow at once.
     pub fn set_metadata(&self, metadata: Value) -> Result<(), String> {
         let metadata = check_metadata(metadata)?;
+        self.dispatcher.note_unset_placeholders(&metadata);
         self.state.lock().metadata = metadata;
         self.notify();
         Ok(())
