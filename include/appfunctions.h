@@ -9,8 +9,9 @@
  *   or _copy (other text, XML included) returns `char *` the caller owns and frees with
  *   af_string_free(); every other function returning text lends it (`const char *`) and
  *   says how long it lives.
- * - Structs the host fills in (af_invocation, af_delegate) start with
- *   `uint32_t struct_size`: initialise them with AF_INVOCATION_INIT / AF_DELEGATE_INIT,
+ * - Structs the host fills in (af_invocation, af_delegate, af_http_request) start with
+ *   `uint32_t struct_size`: initialise them with AF_INVOCATION_INIT, AF_DELEGATE_INIT,
+ *   AF_HTTP_REQUEST_INIT,
  *   which set it. The library reads only the fields the size covers and refuses a size
  *   smaller than the v1 layout. docs/abi.md states the stability promise.
  * - Functions that can fail return af_status (AF_OK = 0); af_last_error() gives the
@@ -177,6 +178,25 @@ typedef struct af_dispatcher af_dispatcher;
 typedef struct af_gate af_gate;
 
 /**
+ * One response: status, headers, and a body or an event stream. Caller owns it and must
+ * call `af_http_response_free`.
+ */
+typedef struct af_http_response af_http_response;
+
+/**
+ * An HTTP exchange over one dispatcher: an MCP endpoint and, when configured, the debug
+ * page. Thread-safe: `af_http_handle` may run on many threads at once. Caller owns it
+ * and must call `af_http_server_free`.
+ */
+typedef struct af_http_server af_http_server;
+
+/**
+ * A Server-Sent Events stream taken from a response. Caller owns it and must call
+ * `af_http_stream_free` when the client goes away or the stream ends.
+ */
+typedef struct af_http_stream af_http_stream;
+
+/**
  * An MCP session (its negotiation state, its own agent view, its calls in flight).
  * Thread-safe. Caller owns it and must call `af_mcp_session_free`.
  */
@@ -290,6 +310,60 @@ typedef void (*af_outcome_fn)(void *user_data, const char *outcome_json);
  * sent from inside the handle call that opened it, before that call returns.
  */
 typedef void (*af_mcp_notify_fn)(void *user_data, const char *message_json);
+
+/**
+ * One HTTP request, borrowed for the call to `af_http_handle`. Fill it in from
+ * `AF_HTTP_REQUEST_INIT` (which sets `struct_size`).
+ *
+ * Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
+ * `struct_size` 0 [0], `reserved` 4 [4], `body_len` 8 [8], `method` 16 [16], `path` 24
+ * [20], `query` 32 [24], `headers` 40 [28], `body` 48 [32]; size 56 [36]. Later versions
+ * add fields only at the end.
+ */
+typedef struct af_http_request {
+  /**
+   * `sizeof(af_http_request)` of the header the host was built with.
+   */
+  uint32_t struct_size;
+  /**
+   * Zero.
+   */
+  uint32_t reserved;
+  /**
+   * The body's length in bytes.
+   */
+  uint64_t body_len;
+  /**
+   * `GET`, `POST`, `DELETE`, … Required.
+   */
+  const char *method;
+  /**
+   * The path without the query (`/mcp`). Required.
+   */
+  const char *path;
+  /**
+   * The query string without `?`, or NULL.
+   */
+  const char *query;
+  /**
+   * The headers as `Name: value` lines separated by `\n` (`\r\n` accepted), or NULL.
+   * Repeated names are kept in order; the first counts.
+   */
+  const char *headers;
+  /**
+   * The body (`body_len` bytes, need not be NUL-terminated), or NULL when empty. Stop
+   * reading a longer body at `af_http_server_max_body_bytes` + 1 bytes: it is refused
+   * (413) either way.
+   */
+  const uint8_t *body;
+} af_http_request;
+
+/**
+ * Decides whether a request may proceed (after the Origin and bearer token checks):
+ * return 0 to allow it, or the HTTP status to refuse it with (401, 403). `request` is
+ * borrowed for the callback. Called on the thread that calls `af_http_handle`.
+ */
+typedef int32_t (*af_http_authorize_fn)(void *user_data, const struct af_http_request *request);
 
 /**
  * Runs when a call is cancelled or times out: on the thread that calls
@@ -658,6 +732,87 @@ af_status af_mcp_session_set_metadata(struct af_mcp_session *s, const char *meta
  * Frees a session (calls in flight finish). Calling with NULL is fine.
  */
 void af_mcp_session_free(struct af_mcp_session *s);
+
+/**
+ * Creates an HTTP exchange over `d` from `config_json` (borrowed; NULL is `{}`):
+ * `{"mcpPath"` (default `"/mcp"`; null: no MCP endpoint), `"debugPath"` (the debug page's path; absent or null:
+ * off), `"allowedOrigins"` (origins allowed besides loopback ones; `"*"` all),
+ * `"bearerToken"` (required on every request when set), `"maxBodyBytes"` (8 MiB),
+ * `"maxSessions"` (100), `"maxStreams"` (32), `"maxCalls"` (64), `"sessionIdleSeconds"`
+ * (1800), `"metadata"` (the agent view's metadata, `{}`), `"mcp"` (an
+ * `af_mcp_configure` object; defaults: the dispatcher's MCP configuration)}`.
+ * docs/http.md describes each. NULL on error (`af_last_error` names the key).
+ */
+struct af_http_server *af_http_server_new(struct af_dispatcher *d, const char *config_json);
+
+/**
+ * Frees the exchange: its sessions end; streams already handed out end when freed.
+ * Calling with NULL is fine.
+ */
+void af_http_server_free(struct af_http_server *s);
+
+/**
+ * The largest body the exchange accepts: read at most one byte more.
+ */
+uint64_t af_http_server_max_body_bytes(const struct af_http_server *s);
+
+/**
+ * Sets the host's authorization hook, run for every request after the Origin and
+ * bearer token checks; NULL `cb` removes it. `free_user_data` runs when it is replaced
+ * or the server is freed.
+ */
+af_status af_http_server_set_authorize(struct af_http_server *s, af_http_authorize_fn cb, void *user_data, af_free_fn free_user_data);
+
+/**
+ * Handles one request and returns its response (owned; `af_http_response_free`). NULL
+ * only for a NULL or malformed argument (`af_last_error` says which). The request is
+ * borrowed for the call. A response with a stream returns at once (a `tools/call` runs
+ * on a worker): send its status and headers, then take the stream.
+ */
+struct af_http_response *af_http_handle(struct af_http_server *s, const struct af_http_request *request);
+
+/**
+ * The response's HTTP status (0 for NULL).
+ */
+int32_t af_http_response_status(const struct af_http_response *r);
+
+/**
+ * The response's headers as `Name: value` lines, each ended by `\n` (owned; "" when
+ * none). NULL for NULL.
+ */
+char *af_http_response_headers_copy(const struct af_http_response *r);
+
+/**
+ * The response's body, lent until `af_http_response_free`; its length in `*out_len`
+ * (0 for a stream or an empty body; `out_len` required). NULL when empty.
+ */
+const uint8_t *af_http_response_body(const struct af_http_response *r, uint64_t *out_len);
+
+/**
+ * Takes the response's event stream (owned; `af_http_stream_free`), or NULL when the
+ * response has none (or it was taken). Send the status and headers first.
+ */
+struct af_http_stream *af_http_response_take_stream(struct af_http_response *r);
+
+/**
+ * Frees a response; a stream not taken is closed. Calling with NULL is fine.
+ */
+void af_http_response_free(struct af_http_response *r);
+
+/**
+ * Waits up to `timeout_ms` for the stream's next frame. `AF_OK` with `*out_frame` set:
+ * one complete SSE frame (owned, `af_string_free`) to write and flush. `AF_OK` with
+ * `*out_frame` NULL: the stream is over; finish the response. `AF_ERR_TIMED_OUT`:
+ * nothing yet, the stream is open (a host may write `:\n\n` as a keep-alive, which also
+ * finds a client that went away). Blocks the calling thread meanwhile.
+ */
+af_status af_http_stream_next_copy(struct af_http_stream *st, uint32_t timeout_ms, char **out_frame);
+
+/**
+ * Frees a stream: for the core, the client went away (a 2026-07-28 call it carries is
+ * cancelled; a subscription ends; its slot frees). Calling with NULL is fine.
+ */
+void af_http_stream_free(struct af_http_stream *st);
 
 /**
  * The function's id (lent until the call ends): for an entity lookup, the generated
@@ -1119,6 +1274,8 @@ af_status af_set_permission_hook(struct af_dispatcher *d, af_permission_fn hook,
 #define AF_INVOCATION_INIT \
   { (uint32_t)sizeof(af_invocation), 0, NULL, NULL, NULL, 0, 0, { 0, 0, 0 }, NULL }
 #define AF_DELEGATE_INIT { (uint32_t)sizeof(af_delegate), 0, NULL, NULL, NULL }
+#define AF_HTTP_REQUEST_INIT \
+  { (uint32_t)sizeof(af_http_request), 0, 0, NULL, NULL, NULL, NULL, NULL }
 
 /* af_invocation.timeout_ms: no timeout at all (not even the dispatcher's default). */
 #define AF_TIMEOUT_NONE UINT32_MAX

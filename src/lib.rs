@@ -34,7 +34,7 @@ mod model;
 pub mod export;
 #[allow(unsafe_code)]
 pub mod ffi;
-mod http;
+pub mod http;
 pub mod mcp;
 mod platform;
 pub mod view;

@@ -575,6 +575,20 @@ impl Dispatcher {
         self.registry.shared.set_log_sink(sink);
     }
 
+    /// Adds a reader of the log besides the host's sink (the debug page's feed); the id
+    /// removes it. Taps run on the thread that logs: they must not block.
+    pub fn add_log_tap(&self, tap: LogSink) -> u64 {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.registry.shared.add_log_tap(id, tap);
+        id
+    }
+
+    /// Removes a tap added by [`Dispatcher::add_log_tap`].
+    pub fn remove_log_tap(&self, id: u64) {
+        self.registry.shared.remove_log_tap(id);
+    }
+
     /// Writes to the dispatcher's log sink.
     pub(crate) fn log(&self, level: LogLevel, msg: &str) {
         self.registry.shared.log(level, msg);

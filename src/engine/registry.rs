@@ -375,6 +375,8 @@ pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// What outlives a dispatcher for as long as its calls run.
 pub struct Shared {
     log: RwLock<Option<LogSink>>,
+    /// Extra readers of the log (the debug page's feed), besides the host's sink.
+    log_taps: RwLock<Vec<(u64, LogSink)>>,
     listeners: Mutex<Vec<(u64, ChangeListener)>>,
     next_listener: AtomicU64,
     /// Bumped by every change of the registry (registration, enabling, hooks, ...).
@@ -404,6 +406,7 @@ impl Shared {
     fn new() -> Shared {
         Shared {
             log: RwLock::new(None),
+            log_taps: RwLock::new(Vec::new()),
             listeners: Mutex::new(Vec::new()),
             next_listener: AtomicU64::new(1),
             generation: AtomicU64::new(1),
@@ -422,6 +425,18 @@ impl Shared {
         if let Some(s) = sink {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s(level, msg)));
         }
+        let taps = self.log_taps.read();
+        for (_, t) in taps.iter() {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t(level, msg)));
+        }
+    }
+
+    pub(crate) fn add_log_tap(&self, id: u64, tap: LogSink) {
+        self.log_taps.write().push((id, tap));
+    }
+
+    pub(crate) fn remove_log_tap(&self, id: u64) {
+        self.log_taps.write().retain(|(i, _)| *i != id);
     }
 
     pub(crate) fn set_log_sink(&self, sink: Option<LogSink>) {

@@ -25,7 +25,7 @@ impl Handle for af_mcp_session {
 pub type af_mcp_notify_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, message_json: *const c_char)>;
 
-fn config_from(json: &str, base: &McpConfig) -> Result<McpConfig, af_status> {
+pub(crate) fn config_from(json: &str, base: &McpConfig) -> Result<McpConfig, af_status> {
     let v: Value = serde_json::from_str(json)
         .map_err(|e| fail(AF_ERR_INVALID, &format!("config_json: invalid JSON: {e}")))?;
     let o = v

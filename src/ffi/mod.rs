@@ -37,6 +37,8 @@ mod view;
 
 mod mcp;
 
+mod http;
+
 mod call;
 
 mod dispatcher;
@@ -56,6 +58,7 @@ pub use delegate::*;
 pub use dispatcher::*;
 pub(crate) use dispatcher::{FfiDispatcher, SendPtr, INVOCATION_V1_SIZE};
 pub use export::*;
+pub use http::*;
 pub use mcp::*;
 pub use publish::*;
 pub use strings::*;

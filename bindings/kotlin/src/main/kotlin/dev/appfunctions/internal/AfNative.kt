@@ -44,6 +44,11 @@ internal interface MessageFn : Callback {
 }
 
 /** void (*)(void *user_data, const char *toolkit, int32_t which, const char *metadata_json, af_text *out): af_toolkit_text_fn */
+/** int32_t (*)(void *user_data, const af_http_request *request): af_http_authorize_fn */
+internal interface HttpAuthorizeFn : Callback {
+    fun invoke(userData: Pointer?, request: Pointer?): Int
+}
+
 internal interface ToolkitTextFn : Callback {
     fun invoke(userData: Pointer?, toolkit: Pointer?, which: Int, metadataJson: Pointer?, out: Pointer?)
 }
@@ -146,6 +151,21 @@ internal object AfNative {
     external fun af_dispatcher_published_new(name: ByteArray?, timeoutMs: Int, outDispatcher: PointerByReference?): Int
     external fun af_dispatcher_bundle_json(d: Pointer?): Pointer?
     external fun af_bundle_export_copy(bundleJson: ByteArray?, format: ByteArray?): Pointer?
+
+    // MCP over Streamable HTTP and the debug page (af_http_*); `request` is an
+    // af_http_request in native memory (struct_size, reserved, body_len, then 5 pointers)
+    external fun af_http_server_new(d: Pointer?, config: ByteArray?): Pointer?
+    external fun af_http_server_free(s: Pointer?)
+    external fun af_http_server_max_body_bytes(s: Pointer?): Long
+    external fun af_http_server_set_authorize(s: Pointer?, cb: HttpAuthorizeFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_http_handle(s: Pointer?, request: Pointer?): Pointer?
+    external fun af_http_response_status(r: Pointer?): Int
+    external fun af_http_response_headers_copy(r: Pointer?): Pointer?
+    external fun af_http_response_body(r: Pointer?, outLen: LongArray?): Pointer?
+    external fun af_http_response_take_stream(r: Pointer?): Pointer?
+    external fun af_http_response_free(r: Pointer?)
+    external fun af_http_stream_next_copy(st: Pointer?, timeoutMs: Int, outFrame: PointerByReference?): Int
+    external fun af_http_stream_free(st: Pointer?)
 
     // cancellation
     external fun af_cancel_token_new(): Pointer?
