@@ -1,0 +1,212 @@
+// The demo app (the seeds' orders and notes functions) as an ASP.NET Core web host: remote MCP
+// clients connect over Streamable HTTP at /mcp, a developer opens the debug page at /appfunctions.
+//   dotnet run --project bindings/dotnet/samples/AppFunctions.WebSample -- --port 5000
+// (ci/demo.sh serve does this). It binds to loopback only and prints one line per endpoint.
+using System.ComponentModel;
+using AppFunctions;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+
+int port = 0;
+for (int i = 0; i < args.Length - 1; i++)
+{
+    if (args[i] == "--port" && !int.TryParse(args[i + 1], out port))
+    {
+        Console.Error.WriteLine($"--port: not a number: {args[i + 1]}");
+        return 2;
+    }
+}
+
+var builder = WebApplication.CreateSlimBuilder(args);
+builder.Logging.SetMinimumLevel(LogLevel.Warning);
+// loopback only (port 0: any free port)
+builder.WebHost.UseUrls($"http://127.0.0.1:{port}");
+builder.Services
+    .AddSingleton<OrderStore>()
+    .AddSingleton<NoteStore>()
+    .AddSingleton<SignInState>()
+    .AddAppFunctions();
+
+var app = builder.Build();
+app.MapAppFunctionsMcp("/mcp", o =>
+{
+    o.MetadataJson = """{"ShopName": "Demo shop"}""";
+    o.PageSize = 3; // clients follow nextCursor
+});
+// the debug page runs calls: a development tool, on here because this is the demo
+app.MapAppFunctionsDebugPage("/appfunctions");
+
+await app.StartAsync();
+var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First().TrimEnd('/');
+Console.WriteLine($"mcp: {address}/mcp");
+Console.WriteLine($"debug: {address}/appfunctions");
+Console.Out.Flush();
+await app.WaitForShutdownAsync();
+return 0;
+
+/// <summary>How urgent an order is</summary>
+public enum Priority
+{
+    Low,
+    [Description("The default")]
+    Normal,
+    High,
+}
+
+/// <summary>An order of the shop</summary>
+[AppFunctionEntity("order")]
+public sealed record Order(string Id, string Customer, int Quantity, Priority Priority, string Status);
+
+/// <summary>A note</summary>
+public sealed record Note(int Id, string Title, string Content);
+
+/// <summary>Open and cancelled orders</summary>
+public sealed record OrderStats(int Open, int Cancelled);
+
+public sealed class OrderStore
+{
+    private int _next;
+
+    public Dictionary<string, Order> Orders { get; } = new()
+    {
+        ["o-1"] = new("o-1", "acme", 2, Priority.Normal, "open"),
+        ["o-2"] = new("o-2", "globex", 5, Priority.High, "open"),
+    };
+
+    public Order Create(string customer, int quantity, Priority priority)
+    {
+        lock (Orders)
+        {
+            var o = new Order($"o-{100 + ++_next}", customer, quantity, priority, "open");
+            Orders[o.Id] = o;
+            return o;
+        }
+    }
+}
+
+public sealed class NoteStore
+{
+    private int _next = 1;
+
+    public List<Note> Notes { get; } = [new(1, "Shopping", "Milk, eggs")];
+
+    public Note Add(string title, string content)
+    {
+        lock (Notes)
+        {
+            var n = new Note(++_next, title, content);
+            Notes.Add(n);
+            return n;
+        }
+    }
+}
+
+public sealed class SignInState
+{
+    public bool IsSignedIn { get; set; }
+}
+
+public class OrderFunctions(OrderStore store)
+{
+    /// <summary>Creates an order for a customer.</summary>
+    /// <param name="customer">The customer's name.</param>
+    /// <param name="quantity">How many items.</param>
+    /// <param name="priority">How urgent the order is.</param>
+    [AppFunction(Title = "Create order")]
+    public Order CreateOrder(AppFunctionContext context, string customer, int quantity, Priority priority = Priority.Normal)
+    {
+        var order = store.Create(customer, quantity, priority);
+        context.Say($"Order {order.Id} created for {customer}.");
+        return order;
+    }
+
+    /// <summary>Cancels an open order.</summary>
+    /// <param name="order">The order to cancel.</param>
+    [AppFunction(Title = "Cancel order")]
+    public Order CancelOrder(AppFunctionContext context, Order order)
+    {
+        lock (store.Orders)
+        {
+            store.Orders[order.Id] = order with { Status = "cancelled" };
+        }
+        context.Say($"Order {order.Id} cancelled.");
+        return store.Orders[order.Id];
+    }
+
+    /// <summary>Waits, for trying cancellation: returns after the given number of seconds.</summary>
+    /// <param name="seconds">How long to wait.</param>
+    [AppFunction(Title = "Wait")]
+    public async Task<string> Wait(int seconds, CancellationToken cancellationToken)
+    {
+        await Task.Delay(TimeSpan.FromSeconds(seconds), cancellationToken);
+        return $"waited {seconds} s";
+    }
+}
+
+public class NoteFunctions(NoteStore store)
+{
+    /// <summary>Lists every note.</summary>
+    [AppFunction(Title = "List notes")]
+    public IReadOnlyList<Note> ListNotes()
+    {
+        lock (store.Notes)
+        {
+            return [.. store.Notes];
+        }
+    }
+
+    /// <summary>Creates a note.</summary>
+    /// <param name="title">The note's title.</param>
+    /// <param name="content">What the note says.</param>
+    [AppFunction(Title = "Create note")]
+    public Note CreateNote(AppFunctionContext context, string title, string content)
+    {
+        var n = store.Add(title, content);
+        context.Say($"Note \"{title}\" saved.");
+        return n;
+    }
+}
+
+/// <summary>Order analytics: statistics.</summary>
+[Collapse("Order analytics for the shop: statistics.", FunctionResult: "Order analytics is ready: use order_stats for totals.")]
+public class Orders(OrderStore store)
+{
+    /// <summary>Counts the open and cancelled orders.</summary>
+    [AppFunction(Title = "Order statistics")]
+    public OrderStats OrderStats()
+    {
+        lock (store.Orders)
+        {
+            return new(store.Orders.Values.Count(o => o.Status == "open"), store.Orders.Values.Count(o => o.Status == "cancelled"));
+        }
+    }
+}
+
+public sealed class OrderProvider(OrderStore store) : IAppFunctionEntityProvider<Order>
+{
+    public Task<IReadOnlyList<Order>> GetAsync(IReadOnlyList<string> ids, AppFunctionContext context, CancellationToken cancellationToken)
+    {
+        lock (store.Orders)
+        {
+            return Task.FromResult<IReadOnlyList<Order>>([.. ids.Where(store.Orders.ContainsKey).Select(id => store.Orders[id])]);
+        }
+    }
+
+    public Task<IReadOnlyList<Order>> SearchAsync(string query, int? limit, AppFunctionContext context, CancellationToken cancellationToken)
+    {
+        lock (store.Orders)
+        {
+            return Task.FromResult<IReadOnlyList<Order>>([.. store.Orders.Values.Where(o => o.Customer.Contains(query, StringComparison.Ordinal)).Take(limit ?? 10)]);
+        }
+    }
+}
+
+// The seed's sign-in delegate: cancelling orders needs a signed-in user (a Denied outcome
+// outside the app, openApp on Apple).
+public class SignInDelegate(SignInState signIn) : IAppFunctionDelegate
+{
+    public Task<AppFunctionGate> OnInvoking(AppFunctionContext context, CancellationToken cancellationToken)
+        => Task.FromResult(context.FunctionId == "cancel_order" && !signIn.IsSignedIn
+            ? AppFunctionGate.OpenApp("Sign in to cancel orders.")
+            : AppFunctionGate.Allow);
+}
