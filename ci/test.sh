@@ -13,7 +13,7 @@ cd "$REPO"
 source "$REPO/ci/env.sh"
 af_cargo_setup || echo "!!! cargo cannot resolve crates here: the lanes that build Rust will fail" >&2
 
-ALL_LANES=(rust header c schema mcp kotlin swift dotnet dist fuzz miri soak)
+ALL_LANES=(rust header c schema mcp http browser kotlin swift dotnet dist fuzz miri soak)
 if [[ $# -gt 0 ]]; then LANES=("$@"); else LANES=("${ALL_LANES[@]}"); fi
 
 declare -a PASSED=() FAILED=() UNAVAILABLE=()
