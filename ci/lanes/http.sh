@@ -8,7 +8,9 @@
 #   - the official C# SDK's HttpClientTransport (ModelContextProtocol 2.4.0, NuGet): both;
 #   - the MCP Inspector CLI's HTTP transport (npm): both;
 #   - a hostile client (ci/http/hostile_check.py): refusals with the spec's statuses, and
-#     the server keeps serving.
+#     the server keeps serving;
+#   - and the .NET binding's one-call stdio serving (the same program with --stdio,
+#     dispatcher.ServeMcpStdio()) with the Python SDK's stdio client (ci/http/stdio_check.py).
 # Every SDK client talks through a logging proxy (ci/http/proxy.py); every server message
 # it saw is validated against its revision's JSON schema (ci/mcp/schema_check.py). The
 # hostile client talks to the host directly (it checks statuses, and a proxy would keep
@@ -101,6 +103,10 @@ run_check inspector python3 ci/http/inspector_check.py
 # closed them
 echo "== http lane: hostile"
 timeout 300 python3 ci/http/hostile_check.py "$MCP_URL" | tee "$LOGDIR/hostile.txt"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
+# the .NET binding's one-call stdio serving (dispatcher.ServeMcpStdio()), same host program
+echo "== http lane: dotnet-stdio"
+timeout 300 "$VENV_PY" ci/http/stdio_check.py dotnet -- dotnet "$OUT/web/AppFunctions.WebSample.dll" --stdio | tee "$LOGDIR/dotnet-stdio.txt"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
 echo "== http lane: schema"
 AF_SHARED="$AF_SHARED" "$VENV_PY" ci/mcp/schema_check.py validate "$LOGDIR"/transcripts/*.log | tee "$LOGDIR/schema.txt"

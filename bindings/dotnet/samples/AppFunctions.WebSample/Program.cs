@@ -2,10 +2,27 @@
 // clients connect over Streamable HTTP at /mcp, a developer opens the debug page at /appfunctions.
 //   dotnet run --project bindings/dotnet/samples/AppFunctions.WebSample -- --port 5000
 // (ci/demo.sh serve does this). It binds to loopback only and prints one line per endpoint.
+// With --stdio it serves the same functions as a local MCP server on stdin/stdout instead
+// (one call: dispatcher.ServeMcpStdio()), the way a desktop MCP client launches one.
 using System.ComponentModel;
 using AppFunctions;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
+
+if (args.Contains("--stdio"))
+{
+    // stdout carries MCP: no web host and no console logging at all
+#pragma warning disable ASP0000 // the stdio mode has no web application to share services with
+    await using var provider = new ServiceCollection()
+        .AddSingleton<OrderStore>()
+        .AddSingleton<NoteStore>()
+        .AddSingleton<SignInState>()
+        .AddAppFunctions()
+        .BuildServiceProvider();
+#pragma warning restore ASP0000
+    await provider.GetRequiredService<AppFunctionDispatcher>().ServeMcpStdioAsync();
+    return 0;
+}
 
 int port = 0;
 for (int i = 0; i < args.Length - 1; i++)

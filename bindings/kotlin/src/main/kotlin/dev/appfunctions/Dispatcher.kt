@@ -521,6 +521,14 @@ class AppFunctionDispatcher(
      */
     fun mcpHandle(message: String): String? = withNative { NativeCalls.mcpHandleJson(it, message) }
 
+    /**
+     * Serves this dispatcher as an MCP server on the process's stdin and stdout (newline-delimited
+     * JSON-RPC, both protocol eras) until stdin ends, then waits for the calls in flight; blocks.
+     * This is how a desktop MCP client (Claude Desktop, an IDE) runs a local server: nothing else
+     * may write to stdout meanwhile (log to stderr). Tool calls run on the core's workers.
+     */
+    fun serveMcpStdio() = check(withNative { AfNative.af_mcp_serve_stdio(it) }, "serving MCP on stdio")
+
     /** Configures the MCP server: `{"serverName", "serverVersion", "serverTitle", "instructions", "pageSize", "maxMessageBytes"}`, any subset. */
     fun mcpConfigure(configJson: String) = check(withNative { NativeCalls.mcpConfigure(it, configJson) }, "configuring MCP")
 

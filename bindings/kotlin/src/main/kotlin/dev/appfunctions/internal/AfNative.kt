@@ -144,6 +144,7 @@ internal object AfNative {
     external fun af_mcp_session_set_notify(s: Pointer?, cb: MessageFn?, userData: Pointer?, free: UserDataFn?): Int
     external fun af_mcp_session_set_metadata(s: Pointer?, metadata: ByteArray?): Int
     external fun af_mcp_session_free(s: Pointer?)
+    external fun af_mcp_serve_stdio(d: Pointer?): Int
 
     // published dispatchers and descriptor bundles
     external fun af_dispatcher_publish(d: Pointer?, name: ByteArray?): Int
