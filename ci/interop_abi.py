@@ -44,7 +44,7 @@ INT_TYPES = {
     "af_status": "i32", "int32_t": "i32", "uint32_t": "u32", "uint64_t": "u64", "int64_t": "i64",
     "uint8_t": "u8", "int8_t": "i8", "uint16_t": "u16", "int16_t": "i16", "size_t": "usize", "bool": "u8",
 }
-STRUCTS = ("af_invocation", "af_delegate")
+STRUCTS = ("af_invocation", "af_delegate", "af_http_request")
 
 
 class Baseline:
@@ -136,6 +136,8 @@ def ctype(p):
         return ("handle", t)
     if stars == 2 and t.startswith("af_"):
         return ("out_handle", t)
+    if stars == 2 and t == "char":
+        return ("out_str",)
     return ("unknown", p)
 
 
@@ -143,6 +145,7 @@ def describe(k):
     return {"void": "void", "str": "a C string", "ptr": "void *"}.get(k[0]) or {
         "int": lambda: k[1], "out": lambda: k[1] + " *", "struct": lambda: "struct " + k[1] + " *",
         "handle": lambda: "struct " + k[1] + " *", "out_handle": lambda: "struct " + k[1] + " **",
+        "out_str": lambda: "char **",
         "fn": lambda: k[1], "unknown": lambda: k[1],
     }[k[0]]()
 
@@ -154,7 +157,7 @@ CS_INTS = {"int": "i32", "uint": "u32", "ulong": "u64", "long": "i64", "byte": "
 CS_SIZES = {"int": 4, "uint": 4, "ulong": 8, "long": 8, "byte": 1, "sbyte": 1, "ushort": 2, "short": 2,
             "nint": 8, "nuint": 8, "float": 4, "double": 8}
 CS_HANDLES = {"DispatcherHandle": "af_dispatcher", "ViewHandle": "af_view", "McpSessionHandle": "af_mcp_session",
-              "CancelTokenHandle": "af_cancel_token",
+              "CancelTokenHandle": "af_cancel_token", "HttpServerHandle": "af_http_server",
               "NativeHandle<DispatcherKind>": "af_dispatcher", "NativeHandle<ViewKind>": "af_view",
               "NativeHandle<McpSessionKind>": "af_mcp_session", "NativeHandle<CancelTokenKind>": "af_cancel_token"}
 
@@ -204,6 +207,8 @@ def cs_type_ok(cs, k, base, where):
         return f"is {cs}, the baseline says struct {k[1]} * (nint or its handle type)"
     if k[0] == "out_handle":
         return None if cs in ("nint*", "void**") else f"is {cs}, the baseline says struct {k[1]} ** (nint*)"
+    if k[0] == "out_str":
+        return None if cs in ("byte**", "nint*") else f"is {cs}, the baseline says char ** (byte**)"
     if k[0] == "fn":
         m = re.match(r"delegate\* unmanaged(\[Cdecl\])?<(.*)>$", cs)
         if not m:
@@ -383,7 +388,7 @@ def kt_type_ok(kt, k, base, callbacks, is_return):
     if k[0] == "struct":
         want = "Af" + "".join(w.title() for w in k[1].split("_")[1:])
         return None if kt in ("Pointer", "Memory", want) else f"is {kt}, the baseline says struct {k[1]} * (Pointer or {want})"
-    if k[0] == "out_handle":
+    if k[0] in ("out_handle", "out_str"):
         return None if kt in ("PointerByReference", "Pointer", "Memory") else f"is {kt}, the baseline says {describe(k)} (PointerByReference)"
     if k[0] == "fn":
         if kt not in callbacks:

@@ -22,18 +22,12 @@ public sealed unsafe class AppFunctionHttpServer : IDisposable
     public AppFunctionHttpServer(AppFunctionDispatcher dispatcher, string? configJson = null)
     {
         ArgumentNullException.ThrowIfNull(dispatcher);
-        using var c = new Utf8.Text(configJson, default);
-        var raw = Native.af_http_server_new(dispatcher.Handle, c.Pointer);
-        if (raw == 0)
-        {
-            throw AppFunctionDispatcher.Error("creating the HTTP exchange");
-        }
-        _handle = HttpServerHandle.FromRaw(raw);
+        _handle = NativeCalls.NewHttpServer(dispatcher.Handle, configJson);
     }
 
     /// <summary>The largest request body accepted: read at most one byte more (a longer body
     /// is answered 413 either way).</summary>
-    public long MaxBodyBytes => (long)Native.af_http_server_max_body_bytes(_handle);
+    public long MaxBodyBytes => NativeCalls.HttpMaxBodyBytes(_handle);
 
     /// <summary>Handles one request. A response with a <see cref="AppFunctionHttpResponse.Stream"/>
     /// comes back at once (a tool call runs on the core's worker): send the status and headers
@@ -51,47 +45,31 @@ public sealed unsafe class AppFunctionHttpServer : IDisposable
         using var p = new Utf8.Text(path, stackalloc byte[256]);
         using var q = new Utf8.Text(query, default);
         using var h = new Utf8.Text(block.ToString(), default);
-        nint raw;
+        (int Status, string Headers, byte[] Body, nint Stream) r;
         fixed (byte* b = body)
         {
             var req = new AfHttpRequest
             {
-                StructSize = (uint)sizeof(AfHttpRequest),
-                BodyLen = (ulong)body.Length,
-                Method = m.Pointer,
-                Path = p.Pointer,
-                Query = q.Pointer,
-                Headers = h.Pointer,
-                Body = b,
+                struct_size = (uint)sizeof(AfHttpRequest),
+                body_len = (ulong)body.Length,
+                method = m.Pointer,
+                path = p.Pointer,
+                query = q.Pointer,
+                headers = h.Pointer,
+                body = b,
             };
-            raw = Native.af_http_handle(_handle, &req);
+            r = NativeCalls.HttpHandle(_handle, &req);
         }
-        if (raw == 0)
+        var list = new List<KeyValuePair<string, string>>();
+        foreach (var line in r.Headers.Split('\n', StringSplitOptions.RemoveEmptyEntries))
         {
-            throw AppFunctionDispatcher.Error("handling an HTTP request");
-        }
-        try
-        {
-            int status = Native.af_http_response_status(raw);
-            var list = new List<KeyValuePair<string, string>>();
-            foreach (var line in (Utf8.Take(Native.af_http_response_headers_copy(raw)) ?? "").Split('\n', StringSplitOptions.RemoveEmptyEntries))
+            int colon = line.IndexOf(':');
+            if (colon > 0)
             {
-                int colon = line.IndexOf(':');
-                if (colon > 0)
-                {
-                    list.Add(new(line[..colon], line[(colon + 1)..].Trim()));
-                }
+                list.Add(new(line[..colon], line[(colon + 1)..].Trim()));
             }
-            ulong len = 0;
-            byte* bp = Native.af_http_response_body(raw, &len);
-            var bytes = bp is null || len == 0 ? Array.Empty<byte>() : new ReadOnlySpan<byte>(bp, checked((int)len)).ToArray();
-            nint st = Native.af_http_response_take_stream(raw);
-            return new AppFunctionHttpResponse(status, list, bytes, st == 0 ? null : new AppFunctionHttpStream(st));
         }
-        finally
-        {
-            Native.af_http_response_free(raw);
-        }
+        return new AppFunctionHttpResponse(r.Status, list, r.Body, r.Stream == 0 ? null : new AppFunctionHttpStream(r.Stream));
     }
 
     /// <inheritdoc/>
@@ -164,27 +142,12 @@ public sealed unsafe class AppFunctionHttpStream : IDisposable
         }
         try
         {
-            byte* f = null;
             uint ms = (uint)Math.Clamp(timeout.TotalMilliseconds, 0, uint.MaxValue - 1);
-            int st = Native.af_http_stream_next_copy(raw, ms, &f);
-            if (st == Native.AF_ERR_TIMED_OUT)
+            if (!NativeCalls.HttpStreamNext(raw, ms, out frame))
             {
                 return AppFunctionHttpStreamState.Idle;
             }
-            AppFunctionDispatcher.Check(st, "reading an HTTP stream");
-            if (f is null)
-            {
-                return AppFunctionHttpStreamState.End;
-            }
-            try
-            {
-                frame = Utf8.Span(f).ToArray();
-                return AppFunctionHttpStreamState.Frame;
-            }
-            finally
-            {
-                Native.af_string_free(f);
-            }
+            return frame is null ? AppFunctionHttpStreamState.End : AppFunctionHttpStreamState.Frame;
         }
         finally
         {
@@ -200,7 +163,7 @@ public sealed unsafe class AppFunctionHttpStream : IDisposable
             }
             if (free != 0)
             {
-                Native.af_http_stream_free(free);
+                NativeCalls.HttpStreamFree(free);
             }
         }
     }
@@ -220,7 +183,7 @@ public sealed unsafe class AppFunctionHttpStream : IDisposable
         }
         if (free != 0)
         {
-            Native.af_http_stream_free(free);
+            NativeCalls.HttpStreamFree(free);
         }
         GC.SuppressFinalize(this);
     }

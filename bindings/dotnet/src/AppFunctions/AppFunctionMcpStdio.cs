@@ -15,7 +15,7 @@ public static class AppFunctionMcpStdio
     public static void ServeMcpStdio(this AppFunctionDispatcher dispatcher)
     {
         ArgumentNullException.ThrowIfNull(dispatcher);
-        AppFunctionDispatcher.Check(Native.af_mcp_serve_stdio(dispatcher.Handle), "serving MCP on stdio");
+        NativeCalls.McpServeStdio(dispatcher.Handle);
     }
 
     /// <summary><see cref="ServeMcpStdio"/> on a thread of its own: the task ends when stdin

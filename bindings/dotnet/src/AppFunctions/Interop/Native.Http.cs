@@ -9,14 +9,14 @@ namespace AppFunctions.Interop;
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct AfHttpRequest
 {
-    public uint StructSize;
-    public uint Reserved;
-    public ulong BodyLen;
-    public byte* Method;
-    public byte* Path;
-    public byte* Query;
-    public byte* Headers;
-    public byte* Body;
+    public uint struct_size;
+    public uint reserved;
+    public ulong body_len;
+    public byte* method;
+    public byte* path;
+    public byte* query;
+    public byte* headers;
+    public byte* body;
 }
 
 /// <summary>MCP over Streamable HTTP and the debug page (<c>af_http_*</c>).</summary>
