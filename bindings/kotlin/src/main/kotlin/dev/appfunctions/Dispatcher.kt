@@ -527,7 +527,7 @@ class AppFunctionDispatcher(
      * This is how a desktop MCP client (Claude Desktop, an IDE) runs a local server: nothing else
      * may write to stdout meanwhile (log to stderr). Tool calls run on the core's workers.
      */
-    fun serveMcpStdio() = check(withNative { AfNative.af_mcp_serve_stdio(it) }, "serving MCP on stdio")
+    fun serveMcpStdio() = check(withNative { NativeCalls.mcpServeStdio(it) }, "serving MCP on stdio")
 
     /** Configures the MCP server: `{"serverName", "serverVersion", "serverTitle", "instructions", "pageSize", "maxMessageBytes"}`, any subset. */
     fun mcpConfigure(configJson: String) = check(withNative { NativeCalls.mcpConfigure(it, configJson) }, "configuring MCP")

@@ -74,6 +74,7 @@ internal object NativeCalls {
         else AfNative.af_mcp_set_notify(d, Trampolines.Notify, userData, Trampolines.Free)
     fun mcpHandleJson(d: Pointer, message: String): String? = AfNative.af_mcp_handle_json(d, message.cstr()).takeUtf8()
     fun mcpConfigure(d: Pointer, configJson: String): Int = AfNative.af_mcp_configure(d, configJson.cstr())
+    fun mcpServeStdio(d: Pointer): Int = AfNative.af_mcp_serve_stdio(d)
 
     // --- publication and bundles ---------------------------------------------------------------
     fun publish(d: Pointer, name: String): Int = AfNative.af_dispatcher_publish(d, name.cstr())
