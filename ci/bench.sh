@@ -17,6 +17,11 @@
 #   ci/bench.sh --dotnet-only   only the .NET round trips (BenchmarkDotNet) and the C figure they
 #                               stand beside (about 6 minutes): rewrites the .NET rows and section
 #                               of docs/performance.md and merges into target/bench/summary.json
+#   ci/bench.sh --coldstart-only  only the cold start (about a minute after the builds): a fresh C
+#                               process per sample to the first outcome of an app of 50 functions,
+#                               beside the same program doing nothing with the library; rewrites
+#                               that row and the Cold start section of docs/performance.md and
+#                               merges into target/bench/summary.json
 #   ci/bench.sh --exports-only  only the first export in every format after registering 10,000
 #                               functions, in time (criterion) and in instructions (callgrind,
 #                               unless --no-instructions), about 4 minutes: rewrites those rows
@@ -30,7 +35,7 @@ export REPO
 cd "$REPO"
 source "$REPO/ci/env.sh"; af_cargo_setup
 mapfile -t MAVEN_OFFLINE < <(af_maven_args)
-QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1; TIMEOUTS_ONLY=0; BINDINGS_ONLY=0; EXPORTS_ONLY=0; DOTNET_ONLY=0
+QUICK=0; BINDINGS=0; DOTNET=0; INSTRUCTIONS=1; TIMEOUTS_ONLY=0; BINDINGS_ONLY=0; EXPORTS_ONLY=0; DOTNET_ONLY=0; COLDSTART_ONLY=0
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
@@ -41,7 +46,8 @@ for a in "$@"; do
     --bindings-only) BINDINGS_ONLY=1 ;;
     --exports-only) EXPORTS_ONLY=1 ;;
     --dotnet-only) DOTNET_ONLY=1 ;;
-    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions] [--timeouts-only] [--bindings-only] [--exports-only] [--dotnet-only]" >&2; exit 2 ;;
+    --coldstart-only) COLDSTART_ONLY=1 ;;
+    *) echo "usage: ci/bench.sh [--quick] [--bindings] [--dotnet] [--no-instructions] [--timeouts-only] [--bindings-only] [--exports-only] [--dotnet-only] [--coldstart-only]" >&2; exit 2 ;;
   esac
 done
 OUT="$REPO/target/bench"; mkdir -p "$OUT"
@@ -56,6 +62,23 @@ timeouts_bench() {
 if [[ $TIMEOUTS_ONLY == 1 ]]; then
   timeouts_bench
   python3 ci/bench/report.py "$REPO" --timeouts-only
+  exit 0
+fi
+
+# The cold start of a C process (ci/bench/coldstart.py) into $OUT/coldstart.json: the library
+# of the dist profile (what apps ship; built where ci/dist.sh builds it) and the demo's bundle.
+coldstart_bench() {
+  local samples=200; [[ $QUICK == 1 ]] && samples=50
+  echo "== cold start: a fresh C process per sample to the first outcome, 50 functions ($samples samples, and as many of the floor)"
+  cargo build -q --release --example demo
+  CARGO_TARGET_DIR="$REPO/target/dist-build" cargo build -q --profile dist --lib
+  python3 ci/bench/coldstart.py --demo "$REPO/target/release/examples/demo" \
+    --lib "$REPO/target/dist-build/dist/libappfunctions.so" --out "$OUT/coldstart.json" --samples "$samples" \
+    || { echo "!!! the cold start benchmark failed" >&2; echo "{}" > "$OUT/coldstart.json"; }
+}
+if [[ $COLDSTART_ONLY == 1 ]]; then
+  coldstart_bench
+  python3 ci/bench/report.py "$REPO" --coldstart-only
   exit 0
 fi
 
@@ -188,6 +211,8 @@ else
 fi
 echo "$MCP_JSON" > "$OUT/mcp.json"
 cat "$OUT/mcp.json"
+
+coldstart_bench
 
 if [[ $BINDINGS == 1 ]]; then bindings_bench; fi
 if [[ $DOTNET == 1 ]]; then dotnet_bench; fi

@@ -14,7 +14,13 @@ docs/performance.md (which says when and at what load it was measured).
 after registering 10,000 functions (criterion's registry/export_first_10k and
 target/bench/instructions_exports.json) into summary.json and rewrites only those rows of
 docs/performance.md (the target, the Registry scale row and its note, which says when and
-at what load they were measured, the instruction counts) and the missed targets' reasons."""
+at what load they were measured, the instruction counts) and the missed targets' reasons.
+
+`report.py REPO --coldstart-only` (ci/bench.sh --coldstart-only) merges only
+target/bench/coldstart.json (ci/bench/coldstart.py) into summary.json and rewrites only the
+cold start row of the targets table and the Cold start section.
+
+The Size section is ci/size.py's: every run here keeps it as it is."""
 import json
 import os
 import platform
@@ -47,6 +53,7 @@ def load(name):
 suite, mcp, bindings = load("suite.json"), load("mcp.json"), load("bindings.json")
 instructions = load("instructions.json")
 timeouts = load("timeouts.json")
+coldstart = load("coldstart.json")
 s = {}
 s["execute_floor_ns"] = crit_ns("execute", "floor_serde_json")
 s["execute_typed_floor_ns"] = crit_ns("execute", "floor_typed")
@@ -102,6 +109,7 @@ if s["mcp_inprocess_us"] and s["fastmcp_inprocess_us"]:
 if s["mcp_stdio_us"] and s["fastmcp_stdio_us"]:
     s["mcp_stdio_vs_fastmcp_x"] = s["fastmcp_stdio_us"] / s["mcp_stdio_us"]
 s.update(timeouts)
+s.update(coldstart)
 s.update(bindings)
 s.update(instructions)
 # the same ratios in instruction counts (repeatable where the machine is busy)
@@ -140,6 +148,9 @@ if BINDINGS_ONLY:
 DOTNET_ONLY = "--dotnet-only" in sys.argv[2:]
 if DOTNET_ONLY:
     s, meta = with_last_run({k: v for k, v in bindings.items() if v is not None}, "dotnet")
+COLDSTART_ONLY = "--coldstart-only" in sys.argv[2:]
+if COLDSTART_ONLY:
+    s, meta = with_last_run(coldstart, "coldstart")
 EXPORTS_ONLY = "--exports-only" in sys.argv[2:]
 exports_instructions = load("instructions_exports.json") if EXPORTS_ONLY else {}
 if EXPORTS_ONLY:
@@ -181,6 +192,8 @@ targets = [
     ("MCP in-process vs the Python SDK server", "mcp_inprocess_vs_fastmcp_x", lambda v: v >= 20, "≥ 20×"),
     ("timeout lateness p99 (host callbacks blocking 0 ms)", "timeout_lateness_p99_ms", lambda v: v <= 10, "≤ 10 ms"),
     ("timeout lateness p99 (every on_invoked blocking 100 ms)", "timeout_lateness_p99_ms_blocking_100ms", lambda v: v <= 10, "≤ 10 ms"),
+    ("cold start in C: first outcome above the floor (dlopen, ABI check, 50 registrations, first call)",
+     "coldstart_c_above_floor_ms", lambda v: v <= 2, "≤ 2 ms"),
 ]
 def timeouts_section(s, run):
     out = ["## Timeouts", "",
@@ -358,6 +371,57 @@ def bindings_section(s, run, only_measured=False):
     return out
 
 DOC_PATH = os.path.join(REPO, "docs", "performance.md")
+COLDSTART_HEADING = "## Cold start"
+SIZE_HEADING = "## Size"
+
+
+def coldstart_section(s, run):
+    """The cold start of a C process (ci/bench/coldstart.py): each part's median beside the floor."""
+    out = [COLDSTART_HEADING, ""]
+    if s.get("coldstart_c_first_outcome_ms") is None:
+        return out + ["Not measured in this run (`ci/bench.sh --coldstart-only` measures it).", ""]
+    out += ["A fresh process per sample, from the moment its parent starts it to the first outcome, for an app of "
+            f"{fmt(s.get('coldstart_declared_functions'))} functions and {fmt(s.get('coldstart_entities'))} entity "
+            "(the demo's descriptor bundle, `demo bundle`, and numbered copies of its functions; its metadata "
+            "schema, toolkit and types too): `benches/coldstart/coldstart.c` reads the app's descriptors from a file, "
+            "loads the library with `dlopen` and checks `af_abi_version`, registers everything, and calls "
+            "`create_order`, whose handler answers at once. The floor is the same program reading the same file and "
+            "not touching the library; the two run in turn, "
+            f"{fmt(s.get('coldstart_samples'))} samples each (`ci/bench/coldstart.py`, medians; the parent and the "
+            "program read the same monotonic clock). Library: "
+            f"`{s.get('coldstart_library')}` ({fmt(s.get('coldstart_library_bytes'))} bytes). "
+            f"Measured {run.get('when')}, commit {run.get('commit')}, load average "
+            f"{fmt(s.get('coldstart_load_average_1m'))} right after the samples"
+            + (" (a busy shared machine: figures inflated, the p90 most)." if (s.get("coldstart_load_average_1m") or 0) >= 1.5 else "."),
+            "", "| part | median (ms) |", "|---|---|"]
+    for label, key in [("floor: process start to `main`, the app's file read (no library)", "coldstart_c_floor_ms"),
+                       ("the full program: process start to `main`, the file read", "coldstart_c_start_to_main_ms"),
+                       ("library load (`dlopen`, its symbols) and ABI check", "coldstart_c_load_ms"),
+                       ("registration: metadata schema, toolkit, types, entity, 50 functions", "coldstart_c_register_ms"),
+                       ("first call (`af_execute_json`, the handler answering an `Order`)", "coldstart_c_first_call_ms"),
+                       ("the library's part (load, ABI check, registration, first call)", "coldstart_c_library_ms"),
+                       ("**process start to the first outcome**", "coldstart_c_first_outcome_ms"),
+                       ("**first outcome above the floor** (target ≤ 2 ms)", "coldstart_c_above_floor_ms")]:
+        out.append(f"| {label} | {fmt(s.get(key))} |")
+    out += ["", f"90th percentiles: floor {fmt(s.get('coldstart_c_floor_p90_ms'))} ms, first outcome "
+            f"{fmt(s.get('coldstart_c_first_outcome_p90_ms'))} ms.", "",
+            "Not measured yet: the same process in .NET (JIT, and NativeAOT, with `AddAppFunctions()`), on the JVM "
+            "(Kotlin) and in Swift, each beside the same program without appfunctions.", ""]
+    return out
+
+
+def old_section(heading):
+    """The section of the current docs/performance.md under `heading` (up to the next `## `),
+    or nothing: what another script owns, carried over by a full run."""
+    try:
+        doc = read_doc()
+    except OSError:
+        return []
+    at = next((i for i, l in enumerate(doc) if l.startswith(heading)), None)
+    if at is None:
+        return []
+    end = next((i for i in range(at + 1, len(doc)) if doc[i].startswith("## ")), len(doc))
+    return doc[at:end]
 
 
 def read_doc():
@@ -418,6 +482,19 @@ for name, key, ok, target in targets:
     v = s.get(key)
     verdict = "not measured" if v is None else ("met" if ok(v) else "**missed**")
     rows.append(f"| {name} | {fmt(v)} | {target} | {verdict} |")
+
+if COLDSTART_ONLY:
+    doc = read_doc()
+    new_rows = [r for r in rows if r.startswith("| cold start in C")]
+    doc = [l for l in doc if not l.startswith("| cold start in C")]
+    at = doc.index("## Targets")
+    while not doc[at].startswith("|"):
+        at += 1
+    while at < len(doc) and doc[at].startswith("|"):
+        at += 1
+    doc[at:at] = new_rows
+    put_section(doc, COLDSTART_HEADING, coldstart_section(s, meta["coldstart"]), (SIZE_HEADING, MISSED_HEADING, "## Chart"))
+    finish_partial(doc, "the cold start figures", coldstart)
 
 if TIMEOUTS_ONLY:
     doc = read_doc()
@@ -515,6 +592,9 @@ if s.get("dotnet_execute_ns"):
 # Why a target is missed: measured reasons, written where the work goes (callgrind
 # profiles of benches/instructions.rs). Printed for the targets missed in this run.
 REASONS = {
+    "coldstart_c_above_floor_ms":
+        "See the Cold start section: its parts say where the time went. On a loaded machine the "
+        "process start itself (the floor) and the page faults of loading the library grow most.",
     "execute_two_delegates_entity_ns":
         "An entity lookup is a call of its own that goes through the delegates (seed 000: entity "
         "lookups expose app data, so a sign-in gate must see them). On the quiet run of "
@@ -604,6 +684,8 @@ if EXPORTS_ONLY:
         doc[row_at + 1:row_at + 1] = ["", note]
     put_section(doc, MISSED_HEADING, missed_section(), ("## Chart",))
     finish_partial(doc, "the first exports' figures", {k: v for k, v in s.items() if "export_first_10k" in k})
+lines += coldstart_section(s, meta)
+lines += old_section(SIZE_HEADING)  # ci/size.py's
 lines += missed_section()
 lines += ["## Chart", "", "![per-call cost against registry size and thread count](performance.svg)", ""]
 with open(os.path.join(REPO, "docs", "performance.md"), "w") as fh:
