@@ -79,19 +79,15 @@ echo "   $(cat "$LOGDIR/host.out" | tr '\n' ' ')"
 ORIGIN="${MCP_URL%/mcp}"
 
 fail=0
-proxied() {  # NAME: starts a logging proxy, prints its MCP URL
-  python3 ci/http/proxy.py --upstream "$ORIGIN" --log "$LOGDIR/transcripts/$1.log" >"$LOGDIR/proxy-$1.out" 2>&1 &
-  PIDS+=($!)
-  local p
-  p=$(url_of "$LOGDIR/proxy-$1.out" "proxy: ") || { echo "http lane: the proxy did not start" >&2; return 1; }
-  echo "$p/mcp"
-}
-run_check() {  # NAME COMMAND... (the URL is appended)
+run_check() {  # NAME COMMAND... (the URL of a logging proxy in front of the host is appended)
   local name="$1"; shift
+  # started here, not in a command substitution, so that cleanup knows its pid
+  python3 ci/http/proxy.py --upstream "$ORIGIN" --log "$LOGDIR/transcripts/$name.log" >"$LOGDIR/proxy-$name.out" 2>&1 &
+  PIDS+=($!)
   local url
-  url=$(proxied "$name") || { fail=1; return; }
+  url=$(url_of "$LOGDIR/proxy-$name.out" "proxy: ") || { echo "http lane: the proxy did not start" >&2; fail=1; return; }
   echo "== http lane: $name"
-  timeout 300 "$@" "$url" | tee "$LOGDIR/$name.txt"
+  timeout 300 "$@" "$url/mcp" | tee "$LOGDIR/$name.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
 }
 t0=$(date +%s)
