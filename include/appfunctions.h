@@ -700,7 +700,10 @@ af_status af_mcp_set_notify(struct af_dispatcher *d, af_mcp_notify_fn cb, void *
  * one is started whenever a call arrives and none is free (up to 32; beyond that calls
  * wait and the log says so), so a handler blocked in host code holds up neither pings
  * nor other calls, and `notifications/cancelled` ends the call on a completion thread.
- * Logs nothing to stdout.
+ * Logs nothing to stdout. Never raises `SIGPIPE`: when the client closes its end of stdout
+ * (it went away mid-call), the session ends as if stdin had ended (the calls in flight
+ * finish, their answers are dropped, the dispatcher's log says so) and this returns
+ * `AF_OK`.
  */
 af_status af_mcp_serve_stdio(struct af_dispatcher *d);
 

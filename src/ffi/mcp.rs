@@ -176,7 +176,10 @@ pub unsafe extern "C" fn af_mcp_set_notify(
 /// one is started whenever a call arrives and none is free (up to 32; beyond that calls
 /// wait and the log says so), so a handler blocked in host code holds up neither pings
 /// nor other calls, and `notifications/cancelled` ends the call on a completion thread.
-/// Logs nothing to stdout.
+/// Logs nothing to stdout. Never raises `SIGPIPE`: when the client closes its end of stdout
+/// (it went away mid-call), the session ends as if stdin had ended (the calls in flight
+/// finish, their answers are dropped, the dispatcher's log says so) and this returns
+/// `AF_OK`.
 #[no_mangle]
 pub unsafe extern "C" fn af_mcp_serve_stdio(d: *mut af_dispatcher) -> af_status {
     boundary(|| {
@@ -186,7 +189,10 @@ pub unsafe extern "C" fn af_mcp_serve_stdio(d: *mut af_dispatcher) -> af_status 
             Ok(s) => s,
             Err(e) => return fail(AF_ERR_INVALID, &e),
         };
-        match crate::mcp::stdio::serve_stdio(s) {
+        // stdout written without SIGPIPE: a C host does not ignore it, and a client that goes
+        // away mid-call must end the session, not the host
+        let stdin = std::io::stdin();
+        match crate::mcp::stdio::serve(s, stdin.lock(), super::stdout::stdout()) {
             Ok(()) => AF_OK,
             Err(e) => fail(AF_ERR_INTERNAL, &format!("stdio: {e}")),
         }

@@ -47,6 +47,8 @@ mod publish;
 
 mod android;
 
+mod stdout;
+
 mod cancel;
 
 mod delegate;

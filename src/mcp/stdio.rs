@@ -20,7 +20,7 @@ use super::{Reply, Session};
 use crate::engine::threads::{Pool, Waited, MCP_WORKERS_MAX};
 use parking_lot::Mutex;
 use std::io::{BufRead, ErrorKind, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// How many tool calls may wait for a worker (all of them busy).
@@ -92,7 +92,8 @@ pub fn read_frame<R: BufRead + ?Sized>(
     }
 }
 
-/// Serves `session` until `input` ends, then waits for the calls in flight. Open
+/// Serves `session` until `input` ends, or the output is closed (a write fails with
+/// `BrokenPipe`: the client went away), then waits for the calls in flight. Open
 /// `subscriptions/listen` streams end with the input (the transport closed).
 pub fn serve<R: BufRead, W: Write + Send + 'static>(
     session: Arc<Session>,
@@ -100,13 +101,24 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
     output: W,
 ) -> std::io::Result<()> {
     let out: Arc<Mutex<W>> = Arc::new(Mutex::new(output));
+    // the client closed its end of the output (it went away): nothing more is written,
+    // and the session ends as if the input had ended
+    let closed = Arc::new(AtomicBool::new(false));
     let write = {
         let out = out.clone();
+        let closed = closed.clone();
         move |line: &str| {
+            if closed.load(Ordering::Acquire) {
+                return;
+            }
             let mut w = out.lock();
-            let _ = w.write_all(line.as_bytes());
-            let _ = w.write_all(b"\n");
-            let _ = w.flush();
+            let r = w
+                .write_all(line.as_bytes())
+                .and_then(|()| w.write_all(b"\n"))
+                .and_then(|()| w.flush());
+            if matches!(&r, Err(e) if e.kind() == ErrorKind::BrokenPipe) {
+                closed.store(true, Ordering::Release);
+            }
         }
     };
     let write: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(write);
@@ -177,6 +189,13 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
                 }
             }
         }
+        if closed.load(Ordering::Acquire) {
+            session.log_warn(&format!(
+                "MCP stdio: the client closed its end of the output (broken pipe): the session ends once the {} tool calls in flight finish",
+                flight.0.load(Ordering::Acquire)
+            ));
+            break Ok(());
+        }
     };
     session.end_subscriptions();
     workers.drain();
@@ -206,6 +225,51 @@ mod tests {
             }
             out.push((f, buf.clone()));
         }
+    }
+
+    /// An output whose reader has gone away.
+    struct Closed(Arc<AtomicUsize>);
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Err(std::io::Error::from(ErrorKind::BrokenPipe))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_session_ends_when_the_client_closes_the_output() {
+        let d = crate::Dispatcher::new();
+        let session = Session::new(
+            &d,
+            crate::mcp::McpConfig::default(),
+            serde_json::Value::Null,
+        )
+        .unwrap();
+        let logs: Arc<Mutex<Vec<String>>> = Arc::default();
+        let l = logs.clone();
+        d.set_log_sink(Some(Arc::new(move |_, m: &str| {
+            l.lock().push(m.to_owned())
+        })));
+        let mut input = String::new();
+        for i in 0..1000 {
+            input.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n"
+            ));
+        }
+        let writes = Arc::new(AtomicUsize::new(0));
+        let mut cursor = std::io::Cursor::new(input.as_bytes());
+        serve(session, &mut cursor, Closed(writes.clone())).unwrap();
+        // the first answer found the output closed: nothing more was read or written
+        assert_eq!(writes.load(Ordering::Relaxed), 1);
+        assert_eq!(cursor.position() as usize, input.find('\n').unwrap() + 1);
+        assert!(
+            logs.lock().iter().any(|m| m.contains("broken pipe")),
+            "{:?}",
+            logs.lock()
+        );
     }
 
     #[test]

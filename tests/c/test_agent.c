@@ -329,9 +329,25 @@ TEST(agent__af_mcp_session_new_handle_set_notify_set_metadata_free) {
     app_close(a);
 }
 
+/* AF_SERVE_SLOW_MS: a tool `slow_call` whose handler sleeps that long (test_robust.c). */
+static atomic_long slow_calls_finished;
+static void slow_call_handler(void *ud, af_call *call) {
+    sleep_us((unsigned)(intptr_t)ud * 1000u);
+    CHECK_STATUS(af_call_return(call, "\"slept\""), AF_OK);
+    atomic_fetch_add(&slow_calls_finished, 1);
+}
+
 int mcp_serve_stdio_main(void) {
     app *a = app_new();
+    long slow_ms = env_long("AF_SERVE_SLOW_MS", 0);
+    if (slow_ms > 0) {
+        CHECK_STATUS(af_register_function(a->d, "{\"id\":\"slow_call\",\"result\":\"string\"}", slow_call_handler,
+                                          (void *)(intptr_t)slow_ms, NULL),
+                     AF_OK);
+    }
     af_status s = af_mcp_serve_stdio(a->d);
+    /* what the parent checks: the call in flight was drained before serve returned */
+    fprintf(stderr, "served: status %d, slow calls finished %ld\n", (int)s, (long)atomic_load(&slow_calls_finished));
     app_close(a);
     return s == AF_OK ? 0 : 10 + s;
 }

@@ -101,3 +101,62 @@ TEST(robust__a_second_answer_while_the_call_waits_at_a_later_gate_is_already_com
     CHECK_STATUS(af_gate_allow(second_gate), AF_ERR_ALREADY_COMPLETED);
     app_close(a);
 }
+
+/* ---- stdio MCP: the client goes away mid-call -------------------------------------- */
+
+static void read_line(int fd, char *buf, size_t cap) {
+    size_t n = 0;
+    char c;
+    while (n + 1 < cap && read(fd, &c, 1) == 1) {
+        buf[n++] = c;
+        if (c == '\n') break;
+    }
+    buf[n] = 0;
+}
+
+TEST(robust__a_c_host_serving_mcp_on_stdio_survives_a_client_that_goes_away_mid_call) {
+    int in[2], out[2], err[2];
+    CHECK(pipe(in) == 0 && pipe(out) == 0 && pipe(err) == 0);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) { /* a C host (this harness, server mode), SIGPIPE at its default action */
+        signal(SIGPIPE, SIG_DFL);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+        setenv("AF_SERVE_SLOW_MS", "300", 1);
+        execl(harness_self, harness_self, "--mcp-serve-stdio", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    char line[4096];
+    snprintf(line, sizeof line, "%s\n", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                                        "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                                        "\"clientInfo\":{\"name\":\"c-harness\",\"version\":\"1\"}}}");
+    CHECK(write(in[1], line, strlen(line)) == (ssize_t)strlen(line));
+    read_line(out[0], line, sizeof line);
+    CHECK_HAS(line, "\"protocolVersion\"");
+    snprintf(line, sizeof line, "%s\n%s\n", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"slow_call\",\"arguments\":{}}}");
+    CHECK(write(in[1], line, strlen(line)) == (ssize_t)strlen(line));
+    /* the client goes away while the call runs: its end of stdout first, then stdin */
+    close(out[0]);
+    sleep_us(50 * 1000);
+    close(in[1]);
+    static char errs[1 << 14];
+    size_t n = 0;
+    ssize_t got;
+    while (n < sizeof errs - 1 && (got = read(err[0], errs + n, sizeof errs - 1 - n)) > 0) n += (size_t)got;
+    errs[n] = 0;
+    close(err[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK_MSG(!WIFSIGNALED(status), "the server died of signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the server exited with status %d", status);
+    /* the call in flight was drained before af_mcp_serve_stdio returned AF_OK */
+    CHECK_HAS(errs, "served: status 0, slow calls finished 1");
+}
