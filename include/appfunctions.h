@@ -24,10 +24,12 @@
  *   ...) or cancels (af_cancel_token_cancel). The library's own threads, each started when
  *   first needed and gone after 1 s without work: the timer ("appfunctions-timer"), which
  *   runs no host code: at a deadline it marks the call timed out and hands the rest over
- *   to the completion threads ("appfunctions-completion-N", up to 64), which end timed-out
- *   calls and all but the first call of a cancelled token (cancel callbacks, on_invoked,
- *   scope end, on_outcome, the log callback); a new one starts whenever none is free, so
- *   a callback that blocks never delays another call's timeout; and the stdio MCP
+ *   to the completion threads ("appfunctions-completion-N", up to 64 per dispatcher),
+ *   which end timed-out calls and all but the first call of a cancelled token (cancel
+ *   callbacks, on_invoked, scope end, on_outcome, the log callback); a new one starts
+ *   whenever none of the dispatcher's is free, so a callback that blocks never delays
+ *   another call's timeout (at the cap, that dispatcher's log says so, and another
+ *   dispatcher's calls are never held up); and the stdio MCP
  *   transport's workers ("appfunctions-mcp-N", up to 32 per af_mcp_serve_stdio), which run
  *   whole tool calls. Each callback's doc below names where it may arrive.
  * - user_data handed to the library must be usable from any thread; every callback the

@@ -913,12 +913,13 @@ impl Call {
     /// Ends a call marked cancelled on a thread of the completion pool, so that its host
     /// callbacks hold up neither this thread nor any other call.
     pub(crate) fn end_cancelled_later(self: Arc<Self>, code: ErrorCode) {
-        crate::engine::threads::completions().submit(Box::new(move |w: crate::engine::threads::Waited| {
+        let shared = self.shared().clone();
+        shared.completions.submit(Box::new(move |w: crate::engine::threads::Waited| {
             if w.at_cap {
                 self.log(
                     LogLevel::Warn,
                     &format!(
-                        "all {} completion threads are running host callbacks (the cap): ending the call to {} ({}) waited {} ms for one of them to return",
+                        "all {} completion threads of this dispatcher are running host callbacks (the cap): ending the call to {} ({}) waited {} ms for one of them to return",
                         w.cap,
                         self.function_id(),
                         code.as_str(),

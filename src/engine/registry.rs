@@ -395,6 +395,9 @@ pub struct Shared {
     /// texts use, as of a generation, and the names already logged as unset in a view.
     pub(crate) plain_placeholders: Mutex<(u64, Arc<[String]>)>,
     pub(crate) unset_placeholders_logged: Mutex<std::collections::HashSet<String>>,
+    /// This dispatcher's completion threads: the rest of its timed-out and cancelled calls
+    /// (its own, so another dispatcher's blocked callbacks never delay them).
+    pub(crate) completions: crate::engine::threads::Pool,
 }
 
 /// One in-flight counter, on cache lines of its own.
@@ -417,6 +420,7 @@ impl Shared {
             drained: parking_lot::Condvar::new(),
             plain_placeholders: Mutex::new((0, Arc::from(Vec::new()))),
             unset_placeholders_logged: Mutex::new(Default::default()),
+            completions: crate::engine::threads::Pool::completions(),
         }
     }
 

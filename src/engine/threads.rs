@@ -6,7 +6,7 @@
 //! | thread | started by | runs host code? |
 //! |---|---|---|
 //! | `appfunctions-timer` (one) | the first asynchronous call with a timeout | never: it only decides. At a deadline it marks the call timed out (from then on `is_cancelled` is true and any host answer is refused as late) and hands the rest of the call to the completion pool |
-//! | `appfunctions-completion` (0 to [`completion_threads_max`]: 64 unless [`set_completion_threads_max`] says otherwise) | a timed-out call, or a cancellation token that ends several calls | yes: the rest of one call each — its cancel callbacks, every delegate's `on_invoked`, the scope-end hook, the outcome callback, the dispatcher's log sink |
+//! | `appfunctions-completion` (0 to [`completion_threads_max`] per dispatcher: 64 unless [`set_completion_threads_max`] says otherwise) | a timed-out call, or a cancellation token that ends several calls | yes: the rest of one call each — its cancel callbacks, every delegate's `on_invoked`, the scope-end hook, the outcome callback, the dispatcher's log sink |
 //! | `appfunctions-mcp` (0 to 32 per [`crate::mcp::stdio::serve`]) | a `tools/call` arriving on the stdio transport | yes: the whole call (gates, handler, `on_invoked`, scope end) |
 //!
 //! The completion pool starts a thread whenever a completion is handed to it and no
@@ -14,8 +14,9 @@
 //! that flushes a log) never holds up another call's completion: timeouts fire on time
 //! however long host callbacks take. It stops growing at its cap; a completion handed to
 //! it then waits for a thread to return from host code, and the first one that waited
-//! says so in its dispatcher's log, with how long it waited. The stdio transport's
-//! workers grow and stop the same way.
+//! says so in its dispatcher's log, with how long it waited. Each dispatcher has a
+//! completion pool of its own, so one dispatcher's blocked callbacks never delay another
+//! dispatcher's timeouts. The stdio transport's workers grow and stop the same way.
 //!
 //! Every other callback runs on a thread of the host's: the one that calls `execute`
 //! (the pipeline up to the first host answer that does not come inline), the one that
@@ -25,7 +26,6 @@
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// How long a library thread waits for work before it exits.
@@ -39,22 +39,25 @@ pub(crate) const MCP_WORKERS_MAX: usize = 32;
 
 static COMPLETION_CAP: AtomicUsize = AtomicUsize::new(COMPLETION_THREADS_MAX_DEFAULT);
 
-/// Sets the completion pool's cap (at least 1): the most threads that may be running
-/// host callbacks of timed-out or cancelled calls at once. Threads above a lowered cap
-/// exit when they finish what they run.
+/// The completion threads of every dispatcher's pool.
+static COMPLETION_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets the completion pools' cap (at least 1): the most threads one dispatcher may have
+/// running host callbacks of its timed-out or cancelled calls at once (each dispatcher
+/// has a pool of its own). A pool takes a new cap with its next job; threads above a
+/// lowered cap exit when they finish what they run.
 pub fn set_completion_threads_max(n: usize) {
     COMPLETION_CAP.store(n.max(1), Ordering::Relaxed);
-    completions().set_cap(n.max(1));
 }
 
-/// The completion pool's cap.
+/// The completion pools' cap (per dispatcher).
 pub fn completion_threads_max() -> usize {
     COMPLETION_CAP.load(Ordering::Relaxed)
 }
 
-/// How many completion threads exist now (busy or waiting for work).
+/// How many completion threads exist now in the process (busy or waiting for work).
 pub fn completion_threads() -> usize {
-    completions().threads()
+    COMPLETION_THREADS.load(Ordering::Relaxed)
 }
 
 /// What a job learns about its wait when it runs.
@@ -97,6 +100,9 @@ struct Shared {
     quiet: Condvar,
     /// Jobs queued or running.
     busy: AtomicUsize,
+    /// A completion pool: its cap is [`completion_threads_max`], its threads are counted in
+    /// [`completion_threads`].
+    completion: bool,
 }
 
 /// A pool of threads that grows while its threads are busy (blocked in host code), up to
@@ -107,6 +113,16 @@ pub(crate) struct Pool {
 
 impl Pool {
     pub(crate) fn new(name: &'static str, cap: usize) -> Pool {
+        Pool::make(name, cap, false)
+    }
+
+    /// A dispatcher's completion pool: the rest of its timed-out calls, and of all but the
+    /// first call a cancellation token ends.
+    pub(crate) fn completions() -> Pool {
+        Pool::make("appfunctions-completion", completion_threads_max(), true)
+    }
+
+    fn make(name: &'static str, cap: usize, completion: bool) -> Pool {
         Pool {
             shared: std::sync::Arc::new(Shared {
                 name,
@@ -122,14 +138,12 @@ impl Pool {
                 work: Condvar::new(),
                 quiet: Condvar::new(),
                 busy: AtomicUsize::new(0),
+                completion,
             }),
         }
     }
 
-    fn set_cap(&self, cap: usize) {
-        self.shared.state.lock().cap = cap.max(1);
-    }
-
+    #[cfg(test)]
     pub(crate) fn threads(&self) -> usize {
         self.shared.state.lock().threads
     }
@@ -141,6 +155,9 @@ impl Pool {
         let s = &self.shared;
         s.busy.fetch_add(1, Ordering::AcqRel);
         let mut st = s.state.lock();
+        if s.completion {
+            st.cap = completion_threads_max();
+        }
         let at_cap = st.queue.len() >= st.idle && st.threads >= st.cap;
         let first_at_cap = at_cap && !st.saturated;
         if at_cap {
@@ -159,6 +176,9 @@ impl Pool {
             return;
         }
         st.threads += 1;
+        if s.completion {
+            COMPLETION_THREADS.fetch_add(1, Ordering::Relaxed);
+        }
         st.next_name += 1;
         let name = format!("{}-{}", s.name, st.next_name);
         drop(st);
@@ -169,6 +189,9 @@ impl Pool {
         if spawned.is_err() {
             let mut st = s.state.lock();
             st.threads -= 1;
+            if s.completion {
+                COMPLETION_THREADS.fetch_sub(1, Ordering::Relaxed);
+            }
             if st.threads == 0 {
                 // nothing would ever run the queue: run it here rather than never
                 let jobs: Vec<Queued> = st.queue.drain(..).collect();
@@ -245,14 +268,10 @@ fn work(s: &Shared) {
         }
     }
     st.threads -= 1;
+    if s.completion {
+        COMPLETION_THREADS.fetch_sub(1, Ordering::Relaxed);
+    }
     s.quiet.notify_all();
-}
-
-/// The completion pool: the rest of timed-out calls, and of all but the first call a
-/// cancellation token ends.
-pub(crate) fn completions() -> &'static Pool {
-    static P: OnceLock<Pool> = OnceLock::new();
-    P.get_or_init(|| Pool::new("appfunctions-completion", completion_threads_max()))
 }
 
 #[cfg(test)]
