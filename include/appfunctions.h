@@ -965,7 +965,12 @@ af_status af_call_return(struct af_call *call, const char *result_json);
 af_status af_call_fail(struct af_call *call, int32_t code, const char *message);
 
 /**
- * Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL.
+ * Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL,
+ * except in a child made by `fork()` after the parent used the library: there every `af_`
+ * function refuses at once (its error status, NULL, or an `InternalError` outcome, with
+ * `af_last_error` saying why), because the library's threads and the locks they held
+ * stayed in the parent. `af_string_free`, `af_last_error` and the version functions still
+ * work there. Fork before the first use, or `exec` in the child.
  */
 struct af_dispatcher *af_dispatcher_new(void);
 

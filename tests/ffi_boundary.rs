@@ -9,7 +9,12 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-const WRAPPERS: [&str; 3] = ["boundary", "boundary_or", "boundary_with"];
+const WRAPPERS: [&str; 4] = [
+    "boundary",
+    "boundary_or",
+    "boundary_with",
+    "boundary_even_after_fork",
+];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {

@@ -17,7 +17,10 @@ impl Handle for af_cancel_token {
 /// Creates a cancellation token. Caller owns it and must call `af_cancel_token_free`.
 #[no_mangle]
 pub extern "C" fn af_cancel_token_new() -> *mut af_cancel_token {
-    boundary(|| af_cancel_token::new(CancelToken::new()))
+    boundary(|| {
+        super::fork::watch();
+        af_cancel_token::new(CancelToken::new())
+    })
 }
 
 /// Cancels every call carrying the token, now and later. Every call carrying it is marked

@@ -167,10 +167,18 @@ pub(crate) fn c_handler(
     f.map(|f| Arc::new(CHandler { f, data }) as Arc<dyn Handler>)
 }
 
-/// Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL.
+/// Creates a dispatcher. Caller owns it and must call `af_dispatcher_free`. Never NULL,
+/// except in a child made by `fork()` after the parent used the library: there every `af_`
+/// function refuses at once (its error status, NULL, or an `InternalError` outcome, with
+/// `af_last_error` saying why), because the library's threads and the locks they held
+/// stayed in the parent. `af_string_free`, `af_last_error` and the version functions still
+/// work there. Fork before the first use, or `exec` in the child.
 #[no_mangle]
 pub extern "C" fn af_dispatcher_new() -> *mut af_dispatcher {
-    boundary(|| af_dispatcher::new(FfiDispatcher::new(Dispatcher::new(), false)))
+    boundary(|| {
+        super::fork::watch();
+        af_dispatcher::new(FfiDispatcher::new(Dispatcher::new(), false))
+    })
 }
 
 /// Frees a dispatcher. It never blocks and runs no host callback other than the

@@ -47,6 +47,8 @@ mod publish;
 
 mod android;
 
+mod fork;
+
 mod stdout;
 
 mod cancel;
@@ -248,7 +250,24 @@ pub(crate) fn boundary_or<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
 }
 
 /// [`boundary`] whose panic value is made after the panic (an error outcome naming it).
+/// In a child forked after the library was used, `f` does not run: the panic value at once,
+/// with `af_last_error` saying why (`fork.rs`).
+#[inline(always)]
 pub(crate) fn boundary_with<T>(on_panic: impl FnOnce() -> T, f: impl FnOnce() -> T) -> T {
+    if fork::in_forked_child() {
+        set_last_error(fork::FORKED_MESSAGE);
+        return on_panic();
+    }
+    panic_boundary(on_panic, f)
+}
+
+/// [`boundary_or`] that also runs in a forked child, for what takes no lock of the library
+/// (`af_last_error`, `af_string_free`, the error code names).
+pub(crate) fn boundary_even_after_fork<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
+    panic_boundary(|| on_panic, f)
+}
+
+fn panic_boundary<T>(on_panic: impl FnOnce() -> T, f: impl FnOnce() -> T) -> T {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(v) => v,
         Err(p) => {

@@ -61,6 +61,7 @@ pub unsafe extern "C" fn af_dispatcher_published_new(
     out_dispatcher: *mut *mut af_dispatcher,
 ) -> af_status {
     boundary(|| {
+        super::fork::watch();
         if out_dispatcher.is_null() {
             return fail(AF_ERR_NULL, "out_dispatcher is NULL");
         }

@@ -46,7 +46,7 @@ pub(crate) fn last_error_text() -> String {
 /// freed memory. Do not free it; `af_last_error_copy` gives a copy to keep.
 #[no_mangle]
 pub extern "C" fn af_last_error() -> *const c_char {
-    boundary_or(c"internal error".as_ptr(), || {
+    boundary_even_after_fork(c"internal error".as_ptr(), || {
         LAST_ERROR.with(|e| {
             let e = e.borrow();
             e.slots[e.at].as_ptr()
@@ -58,13 +58,14 @@ pub extern "C" fn af_last_error() -> *const c_char {
 /// "" when none). NULL only when memory runs out.
 #[no_mangle]
 pub extern "C" fn af_last_error_copy() -> *mut c_char {
-    boundary(|| out_string(&last_error_text()))
+    boundary_even_after_fork(std::ptr::null_mut(), || out_string(&last_error_text()))
 }
 
 /// Frees a string returned by this library. Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_string_free(s: *mut c_char) {
-    boundary(|| {
+    // (also in a forked child: freeing takes no lock of the library)
+    boundary_even_after_fork((), || {
         if !s.is_null() {
             // SAFETY: the string was made by CString::into_raw in this library.
             drop(unsafe { CString::from_raw(s) });
@@ -143,11 +144,13 @@ pub extern "C" fn af_status_name(status: af_status) -> *const c_char {
 /// return; the ranges overlap): that is `af_status_name`.
 #[no_mangle]
 pub extern "C" fn af_error_code_name(code: i32) -> *const c_char {
-    boundary(|| match CODE_NAMES.iter().find(|(c, _)| *c == code) {
-        Some((_, n)) => n.as_ptr(),
-        None => {
-            set_last_error(&format!("{code} is not an AF_CODE_* value"));
-            std::ptr::null()
+    boundary_even_after_fork(std::ptr::null(), || {
+        match CODE_NAMES.iter().find(|(c, _)| *c == code) {
+            Some((_, n)) => n.as_ptr(),
+            None => {
+                set_last_error(&format!("{code} is not an AF_CODE_* value"));
+                std::ptr::null()
+            }
         }
     })
 }
@@ -156,7 +159,7 @@ pub extern "C" fn af_error_code_name(code: i32) -> *const c_char {
 /// `"TimedOut"`, matched exactly); 0 for NULL, invalid UTF-8 or an unknown name.
 #[no_mangle]
 pub unsafe extern "C" fn af_error_code_from_name(name: *const c_char) -> i32 {
-    boundary_or(0, || {
+    boundary_even_after_fork(0, || {
         // SAFETY: checked by the helper.
         let Ok(name) = (unsafe { str_arg(name, "name") }) else {
             return 0;

@@ -160,3 +160,81 @@ TEST(robust__a_c_host_serving_mcp_on_stdio_survives_a_client_that_goes_away_mid_
     /* the call in flight was drained before af_mcp_serve_stdio returned AF_OK */
     CHECK_HAS(errs, "served: status 0, slow calls finished 1");
 }
+
+/* ---- fork(): a child of a process that used the library refuses cleanly ------------ */
+
+static void never_handler(void *ud, af_call *call) {
+    (void)ud;
+    (void)call; /* never completes: ended by its timeout */
+}
+static atomic_int child_outcomes;
+static void count_outcome(void *ud, const char *json) {
+    (void)ud;
+    (void)json;
+    atomic_fetch_add(&child_outcomes, 1);
+}
+
+/* In the child: what the library does there; exits 0 when it refused everything cleanly. */
+static int forked_child_checks(af_dispatcher *d, af_cancel_token *t) {
+    int bad = 0;
+    af_invocation inv = inv_of("never", AF_PLATFORM_OTHER, 0, NULL);
+    inv.timeout_ms = 20;
+    inv.cancel_token = t;
+    /* a timeout there would never fire (no timer thread): the call is refused instead */
+    if (af_execute_async(d, &inv, NULL, count_outcome, NULL) != AF_ERR_INTERNAL) bad |= 1;
+    if (!strstr(af_last_error(), "fork()")) bad |= 2;
+    /* a cancel could deadlock on a lock held by a thread left in the parent: refused */
+    if (af_cancel_token_cancel(t) == AF_OK) bad |= 4;
+    char *o = af_execute_json(d, &inv, NULL);
+    if (!o || !strstr(o, "InternalError") || !strstr(o, "fork()")) bad |= 8;
+    af_string_free(o);
+    if (af_dispatcher_new() != NULL) bad |= 16;
+    if (!strstr(af_last_error(), "exec")) bad |= 32;
+    sleep_us(100 * 1000);
+    if (atomic_load(&child_outcomes) != 0) bad |= 64;
+    return bad;
+}
+
+TEST(robust__a_child_forked_after_the_library_started_its_threads_refuses_every_call_cleanly) {
+    af_dispatcher *d = af_dispatcher_new();
+    CHECK_STATUS(af_register_function(d, "{\"id\":\"never\",\"result\":\"int32\"}", never_handler, NULL, NULL), AF_OK);
+    af_cancel_token *t = af_cancel_token_new();
+    /* the timer and a completion thread run now */
+    af_invocation inv = inv_of("never", AF_PLATFORM_OTHER, 0, NULL);
+    inv.timeout_ms = 20;
+    atomic_store(&child_outcomes, 0);
+    CHECK_STATUS(af_execute_async(d, &inv, NULL, count_outcome, NULL), AF_OK);
+    sleep_us(5 * 1000);
+    fflush(stdout);
+    fflush(stderr);
+    int report[2];
+    CHECK(pipe(report) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* the bits through a pipe: under valgrind the child's exit status is valgrind's */
+        close(report[0]);
+        int bad = forked_child_checks(d, t);
+        ssize_t w = write(report[1], &bad, sizeof bad);
+        _exit(w == (ssize_t)sizeof bad ? 0 : 1);
+    }
+    close(report[1]);
+    int status = 0;
+    pid_t w = 0;
+    for (int i = 0; i < 1000 && (w = waitpid(pid, &status, WNOHANG)) == 0; i++) sleep_us(10 * 1000);
+    if (w == 0) { /* deadlocked */
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        CHECK_MSG(0, "the forked child hung");
+    } else {
+        int bad = -1;
+        ssize_t got = read(report[0], &bad, sizeof bad);
+        CHECK_MSG(got == (ssize_t)sizeof bad && bad == 0, "the forked child failed its checks: bits %d (status %d)", bad,
+                  status);
+    }
+    close(report[0]);
+    /* the parent goes on as before */
+    for (int i = 0; i < 500 && atomic_load(&child_outcomes) == 0; i++) sleep_us(2000);
+    CHECK_EQ_INT(atomic_load(&child_outcomes), 1);
+    af_cancel_token_free(t);
+    af_dispatcher_free(d);
+}
