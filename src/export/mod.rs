@@ -49,6 +49,7 @@ pub use tree::{android_xml, android_xml_with, AndroidXmlOptions};
 pub(crate) use tree::{format_note, tighter, INT32, INT64};
 pub use tree::{mcp_output_schema, mcp_tool, mcp_wraps_result};
 pub use tree::{openai_parameters, openai_strict_blocker, OPENAI_STRICT_FORMATS};
+pub(crate) use tree::{GEMINI_MAX_INLINED_TYPES, GEMINI_MAX_INLINE_DEPTH};
 pub(crate) use tree::{MAX_DEPTH, MAX_PROPERTIES, STRICT_MOVED};
 
 /// One function as the exporters see it.

@@ -324,6 +324,41 @@ impl<'t> Ctx<'t> {
 /// Whether two names are equal: compared a word at a time in place, as names are short
 /// (`==` on `str` calls the C library's `memcmp` for every name of the same length).
 #[inline]
+/// Where `key` is among `items` (named by `name_of`): scanned in a short list, looked up in
+/// `index` (made on the first call) in a longer one.
+fn find_name<'i, T>(
+    items: &'i [T],
+    name_of: impl Fn(&'i T) -> &'i String,
+    index: &mut Option<std::collections::HashMap<&'i str, usize>>,
+    key: &str,
+) -> Option<usize> {
+    if items.len() <= 16 {
+        #[cfg(test)]
+        NAME_PROBES.with(|c| c.set(c.get() + items.len()));
+        return items.iter().position(|x| same_name(name_of(x), key));
+    }
+    #[cfg(test)]
+    NAME_PROBES.with(|c| c.set(c.get() + 1));
+    index
+        .get_or_insert_with(|| {
+            #[cfg(test)]
+            NAME_PROBES.with(|c| c.set(c.get() + items.len()));
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| (name_of(x).as_str(), i))
+                .collect()
+        })
+        .get(key)
+        .copied()
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The work [`find_name`] did on this thread: names compared, hashed or looked up.
+    static NAME_PROBES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn same_name(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
@@ -443,12 +478,14 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
         ctx.out.push('{');
         let mut first = true;
         // arguments mostly come in the order the parameters are declared: the one after
-        // the last found is tried first
+        // the last found is tried first; a long list is then looked up in an index made on
+        // its first miss (arguments in another order stay linear)
         let mut next = 0;
+        let mut index: Option<std::collections::HashMap<&str, usize>> = None;
         while let Some(key) = map.next_key_seed(KeySeed)? {
             let found = match params.get(next) {
                 Some(p) if same_name(&p.name, &key) => Some(next),
-                _ => params.iter().position(|p| same_name(&p.name, &key)),
+                _ => find_name(params, |p| &p.name, &mut index, &key),
             };
             let Some(index) = found else {
                 let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
@@ -1051,8 +1088,14 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         };
         ctx.out.push('{');
         let mut first = true;
+        let mut next = 0;
+        let mut by_name: Option<std::collections::HashMap<&str, usize>> = None;
         while let Some(key) = map.next_key_seed(KeySeed)? {
-            let Some(index) = fields.iter().position(|f| f.name == *key) else {
+            let found = match fields.get(next) {
+                Some(f) if same_name(&f.name, &key) => Some(next),
+                _ => find_name(fields, |f| &f.name, &mut by_name, &key),
+            };
+            let Some(index) = found else {
                 let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
                 let e = ctx.fail(format!(
                     "unknown field of {}; expected one of: {}",
@@ -1065,6 +1108,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 let e = ctx.fail("given more than once".into());
                 return Err(ctx.wrap(e, Seg::Key(key.into_owned())));
             }
+            next = index + 1;
             let f = &fields[index];
             if !first {
                 ctx.out.push(',');
@@ -1204,6 +1248,28 @@ mod tests {
         bind_arguments(&types(), &order_params(), Some(args), &Limits::default())
             .map(|b| b.json)
             .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn arguments_in_any_order_cost_work_linear_in_their_number() {
+        let n = 2_000;
+        let params: Vec<Parameter> = (0..n)
+            .map(|i| param(&format!("p{i}"), Type::Int32))
+            .collect();
+        let mut args = String::from("{");
+        for i in (0..n).rev() {
+            if i + 1 < n {
+                args.push(',');
+            }
+            args.push_str(&format!("\"p{i}\":{i}"));
+        }
+        args.push('}');
+        NAME_PROBES.with(|c| c.set(0));
+        let b = bind_arguments(&types(), &params, Some(&args), &Limits::default()).unwrap();
+        assert!(b.json.starts_with("{\"p1999\":1999,\"p1998\":1998"));
+        // reversed, every key missed the guess: a scan each would have been n^2/2 (2,000,000)
+        let work = NAME_PROBES.with(|c| c.get());
+        assert!(work <= 3 * n, "{work} probes for {n} arguments");
     }
 
     #[test]

@@ -25,6 +25,9 @@ struct Builder<'t> {
     side: Side,
     /// Named types referenced so far (by $defs key), filled transitively.
     defs: BTreeSet<DefKey>,
+    /// Of them, those referenced since `defs` last wrote its round (so a round costs what
+    /// it adds, not what was found before it: a chain of records stays linear).
+    fresh: Vec<DefKey>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -35,6 +38,12 @@ enum DefKey {
 }
 
 impl Builder<'_> {
+    fn refer(&mut self, key: DefKey) {
+        if self.defs.insert(key) {
+            self.fresh.push(key);
+        }
+    }
+
     fn schema(&mut self, ty: &Type, cons: Option<&Constraints>) -> Value {
         match ty {
             Type::String => {
@@ -59,11 +68,11 @@ impl Builder<'_> {
             Type::Date => json!({"type": "string", "format": "date"}),
             Type::Uuid => json!({"type": "string", "format": "uuid"}),
             Type::Enum(i) => {
-                self.defs.insert(DefKey::Enum(*i));
+                self.refer(DefKey::Enum(*i));
                 json!({"$ref": format!("#/$defs/{}", self.types.enums[*i].name)})
             }
             Type::Record(i) => {
-                self.defs.insert(DefKey::Record(*i));
+                self.refer(DefKey::Record(*i));
                 json!({"$ref": format!("#/$defs/{}", self.types.records[*i].name)})
             }
             Type::Entity(i) => {
@@ -71,7 +80,7 @@ impl Builder<'_> {
                 if self.side == Side::Parameters {
                     json!({"type": "string", "description": format!("The id of a {} entity.", e.title.as_deref().unwrap_or(&e.name))})
                 } else {
-                    self.defs.insert(DefKey::Entity(*i));
+                    self.refer(DefKey::Entity(*i));
                     json!({"$ref": format!("#/$defs/{}", e.name)})
                 }
             }
@@ -133,15 +142,15 @@ impl Builder<'_> {
 
     /// Builds `$defs` for every referenced named type (and those they reference).
     fn defs(&mut self) -> Option<Value> {
-        let mut done: BTreeSet<DefKey> = BTreeSet::new();
         let mut out = Map::new();
         loop {
-            let todo: Vec<DefKey> = self.defs.difference(&done).copied().collect();
+            // the keys referenced since the last round, sorted: what is not done yet
+            let mut todo = std::mem::take(&mut self.fresh);
             if todo.is_empty() {
                 break;
             }
+            todo.sort_unstable();
             for key in todo {
-                done.insert(key);
                 let (name, schema) = match key {
                     DefKey::Enum(i) => {
                         let e = &self.types.enums[i];
@@ -262,6 +271,7 @@ pub fn parameters_schema(types: &TypeSet, f: &FunctionDescriptor) -> Value {
         types,
         side: Side::Parameters,
         defs: BTreeSet::new(),
+        fresh: Vec::new(),
     };
     let obj = b.object(
         f.parameters.iter().map(|p| FieldView {
@@ -284,6 +294,7 @@ pub fn result_schema(types: &TypeSet, f: &FunctionDescriptor) -> Option<Value> {
         types,
         side: Side::Values,
         defs: BTreeSet::new(),
+        fresh: Vec::new(),
     };
     let root = match (&f.result, f.kind) {
         (Some(ty), _) => b.schema(ty, f.result_constraints.as_deref()),

@@ -6,7 +6,34 @@ use crate::model::error::{Error, Result};
 pub(crate) use crate::model::quote::field;
 pub use crate::model::quote::{describe_json, quote_short};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// Whether `name` is already among `existing` (named by `name_of`), checked for each new
+/// item of one list in linear time over the whole list: a short list is scanned, a longer
+/// one hashed once, the set kept in `seen` for the next items (a descriptor of 20,000
+/// parameters once took a second in the scans).
+pub(crate) fn already_named<T>(
+    existing: &[T],
+    name_of: impl Fn(&T) -> &str,
+    name: &str,
+    seen: &mut Option<HashSet<String>>,
+) -> bool {
+    if seen.is_none() && existing.len() < 32 {
+        #[cfg(test)]
+        NAME_COMPARISONS.with(|c| c.set(c.get() + existing.len()));
+        return existing.iter().any(|x| name_of(x) == name);
+    }
+    let set = seen.get_or_insert_with(|| existing.iter().map(|x| name_of(x).to_owned()).collect());
+    #[cfg(test)]
+    NAME_COMPARISONS.with(|c| c.set(c.get() + 1));
+    !set.insert(name.to_owned())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The work [`already_named`] did on this thread: names compared or hashed.
+    pub(crate) static NAME_COMPARISONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// A resolved type. Named types are indexes into the dispatcher's [`TypeSet`], which only
 /// grows, so an index stays valid in every later snapshot.
@@ -450,6 +477,7 @@ impl TypeSet {
             .as_array()
             .ok_or_else(|| Error::descriptor(format!("{path}.fields"), "expected an array"))?;
         let mut out: Vec<Field> = Vec::with_capacity(arr.len());
+        let mut seen = None;
         for (i, f) in arr.iter().enumerate() {
             let o = f.as_object().ok_or_else(|| {
                 Error::descriptor(format!("{path}.fields[{i}]"), "expected an object")
@@ -468,7 +496,7 @@ impl TypeSet {
                     format!("\"{name}\" is not a valid field name"),
                 ));
             }
-            if out.iter().any(|x| x.name == name) {
+            if already_named(&out, |x| x.name.as_str(), name, &mut seen) {
                 return Err(Error::descriptor(&fpath, "duplicate field name"));
             }
             let tv = o
@@ -650,6 +678,7 @@ fn parse_enum(e: &Value, name: &str) -> Result<EnumDef> {
         ));
     }
     let mut out: Vec<EnumMember> = Vec::with_capacity(members.len());
+    let mut seen = None;
     for (i, m) in members.iter().enumerate() {
         let mpath = format!("{path}.members[{i}]");
         let member = match m {
@@ -683,7 +712,7 @@ fn parse_enum(e: &Value, name: &str) -> Result<EnumDef> {
                 "a member name must be non-empty text",
             ));
         }
-        if out.iter().any(|x| x.name == member.name) {
+        if already_named(&out, |x| x.name.as_str(), &member.name, &mut seen) {
             return Err(Error::descriptor(
                 mpath,
                 format!("duplicate member \"{}\"", member.name),
@@ -861,6 +890,39 @@ pub(crate) fn nullable_may_be_omitted(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_descriptor_of_many_names_is_checked_for_duplicates_in_linear_work() {
+        let n = 5_000;
+        let mut seen = None;
+        let mut names: Vec<String> = Vec::new();
+        NAME_COMPARISONS.with(|c| c.set(0));
+        for i in 0..n {
+            let name = format!("p{i}");
+            assert!(!super::already_named(
+                &names,
+                |x| x.as_str(),
+                &name,
+                &mut seen
+            ));
+            names.push(name);
+        }
+        assert!(super::already_named(
+            &names,
+            |x| x.as_str(),
+            "p17",
+            &mut seen
+        ));
+        assert!(super::already_named(
+            &names,
+            |x| x.as_str(),
+            "p4999",
+            &mut seen
+        ));
+        // a scan per name would have been n^2/2 (12,500,000)
+        let work = NAME_COMPARISONS.with(|c| c.get());
+        assert!(work <= 3 * n, "{work} comparisons for {n} names");
+    }
+
     use super::*;
     use serde_json::json;
 

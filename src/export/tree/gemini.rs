@@ -10,7 +10,10 @@
 //! exporter writes `parameters` in that subset ([`gemini_schema`]):
 //! * `$ref`s are inlined (there are no references); a record that refers to itself, directly
 //!   or through other types, cannot be inlined and is refused with
-//!   [`ExportError::Unsupported`] naming the record;
+//!   [`ExportError::Unsupported`] naming the record, and so is a declaration that would nest
+//!   named types more than [`GEMINI_MAX_INLINE_DEPTH`] deep or inline more than
+//!   [`GEMINI_MAX_INLINED_TYPES`] of them (a record with two fields of the next record, 30 levels
+//!   down, would inline 2^30);
 //! * nullability becomes `"nullable": true` (from `["T","null"]` type arrays, `anyOf`/`oneOf`
 //!   with a `{"type":"null"}` branch, or `null` in `enum`); `null` is never kept in `enum`;
 //! * type names are the upper-case `Type` enum names of the API reference (`STRING`,
@@ -49,6 +52,11 @@ pub(crate) const NAME_RULE: NameRule = NameRule {
     text: "Gemini function names must start with a letter or underscore and be at most 64 characters of [A-Za-z0-9_.-]",
 };
 
+/// How deep a declaration may nest inlined named types (records inside records).
+pub(crate) const GEMINI_MAX_INLINE_DEPTH: usize = 32;
+/// How many named types one declaration may inline, each repeat counted.
+pub(crate) const GEMINI_MAX_INLINED_TYPES: usize = 1000;
+
 pub(crate) const INT32: (i64, i64) = (i32::MIN as i64, i32::MAX as i64);
 pub(crate) const INT64: (i64, i64) = (i64::MIN, i64::MAX);
 
@@ -80,6 +88,7 @@ fn convert_root(schema: &Value) -> Result<Value, Unsupported> {
     let mut ctx = Ctx {
         defs: &defs,
         stack: Vec::new(),
+        inlined: 0,
     };
     ctx.convert(schema, "$")
 }
@@ -88,6 +97,8 @@ struct Ctx<'a> {
     defs: &'a Map<String, Value>,
     /// Definitions being inlined (to detect self reference).
     stack: Vec<String>,
+    /// Definitions inlined so far, each repeat counted.
+    inlined: usize,
 }
 
 fn is_null_schema(s: &Value) -> bool {
@@ -160,6 +171,19 @@ impl Ctx<'_> {
             let def = self.defs.get(&name).ok_or_else(|| {
                 unsupported(path, format!("`$ref` to unknown definition `{name}`"))
             })?;
+            if self.stack.len() >= GEMINI_MAX_INLINE_DEPTH {
+                return Err(unsupported(
+                    format!("record `{name}`"),
+                    format!("it is nested more than {GEMINI_MAX_INLINE_DEPTH} named types deep; Gemini's schema subset has no references, and a declaration inlines at most {GEMINI_MAX_INLINE_DEPTH} levels"),
+                ));
+            }
+            self.inlined += 1;
+            if self.inlined > GEMINI_MAX_INLINED_TYPES {
+                return Err(unsupported(
+                    format!("record `{name}`"),
+                    format!("the declaration would inline more than {GEMINI_MAX_INLINED_TYPES} named types (each use of a type is inlined again: Gemini's schema subset has no references)"),
+                ));
+            }
             self.stack.push(name.clone());
             let mut out = self.convert(def, &format!("$defs.{name}"))?;
             self.stack.pop();

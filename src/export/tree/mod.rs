@@ -16,6 +16,7 @@ pub(crate) use android_xml::AndroidXmlWriter;
 pub use android_xml::{android_xml, android_xml_with, AndroidXmlOptions};
 pub use gemini::gemini_schema;
 pub(crate) use gemini::{format_note, tighter, INT32, INT64};
+pub(crate) use gemini::{GEMINI_MAX_INLINED_TYPES, GEMINI_MAX_INLINE_DEPTH};
 pub use mcp::{mcp_output_schema, mcp_tool, mcp_wraps_result};
 pub use openai::{openai_parameters, openai_strict_blocker, OPENAI_STRICT_FORMATS};
 pub(crate) use openai::{MAX_DEPTH, MAX_PROPERTIES, STRICT_MOVED};

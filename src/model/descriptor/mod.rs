@@ -241,9 +241,15 @@ impl FunctionDescriptor {
         match field(o, "parameters") {
             None | Some(Value::Null) => {}
             Some(Value::Array(items)) => {
+                let mut seen = None;
                 for (i, item) in items.iter().enumerate() {
                     let param = parse_parameter(item, i, p, types, cx)?;
-                    if parameters.iter().any(|x| x.name == param.name) {
+                    if crate::model::types::already_named(
+                        &parameters,
+                        |x| x.name.as_str(),
+                        &param.name,
+                        &mut seen,
+                    ) {
                         return Err(Error::descriptor(
                             format!("{p}.parameters.{}", param.name),
                             "duplicate parameter name",

@@ -541,9 +541,15 @@ impl RawFunction<'_> {
             return None;
         }
         let mut parameters: Vec<Parameter> = Vec::with_capacity(self.parameters.len());
+        let mut seen = None;
         for RawParameter(slot) in self.parameters {
             let param = slot.parameter(types, cx)?;
-            if parameters.iter().any(|x| x.name == param.name) {
+            if crate::model::types::already_named(
+                &parameters,
+                |x| x.name.as_str(),
+                &param.name,
+                &mut seen,
+            ) {
                 return None;
             }
             parameters.push(param);
