@@ -8,6 +8,18 @@ pub use crate::model::quote::{describe_json, quote_short};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
+/// The record a required slot of type `ty` cannot be given without (an array that may be
+/// empty, or a nullable type, needs none).
+fn required_record(ty: &Type, cons: Option<&Constraints>) -> Option<usize> {
+    match ty {
+        Type::Record(j) => Some(*j),
+        Type::Array(inner) if cons.and_then(|c| c.min_items).unwrap_or(0) > 0 => {
+            required_record(inner, None)
+        }
+        _ => None,
+    }
+}
+
 /// Whether `name` is already among `existing` (named by `name_of`), checked for each new
 /// item of one list in linear time over the whole list: a short list is scanned, a longer
 /// one hashed once, the set kept in `seen` for the next items (a descriptor of 20,000
@@ -423,6 +435,7 @@ impl TypeSet {
                 fields,
             });
         }
+        self.check_finite(&new_records)?;
         for e in new_enums {
             self.names
                 .insert(e.name.clone(), NamedKind::Enum(self.enums.len()));
@@ -434,6 +447,57 @@ impl TypeSet {
             self.records.push(r);
         }
         Ok(())
+    }
+
+    /// Refuses records that require each other with no way out: when every field on a
+    /// cycle is required (not optional or nullable, not an array that may be empty), no
+    /// finite value has them all, and no caller could ever send one. Linear: a record is
+    /// known to have a value once every record it requires has one (the records defined
+    /// earlier all have).
+    fn check_finite(&self, new: &[RecordDef]) -> Result<()> {
+        let base = self.records.len();
+        let n = new.len();
+        let mut waiting = vec![0usize; n];
+        let mut waiters: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, r) in new.iter().enumerate() {
+            for f in r.fields.iter().filter(|f| !f.optional) {
+                if let Some(j) = required_record(&f.ty, f.constraints.as_deref()) {
+                    if j >= base && j - base < n {
+                        waiting[i] += 1;
+                        waiters[j - base].push(i);
+                    }
+                }
+            }
+        }
+        let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+        let mut finite = vec![false; n];
+        while let Some(j) = ready.pop() {
+            finite[j] = true;
+            for &w in &waiters[j] {
+                waiting[w] -= 1;
+                if waiting[w] == 0 {
+                    ready.push(w);
+                }
+            }
+        }
+        let Some(first) = finite.iter().position(|f| !f) else {
+            return Ok(());
+        };
+        let stuck: Vec<&str> = (0..n)
+            .filter(|&i| !finite[i])
+            .map(|i| new[i].name.as_str())
+            .collect();
+        let shown = if stuck.len() > 8 {
+            format!("{}, … ({} records)", stuck[..8].join(", "), stuck.len())
+        } else {
+            stuck.join(", ")
+        };
+        Err(Error::descriptor(
+            format!("{}.fields", new[first].name),
+            format!(
+                "the records {shown} require each other: every field on the cycle is required, so no finite value exists; make one of them optional or nullable (or an array without minItems)"
+            ),
+        ))
     }
 
     fn check_new_name(
@@ -890,6 +954,44 @@ pub(crate) fn nullable_may_be_omitted(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn records_that_require_each_other_are_refused_at_definition() {
+        let define = |json: &str| {
+            let mut t = super::TypeSet::default();
+            t.define(&serde_json::from_str(json).unwrap())
+                .map_err(|e| e.to_string())
+        };
+        let e = define(
+            r#"{"records":[{"name":"A","fields":[{"name":"b","type":{"record":"B"}}]},
+                            {"name":"B","fields":[{"name":"a","type":{"record":"A"}}]}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.contains("the records A, B require each other"), "{e}");
+        assert!(e.contains("no finite value"), "{e}");
+        let e = define(
+            r#"{"records":[{"name":"Me","fields":[{"name":"me","type":{"record":"Me"}}]}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.contains("the records Me require each other"), "{e}");
+        let e = define(
+            r#"{"records":[{"name":"Me","fields":[{"name":"us","type":{"array":{"record":"Me"}},"minItems":1}]}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.contains("Me"), "{e}");
+        // a way out: optional, nullable, an array that may be empty
+        for way_out in [
+            r#"{"name":"b","type":{"record":"B"},"optional":true}"#,
+            r#"{"name":"b","type":{"nullable":{"record":"B"}}}"#,
+            r#"{"name":"b","type":{"array":{"record":"B"}}}"#,
+        ] {
+            define(&format!(
+                r#"{{"records":[{{"name":"A","fields":[{way_out}]}},
+                                {{"name":"B","fields":[{{"name":"a","type":{{"record":"A"}}}}]}}]}}"#
+            ))
+            .unwrap_or_else(|e| panic!("{way_out}: {e}"));
+        }
+    }
+
     #[test]
     fn a_descriptor_of_many_names_is_checked_for_duplicates_in_linear_work() {
         let n = 5_000;
