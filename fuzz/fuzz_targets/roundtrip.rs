@@ -149,10 +149,14 @@ fn schemas(u: &mut Unstructured) -> arbitrary::Result<()> {
     assert!(reg["functions"].is_array());
     for (fmt, name) in Format::ALL.iter().zip(Format::NAMES) {
         match d.export(*fmt) {
-            Ok(t) if *fmt != Format::AndroidXml => {
+            Ok(t) if fmt.is_json() => {
                 serde_json::from_str::<Value>(&t).unwrap_or_else(|e| panic!("{name}: {e}"));
             }
-            Ok(t) => assert!(t.starts_with("<?xml") || t.starts_with('<'), "{name}: {t}"),
+            Ok(t) if *fmt == Format::AndroidXml => {
+                assert!(t.starts_with("<?xml") || t.starts_with('<'), "{name}: {t}")
+            }
+            // (Android's other assets, the App Intents Swift source)
+            Ok(t) => assert!(!t.is_empty(), "{name}"),
             // a vendor may refuse a name or description; that is an error, not a crash
             Err(e) => assert!(!e.to_string().is_empty()),
         }
@@ -177,7 +181,11 @@ fn same_as_export(d: &Dispatcher) {
             deprecated: i.desc.deprecated,
         })
         .collect();
-    for fmt in Format::ALL {
+    // (the other text formats have no tree writer to compare with)
+    for fmt in Format::ALL
+        .into_iter()
+        .filter(|f| f.is_json() || *f == Format::AndroidXml)
+    {
         let expected = if fmt == Format::AndroidXml {
             export::android_xml(&d.registry_value())
         } else {
