@@ -17,7 +17,7 @@ final class StdioServeTests: XCTestCase {
         var fromServer: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&toServer), 0)
         XCTAssertEqual(pipe(&fromServer), 0)
-        fflush(stdout)
+        fflush(nil)  // every C stream (naming `stdout` is not concurrency-safe in Swift 6)
         let savedIn = dup(0)
         let savedOut = dup(1)
         dup2(toServer[0], 0)
@@ -25,7 +25,7 @@ final class StdioServeTests: XCTestCase {
         close(toServer[0])
         close(fromServer[1])
         func restore() {
-            fflush(stdout)
+            fflush(nil)  // every C stream (naming `stdout` is not concurrency-safe in Swift 6)
             dup2(savedIn, 0)
             dup2(savedOut, 1)
             close(savedIn)
