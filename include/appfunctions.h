@@ -242,11 +242,11 @@ typedef void (*af_free_fn)(void *user_data);
  * (which sets `struct_size`). Borrowed for the call: each function copies what it needs
  * before any host code runs, so the host may reuse or free it as soon as they return.
  *
- * Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
- * `struct_size` 0 [0], `platform` 4 [4], `function_id` 8 [8], `caller_package` 16 [12],
- * `cancel_token` 24 [16], `timeout_ms` 32 [20], `is_foreground` 36 [24], `reserved`
- * 37 [25], `host_context` 40 [28]; size 48 [32]. The first ABI 1 layout ended before
- * `host_context` (size 40 [28]): that size is still accepted, and its calls carry a NULL
+ * Layout (offsets on 64-bit targets, 32-bit in parentheses; no hidden padding):
+ * `struct_size` 0 (0), `platform` 4 (4), `function_id` 8 (8), `caller_package` 16 (12),
+ * `cancel_token` 24 (16), `timeout_ms` 32 (20), `is_foreground` 36 (24), `reserved`
+ * 37 (25), `host_context` 40 (28); size 48 (32). The first ABI 1 layout ended before
+ * `host_context` (size 40, 32-bit 28): that size is still accepted, and its calls carry a NULL
  * `host_context`. Later versions add fields only at the end.
  */
 typedef struct af_invocation {
@@ -317,9 +317,9 @@ typedef void (*af_mcp_notify_fn)(void *user_data, const char *message_json);
  * One HTTP request, borrowed for the call to `af_http_handle`. Fill it in from
  * `AF_HTTP_REQUEST_INIT` (which sets `struct_size`).
  *
- * Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
- * `struct_size` 0 [0], `reserved` 4 [4], `body_len` 8 [8], `method` 16 [16], `path` 24
- * [20], `query` 32 [24], `headers` 40 [28], `body` 48 [32]; size 56 [36]. Later versions
+ * Layout (offsets on 64-bit targets, 32-bit in parentheses; no hidden padding):
+ * `struct_size` 0 (0), `reserved` 4 (4), `body_len` 8 (8), `method` 16 (16), `path` 24
+ * (20), `query` 32 (24), `headers` 40 (28), `body` 48 (32); size 56 (36). Later versions
  * add fields only at the end.
  */
 typedef struct af_http_request {
@@ -396,9 +396,9 @@ typedef void (*af_log_fn)(void *user_data, int32_t level, const char *message);
  * A delegate's callbacks (copied by `af_add_delegate`; any callback may be NULL). Fill
  * it in from `AF_DELEGATE_INIT` (which sets `struct_size`).
  *
- * Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
- * `struct_size` 0 [0], `reserved` 4 [4], `on_invoking` 8 [8], `on_invoked` 16 [12],
- * `free_user_data` 24 [16]; size 32 [20]. Later versions add fields only at the end.
+ * Layout (offsets on 64-bit targets, 32-bit in parentheses; no hidden padding):
+ * `struct_size` 0 (0), `reserved` 4 (4), `on_invoking` 8 (8), `on_invoked` 16 (12),
+ * `free_user_data` 24 (16); size 32 (20). Later versions add fields only at the end.
  */
 typedef struct af_delegate {
   /**

@@ -1,5 +1,5 @@
 //! appfunctions: one dispatch core that lets an app offer its functions to assistants
-//! and agents. See `docs/descriptors.md` and DESIGN.md.
+//! and agents. See `docs/descriptors.md` and `docs/architecture.md`.
 //!
 //! A function is registered from its descriptor with a handler, then called, exported
 //! as a tool list, shown to a model through a [`view::View`] or served over MCP

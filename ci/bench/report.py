@@ -335,7 +335,7 @@ def bindings_section(s, run, only_measured=False):
            "in the same `ci/bench.sh --bindings` run as the C figure "
            f"(`af_execute_json`, plain: {fmt(c_ns)} ns). Kotlin and Swift also run the same call as a model's "
            "tool call through an agent view, their loops taken in turn with execute's so both see the same load "
-           "(`bindings/kotlin/.../bench/Bench.kt`: best of 5 rounds of 200,000 calls each; "
+           "(`bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/Bench.kt`: best of 5 rounds of 200,000 calls each; "
            "`bindings/swift/Tests/AppFunctionsTests/BenchTests.swift`, release: best of alternating batches of "
            "2,000 for a second). A view call does what execute does plus the view's own work (visibility, the "
            "tool name, the confirmation of a void function) and, in the bindings, a read of the view's change "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rust lane: formatting, clippy with warnings as errors, every cargo test.
+# Rust lane: formatting, clippy and rustdoc with warnings as errors, every cargo test.
 set -euo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$REPO"
@@ -9,6 +9,8 @@ echo "[rust] cargo fmt --check"
 cargo fmt --all -- --check || { echo "[rust] run 'cargo fmt'" >&2; exit 1; }
 echo "[rust] cargo clippy --workspace --all-targets -- -D warnings (the crate and benches/)"
 cargo clippy --workspace --all-targets -q -- -D warnings || exit 1
+echo "[rust] cargo doc --no-deps (a warning fails the lane: a broken link, a doc naming what is not there)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -q || { echo "[rust] cargo doc warned (above)" >&2; exit 1; }
 echo "[rust] cargo test"
 cargo test -q 2>&1 | tee /tmp/af-rust-test.log
 rc=${PIPESTATUS[0]}

@@ -1,5 +1,6 @@
-//! One call, start to finish (DESIGN.md): scope begin, find, bind, resolve entities,
-//! delegates, opensApp and permission, the handler, the outcome, `on_invoked`, scope end.
+//! One call, start to finish (docs/architecture.md, "Where each behaviour lives"): scope
+//! begin, find, bind, resolve entities, delegates, opensApp and permission, the handler,
+//! the outcome, `on_invoked`, scope end.
 //!
 //! The pipeline is a state machine. Each step that waits for the host (a gate, a lookup,
 //! the handler) either gets its answer inline (the loop goes on) or suspends; whoever

@@ -26,9 +26,9 @@ impl Numbered for af_gate {}
 /// A delegate's callbacks (copied by `af_add_delegate`; any callback may be NULL). Fill
 /// it in from `AF_DELEGATE_INIT` (which sets `struct_size`).
 ///
-/// Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
-/// `struct_size` 0 [0], `reserved` 4 [4], `on_invoking` 8 [8], `on_invoked` 16 [12],
-/// `free_user_data` 24 [16]; size 32 [20]. Later versions add fields only at the end.
+/// Layout (offsets on 64-bit targets, 32-bit in parentheses; no hidden padding):
+/// `struct_size` 0 (0), `reserved` 4 (4), `on_invoking` 8 (8), `on_invoked` 16 (12),
+/// `free_user_data` 24 (16); size 32 (20). Later versions add fields only at the end.
 #[repr(C)]
 pub struct af_delegate {
     /// `sizeof(af_delegate)` of the header the host was built with. The library reads

@@ -30,11 +30,11 @@ impl Handle for af_dispatcher {
 /// (which sets `struct_size`). Borrowed for the call: each function copies what it needs
 /// before any host code runs, so the host may reuse or free it as soon as they return.
 ///
-/// Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
-/// `struct_size` 0 [0], `platform` 4 [4], `function_id` 8 [8], `caller_package` 16 [12],
-/// `cancel_token` 24 [16], `timeout_ms` 32 [20], `is_foreground` 36 [24], `reserved`
-/// 37 [25], `host_context` 40 [28]; size 48 [32]. The first ABI 1 layout ended before
-/// `host_context` (size 40 [28]): that size is still accepted, and its calls carry a NULL
+/// Layout (offsets on 64-bit targets, 32-bit in parentheses; no hidden padding):
+/// `struct_size` 0 (0), `platform` 4 (4), `function_id` 8 (8), `caller_package` 16 (12),
+/// `cancel_token` 24 (16), `timeout_ms` 32 (20), `is_foreground` 36 (24), `reserved`
+/// 37 (25), `host_context` 40 (28); size 48 (32). The first ABI 1 layout ended before
+/// `host_context` (size 40, 32-bit 28): that size is still accepted, and its calls carry a NULL
 /// `host_context`. Later versions add fields only at the end.
 #[repr(C)]
 pub struct af_invocation {

@@ -48,9 +48,9 @@ impl Handle for af_http_stream {
 /// One HTTP request, borrowed for the call to `af_http_handle`. Fill it in from
 /// `AF_HTTP_REQUEST_INIT` (which sets `struct_size`).
 ///
-/// Layout (offsets on 64-bit targets, 32-bit in brackets; no hidden padding):
-/// `struct_size` 0 [0], `reserved` 4 [4], `body_len` 8 [8], `method` 16 [16], `path` 24
-/// [20], `query` 32 [24], `headers` 40 [28], `body` 48 [32]; size 56 [36]. Later versions
+/// Layout (offsets on 64-bit targets, 32-bit in parentheses; no hidden padding):
+/// `struct_size` 0 (0), `reserved` 4 (4), `body_len` 8 (8), `method` 16 (16), `path` 24
+/// (20), `query` 32 (24), `headers` 40 (28), `body` 48 (32); size 56 (36). Later versions
 /// add fields only at the end.
 #[repr(C)]
 pub struct af_http_request {

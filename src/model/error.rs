@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-/// The closed list of outcome error codes (DESIGN.md). Every binding mirrors it.
+/// The closed list of outcome error codes (README.md, "The outcome of a call"). Every
+/// binding mirrors it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum ErrorCode {
@@ -77,8 +78,8 @@ impl ErrorCode {
         ErrorCode::ALL.into_iter().find(|c| *c as i32 == value)
     }
 
-    /// The matching Android `AppFunctionException` error code (REFERENCE.md), kept in this
-    /// one table.
+    /// The matching Android error code (the `ERROR_*` constants of
+    /// `android.app.appfunctions.AppFunctionException`), kept in this one table.
     pub fn android_code(self) -> i32 {
         match self {
             ErrorCode::Denied => 1000,

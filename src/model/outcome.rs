@@ -86,7 +86,8 @@ impl Outcome {
         self.status == Status::Success
     }
 
-    /// The outcome JSON (DESIGN.md step 7), plus `"final": true` for output tools.
+    /// The outcome JSON (README.md, "The outcome of a call"), plus `"final": true` for output
+    /// tools.
     pub fn to_json(&self) -> String {
         let mut s = String::with_capacity(
             80 + self.result.as_ref().map_or(0, String::len)

@@ -30,8 +30,8 @@ impl Dispatcher {
     /// `anthropic`, `gemini`), or the registry as Android's AppFunctions schema XML
     /// (`android-xml`, disabled functions included with `enabledByDefault` false) and its
     /// other assets (`android-legacy-xml`, `android-schema`, `android-manifest`;
-    /// docs/android.md), or as App Intents Swift source (`swift-app-intents`, see
-    /// [`apple::app_intents`]).
+    /// docs/android.md), or as App Intents Swift source (`swift-app-intents`,
+    /// docs/apple.md).
     pub fn export(&self, format: Format) -> std::result::Result<String, ExportError> {
         match format {
             Format::AndroidXml => text::android_xml(&self.snapshot()),

@@ -16,7 +16,7 @@ pub(crate) const MAX_PHRASES: usize = 20;
 /// `"appShortcut": {"phrases": [...], "shortTitle"?: "...", "systemImageName"?: "..."}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppShortcut {
-    /// Each contains [`APPLICATION_NAME_TOKEN`] at least once.
+    /// Each contains the application-name token `${applicationName}` at least once.
     pub phrases: Vec<String>,
     /// The title the Shortcuts app shows (default: the function's title).
     pub short_title: Option<String>,
