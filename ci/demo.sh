@@ -7,7 +7,8 @@
 # stdout: `mcp: http://127.0.0.1:PORT/mcp` and `debug: http://127.0.0.1:PORT/appfunctions`
 # (default port 5000; 0 picks a free one). It needs the .NET SDK and says so without it.
 # It is `cargo run --example demo`, with crates taken from the vendored copy when
-# crates.io cannot be reached (ci/env.sh); build output goes to stderr.
+# crates.io cannot be reached (ci/env.sh). The build shows its progress on stderr (cargo's
+# "Compiling ..." lines; the first build takes a few minutes), then the demo runs.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export REPO
@@ -35,4 +36,6 @@ if [[ "${1:-}" == "serve" ]]; then
     || { echo "ci/demo.sh serve: the sample web host did not build" >&2; exit 1; }
   exec dotnet "$out/AppFunctions.WebSample.dll" --port "$port"
 fi
+echo "[demo] cargo build --release --example demo (the first build takes a few minutes)" >&2
+cargo build --release --example demo >&2
 exec cargo run -q --release --example demo -- "$@"

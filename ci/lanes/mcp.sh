@@ -48,11 +48,20 @@ if [[ -n "${MCP_SERVER_CMD:-}" ]]; then
   # shellcheck disable=SC2206
   SERVER=($MCP_SERVER_CMD)
 else
-  echo "== mcp lane: cargo build --release --example demo"
-  if ! cargo build --release --example demo; then
+  # built the way a new user builds it, through ci/demo.sh, whose build must show progress
+  echo "== mcp lane: ci/demo.sh --help (cargo build --release --example demo)"
+  demo_err="$(mktemp)"
+  if ! bash ci/demo.sh --help >/dev/null 2>"$demo_err"; then
+    cat "$demo_err" >&2
     echo "mcp lane: build failed" >&2
     exit 1
   fi
+  tail -3 "$demo_err"
+  if ! grep -q '^\[demo\] cargo build' "$demo_err" || ! grep -qE '^ *Finished ' "$demo_err"; then
+    echo "mcp lane: ci/demo.sh showed no build progress (no '[demo] cargo build' and cargo 'Finished' lines on stderr)" >&2
+    exit 1
+  fi
+  rm -f "$demo_err"
   SERVER=("$ROOT/target/release/examples/demo" mcp)
 fi
 
