@@ -29,6 +29,10 @@
 #   SWIFT_SCRATCH_PATH=DIR             swift build dir (default: .build in host mode; in chroot
 #                                      mode a per-package dir inside the chroot, so the repo stays clean)
 #   SWIFT_TEST_ARGS="..."              extra arguments for `swift test` (word-split)
+#   SWIFT_LANE_SHELL=1                 instead of `swift test`, a bash in PACKAGE_DIR with the
+#                                      toolchain (in chroot mode, inside the chroot, the repo and
+#                                      NATIVE_LIB_DIR mounted, LD_LIBRARY_PATH set); commands on
+#                                      stdin when it is not a terminal. Exits with the shell's status.
 #
 # Exit codes: 0 tests passed; 1 build or test failure (or no test ran);
 #             2 usage error (bad arguments, no package); 3 lane unavailable (no way to get a swift).
@@ -302,6 +306,10 @@ SWIFT_ARGS=(-Xlinker -L"$LIB_DIR" -Xlinker -rpath -Xlinker "$LIB_DIR")
 [[ -d "$REPO_ROOT/include" ]] && SWIFT_ARGS+=(-Xcc -I"$REPO_ROOT/include")
 [[ -n "${SWIFT_SCRATCH_PATH:-}" ]] && SWIFT_ARGS+=(--scratch-path "$SWIFT_SCRATCH_PATH")
 
+if [[ "$MODE" == host && "${SWIFT_LANE_SHELL:-0}" == 1 ]]; then
+  log "swift is on PATH: a shell in $PKG_DIR with LD_LIBRARY_PATH=$LIB_DIR; exit to leave"
+  cd "$PKG_DIR" && LD_LIBRARY_PATH="$LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec /bin/bash
+fi
 if [[ "$MODE" == host ]]; then
   # (no `| head -n1` here: with pipefail a SIGPIPE in swift would kill the lane)
   TOOLCHAIN="$(swift --version 2>/dev/null || true)"; TOOLCHAIN="host: ${TOOLCHAIN%%$'\n'*}"
@@ -350,6 +358,18 @@ else
   if [[ -z "${SWIFT_SCRATCH_PATH:-}" ]]; then
     scratch="/var/tmp/swift-lane-build/$(printf '%s' "$PKG_DIR" | sha256sum | cut -c1-16)"
     SWIFT_ARGS+=(--scratch-path "$scratch")
+  fi
+  if [[ "${SWIFT_LANE_SHELL:-0}" == 1 ]]; then
+    log "a shell in the $SUITE chroot, in $PKG_DIR ($TOOLCHAIN); exit to leave"
+    set +e
+    chroot "$CHROOT" /usr/bin/env -i \
+        HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        LANG=C.UTF-8 TERM="${TERM:-dumb}" TMPDIR=/tmp LD_LIBRARY_PATH="$LIB_DIR" \
+        /bin/bash -c 'cd "$1" && exec /bin/bash' swift-lane-shell "$PKG_DIR"
+    rc=$?
+    set -e
+    cleanup || true
+    exit "$rc"
   fi
   log "swift test in $PKG_DIR ($TOOLCHAIN)"
   set +e
