@@ -131,13 +131,17 @@ if command -v mvn >/dev/null; then
     rm -rf "$M2/dev/appfunctions"
     say "Maven: install:install-file $JAR into a throwaway local repository"
     if "${MVN[@]}" org.apache.maven.plugins:maven-install-plugin:3.2.0:install-file "-Dfile=$JAR" "-DpomFile=$POM" >"$W/mvn.log" 2>&1; then
-      cp -r ci/dist/maven "$W/consumer"
+      # the consumer's pom.xml is the Kotlin README's, as printed (<!-- dist-lane: kotlin-pom -->)
       mkdir -p "$W/consumer/src/main/kotlin"
+      awk '/<!-- dist-lane: kotlin-pom -->/ {on = 1; next} on && /^```xml/ {inb = 1; next} inb && /^```/ {exit} inb' \
+        bindings/kotlin/README.md >"$W/consumer/pom.xml"
+      grep -q "<version>$VERSION</version>" "$W/consumer/pom.xml" \
+        || check_failed "maven" "the Kotlin README's pom.xml (after <!-- dist-lane: kotlin-pom -->) does not depend on version $VERSION"
       awk '/<!-- dist-lane: kotlin-example -->/ {on = 1; next} on && /^```kotlin/ {inb = 1; next} inb && /^```/ {exit} inb' \
         bindings/kotlin/README.md >"$W/consumer/src/main/kotlin/Main.kt"
       [[ -s "$W/consumer/src/main/kotlin/Main.kt" ]] || say "the Kotlin README has no example after '<!-- dist-lane: kotlin-example -->'"
-      say "Maven: the Kotlin README's first program, compiled against dev.appfunctions:appfunctions-kotlin:$VERSION and run"
-      if (cd "$W/consumer" && env -u LD_LIBRARY_PATH "${MVN[@]}" "-Dappfunctions.version=$VERSION" compile exec:exec@run) >"$W/consumer.log" 2>&1 \
+      say "Maven: the Kotlin README's pom.xml and first program, compiled against dev.appfunctions:appfunctions-kotlin:$VERSION and run"
+      if (cd "$W/consumer" && env -u LD_LIBRARY_PATH "${MVN[@]}" compile exec:exec@run) >"$W/consumer.log" 2>&1 \
          && sed 's/\x1b\[[0-9;]*m//g' "$W/consumer.log" | grep -qx 'Success: "Hello, Ada!" (Greeted Ada.)'; then
         sed 's/\x1b\[[0-9;]*m//g' "$W/consumer.log" | grep '^Success' | sed 's/^/[dist lane]   /'
         say "Maven: passed (the native library came out of the jar)"

@@ -12,8 +12,13 @@ Console.WriteLine($"appfunctions {AppFunctionDispatcher.NativeVersion}: {outcome
 var tool = dispatcher.AsAIFunctions().Single(f => f.Name == "greet");
 var viaTool = await tool.InvokeAsync(new AIFunctionArguments { ["name"] = "Bo" });
 Console.WriteLine($"AsAIFunctions: {tool.Name}: {viaTool}");
+// a result with a dialog reaches the model as both: {"result": ..., "dialog": ...}
+using var toolResult = System.Text.Json.JsonDocument.Parse(viaTool?.ToString() ?? "null");
+bool toolOk = toolResult.RootElement.ValueKind == System.Text.Json.JsonValueKind.Object
+    && toolResult.RootElement.GetProperty("result").GetString() == "Hello, Bo!"
+    && toolResult.RootElement.GetProperty("dialog").GetString() == "Greeted Bo.";
 return outcome.Status == AppFunctionStatus.Success && outcome.ResultJson == "\"Hello, Ada!\"" && outcome.Dialog == "Greeted Ada."
-    && viaTool?.ToString() == "Hello, Bo!" ? 0 : 1;
+    && toolOk ? 0 : 1;
 
 /// <summary>The one function this host offers.</summary>
 public class Greeter
