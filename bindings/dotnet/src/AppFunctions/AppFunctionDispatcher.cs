@@ -136,17 +136,9 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             try
             {
                 pending.Token?.DangerousAddRef(ref tokenRef);
-                var inv = new AfInvocation
-                {
-                    struct_size = (uint)sizeof(AfInvocation),
-                    platform = (int)invocation.Platform,
-                    function_id = id.Pointer,
-                    caller_package = caller.Pointer,
-                    cancel_token = pending.Token?.DangerousGetHandle() ?? 0,
-                    timeout_ms = invocation.Timeout is { } t ? NativeCalls.TimeoutMs(t) : 0,
-                    is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
-                    host_context = ud, // every callback of the call finds the pending call (and its context) through it
-                };
+                var inv = NativeCalls.Invocation(invocation, id.Pointer, caller.Pointer);
+                inv.cancel_token = pending.Token?.DangerousGetHandle() ?? 0;
+                inv.host_context = ud; // every callback of the call finds the pending call (and its context) through it
                 status = view is not null
                     ? NativeCalls.ExecuteAsync(view.Handle, &inv, args.Pointer, ud)
                     : NativeCalls.ExecuteAsync(dispatcher._handle, &inv, args.Pointer, ud);
@@ -213,15 +205,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         using var id = new Utf8.Text(invocation.FunctionId, idBuf);
         using var caller = new Utf8.Text(invocation.CallerPackage, callerBuf);
         using var args = new Utf8.Text(argumentsJson ?? "{}", argsBuf);
-        var inv = new AfInvocation
-        {
-            struct_size = (uint)sizeof(AfInvocation),
-            platform = (int)invocation.Platform,
-            function_id = id.Pointer,
-            caller_package = caller.Pointer,
-            timeout_ms = invocation.Timeout is { } t ? NativeCalls.TimeoutMs(t) : 0,
-            is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
-        };
+        var inv = NativeCalls.Invocation(invocation, id.Pointer, caller.Pointer);
         // the invocation's host context until af_execute_json returns: by then the call has ended
         var pending = new PendingExecute(_core, invocation.FunctionId, null);
         var ud = UserData.Alloc(pending);

@@ -63,15 +63,7 @@ public sealed unsafe class PublishedDispatcher : IDisposable
         using var id = new Utf8.Text(invocation.FunctionId, default);
         using var caller = new Utf8.Text(invocation.CallerPackage, default);
         using var args = new Utf8.Text(argumentsJson ?? "{}", default);
-        var inv = new AfInvocation
-        {
-            struct_size = (uint)sizeof(AfInvocation),
-            platform = (int)invocation.Platform,
-            function_id = id.Pointer,
-            caller_package = caller.Pointer,
-            timeout_ms = invocation.Timeout is { } t ? NativeCalls.TimeoutMs(t) : 0,
-            is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
-        };
+        var inv = NativeCalls.Invocation(invocation, id.Pointer, caller.Pointer);
         return NativeCalls.ExecuteJson(_handle, &inv, args.Pointer);
     }
 

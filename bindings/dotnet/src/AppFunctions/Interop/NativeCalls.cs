@@ -61,6 +61,19 @@ internal static unsafe partial class NativeCalls
     private static void ThrowDisposed<TKind>() where TKind : INativeKind =>
         throw new ObjectDisposedException(TKind.Owner, $"AppFunctions: {Disposed<TKind>()}");
 
+    /// <summary>The v1 <c>af_invocation</c> of <paramref name="invocation"/>, its id and caller as the
+    /// UTF-8 text the caller keeps alive until the native call returns (no token, no host context:
+    /// the caller sets those it uses).</summary>
+    internal static AfInvocation Invocation(AppFunctionInvocation invocation, byte* functionId, byte* callerPackage) => new()
+    {
+        struct_size = (uint)sizeof(AfInvocation),
+        platform = (int)invocation.Platform,
+        function_id = functionId,
+        caller_package = callerPackage,
+        timeout_ms = invocation.Timeout is { } t ? TimeoutMs(t) : 0,
+        is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
+    };
+
     /// <summary><c>AF_TIMEOUT_NONE</c> for an infinite span, at least 1 ms otherwise.</summary>
     internal static uint TimeoutMs(TimeSpan t) =>
         t == System.Threading.Timeout.InfiniteTimeSpan ? Native.AF_TIMEOUT_NONE

@@ -131,16 +131,8 @@ public static class AppFunctionsPlatform
         try
         {
             pending.Token?.DangerousAddRef(ref tokenRef);
-            var inv = new AfInvocation
-            {
-                struct_size = (uint)sizeof(AfInvocation),
-                platform = (int)invocation.Platform,
-                function_id = id.Pointer,
-                caller_package = caller.Pointer,
-                cancel_token = pending.Token?.DangerousGetHandle() ?? 0,
-                timeout_ms = invocation.Timeout is { } t ? NativeCalls.TimeoutMs(t) : 0,
-                is_foreground = invocation.IsForeground ? (byte)1 : (byte)0,
-            };
+            var inv = NativeCalls.Invocation(invocation, id.Pointer, caller.Pointer);
+            inv.cancel_token = pending.Token?.DangerousGetHandle() ?? 0;
             // no host context: the calls of a published dispatcher get theirs from the dispatcher
             // that registered the handlers (its DI scope per call), as calls from Swift do
             status = NativeCalls.AndroidExecuteAsync(dispatcher, &inv, doc.Pointer, ud);
