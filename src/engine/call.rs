@@ -961,7 +961,10 @@ impl Call {
         }
     }
 
-    /// Drops the cancel callbacks that never ran: the call has ended.
+    /// Drops the cancel callbacks that never ran: the call has ended. A call that ended
+    /// cancelled (or timed out) runs those still registered first: the thread that ends
+    /// it can get here before the one that marked it has run them (a timeout firing while
+    /// the handler was still registering), and a callback of a cancelled call always runs.
     pub(crate) fn close_cancel_callbacks(&self) {
         if !self.has_releases.load(Ordering::SeqCst) {
             return;
@@ -971,6 +974,12 @@ impl Call {
             cbs.closed = true;
             std::mem::take(&mut cbs.list)
         };
+        if !left.is_empty() && self.is_cancelled() {
+            for (_, cb) in left {
+                self.run_cancel_callback(cb);
+            }
+            return;
+        }
         if !left.is_empty()
             && std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(left))).is_err()
         {
