@@ -75,6 +75,18 @@ coldstart_bench() {
   python3 ci/bench/coldstart.py --demo "$REPO/target/release/examples/demo" \
     --lib "$REPO/target/dist-build/dist/libappfunctions.so" --out "$OUT/coldstart.json" --samples "$samples" \
     || { echo "!!! the cold start benchmark failed" >&2; echo "{}" > "$OUT/coldstart.json"; }
+  # The bindings' cold starts: each ci/bench/coldstart-NAME.sh builds its binding's two programs
+  # (the app through the binding's API, and the same program without appfunctions) and runs
+  # `ci/bench/coldstart.py --binding` on them into $OUT/coldstart_LABEL.json, or says loudly
+  # that its toolchain is missing. They see REPO, OUT, SAMPLES, DEMO and LIB.
+  rm -f "$OUT"/coldstart_*.json
+  local script
+  for script in "$REPO"/ci/bench/coldstart-*.sh; do
+    [[ -e $script ]] || continue
+    echo "== cold start: $(basename "$script" .sh | sed 's/^coldstart-//')"
+    SAMPLES="$samples" DEMO="$REPO/target/release/examples/demo" LIB="$REPO/target/dist-build/dist/libappfunctions.so" \
+      OUT="$OUT" bash "$script" || echo "!!! $(basename "$script") failed: its cold start is not in this run" >&2
+  done
 }
 if [[ $COLDSTART_ONLY == 1 ]]; then
   coldstart_bench

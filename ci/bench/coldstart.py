@@ -2,6 +2,8 @@
 of N functions (the demo's descriptor bundle plus numbered copies of its functions).
 
     python3 ci/bench/coldstart.py --demo DEMO --lib LIBRARY --out OUT.json [--samples N] [--functions N]
+    python3 ci/bench/coldstart.py --demo DEMO --binding LABEL --full "CMD ..." --floor "CMD ..." \
+        --out OUT.json [--samples N] [--functions N] [--what "TEXT"]
 
 DEMO is the demo example (`demo bundle` prints its descriptor bundle), LIBRARY the shared
 library the C program loads with dlopen (ci/bench.sh: the dist profile's, what apps ship).
@@ -10,10 +12,28 @@ times in each of two forms, taken in turn so both see the same load: the full on
 library and check its ABI version, register everything, make the first call) and the floor
 (the same program reading the same app file and doing nothing with the library). The parent
 reads CLOCK_MONOTONIC just before it starts the process; the program prints the same clock
-after each step. Medians go to OUT.json (milliseconds) with the machine's load average."""
+after each step. Medians go to OUT.json (milliseconds) with the machine's load average.
+
+With --binding, the two programs are a binding's (ci/bench.sh: .NET JIT and NativeAOT, the
+JVM, Swift): FULL registers the same app through the binding's API and makes the first call,
+FLOOR is the same program without appfunctions. Each command is split like a shell line
+(shlex), and `{bundle}` / `{app}` in it become the paths of the app's descriptor bundle (JSON:
+{"types", "functions", "entities", "toolkits", "metadataSchema"}, the 50 functions) and of the
+C program's app file. Each program prints one line on stdout,
+
+    coldstart main=NS STEP=NS STEP=NS ...
+
+NS being CLOCK_MONOTONIC nanoseconds (what the parent reads), `main` first (the program's
+first own code) and then the end of each step in order: FULL's last step is its first
+outcome, FLOOR's last step the end of its work. Keys of OUT.json, all prefixed
+`coldstart_LABEL_`: `steps` and `floor_steps` (the names, in order), `STEP_ms` (median time
+from process start to the step's end), `STEP_part_ms` (median of the step's own time, from the
+step before), `first_outcome_ms`, `floor_ms`, `above_floor_ms`, `vs_floor_x`, their p90s,
+`samples`, `what` (TEXT: what the programs do) and `load_average_1m`."""
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -21,11 +41,20 @@ import time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--demo", required=True)
-ap.add_argument("--lib", required=True)
+ap.add_argument("--lib")
+ap.add_argument("--binding", help="a binding's label (letters, digits, _): measure its FULL and FLOOR programs")
+ap.add_argument("--full", help="with --binding: the program registering the app and making the first call")
+ap.add_argument("--floor", help="with --binding: the same program without appfunctions")
+ap.add_argument("--what", default="", help="with --binding: what the programs do, for the report")
 ap.add_argument("--out", required=True)
 ap.add_argument("--samples", type=int, default=200)
 ap.add_argument("--functions", type=int, default=50)
 a = ap.parse_args()
+if a.binding:
+    if not (a.full and a.floor) or not a.binding.replace("_", "").isalnum():
+        ap.error("--binding LABEL (letters, digits, _) needs --full and --floor")
+elif not a.lib:
+    ap.error("--lib is required (or --binding with --full and --floor)")
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 work = os.path.join(REPO, "target", "bench")
 os.makedirs(work, exist_ok=True)
@@ -70,6 +99,71 @@ lines.append("X create_order\t" + compact({"customer": "acme", "quantity": 2}) +
 app = os.path.join(work, "coldstart-app.txt")
 with open(app, "w") as fh:
     fh.write("\n".join(lines) + "\n")
+app_bundle = dict(bundle)
+app_bundle["functions"] = functions
+bundle_path = os.path.join(work, "coldstart-bundle.json")
+with open(bundle_path, "w") as fh:
+    json.dump(app_bundle, fh, indent=1)
+
+
+def run_once(argv):
+    """Starts argv, returns {step: ms since the parent started the process}, in printed order."""
+    t0 = time.monotonic_ns()  # CLOCK_MONOTONIC on Linux, the clock the program prints
+    r = subprocess.run(argv, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"coldstart: {' '.join(argv)} failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
+    line = next((l for l in r.stdout.splitlines() if l.startswith("coldstart ")), None)
+    if line is None:
+        sys.exit(f"coldstart: {' '.join(argv)} printed no `coldstart main=NS ...` line: {r.stdout.strip()[-500:]}")
+    t = {}
+    for kv in line.split()[1:]:
+        k, _, v = kv.partition("=")
+        t[k] = (int(v) - t0) / 1e6
+    if next(iter(t), None) != "main":
+        sys.exit(f"coldstart: {' '.join(argv)}: the line must start with main=NS: {line}")
+    return t
+
+
+def med(xs):
+    return round(statistics.median(xs), 3)
+
+
+def p90(xs):
+    return round(statistics.quantiles(xs, n=10)[-1], 3)
+
+
+if a.binding:
+    def argv_of(cmd):
+        return [w.replace("{bundle}", bundle_path).replace("{app}", app) for w in shlex.split(cmd)]
+
+    full_argv, floor_argv = argv_of(a.full), argv_of(a.floor)
+    run_once(full_argv), run_once(floor_argv)  # warm the page cache (and any JIT cache) alike
+    full, floor = [], []
+    for _ in range(a.samples):
+        full.append(run_once(full_argv))
+        floor.append(run_once(floor_argv))
+    steps, floor_steps = list(full[0]), list(floor[0])
+    if any(list(s) != steps for s in full) or any(list(s) != floor_steps for s in floor):
+        sys.exit("coldstart: a program printed different steps in different samples")
+    P = f"coldstart_{a.binding}_"
+    res = {P + "steps": steps, P + "floor_steps": floor_steps, P + "samples": a.samples, P + "what": a.what,
+           P + "functions": len(functions) + len(bundle.get("entities", []))}
+    for i, k in enumerate(steps):
+        res[P + k + "_ms"] = med([s[k] for s in full])
+        if i:
+            res[P + k + "_part_ms"] = med([s[k] - s[steps[i - 1]] for s in full])
+    res[P + "first_outcome_ms"] = med([s[steps[-1]] for s in full])
+    res[P + "floor_ms"] = med([s[floor_steps[-1]] for s in floor])
+    res[P + "floor_main_ms"] = med([s["main"] for s in floor])
+    res[P + "first_outcome_p90_ms"] = p90([s[steps[-1]] for s in full])
+    res[P + "floor_p90_ms"] = p90([s[floor_steps[-1]] for s in floor])
+    res[P + "above_floor_ms"] = round(res[P + "first_outcome_ms"] - res[P + "floor_ms"], 3)
+    res[P + "vs_floor_x"] = round(res[P + "first_outcome_ms"] / res[P + "floor_ms"], 3) if res[P + "floor_ms"] > 0 else None
+    res[P + "load_average_1m"] = round(os.getloadavg()[0], 2)
+    with open(a.out, "w") as fh:
+        json.dump(res, fh, indent=1)
+    print(json.dumps(res, indent=1))
+    sys.exit(0)
 
 exe = os.path.join(work, "coldstart")
 subprocess.run([os.environ.get("CC", "cc"), "-O2", "-std=c11", "-Wall", "-Werror", "-I", os.path.join(REPO, "include"),
@@ -77,13 +171,7 @@ subprocess.run([os.environ.get("CC", "cc"), "-O2", "-std=c11", "-Wall", "-Werror
 
 
 def sample(floor):
-    argv = [exe, a.lib, app] + (["--floor"] if floor else [])
-    t0 = time.monotonic_ns()  # CLOCK_MONOTONIC on Linux, the clock the program prints
-    r = subprocess.run(argv, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"coldstart: {' '.join(argv)} failed ({r.returncode}): {r.stderr.strip()}")
-    t = {k: int(v) for k, v in (kv.split("=") for kv in r.stdout.split()[1:])}
-    return {k: (v - t0) / 1e6 for k, v in t.items()}  # ms since the parent started the process
+    return run_once([exe, a.lib, app] + (["--floor"] if floor else []))
 
 
 sample(False), sample(True)  # warm the page cache: every sample starts from the same files
@@ -91,10 +179,6 @@ full, floor = [], []
 for _ in range(a.samples):
     full.append(sample(False))
     floor.append(sample(True))
-
-
-def med(xs):
-    return round(statistics.median(xs), 3)
 
 
 res = {

@@ -54,6 +54,12 @@ suite, mcp, bindings = load("suite.json"), load("mcp.json"), load("bindings.json
 instructions = load("instructions.json")
 timeouts = load("timeouts.json")
 coldstart = load("coldstart.json")
+# the bindings' cold starts (ci/bench/coldstart-*.sh, `coldstart.py --binding`): one file each
+for _f in sorted(os.listdir(OUT)) if os.path.isdir(OUT) else []:
+    if _f.startswith("coldstart_") and _f.endswith(".json"):
+        coldstart.update(load(_f))
+COLDSTART_BINDINGS = [("dotnet_jit", ".NET (JIT)"), ("dotnet_aot", ".NET (NativeAOT)"), ("jvm", "Kotlin on the JVM"),
+                      ("swift", "Swift")]
 s = {}
 s["execute_floor_ns"] = crit_ns("execute", "floor_serde_json")
 s["execute_typed_floor_ns"] = crit_ns("execute", "floor_typed")
@@ -379,7 +385,8 @@ def coldstart_section(s, run):
     """The cold start of a C process (ci/bench/coldstart.py): each part's median beside the floor."""
     out = [COLDSTART_HEADING, ""]
     if s.get("coldstart_c_first_outcome_ms") is None:
-        return out + ["Not measured in this run (`ci/bench.sh --coldstart-only` measures it).", ""]
+        return out + ["The C program was not measured in this run (`ci/bench.sh --coldstart-only` measures it).", ""] \
+            + binding_coldstart_tables(s)
     out += ["A fresh process per sample, from the moment its parent starts it to the first outcome, for an app of "
             f"{fmt(s.get('coldstart_declared_functions'))} functions and {fmt(s.get('coldstart_entities'))} entity "
             "(the demo's descriptor bundle, `demo bundle`, and numbered copies of its functions; its metadata "
@@ -405,8 +412,47 @@ def coldstart_section(s, run):
         out.append(f"| {label} | {fmt(s.get(key))} |")
     out += ["", f"90th percentiles: floor {fmt(s.get('coldstart_c_floor_p90_ms'))} ms, first outcome "
             f"{fmt(s.get('coldstart_c_first_outcome_p90_ms'))} ms.", "",
-            "Not measured yet: the same process in .NET (JIT, and NativeAOT, with `AddAppFunctions()`), on the JVM "
-            "(Kotlin) and in Swift, each beside the same program without appfunctions.", ""]
+            ]
+    out += binding_coldstart_tables(s)
+    return out
+
+
+def binding_coldstart_tables(s):
+    """One table per binding measured by `coldstart.py --binding`: its steps beside its floor."""
+    out, missing = [], []
+    labels = [l for l, _ in COLDSTART_BINDINGS]
+    labels += sorted({k[len("coldstart_"):-len("_steps")] for k in s
+                      if k.startswith("coldstart_") and k.endswith("_steps") and not k.endswith("_floor_steps")
+                      and k[len("coldstart_"):-len("_steps")] not in labels})
+    names = dict(COLDSTART_BINDINGS)
+    c_register = s.get("coldstart_c_register_ms")
+    for label in labels:
+        P = f"coldstart_{label}_"
+        steps = s.get(P + "steps")
+        name = names.get(label, label)
+        if not steps:
+            missing.append(name)
+            continue
+        out += [f"### {name}", "", (s.get(P + "what") or "").strip()
+                + f" {fmt(s.get(P + 'samples'))} samples of each program, in turn; load average "
+                f"{fmt(s.get(P + 'load_average_1m'))} right after them.", "",
+                "| part | median (ms) |", "|---|---|",
+                f"| floor: the same program without appfunctions, process start to its end | {fmt(s.get(P + 'floor_ms'))} |",
+                f"| process start to `main` | {fmt(s.get(P + 'main_ms'))} |"]
+        for k in steps[1:]:
+            out.append(f"| {k} | {fmt(s.get(P + k + '_part_ms'))} |")
+        out += [f"| **process start to the first outcome** | {fmt(s.get(P + 'first_outcome_ms'))} |",
+                f"| **first outcome above the floor** | {fmt(s.get(P + 'above_floor_ms'))} |",
+                f"| first outcome vs the floor | {fmt(s.get(P + 'vs_floor_x'))}× |"]
+        reg = s.get(P + "register_part_ms")
+        if reg is not None and c_register:
+            out.append(f"| registration vs the core's registration of the same descriptors from C ({fmt(c_register)} ms) "
+                       f"| {fmt(round(reg / c_register, 2))}× |")
+        out += ["", f"90th percentiles: floor {fmt(s.get(P + 'floor_p90_ms'))} ms, first outcome "
+                f"{fmt(s.get(P + 'first_outcome_p90_ms'))} ms.", ""]
+    if missing:
+        out += ["Not measured in this run: " + ", ".join(missing)
+                + " (each `ci/bench/coldstart-*.sh` says why when its toolchain is missing).", ""]
     return out
 
 
