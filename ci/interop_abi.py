@@ -18,8 +18,8 @@ binding:
   sequential layout; JNA's default alignment, which is the C compiler's on these targets);
 - .NET: no file of the AppFunctions project outside Interop/Native*.cs and Interop/Utf8.cs
   calls an import (every native call goes through Interop/NativeCalls.cs); Kotlin: no file
-  of the public API (outside internal/) calls AfNative.af_* (they go through
-  internal/NativeCalls.kt).
+  but internal/AfNative.kt and internal/NativeCalls.kt calls AfNative.af_* (the public API
+  and the runtime's trampolines alike go through internal/NativeCalls.kt).
 
 Each difference is printed naming the binding, the file and line, the function (parameter),
 constant or field, and what the baseline says; exit 1 if there is any.
@@ -499,10 +499,11 @@ def check_kotlin(files, base, errors, notes):
         notes.append("Kotlin imports none of: " + ", ".join(missing))
 
 
-# the public API's files (outside internal/) call AfNative only through NativeCalls.kt; the
-# runtime under internal/ (trampolines, the invocation block, the dispatcher's handle) is
-# the layer itself
-KT_RAW_ALLOWED = re.compile(r"/internal/[^/]+\.kt$")
+# Every Kotlin file calls AfNative only through internal/NativeCalls.kt: the public API and
+# the runtime under internal/ (trampolines, the invocation block, the dispatcher's handle)
+# alike, as every .NET file goes through Interop/NativeCalls.cs. AfNative.kt itself (the
+# imports and its string helpers) is the only other file that names an af_ function.
+KT_RAW_ALLOWED = re.compile(r"(^|/)internal/(AfNative|NativeCalls)\.kt$")
 
 
 def check_kotlin_routing(files, errors):
@@ -512,7 +513,7 @@ def check_kotlin_routing(files, errors):
         text = strip_kt_comments(raw)
         for m in re.finditer(r"\bAfNative\.(af_\w+)", text):
             errors.append(f"Kotlin {path}:{line_of(text, m.start())}: calls {m.group(1)} directly; "
-                          "the public API calls the C ABI through internal/NativeCalls.kt")
+                          "every native call goes through internal/NativeCalls.kt")
 
 
 # ---------------------------------------------------------------------------------------- driver
@@ -530,7 +531,7 @@ def sources(repo):
     return read("bindings/dotnet/src/**/*.cs"), read("bindings/kotlin/src/main/kotlin/**/*.kt")
 
 
-# The Kotlin public files call the C ABI only through internal/NativeCalls.kt.
+# Kotlin files call the C ABI only through internal/NativeCalls.kt (check_kotlin_routing).
 KOTLIN_ROUTING = True
 
 
@@ -555,7 +556,7 @@ def self_test(base_text, cs, kt):
         for p, t in files.items():
             if re.search(pattern, p) and old in t:
                 out[p] = t.replace(old, new, 1)
-                return out, p
+                return out, p, line_of(t, t.index(old))
         raise SystemExit(f"[interop-abi self-test] cannot find {old!r} to mutate in {pattern}")
 
     cases = [
@@ -571,6 +572,14 @@ def self_test(base_text, cs, kt):
         ("cs", r"AppFunctionView\.cs$", "public void Reset() =>", "public void Reset() => Native.af_view_reset(_handle); private void X() =>",
          "calls af_view_reset directly"),
         ("kt", r"/View\.kt$", "NativeCalls.viewReset(it)", "AfNative.af_view_reset(it)", "calls af_view_reset directly"),
+        # the runtime under internal/ routes through NativeCalls too: the handler's completion,
+        # a gate's answer, the entity lookup's request
+        ("kt", r"/internal/Runtime\.kt$", "NativeCalls.callReturn(call, resultJson)", "AfNative.af_call_return(call, resultJson?.cstr())",
+         "calls af_call_return directly"),
+        ("kt", r"/internal/Runtime\.kt$", "NativeCalls.gateOpenApp(gate, answer.message)", "AfNative.af_gate_open_app(gate, answer.message.cstr())",
+         "calls af_gate_open_app directly"),
+        ("kt", r"/internal/Reflective\.kt$", "NativeCalls.callLookupRequest(ctx.call)", "AfNative.af_call_lookup_request(ctx.call).utf8()",
+         "calls af_call_lookup_request directly"),
         ("kt", r"AfNative\.kt$", "external fun af_view_generation(v: Pointer?): Long", "external fun af_view_generation(v: Pointer?): Int",
          "af_view_generation returns a type that is Int"),
         ("kt", r"AfNative\.kt$", "const val AF_ERR_TIMED_OUT = 11", "const val AF_ERR_TIMED_OUT = 12", "AF_ERR_TIMED_OUT = 12, the baseline says 11"),
@@ -587,14 +596,16 @@ def self_test(base_text, cs, kt):
     failed = 0
     for lang, pattern, old, new, expect in cases:
         if lang == "cs":
-            m, path = mutate(cs, pattern, old, new)
+            m, path, line = mutate(cs, pattern, old, new)
             errors, _ = run(base_text, m, kt)
         else:
-            m, path = mutate(kt, pattern, old, new)
+            m, path, line = mutate(kt, pattern, old, new)
             errors, _ = run(base_text, cs, m)
-        if not any(expect in e and path in e for e in errors):
+        # a routing violation names the file and the line of the call
+        where = f"{path}:{line}:" if expect.startswith("calls ") else path
+        if not any(expect in e and where in e for e in errors):
             failed += 1
-            print(f"[interop-abi self-test] NOT CAUGHT: {old!r} -> {new!r} in {path}; expected a difference naming {expect!r}; got:")
+            print(f"[interop-abi self-test] NOT CAUGHT: {old!r} -> {new!r} in {where}; expected a difference naming {expect!r}; got:")
             print("  " + "\n  ".join(errors or ["(nothing)"]))
     if failed:
         raise SystemExit(1)

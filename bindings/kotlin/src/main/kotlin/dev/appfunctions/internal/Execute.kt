@@ -55,7 +55,7 @@ internal suspend fun awaitOutcome(
     var pending: PendingExecute? = null
     try {
         return suspendCancellableCoroutine { cont ->
-            val token = AfNative.af_cancel_token_new()
+            val token = NativeCalls.cancelTokenNewOrNull()
             val p = PendingExecute(cont, token)
             pending = p
             val key = Handles.put(p)
@@ -68,7 +68,7 @@ internal suspend fun awaitOutcome(
                     cont.resumeWith(Result.success(AppFunctionOutcome.error(AppFunctionErrorCode.InvalidArgument, lastError())))
                 }
             } else {
-                cont.invokeOnCancellation { AfNative.af_cancel_token_cancel(token) }
+                cont.invokeOnCancellation { if (token != null) NativeCalls.cancelTokenCancel(token) }
             }
         }
     } finally {

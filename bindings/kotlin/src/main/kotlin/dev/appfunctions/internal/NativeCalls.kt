@@ -6,8 +6,9 @@ import com.sun.jna.Pointer
  * The one layer between the public API and the raw C ABI ([AfNative]): strings cross here
  * (NUL-terminated UTF-8 in, owned text read and freed out), statuses come back for the
  * caller to turn into an exception or an outcome, or are turned into one here
- * ([checkStatus]). No public file calls [AfNative]; ci/interop_abi.py (the header lane)
- * checks that, and the imports against abi/v1.txt.
+ * ([checkStatus]). No other file calls [AfNative], neither the public API nor the runtime
+ * under internal/ (the trampolines, the invocation block, the dispatcher's handle);
+ * ci/interop_abi.py (the header lane) checks that, and the imports against abi/v1.txt.
  */
 internal object NativeCalls {
     /** Throws [make] with `af_last_error` unless [status] is `AF_OK`. */
@@ -30,12 +31,27 @@ internal object NativeCalls {
     fun callIsEntityLookup(call: Pointer): Boolean = AfNative.af_call_kind(call) == AfNative.AF_CALL_ENTITY_LOOKUP
     fun callIsCancelled(call: Pointer): Boolean = AfNative.af_call_is_cancelled(call).toInt() != 0
     fun callSay(call: Pointer, text: String): Int = AfNative.af_call_say(call, text.cstr())
-    fun callHostData(call: Pointer): Pointer? = AfNative.af_call_host_data(call)
+    fun callHostData(call: Pointer?): Pointer? = AfNative.af_call_host_data(call)
     fun callItemGetJson(call: Pointer, key: String): String? = AfNative.af_call_item_get_json(call, key.cstr()).takeUtf8()
     fun callItemSet(call: Pointer, key: String, json: String): Int = AfNative.af_call_item_set(call, key.cstr(), json.cstr())
     fun callLookupRequest(call: Pointer): String? = AfNative.af_call_lookup_request(call).utf8()
 
+    // --- the call, answered by the runtime (the trampolines behind handlers, gates and hooks) ------
+    // Their `call`/`gate` are what the core passed to a callback: nullable as JNA hands them over.
+    fun callReturn(call: Pointer, resultJson: String?): Int = AfNative.af_call_return(call, resultJson?.cstr())
+    fun callFail(call: Pointer?, code: Int, message: String): Int = AfNative.af_call_fail(call, code, message.cstr())
+    fun callOnCancel(call: Pointer, cb: UserDataFn, userData: Pointer, free: UserDataFn): Int =
+        AfNative.af_call_on_cancel(call, cb, userData, free, null)
+    fun callLog(call: Pointer?, level: Int, message: String): Int = AfNative.af_call_log(call, level, message.cstr())
+    fun callSetHostData(call: Pointer?, data: Pointer, free: UserDataFn): Int = AfNative.af_call_set_host_data(call, data, free)
+    fun textSet(out: Pointer?, text: String): Int = AfNative.af_text_set(out, text.cstr())
+    fun gateAllow(gate: Pointer?): Int = AfNative.af_gate_allow(gate)
+    fun gateDeny(gate: Pointer?, message: String): Int = AfNative.af_gate_deny(gate, message.cstr())
+    fun gateOpenApp(gate: Pointer?, message: String): Int = AfNative.af_gate_open_app(gate, message.cstr())
+
     // --- the dispatcher --------------------------------------------------------------------------
+    fun dispatcherNew(): Pointer? = AfNative.af_dispatcher_new()
+    fun dispatcherFree(d: Pointer) = AfNative.af_dispatcher_free(d)
     fun setLogCallback(d: Pointer, userData: Pointer): Int = AfNative.af_set_log_callback(d, Trampolines.Log, userData, Trampolines.Free)
     fun defineTypes(d: Pointer, json: String): Int = AfNative.af_define_types(d, json.cstr())
     fun registerFunction(d: Pointer, descriptor: String, userData: Pointer?): Int =
@@ -86,6 +102,8 @@ internal object NativeCalls {
 
     // --- cancel tokens ----------------------------------------------------------------------------
     fun cancelTokenNew(): Pointer = AfNative.af_cancel_token_new() ?: throw IllegalStateException("af_cancel_token_new returned NULL")
+    /** A per-call token (the suspend execute's): NULL leaves the call without one, as before. */
+    fun cancelTokenNewOrNull(): Pointer? = AfNative.af_cancel_token_new()
     fun cancelTokenFree(t: Pointer) = AfNative.af_cancel_token_free(t)
     fun cancelTokenCancel(t: Pointer): Int = AfNative.af_cancel_token_cancel(t)
     fun cancelTokenIsCancelled(t: Pointer): Boolean = AfNative.af_cancel_token_is_cancelled(t).toInt() != 0

@@ -49,8 +49,8 @@ internal open class NativeObject(val ptr: Pointer, private val free: (Pointer) -
  * [ptr] from `af_dispatcher_published_new` (a second handle; freeing it frees only the handle).
  */
 internal class NativeDispatcher(
-    ptr: Pointer = AfNative.af_dispatcher_new() ?: throw IllegalStateException("af_dispatcher_new returned NULL"),
-) : NativeObject(ptr, { AfNative.af_dispatcher_free(it) }) {
+    ptr: Pointer = NativeCalls.dispatcherNew() ?: throw IllegalStateException("af_dispatcher_new returned NULL"),
+) : NativeObject(ptr, { NativeCalls.dispatcherFree(it) }) {
     /**
      * C strings of function ids (and tool names), kept for the dispatcher's life (bounded). Past
      * the bound a new id's string is held by nothing but the caller: hold it until the native

@@ -189,7 +189,7 @@ internal class EntityBody(
     override val isSuspend = true
 
     override suspend fun runSuspend(ctx: AppFunctionContext): String? {
-        val req = AppJsonParse(dev.appfunctions.internal.AfNative.af_call_lookup_request(ctx.call).utf8() ?: "{}")
+        val req = AppJsonParse(NativeCalls.callLookupRequest(ctx.call) ?: "{}")
         val found = when (val ids = req["ids"]) {
             null -> provider.search(
                 ctx,

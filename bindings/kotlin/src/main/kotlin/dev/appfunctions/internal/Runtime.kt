@@ -83,12 +83,12 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
             // The core releases the key exactly once (Trampolines.Release): after the cancel
             // callback ran, or when the call ends without one, or at once on a refusal.
             val key = Handles.put(job)
-            AfNative.af_call_on_cancel(call, Trampolines.CancelJob, Handles.pointer(key), Trampolines.Release, null)
+            NativeCalls.callOnCancel(call, Trampolines.CancelJob, Handles.pointer(key), Trampolines.Release)
         }
     }
 
     private fun complete(call: Pointer, resultJson: String?) {
-        val s = AfNative.af_call_return(call, resultJson?.cstr())
+        val s = NativeCalls.callReturn(call, resultJson)
         if (s != AfNative.AF_OK && s != AfNative.AF_ERR_ALREADY_COMPLETED) {
             state.log(2, "af_call_return: ${lastError()}")
         }
@@ -97,13 +97,13 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
     private fun fail(call: Pointer, thrown: Throwable) {
         var t = thrown
         while (t is InvocationTargetException && t.targetException != null) t = t.targetException
-        if (t is CancellationException && AfNative.af_call_is_cancelled(call).toInt() != 0) return // the core ended it
+        if (t is CancellationException && NativeCalls.callIsCancelled(call)) return // the core ended it
         val code = when (t) {
             is AppFunctionException -> t.errorCode
             is CancellationException -> AppFunctionErrorCode.Cancelled
             else -> AppFunctionErrorCode.HandlerFailed
         }
-        AfNative.af_call_fail(call, code.code, (t.message ?: t.javaClass.name).cstr())
+        NativeCalls.callFail(call, code.code, t.message ?: t.javaClass.name)
     }
 }
 
@@ -129,7 +129,7 @@ internal class NotifyData(state: DispatcherState, val sink: (String) -> Unit) : 
 internal class PendingExecute(val cont: CancellableContinuation<AppFunctionOutcome>, val token: Pointer?) {
     private val refs = AtomicInteger(2)
     fun release() {
-        if (refs.decrementAndGet() == 0 && token != null) AfNative.af_cancel_token_free(token)
+        if (refs.decrementAndGet() == 0 && token != null) NativeCalls.cancelTokenFree(token)
     }
 }
 
@@ -144,12 +144,12 @@ internal object Trampolines {
             try {
                 val body = Handles[userData] as? CallBody
                 if (body == null) {
-                    AfNative.af_call_fail(call, AppFunctionErrorCode.InternalError.code, "the Kotlin handler is gone".cstr())
+                    NativeCalls.callFail(call, AppFunctionErrorCode.InternalError.code, "the Kotlin handler is gone")
                     return
                 }
                 body.run(call!!)
             } catch (t: Throwable) {
-                AfNative.af_call_fail(call, AppFunctionErrorCode.InternalError.code, "Kotlin binding: $t".cstr())
+                NativeCalls.callFail(call, AppFunctionErrorCode.InternalError.code, "Kotlin binding: $t")
             }
         }
 
@@ -204,7 +204,7 @@ internal object Trampolines {
         override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) {
             val d = Handles[userData] as? DelegateData
             if (d == null) {
-                AfNative.af_gate_allow(gate)
+                NativeCalls.gateAllow(gate)
                 return
             }
             val ctx = AppFunctionContext(call!!)
@@ -223,9 +223,9 @@ internal object Trampolines {
 
     fun answerGate(gate: Pointer?, answer: AppFunctionGate) {
         when (answer) {
-            AppFunctionGate.Allow -> AfNative.af_gate_allow(gate)
-            is AppFunctionGate.Deny -> AfNative.af_gate_deny(gate, answer.message.cstr())
-            is AppFunctionGate.OpenApp -> AfNative.af_gate_open_app(gate, answer.message.cstr())
+            AppFunctionGate.Allow -> NativeCalls.gateAllow(gate)
+            is AppFunctionGate.Deny -> NativeCalls.gateDeny(gate, answer.message)
+            is AppFunctionGate.OpenApp -> NativeCalls.gateOpenApp(gate, answer.message)
         }
     }
 
@@ -237,7 +237,7 @@ internal object Trampolines {
             } catch (t: Throwable) {
                 // to the core's log (which the dispatcher forwards to its logger)
                 val msg = "delegate ${d.name}.onInvoked failed (ignored): $t"
-                if (AfNative.af_call_log(call, 2, msg.cstr()) != 0) d.state.log(2, msg)
+                if (NativeCalls.callLog(call, 2, msg) != 0) d.state.log(2, msg)
             }
         }
     }
@@ -246,7 +246,7 @@ internal object Trampolines {
         override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) {
             val d = Handles[userData] as? PermissionData
             if (d == null) {
-                AfNative.af_gate_deny(gate, "no permission hook".cstr())
+                NativeCalls.gateDeny(gate, "no permission hook")
                 return
             }
             val ctx = AppFunctionContext(call!!)
@@ -258,7 +258,7 @@ internal object Trampolines {
                     d.state.log(3, "permission hook failed: $t")
                     false
                 }
-                if (ok) AfNative.af_gate_allow(gate) else AfNative.af_gate_deny(gate, "The user did not approve this action.".cstr())
+                if (ok) NativeCalls.gateAllow(gate) else NativeCalls.gateDeny(gate, "The user did not approve this action.")
             }
         }
     }
@@ -269,7 +269,7 @@ internal object Trampolines {
             try {
                 val scope = d.begin(AppFunctionContext(call!!))
                 // released by the core right after scope end (or at once if it refuses)
-                AfNative.af_call_set_host_data(call, Handles.pointer(Handles.put(ScopeBox(scope))), Release)
+                NativeCalls.callSetHostData(call, Handles.pointer(Handles.put(ScopeBox(scope))), Release)
             } catch (t: Throwable) {
                 d.state.log(3, "scope begin failed: $t")
             }
@@ -279,7 +279,7 @@ internal object Trampolines {
     val ScopeEnd = object : CallFn {
         override fun invoke(userData: Pointer?, call: Pointer?) {
             val d = Handles[userData] as? ScopeHooksData ?: return
-            val box = Handles[AfNative.af_call_host_data(call)] as? ScopeBox ?: return
+            val box = Handles[NativeCalls.callHostData(call)] as? ScopeBox ?: return
             try {
                 d.end(AppFunctionContext(call!!), box.scope)
             } catch (t: Throwable) {
@@ -295,7 +295,7 @@ internal object Trampolines {
                 val metadata = metadataJson.utf8()?.let { AppJson.parseToJsonElement(it) as? JsonObject } ?: EMPTY_OBJECT
                 val kind = if (which == AfNative.AF_TOOLKIT_SYSTEM_PROMPT) AppFunctionToolkitText.SystemPrompt else AppFunctionToolkitText.FunctionResult
                 val text = d.texts.text(toolkit.utf8().orEmpty(), kind, metadata) ?: return // null: the static text
-                AfNative.af_text_set(out, text.cstr())
+                NativeCalls.textSet(out, text)
             } catch (t: Throwable) {
                 // the static text is used instead
                 d.state.log(3, "toolkit texts of ${toolkit.utf8()} failed: $t")
