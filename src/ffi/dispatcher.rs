@@ -1,8 +1,6 @@
-//! Dispatchers, registration, execution, the registry and schemas, cancellation tokens.
-//! Entities are registered here too, and calls started: af_register_entity and
-//! af_execute_* sit where the header lists them.
-
-//! Dispatchers, registration, execution, the registry and schemas, cancellation tokens.
+//! Dispatchers, registration, execution, the registry and schemas. Entities are
+//! registered here too (`af_register_entity` sits where the header lists it: the module
+//! docs of `ffi` say why it has no file of its own), and calls started (`af_execute_*`).
 
 use super::*;
 use crate::engine::call::Call;

@@ -18,7 +18,16 @@
 //! accessors and completions), `dispatcher` (its life, registration of types,
 //! functions and entities, settings, `af_execute_*`, what it lists), `publish` (the
 //! process-wide published dispatchers, descriptor bundles), `cancel` (tokens),
-//! `delegate` (delegates, gates, scope and permission hooks). This file holds what they
+//! `delegate` (delegates, gates, scope and permission hooks). Entities have no file of
+//! their own: `af_register_entity` stays in `dispatcher`, because the header lists it
+//! between `af_register_function` and `af_unregister_function` and cbindgen (0.29.2, the
+//! pinned one) cannot put it there from another file. It writes functions in the order it
+//! loads them (a module's own items first, then its child modules, each in declaration
+//! order), and its one ordering setting, `sort_by` (`[fn]`, `[const]`, or global), is that
+//! order (`"None"`) or by name (`"Name"`, which reorders the whole header); `[export]`
+//! orders nothing. Tried: an `entity.rs` declared after `dispatcher`, or as a child of it,
+//! moves the declaration to after `af_dispatcher_in_flight` (an 18-line header diff), and
+//! `sort_by = "Name"` changes 1044 lines. This file holds what they
 //! share: statuses, the panic boundary (`boundary`: the value a panic returns is
 //! chosen by the return type, `OnPanic`), the handle trait (`Handle`: every cast
 //! between a C pointer and its Rust value), string and struct arguments, the invocation
