@@ -8,6 +8,7 @@ use crate::engine::log::LogLevel;
 use crate::engine::registry::{self, Shared, Slot};
 use crate::model::error::ErrorCode;
 use crate::model::outcome::Outcome;
+use crate::model::terminated::{self, terminated, unterminated, Terminated};
 use parking_lot::{Condvar, Mutex};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -69,20 +70,20 @@ pub trait Delegate: Send + Sync {
     fn has_on_invoking(&self) -> bool {
         true
     }
-    /// `on_invoking` with the gate given by its sequence number, for the crate's own C
-    /// layer, which passes it on as a handle without making a [`Gate`]. Sealed: nothing
+    /// `on_invoking` with the gate given by its sequence number, for a delegate inside the
+    /// crate that passes it on as a handle without making a [`Gate`]. Sealed: nothing
     /// outside the crate can name [`GateSeq`], so only the default runs for other hosts
     /// (it makes the gate and calls `on_invoking`).
     #[doc(hidden)]
     fn on_invoking_seq(&self, call: &Arc<Call>, seq: GateSeq) {
         self.on_invoking(call, Gate::new(call.clone(), seq.0));
     }
-    /// `on_invoked` with the outcome JSON as the core keeps it, followed by its NUL, for
-    /// the crate's own C layer, which lends it without a copy. Sealed as
-    /// `on_invoking_seq` is ([`StoredJson`]); the default calls `on_invoked`.
+    /// `on_invoked` with the outcome JSON as the core keeps it, with its terminator, for a
+    /// delegate inside the crate that lends the stored bytes on without a copy. Sealed as
+    /// `on_invoking_seq` is ([`Terminated`]); the default calls `on_invoked` with the text.
     #[doc(hidden)]
-    fn on_invoked_stored(&self, call: &Arc<Call>, outcome: &Outcome, json: StoredJson<'_>) {
-        self.on_invoked(call, outcome, strip_nul(json.0));
+    fn on_invoked_terminated(&self, call: &Arc<Call>, outcome: &Outcome, json: Terminated<'_>) {
+        self.on_invoked(call, outcome, json.text());
     }
     /// False when `on_invoked` is the default (the pipeline then skips it).
     fn has_on_invoked(&self) -> bool {
@@ -93,10 +94,6 @@ pub trait Delegate: Send + Sync {
 /// A gate's sequence number, as [`Delegate::on_invoking_seq`] gets it. Public in a private
 /// module: no host outside the crate can name it, so none overrides that method.
 pub struct GateSeq(pub(crate) u32);
-
-/// The outcome JSON as the core keeps it (followed by a NUL), as
-/// [`Delegate::on_invoked_stored`] gets it; unnameable outside the crate, like [`GateSeq`].
-pub struct StoredJson<'a>(pub(crate) &'a str);
 
 /// The host's per-call scope (a DI scope): `begin` before anything else, `end` exactly
 /// once after the last `on_invoked`.
@@ -194,7 +191,7 @@ impl std::fmt::Debug for CancelTokenRef {
     }
 }
 
-/// An invocation borrowed for the making of a call (the C layer makes one from its
+/// An invocation borrowed for the making of a call (a host layer makes one from its
 /// arguments without copying them).
 #[derive(Clone, Copy)]
 pub(crate) struct InvocationRef<'a> {
@@ -319,8 +316,8 @@ pub(crate) enum Completion {
     Abort(ErrorCode),
 }
 
-/// Receives the outcome and its JSON followed by a NUL (`'\0'`-terminated).
-pub(crate) type OutcomeSink = Box<dyn FnOnce(Outcome, &str) + Send>;
+/// Receives the outcome and its JSON, kept with its terminator.
+pub(crate) type OutcomeSink = Box<dyn FnOnce(Outcome, Terminated<'_>) + Send>;
 
 /// Where a call's pipeline is (`pipeline` moves it on).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -435,12 +432,13 @@ pub struct Call {
     pub(crate) kind: CallKind,
     /// The function's place in `snap` (no reference count is touched per call).
     entry_slot: Option<Slot>,
-    /// Bound when the call was made and final, followed by a NUL: a function's arguments
+    /// Bound when the call was made and final, kept with its terminator
+    /// ([`crate::model::terminated`]): a function's arguments
     /// (with no entity to resolve) or a lookup's request, shown from the Bind stage on
     /// (`args_ready`; a lookup serving a call shows its request from the start).
     pub(crate) args_fixed: Option<String>,
     pub(crate) args_ready: AtomicBool,
-    /// The arguments once their entities are resolved, followed by a NUL.
+    /// The arguments once their entities are resolved, kept with their terminator.
     pub(crate) args: OnceLock<String>,
     pub(crate) entity: Option<usize>,
     items: Mutex<Vec<(Box<str>, Box<str>)>>,
@@ -564,7 +562,7 @@ impl Call {
         let (args_fixed, pre_bound) = match bound {
             Some(Ok(b)) if b.entity_refs.is_empty() => {
                 let mut json = b.json;
-                json.push('\0');
+                json.push(terminated::TERMINATOR);
                 (Some(json), None)
             }
             other => (None, other.map(Box::new)),
@@ -577,13 +575,13 @@ impl Call {
             own_snap: Some(snap),
             function_id: match entry {
                 Some(_) => None,
-                None => Some(with_nul(inv.function_id).into()),
+                None => Some(terminated(inv.function_id).into()),
             },
             inv,
             caller_package: if inv.caller_package.is_empty() {
-                std::borrow::Cow::Borrowed("\0")
+                std::borrow::Cow::Borrowed(terminated::EMPTY)
             } else {
-                std::borrow::Cow::Owned(with_nul(inv.caller_package))
+                std::borrow::Cow::Owned(terminated(inv.caller_package))
             },
             entry,
             kind,
@@ -649,7 +647,7 @@ impl Call {
     }
 
     /// A lookup serving `parent` (for its wait `seq`): resolves ids of `entity` through
-    /// `search`, with `request` (`{"ids":[...]}` and its NUL). It shares the parent's
+    /// `search`, with `request` (`{"ids":[...]}`, kept with its terminator). It shares the parent's
     /// snapshot, platform and caller; it has no timeout of its own and is not counted in
     /// flight (its call is).
     pub(crate) fn new_lookup(
@@ -704,7 +702,7 @@ impl Call {
 
     /// The function's id (for a lookup, the generated `search_{entity}` id).
     pub fn function_id(&self) -> &str {
-        strip_nul(self.function_id_nul())
+        self.function_id_terminated().text()
     }
 
     /// The function's registry entry (borrowed from the call's snapshot).
@@ -725,7 +723,7 @@ impl Call {
     }
     /// The calling package ("" in-process).
     pub fn caller_package(&self) -> &str {
-        strip_nul(&self.caller_package)
+        unterminated(&self.caller_package)
     }
     /// A function call or an entity lookup.
     pub fn kind(&self) -> CallKind {
@@ -734,46 +732,49 @@ impl Call {
     /// The bound, normalised request (entities resolved); `None` for entity lookups and
     /// before binding.
     pub fn args(&self) -> Option<&str> {
-        self.args_nul().map(strip_nul)
+        self.args_terminated().map(Terminated::text)
     }
     /// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}`.
     pub fn lookup_request(&self) -> Option<&str> {
-        self.lookup_request_nul().map(strip_nul)
+        self.lookup_request_terminated().map(Terminated::text)
     }
     /// For entity lookups: the entity's name.
     pub fn entity_name(&self) -> Option<&str> {
         self.entity
             .map(|i| self.snap().types.entities[i].name.as_str())
     }
-    /// NUL-terminated views for the C layer (each valid as long as the call lives).
-    pub(crate) fn function_id_nul(&self) -> &str {
-        match (&self.function_id, self.entry()) {
+    /// The call's kept strings, lent with their terminator ([`crate::model::terminated`];
+    /// each valid as long as the call lives).
+    pub(crate) fn function_id_terminated(&self) -> Terminated<'_> {
+        Terminated::new(match (&self.function_id, self.entry()) {
             (Some(id), _) => id,
-            (None, Some(e)) => &e.id_nul,
-            (None, None) => "\0",
-        }
+            (None, Some(e)) => &e.id_terminated,
+            (None, None) => terminated::EMPTY,
+        })
     }
-    pub(crate) fn caller_package_nul(&self) -> &str {
-        &self.caller_package
+    pub(crate) fn caller_package_terminated(&self) -> Terminated<'_> {
+        Terminated::new(&self.caller_package)
     }
-    pub(crate) fn args_nul(&self) -> Option<&str> {
+    pub(crate) fn args_terminated(&self) -> Option<Terminated<'_>> {
         if self.kind == CallKind::EntityLookup {
             return None;
         }
-        self.fixed_nul()
-            .or_else(|| self.args.get().map(String::as_str))
+        self.fixed_terminated()
+            .or_else(|| self.args.get().map(|a| Terminated::new(a)))
     }
     /// The arguments or request bound when the call was made, once shown.
-    fn fixed_nul(&self) -> Option<&str> {
+    fn fixed_terminated(&self) -> Option<Terminated<'_>> {
         let a = self.args_fixed.as_deref()?;
-        self.args_ready.load(Ordering::Acquire).then_some(a)
+        self.args_ready
+            .load(Ordering::Acquire)
+            .then_some(Terminated::new(a))
     }
-    pub(crate) fn lookup_request_nul(&self) -> Option<&str> {
+    pub(crate) fn lookup_request_terminated(&self) -> Option<Terminated<'_>> {
         if self.kind != CallKind::EntityLookup {
             return None;
         }
-        self.fixed_nul()
-            .or_else(|| self.args.get().map(String::as_str))
+        self.fixed_terminated()
+            .or_else(|| self.args.get().map(|a| Terminated::new(a)))
     }
 
     /// The function's normalised descriptor JSON (as listed by the registry).
@@ -1013,11 +1014,11 @@ impl Call {
         }
     }
 
-    /// The function id followed by its NUL, as the call shares it.
+    /// The function id kept with its terminator, as the call shares it.
     fn function_id_arc(&self) -> Option<&Arc<str>> {
         match (&self.function_id, self.entry()) {
             (Some(id), _) => Some(id),
-            (None, Some(e)) => Some(&e.id_nul),
+            (None, Some(e)) => Some(&e.id_terminated),
             (None, None) => None,
         }
     }
@@ -1041,7 +1042,7 @@ impl Call {
                     && std::ptr::eq(t.shared.as_ptr(), Arc::as_ptr(shared))
             },
             || Tombstone {
-                function_id: id.cloned().unwrap_or_else(|| Arc::from("\0")),
+                function_id: id.cloned().unwrap_or_else(|| Arc::from(terminated::EMPTY)),
                 shared: Arc::downgrade(shared),
             },
         );
@@ -1092,18 +1093,6 @@ impl Call {
             }
         }
     }
-}
-
-/// Text stored with a trailing NUL, so the C layer can lend it without copying.
-pub(crate) fn with_nul(s: &str) -> String {
-    let mut t = String::with_capacity(s.len() + 1);
-    t.push_str(s);
-    t.push('\0');
-    t
-}
-
-pub(crate) fn strip_nul(s: &str) -> &str {
-    s.strip_suffix('\0').unwrap_or(s)
 }
 
 /// An unanswered gate, handed to a delegate's `on_invoking` or the permission hook.
@@ -1172,7 +1161,7 @@ pub(crate) fn resolve_handle(h: usize) -> HandleRef {
 /// The function id of an ended call's handle, for messages.
 pub(crate) fn ended_id(t: &Option<Tombstone>) -> String {
     match t {
-        Some(t) => strip_nul(&t.function_id).to_string(),
+        Some(t) => unterminated(&t.function_id).to_string(),
         None => "an earlier call".into(),
     }
 }
@@ -1185,7 +1174,7 @@ pub(crate) fn log_late(h: usize, what: &str) {
                 LogLevel::Warn,
                 &format!(
                     "{what} for the call to {} after it ended was ignored",
-                    strip_nul(&t.function_id)
+                    unterminated(&t.function_id)
                 ),
             );
         }

@@ -16,6 +16,7 @@ use crate::model::descriptor::{
 };
 use crate::model::error::{Error, Result};
 use crate::model::outcome::Outcome;
+use crate::model::terminated::Terminated;
 use crate::model::types::TypeSet;
 use serde_json::{Map, Value};
 use std::sync::atomic::Ordering;
@@ -668,16 +669,20 @@ impl Dispatcher {
     /// # Ok::<(), appfunctions::Error>(())
     /// ```
     pub fn execute(&self, inv: &Invocation, args: Option<&str>) -> String {
-        let mut json = self.execute_nul_ref(&inv.as_ref(), args);
-        json.pop();
+        let mut json = self.execute_terminated_ref(&inv.as_ref(), args);
+        json.pop(); // the terminator
         json
     }
 
-    /// [`Dispatcher::execute`] for a borrowed invocation, the outcome followed by a NUL
-    /// (the C layer lends it without a copy).
-    pub(crate) fn execute_nul_ref(&self, inv: &InvocationRef<'_>, args: Option<&str>) -> String {
+    /// [`Dispatcher::execute`] for a borrowed invocation, the outcome JSON kept with its
+    /// terminator ([`crate::model::terminated`]: a borrower is handed it without a copy).
+    pub(crate) fn execute_terminated_ref(
+        &self,
+        inv: &InvocationRef<'_>,
+        args: Option<&str>,
+    ) -> String {
         let Ok((call, st)) = self.start(inv, args, None, false) else {
-            return crate::engine::call::with_nul(&Self::shutting_down_outcome(inv).to_json());
+            return Self::shutting_down_outcome(inv).to_json_terminated();
         };
         // a call that ends on this thread hands its outcome back at once
         if let Some(Delivered::Json(o)) = drive_new(&call, st, true) {
@@ -688,7 +693,8 @@ impl Dispatcher {
             Some(o) => o,
             None => {
                 call.cancel(crate::model::error::ErrorCode::TimedOut);
-                call.wait_outcome(None).unwrap_or_else(|| "\0".into())
+                call.wait_outcome(None)
+                    .unwrap_or_else(|| crate::model::terminated::EMPTY.into())
             }
         }
     }
@@ -728,27 +734,26 @@ impl Dispatcher {
         args: Option<&str>,
         on_outcome: impl FnOnce(&Outcome, &str) + Send + 'static,
     ) {
-        let sink: OutcomeSink = Box::new(move |o: Outcome, json_nul: &str| {
-            on_outcome(&o, crate::engine::call::strip_nul(json_nul))
-        });
+        let sink: OutcomeSink =
+            Box::new(move |o: Outcome, json: Terminated<'_>| on_outcome(&o, json.text()));
         // the callback reads the outcome itself
         self.execute_async_sink_ref(&inv.as_ref(), args, sink, true);
     }
 
-    /// [`Dispatcher::execute_async`] whose callback gets the outcome JSON followed by its
-    /// NUL (the C layer lends it without copying), for a borrowed invocation (the call copies what it
-    /// keeps of it before any host code runs).
-    pub(crate) fn execute_async_nul_ref(
+    /// [`Dispatcher::execute_async`] whose callback gets the outcome JSON kept with its
+    /// terminator (a borrower is lent it without a copy), for a borrowed invocation (the
+    /// call copies what it keeps of it before any host code runs).
+    pub(crate) fn execute_async_terminated_ref(
         &self,
         inv: &InvocationRef<'_>,
         args: Option<&str>,
-        on_outcome: impl FnOnce(&str) + Send + 'static,
+        on_outcome: impl FnOnce(Terminated<'_>) + Send + 'static,
     ) {
         // only the JSON is read: it is written in the result's buffer, as for a plain call
         self.execute_async_sink_ref(
             inv,
             args,
-            Box::new(move |_o: Outcome, json_nul: &str| on_outcome(json_nul)),
+            Box::new(move |_o: Outcome, json: Terminated<'_>| on_outcome(json)),
             false,
         );
     }
@@ -767,9 +772,9 @@ impl Dispatcher {
             Err(sink) => {
                 // refused: the outcome goes to the sink at once, on this thread
                 let o = Self::shutting_down_outcome(inv);
-                let json = crate::engine::call::with_nul(&o.to_json());
+                let json = o.to_json_terminated();
                 if let Some(s) = sink {
-                    s(o, &json);
+                    s(o, Terminated::new(&json));
                 }
                 return;
             }

@@ -24,6 +24,7 @@ use crate::model::binding::{bind_arguments, bind_value_with, Mode};
 use crate::model::descriptor::FunctionKind;
 use crate::model::error::ErrorCode;
 use crate::model::outcome::Outcome;
+use crate::model::terminated::{Terminated, TERMINATOR};
 use crate::model::types::Type;
 use serde_json::Value;
 use std::cell::RefCell;
@@ -132,7 +133,7 @@ pub(crate) enum Answered {
 
 /// What a finished call hands to the thread that asked for its outcome directly.
 pub(crate) enum Delivered {
-    /// The outcome JSON followed by its NUL.
+    /// The outcome JSON, kept with its terminator ([`crate::model::terminated`]).
     Json(String),
     Outcome(Outcome),
 }
@@ -506,7 +507,7 @@ fn handler(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>
 }
 
 fn publish_args(call: &Call, mut json: String) {
-    json.push('\0');
+    json.push(TERMINATOR);
     let _ = call.args.set(json);
 }
 
@@ -568,7 +569,7 @@ fn resolve(
     let Some(g) = st.resolve.get(i) else {
         return substitute(call, st);
     };
-    // {"ids":[...]} followed by a NUL, for the lookup to read
+    // {"ids":[...]} kept with its terminator, for the lookup to lend
     let mut request = String::with_capacity(16 + g.ids.iter().map(|i| i.len() + 3).sum::<usize>());
     request.push_str("{\"ids\":[");
     for (n, id) in g.ids.iter().enumerate() {
@@ -577,7 +578,7 @@ fn resolve(
         }
         crate::model::binding::write_json_str(&mut request, id);
     }
-    request.push_str("]}\0");
+    request.push_str("]}\0"); // the close and the terminator, in one write
     let entity = g.entity;
     gate_waits_left(call, st)?;
     let Some(search) = snap.search_slot(entity) else {
@@ -781,23 +782,23 @@ fn finish(
     }
     let delegates = &call.snap().delegates;
     let invoked = delegates.iter().any(|d| d.has_on_invoked());
-    // followed by a NUL in memory, so the C layer can lend it without copying
+    // kept with its terminator (model::terminated), so a borrower is lent it without a copy
     // (made only when someone reads it; in the result's buffer when only its JSON is read)
-    // (an outcome callback that reads only the JSON, as C's, takes it too)
+    // (an outcome callback that reads only the JSON takes it too)
     let json_only = !invoked && !call.keep_outcome && call.parent.is_none();
     let wants_json = invoked || (call.parent.is_none() && (sink.is_some() || !call.keep_outcome));
     // (the outcome stays in place: a JSON-only delivery takes its result's buffer)
-    let json_nul: std::borrow::Cow<'static, str> = if json_only {
-        outcome.take_json_nul().into()
+    let json: std::borrow::Cow<'static, str> = if json_only {
+        outcome.take_json_terminated().into()
     } else if wants_json {
-        outcome.to_json_nul().into()
+        outcome.to_json_terminated().into()
     } else {
-        "\0".into()
+        crate::model::terminated::EMPTY.into()
     };
     for d in delegates.iter() {
         if d.has_on_invoked() {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
-                d.on_invoked_stored(call, outcome, crate::engine::call::StoredJson(&json_nul))
+                d.on_invoked_terminated(call, outcome, Terminated::new(&json))
             })) {
                 call.log(
                     LogLevel::Warn,
@@ -837,7 +838,7 @@ fn finish(
         return None;
     }
     if let Some(s) = sink {
-        if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome(), &json_nul))) {
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome(), Terminated::new(&json)))) {
             call.log(
                 LogLevel::Error,
                 &format!("the outcome callback failed: {}", panic_text(&*p)),
@@ -858,14 +859,14 @@ fn finish(
         return Some(if call.keep_outcome {
             Delivered::Outcome(outcome())
         } else {
-            Delivered::Json(json_nul.into_owned())
+            Delivered::Json(json.into_owned())
         });
     }
     let mut ctl = call.ctl.lock();
     if call.keep_outcome {
         ctl.outcome = Some(Box::new(outcome()));
     } else {
-        ctl.outcome_json = Some(json_nul.into_owned());
+        ctl.outcome_json = Some(json.into_owned());
     }
     call.done.notify_all();
     None

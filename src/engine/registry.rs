@@ -50,8 +50,9 @@ pub(crate) struct Memo {
 /// A registered function (declared, or generated for an entity).
 pub struct Entry<H: Host> {
     pub desc: FunctionDescriptor,
-    /// The id followed by a NUL, shared by every call of this function.
-    pub(crate) id_nul: Arc<str>,
+    /// The id kept with its terminator ([`crate::model::terminated`]), shared by every
+    /// call of this function.
+    pub(crate) id_terminated: Arc<str>,
     /// The index of its toolkit in the snapshot's toolkits (toolkits are never removed,
     /// and a function names only a toolkit defined before it).
     pub(crate) toolkit: Option<usize>,
@@ -76,7 +77,7 @@ impl<H: Host> Entry<H> {
         toolkit: Option<usize>,
     ) -> Entry<H> {
         Entry {
-            id_nul: Arc::from([desc.id.as_str(), "\0"].concat().as_str()),
+            id_terminated: Arc::from(crate::model::terminated::terminated(&desc.id).as_str()),
             toolkit,
             schemas: OnceLock::new(),
             templated: OnceLock::new(),

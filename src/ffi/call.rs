@@ -77,10 +77,10 @@ fn reading<R>(call: *mut af_call, dead: R, f: impl FnOnce(&Call) -> R) -> R {
 }
 
 /// Lends a NUL-terminated view held by the call (valid while the call lives).
-fn lend(call: &Call, s: Option<&str>) -> *const c_char {
+fn lend(call: &Call, s: Option<Terminated<'_>>) -> *const c_char {
     let _ = call;
     match s {
-        Some(s) => s.as_ptr() as *const c_char,
+        Some(s) => lend_terminated(s),
         None => std::ptr::null(),
     }
 }
@@ -91,7 +91,7 @@ fn lend(call: &Call, s: Option<&str>) -> *const c_char {
 pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
     boundary(|| {
         reading(call, std::ptr::null(), |c| {
-            lend(c, Some(c.function_id_nul()))
+            lend(c, Some(c.function_id_terminated()))
         })
     })
 }
@@ -101,14 +101,18 @@ pub extern "C" fn af_call_function_id(call: *mut af_call) -> *const c_char {
 /// or a dead handle.
 #[no_mangle]
 pub extern "C" fn af_call_args(call: *mut af_call) -> *const c_char {
-    boundary(|| reading(call, std::ptr::null(), |c| lend(c, c.args_nul())))
+    boundary(|| reading(call, std::ptr::null(), |c| lend(c, c.args_terminated())))
 }
 
 /// For entity lookups: `{"ids": [...]}` or `{"query": "...", "limit": n}` (lent until the
 /// call ends; the `limit` key is absent when the caller gave none). NULL otherwise.
 #[no_mangle]
 pub extern "C" fn af_call_lookup_request(call: *mut af_call) -> *const c_char {
-    boundary(|| reading(call, std::ptr::null(), |c| lend(c, c.lookup_request_nul())))
+    boundary(|| {
+        reading(call, std::ptr::null(), |c| {
+            lend(c, c.lookup_request_terminated())
+        })
+    })
 }
 
 /// The called function's normalised descriptor (owned JSON, as in `af_registry_json`;
@@ -163,7 +167,7 @@ pub extern "C" fn af_call_is_foreground(call: *mut af_call) -> u8 {
 pub extern "C" fn af_call_caller_package(call: *mut af_call) -> *const c_char {
     boundary(|| {
         reading(call, std::ptr::null(), |c| {
-            lend(c, Some(c.caller_package_nul()))
+            lend(c, Some(c.caller_package_terminated()))
         })
     })
 }

@@ -1,12 +1,11 @@
 //! Delegates, gates, scope hooks and the permission hook.
 
 use super::*;
-use crate::engine::call::{
-    Call, CompleteError, Completion, Gate, GateDecision, GateSeq, Op, StoredJson,
-};
+use crate::engine::call::{Call, CompleteError, Completion, Gate, GateDecision, GateSeq, Op};
 use crate::engine::dispatcher::{Delegate, PermissionHook, ScopeHooks};
 use crate::engine::pipeline::Answered;
 use crate::model::outcome::Outcome;
+use crate::model::terminated::terminated;
 use std::sync::Arc;
 
 /// A gate: one pending answer of a delegate's `on_invoking` or of the permission hook.
@@ -121,21 +120,19 @@ impl Delegate for CDelegate {
         })
     }
     fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, outcome_json: &str) {
-        let json_nul = crate::engine::call::with_nul(outcome_json);
-        self.on_invoked_stored(call, outcome, StoredJson(&json_nul));
+        let json = terminated(outcome_json);
+        self.on_invoked_terminated(call, outcome, Terminated::new(&json));
     }
-    fn on_invoked_stored(&self, call: &Arc<Call>, _outcome: &Outcome, json: StoredJson<'_>) {
-        let json_nul = json.0;
+    fn on_invoked_terminated(&self, call: &Arc<Call>, _outcome: &Outcome, json: Terminated<'_>) {
         let (Some(f), Some(ch)) = (self.on_invoked, call.handle()) else {
             return;
         };
-        debug_assert!(json_nul.ends_with('\0'));
-        // SAFETY: json_nul is NUL-terminated and borrowed for the callback.
+        // SAFETY: the outcome JSON is NUL-terminated and borrowed for the callback.
         unsafe {
             f(
                 self.data.ptr,
                 af_call::from_number(ch),
-                json_nul.as_ptr() as *const c_char,
+                lend_terminated(json),
             )
         }
     }

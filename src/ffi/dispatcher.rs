@@ -434,7 +434,7 @@ pub unsafe extern "C" fn af_execute_json(
                 Ok(a) => a,
                 Err(_) => return error_outcome(C::InvalidArgument, &last_error_text()),
             };
-            out_string_nul(d.execute_nul_ref(&inv, args))
+            out_terminated(d.execute_terminated_ref(&inv, args))
         },
     )
 }
@@ -472,11 +472,10 @@ pub unsafe extern "C" fn af_execute_async(
         let inv = try_status!(unsafe { invocation_ref(inv) });
         let args = try_status!(unsafe { opt_str_arg(args_json, "args_json") });
         let data = SendPtr(user_data);
-        d.execute_async_nul_ref(&inv, args, move |json_nul| {
+        d.execute_async_terminated_ref(&inv, args, move |json| {
             let data = data;
-            debug_assert!(json_nul.ends_with('\0'));
-            // SAFETY: json_nul is NUL-terminated and borrowed for the callback.
-            unsafe { cb(data.0, json_nul.as_ptr() as *const c_char) }
+            // SAFETY: the outcome JSON is NUL-terminated and borrowed for the callback.
+            unsafe { cb(data.0, lend_terminated(json)) }
         });
         AF_OK
     })

@@ -81,6 +81,7 @@ pub use view::*;
 use crate::engine::call::{Invocation, InvocationRef, Platform};
 use crate::export::Format;
 use crate::model::error::Error;
+use crate::model::terminated::Terminated;
 use serde_json::Value;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::time::Duration;
@@ -148,8 +149,21 @@ pub(crate) fn out_string(s: &str) -> *mut c_char {
     to_cstring(s).into_raw()
 }
 
-/// An owned C string from text that already ends with a NUL (no copy).
-pub(crate) fn out_string_nul(s: String) -> *mut c_char {
+// The core keeps the strings C is lent on every call with a terminator after their text
+// (`model::terminated`), knowing nothing of who reads it; here it is the NUL that ends a C
+// string, so C gets the stored bytes themselves.
+const _: () = assert!(crate::model::terminated::TERMINATOR == '\0');
+
+/// A kept string of the core lent to C as stored: its terminator is the C string's NUL,
+/// so the pointer is valid for as long as the string's owner keeps it (a call, an
+/// outcome being delivered).
+#[inline]
+pub(crate) fn lend_terminated(s: Terminated<'_>) -> *const c_char {
+    s.with_terminator().as_ptr() as *const c_char
+}
+
+/// An owned C string from a kept string of the core (its terminator is the NUL: no copy).
+pub(crate) fn out_terminated(s: String) -> *mut c_char {
     match CString::from_vec_with_nul(s.into_bytes()) {
         Ok(c) => c.into_raw(),
         Err(e) => {

@@ -19,4 +19,5 @@ pub mod formats;
 pub mod outcome;
 pub(crate) mod quote;
 pub mod schema;
+pub(crate) mod terminated;
 pub mod types;

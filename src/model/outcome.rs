@@ -3,6 +3,7 @@
 
 use crate::model::binding::write_json_str;
 use crate::model::error::ErrorCode;
+use crate::model::terminated::TERMINATOR;
 use serde_json::Value;
 
 /// `success`, `error` or `openApp` (continue in the app's foreground, apple only).
@@ -127,8 +128,8 @@ impl Outcome {
         s.push('}');
     }
 
-    /// The length of [`Outcome::to_json_nul`].
-    fn json_nul_len(&self) -> usize {
+    /// The length of [`Outcome::to_json_terminated`].
+    fn json_terminated_len(&self) -> usize {
         11 + self.status.as_str().len()
             + 11
             + self.result.as_deref().map_or(4, str::len)
@@ -142,33 +143,34 @@ impl Outcome {
             + 2
     }
 
-    /// The outcome JSON followed by a NUL, in a buffer of exactly its size (so the C layer
-    /// hands it over as it is, without a copy or a shrink).
-    pub(crate) fn to_json_nul(&self) -> String {
-        let len = self.json_nul_len();
+    /// The outcome JSON kept with its terminator ([`crate::model::terminated`]), in a
+    /// buffer of exactly its size (so a borrower can be handed it as it is, without a copy
+    /// or a shrink).
+    pub(crate) fn to_json_terminated(&self) -> String {
+        let len = self.json_terminated_len();
         let mut s = String::with_capacity(len);
         self.write(&mut s);
-        s.push('\0');
+        s.push(TERMINATOR);
         debug_assert_eq!(s.len(), len, "{s}");
         s
     }
 
-    /// [`Outcome::to_json_nul`], written into the result's own buffer when that has
+    /// [`Outcome::to_json_terminated`], written into the result's own buffer when that has
     /// exactly the room for it (a result made with [`result_buffer`]): no allocation, no
     /// copy of the result.
-    pub(crate) fn take_json_nul(&mut self) -> String {
-        let len = self.json_nul_len();
+    pub(crate) fn take_json_terminated(&mut self) -> String {
+        let len = self.json_terminated_len();
         if self.status == Status::Success {
             if let Some(r) = self.result.as_mut().filter(|r| r.capacity() == len) {
                 let mut s = std::mem::take(r);
                 s.insert_str(0, SUCCESS_HEAD);
                 self.write_tail(&mut s);
-                s.push('\0');
+                s.push(TERMINATOR);
                 debug_assert_eq!(s.len(), len, "{s}");
                 return s;
             }
         }
-        self.to_json_nul()
+        self.to_json_terminated()
     }
 
     /// Parses outcome JSON (for hosts and tests).
@@ -197,13 +199,14 @@ impl Outcome {
 
 /// What comes before the result in a success's JSON.
 const SUCCESS_HEAD: &str = "{\"status\":\"success\",\"result\":";
-/// What follows the result in a success's JSON when nothing was said, and the NUL.
-const PLAIN_TAIL_NUL: usize = ",\"dialog\":null,\"errorCode\":null,\"message\":null}\0".len();
+/// What follows the result in a success's JSON when nothing was said, and the terminator.
+const PLAIN_TAIL_TERMINATED: usize =
+    ",\"dialog\":null,\"errorCode\":null,\"message\":null}".len() + TERMINATOR.len_utf8();
 
 /// A handler's result in a buffer with the room for the outcome around it (a plain success:
-/// nothing said, not final), so [`Outcome::take_json_nul`] writes the outcome there.
+/// nothing said, not final), so [`Outcome::take_json_terminated`] writes the outcome there.
 pub(crate) fn result_buffer(result: &str) -> String {
-    let mut s = String::with_capacity(SUCCESS_HEAD.len() + result.len() + PLAIN_TAIL_NUL);
+    let mut s = String::with_capacity(SUCCESS_HEAD.len() + result.len() + PLAIN_TAIL_TERMINATED);
     s.push_str(result);
     s
 }
@@ -249,7 +252,7 @@ mod tests {
     }
 
     #[test]
-    fn the_json_for_c_is_the_json_and_its_nul_in_a_buffer_of_that_size() {
+    fn the_kept_json_is_the_json_and_its_terminator_in_a_buffer_of_that_size() {
         let mut with_all = Outcome::error(ErrorCode::Denied, "tab\there \"q\" \\ nl\n \u{1} é");
         with_all.dialog = Some("Said \u{0}.".into());
         let mut fin = Outcome::success(Some("[1,2]".into()));
@@ -261,24 +264,24 @@ mod tests {
             with_all,
             fin,
         ] {
-            let j = o.to_json_nul();
+            let j = o.to_json_terminated();
             assert_eq!(j, format!("{}\0", o.to_json()));
             assert_eq!(j.capacity(), j.len(), "{j}");
-            assert_eq!(o.clone().take_json_nul(), j);
+            assert_eq!(o.clone().take_json_terminated(), j);
         }
         // a result made with the room for its outcome: written there
         let mut o = Outcome::success(Some(result_buffer("{\"id\":\"o-1\"}")));
         let at = o.result.as_ref().unwrap().as_ptr();
-        let j = o.clone().take_json_nul();
+        let j = o.clone().take_json_terminated();
         assert_eq!(j, format!("{}\0", o.to_json()));
         assert_eq!(j.capacity(), j.len());
-        let mine = o.take_json_nul();
+        let mine = o.take_json_terminated();
         assert_eq!(mine.as_ptr(), at);
         // with a dialog there is no room: made anew, the same text
         let mut said = Outcome::success(Some(result_buffer("1")));
         said.dialog = Some("Done.".into());
         assert_eq!(
-            said.clone().take_json_nul(),
+            said.clone().take_json_terminated(),
             format!("{}\0", said.to_json())
         );
     }
