@@ -362,6 +362,7 @@ void log_cb(void *user_data, int32_t level, const char *message) {
     if (level >= 2) atomic_fetch_add(&s->warnings, 1);
     pthread_mutex_lock(&s->mu);
     snprintf(s->last, sizeof s->last, "%s", message ? message : "(NULL)");
+    snprintf(s->recent[s->n_recent++ % 16], sizeof s->recent[0], "%s", s->last);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -369,4 +370,18 @@ void log_sink_last(log_sink *s, char *buf, size_t cap) {
     pthread_mutex_lock(&s->mu);
     snprintf(buf, cap, "%s", s->last);
     pthread_mutex_unlock(&s->mu);
+}
+
+bool log_sink_wait_for(log_sink *s, const char *needle, unsigned timeout_ms, char *buf, size_t cap) {
+    uint64_t give_up = now_us() + (uint64_t)timeout_ms * 1000;
+    for (;;) {
+        bool seen = false;
+        pthread_mutex_lock(&s->mu);
+        snprintf(buf, cap, "%s", s->last);
+        for (long i = 0; i < 16 && i < s->n_recent && !seen; i++) seen = strstr(s->recent[i], needle) != NULL;
+        pthread_mutex_unlock(&s->mu);
+        if (seen) return true;
+        if (now_us() >= give_up) return false;
+        sleep_us(1000);
+    }
 }

@@ -173,9 +173,17 @@ typedef struct log_sink {
     atomic_long total;
     pthread_mutex_t mu;
     char last[512];
+    char recent[16][512]; /* the last 16 lines, for log_sink_wait_for */
+    long n_recent;
 } log_sink;
 void log_sink_init(log_sink *s);
 void log_cb(void *user_data, int32_t level, const char *message);
 void log_sink_last(log_sink *s, char *buf, size_t cap);
+/* Waits (up to timeout_ms) until one of the last 16 lines logged contains `needle`;
+ * copies the last line into buf either way and returns whether one did. For a line logged
+ * on another thread than the one that delivers the outcome (a timeout's warning, when the
+ * deadline passed while the handler still ran inline): it may come just after, or after a
+ * later call's line. */
+bool log_sink_wait_for(log_sink *s, const char *needle, unsigned timeout_ms, char *buf, size_t cap);
 
 #endif
