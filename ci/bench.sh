@@ -150,6 +150,9 @@ print(json.dumps({
     "kotlin_view_execute_suspend_ns": ns(k, "bench suspend view execute (runBlocking), DSL"),
     "swift_execute_ns": ns(s, "BENCH swift execute round trip"),
     "swift_view_execute_ns": ns(s, "BENCH swift view execute round trip"),
+    "swift_execute_async_handler_ns": ns(s, "BENCH swift execute async handler round trip"),
+    "swift_continuation_floor_ns": ns(s, "BENCH swift continuation floor"),
+    "swift_checked_continuation_floor_ns": ns(s, "BENCH swift checked continuation floor"),
     "c_execute_plain_ns": round(float(c)) if c else None,
     "bindings_load_average_1m": round(os.getloadavg()[0], 2),  # right after the loops ran
 }))

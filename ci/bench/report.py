@@ -127,6 +127,10 @@ if s.get("execute_plain_ns"):
     for key, name in [("kotlin_execute_blocking_ns", "kotlin"), ("swift_execute_ns", "swift"),
                       ("dotnet_execute_json_ns", "dotnet_json"), ("dotnet_execute_ns", "dotnet")]:
         ratio(f"binding_{name}_vs_c_ratio", key, "execute_plain_ns")
+# the Swift round trip beside the C figure of its own run (ci/bench.sh's bindings_bench)
+ratio("binding_swift_vs_c_same_run_ratio", "swift_execute_ns", "c_execute_plain_ns")
+# the Swift cold start's registration beside the core's registration of the same app from C
+ratio("coldstart_swift_register_vs_c_x", "coldstart_swift_register_part_ms", "coldstart_c_register_ms")
 try:
     load_avg = os.getloadavg()[0]
 except OSError:
@@ -200,6 +204,10 @@ targets = [
     ("timeout lateness p99 (every on_invoked blocking 100 ms)", "timeout_lateness_p99_ms_blocking_100ms", lambda v: v <= 10, "≤ 10 ms"),
     ("cold start in C: first outcome above the floor (dlopen, ABI check, 50 registrations, first call)",
      "coldstart_c_above_floor_ms", lambda v: v <= 2, "≤ 2 ms"),
+    ("Swift `await execute` (inline handler) vs the C figure of the same run", "binding_swift_vs_c_same_run_ratio",
+     lambda v: v <= 2, "≤ 2×"),
+    ("Swift cold start: registration through the Swift API vs the core's registration from C",
+     "coldstart_swift_register_vs_c_x", lambda v: v <= 2, "≤ 2×"),
 ]
 def timeouts_section(s, run):
     out = ["## Timeouts", "",
@@ -356,7 +364,9 @@ def bindings_section(s, run, only_measured=False):
             ("C (Rust calling the C ABI)", "`af_execute_json` + `af_string_free`", "c_execute_plain_ns", None),
             ("Kotlin (JNA direct mapping)", "`executeBlockingJson`, DSL `blockingHandler`", "kotlin_execute_blocking_ns", "kotlin_view_execute_blocking_ns"),
             ("Kotlin (JNA direct mapping)", "`suspend` `execute` in `runBlocking`", "kotlin_execute_suspend_ns", "kotlin_view_execute_suspend_ns"),
-            ("Swift", "`execute` round trip (async, release)", "swift_execute_ns", "swift_view_execute_ns"),
+            ("Swift", "`await execute`, a handler without `await` (it answers inline; release)", "swift_execute_ns", "swift_view_execute_ns"),
+            ("Swift", "`await execute`, the same handler `async` (it runs on a task of its own)", "swift_execute_async_handler_ns", None),
+            ("Swift", "floor: an `async` call awaiting a continuation resumed inline (`withUnsafeContinuation`; `withCheckedContinuation` in the next column)", "swift_continuation_floor_ns", "swift_checked_continuation_floor_ns"),
             (".NET (P/Invoke, BenchmarkDotNet)", "`ExecuteJson` (blocking, raw outcome JSON), the seed's `create_order` (returns its `Order`)", "dotnet_execute_json_ns", None),
             (".NET (P/Invoke, BenchmarkDotNet)", "`await Execute(...)`, the seed's `create_order` (returns its `Order`)", "dotnet_execute_ns", None),
             (".NET (P/Invoke, BenchmarkDotNet)", "`await Execute(...)`, the C figure's call (returns `\"ok\"`)", "dotnet_execute_c_call_ns", None)]:

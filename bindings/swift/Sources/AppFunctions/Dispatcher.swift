@@ -36,15 +36,35 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     /// keyed by parameter name) and returns `Result` (encoded as the declared result type).
     /// Named enums and records the descriptor uses are defined on the way. A thrown
     /// `AppFunctionError` ends the call with its code; any other error is `HandlerFailed`.
+    ///
+    /// An `async` handler runs on a task of its own: the call's timeout and cancellation end
+    /// the call even while it is still running. A handler that does not `await` (see the
+    /// synchronous overload) runs inline instead.
     public func register<Args: Decodable, Result: AppFunctionValue & Encodable>(
         _ descriptor: AppFunctionDescriptor,
         handler: @escaping @Sendable (AppFunctionContext, Args) async throws -> Result
     ) throws {
         let id = descriptor.id
-        try register(descriptor, result: Result.self, symbol: nil) { context, json in
+        try register(descriptor, result: Result.self, HandlerBox { context, json in
             let args = try decodeArguments(Args.self, json, function: id)
             return try AppJSON.encode(try await handler(context, args))
-        }
+        })
+    }
+
+    /// Registers a function whose handler answers at once (a closure without `await`): it
+    /// runs inline, on the thread that runs the call (the caller's for `execute`, which then
+    /// returns without suspending), with no task of its own. Don't block in it: a blocking
+    /// handler holds that thread, and a timeout ends the call only when it returns; use an
+    /// `async` handler for slow work.
+    public func register<Args: Decodable, Result: AppFunctionValue & Encodable>(
+        _ descriptor: AppFunctionDescriptor,
+        handler: @escaping @Sendable (AppFunctionContext, Args) throws -> Result
+    ) throws {
+        let id = descriptor.id
+        try register(descriptor, result: Result.self, HandlerBox(inline: { context, input in
+            let args = try decodeArguments(Args.self, input, function: id)
+            return try AppJSON.encode(try handler(context, args))
+        }))
     }
 
     /// Registers a function without a result (`void`).
@@ -53,10 +73,23 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         handler: @escaping @Sendable (AppFunctionContext, Args) async throws -> Void
     ) throws {
         let id = descriptor.id
-        try register(descriptor, result: nil, symbol: nil) { context, json in
+        try register(descriptor, result: nil, HandlerBox { context, json in
             try await handler(context, try decodeArguments(Args.self, json, function: id))
             return nil
-        }
+        })
+    }
+
+    /// Registers a function without a result (`void`) whose handler answers at once: it
+    /// runs inline, as for the synchronous overload with a result.
+    public func register<Args: Decodable>(
+        _ descriptor: AppFunctionDescriptor,
+        handler: @escaping @Sendable (AppFunctionContext, Args) throws -> Void
+    ) throws {
+        let id = descriptor.id
+        try register(descriptor, result: nil, HandlerBox(inline: { context, input in
+            try handler(context, try decodeArguments(Args.self, input, function: id))
+            return nil
+        }))
     }
 
     /// Registers a function from descriptor JSON (docs/descriptors.md) with a handler that
@@ -69,13 +102,24 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try registerRaw(descriptorJSON, HandlerBox(handler))
     }
 
+    /// Registers a function from descriptor JSON with a handler that answers at once (no
+    /// `await`): it runs inline, as for the synchronous typed overload.
+    public func register(
+        descriptorJSON: String,
+        handler: @escaping @Sendable (AppFunctionContext, String) throws -> String?
+    ) throws {
+        try registerRaw(descriptorJSON, HandlerBox(inline: { context, input in
+            try handler(context, String(decoding: input, as: UTF8.self))
+        }))
+    }
+
     /// Registers an output tool (seed 004's `ToolKind.Output`): no handler runs; the model's
     /// arguments, checked against the parameters, are the final result (`outcome.isFinal`),
     /// shaped as `result` (usually a record whose fields are the parameters).
     public func registerOutput<Result: AppFunctionValue>(_ descriptor: AppFunctionDescriptor, result: Result.Type) throws {
         var d = descriptor
         d.kind = .output
-        var collector = AppFunctionTypeCollector()
+        var collector = newCollector()
         d.collectNamedTypes(result: result, into: &collector)
         try define(collector)
         try check(af_register_function(raw, d.json(result: Result.appFunctionType, symbol: nil), nil, nil, nil), "registerOutput")
@@ -87,17 +131,11 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try check(af_define_types(raw, json), "defineTypes")
     }
 
-    private func register(
-        _ descriptor: AppFunctionDescriptor,
-        result: (any AppFunctionValue.Type)?,
-        symbol: String?,
-        run: @escaping JSONHandler
-    ) throws {
-        var collector = AppFunctionTypeCollector()
+    private func register(_ descriptor: AppFunctionDescriptor, result: (any AppFunctionValue.Type)?, _ box: HandlerBox) throws {
+        var collector = newCollector()
         descriptor.collectNamedTypes(result: result, into: &collector)
         try define(collector)
-        let json = descriptor.json(result: result?.appFunctionType ?? .void, symbol: symbol)
-        try registerRaw(json, HandlerBox(run))
+        try registerRaw(descriptor.json(result: result?.appFunctionType ?? .void, symbol: nil), box)
     }
 
     private func registerRaw(_ descriptorJSON: String, _ box: HandlerBox) throws {
@@ -114,7 +152,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         _ type: E.Type,
         lookup: @escaping @Sendable (AppFunctionContext, AppFunctionEntityRequest) async throws -> [E]
     ) throws {
-        var collector = AppFunctionTypeCollector()
+        var collector = newCollector()
         for f in E.fields { collector.visit(f.valueType) }
         try define(collector)
         let box = HandlerBox { context, json in
@@ -125,6 +163,14 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try check(st, "registerEntity(\(E.entityName))")
         _ = definedTypes.withLock { $0.insert(E.entityName) }
         views.changed()
+    }
+
+    /// A collector that skips the types defined already (their definitions are not built
+    /// again for every function that uses them).
+    private func newCollector() -> AppFunctionTypeCollector {
+        var c = AppFunctionTypeCollector()
+        c.seen = definedTypes.withLock { $0 }
+        return c
     }
 
     /// Defines the collected enums and records the core does not know yet, in one call.
@@ -217,7 +263,14 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     ///
     /// `arguments` is a JSON object keyed by the parameters' camelCase names; enums by
     /// member name, entities by id, dates as ISO 8601 strings.
-    public func execute(_ invocation: AppFunctionInvocation, arguments: String = "{}") async -> AppFunctionOutcome {
+    ///
+    /// It runs on the caller's actor (`isolation`, the caller's by default): called from the
+    /// main actor it does not hop to another thread and back, and an inline handler answers
+    /// on the caller's thread.
+    public func execute(
+        _ invocation: AppFunctionInvocation, arguments: String = "{}",
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> AppFunctionOutcome {
         await runCall(invocation, arguments: arguments) { inv, box in
             af_execute_async(raw, inv, arguments, outcomeTrampoline, box)
         }
@@ -226,7 +279,8 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     /// Runs a call with arguments encoded from a value (its Codable keys are the parameter
     /// names; dates become ISO 8601 strings).
     public func execute<Arguments: Encodable>(
-        _ invocation: AppFunctionInvocation, encoding arguments: Arguments
+        _ invocation: AppFunctionInvocation, encoding arguments: Arguments,
+        isolation: isolated (any Actor)? = #isolation
     ) async -> AppFunctionOutcome {
         let json: String
         do {
@@ -238,7 +292,9 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     }
 
     /// Runs `functionId` in-process (platform `.other`).
-    public func execute(_ functionId: String, arguments: String = "{}") async -> AppFunctionOutcome {
+    public func execute(
+        _ functionId: String, arguments: String = "{}", isolation: isolated (any Actor)? = #isolation
+    ) async -> AppFunctionOutcome {
         await execute(AppFunctionInvocation(functionId), arguments: arguments)
     }
 
@@ -305,39 +361,49 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 /// Runs one call through `af_execute_async` or `af_view_execute_async` (`start`, given the
 /// filled-in v1 invocation and the outcome box) and awaits its outcome. Cancelling the calling
 /// task cancels the call through a core cancel token (`Cancelled`).
+///
+/// When everything answers inline (an inline handler, no delegate that awaits) the core
+/// delivers the outcome before `start` returns, on this thread: then the call returns it
+/// without suspending. Otherwise it waits on a continuation the outcome resumes.
 func runCall(
     _ invocation: AppFunctionInvocation, arguments: String,
+    isolation: isolated (any Actor)? = #isolation,
     start: (UnsafePointer<af_invocation>, UnsafeMutableRawPointer) -> af_status
 ) async -> AppFunctionOutcome {
-    let token = CancelToken()
-    return await withTaskCancellationHandler {
-        await withCheckedContinuation { (continuation: CheckedContinuation<AppFunctionOutcome, Never>) in
-            let box = Unmanaged.passRetained(OutcomeBox(continuation)).toOpaque()
-            let st: af_status = invocation.functionId.withCString { id in
-                withOptionalCString(invocation.callerPackage) { caller in
-                    // the header's af_invocation: struct_size first, the rest zero (reserved, and
-                    // host_context: this binding carries its state in the outcome box instead)
-                    var inv = af_invocation()
-                    inv.struct_size = UInt32(MemoryLayout<af_invocation>.size)
-                    inv.platform = invocation.platform.rawValue
-                    inv.function_id = id
-                    inv.caller_package = caller
-                    inv.cancel_token = token.raw
-                    inv.timeout_ms = invocation.timeoutMilliseconds
-                    inv.is_foreground = invocation.isForeground ? 1 : 0
-                    return start(&inv, box)
-                }
+    let token = CancelToken.take()
+    let outcome = await withTaskCancellationHandler {
+        let box = OutcomeBox()
+        let retained = Unmanaged.passRetained(box).toOpaque()
+        let st: af_status = invocation.functionId.withCString { id in
+            withOptionalCString(invocation.callerPackage) { caller in
+                // the header's af_invocation: struct_size first, the rest zero (reserved, and
+                // host_context: this binding carries its state in the outcome box instead)
+                var inv = af_invocation()
+                inv.struct_size = UInt32(MemoryLayout<af_invocation>.size)
+                inv.platform = invocation.platform.rawValue
+                inv.function_id = id
+                inv.caller_package = caller
+                inv.cancel_token = token.raw
+                inv.timeout_ms = invocation.timeoutMilliseconds
+                inv.is_foreground = invocation.isForeground ? 1 : 0
+                return start(&inv, retained)
             }
-            if st != AF_OK {
-                // Not started: the callback will not run, so the box comes back here.
-                Unmanaged<OutcomeBox>.fromOpaque(box).release()
-                continuation.resume(returning: AppFunctionOutcome(
-                    failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError()))
-            }
+        }
+        box.starting = false
+        if st != AF_OK {
+            // Not started: the callback will not run, so the box comes back here.
+            Unmanaged<OutcomeBox>.fromOpaque(retained).release()
+            return AppFunctionOutcome(failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError())
+        }
+        if let inline = box.inline { return inline }
+        return await withUnsafeContinuation { (continuation: UnsafeContinuation<AppFunctionOutcome, Never>) in
+            box.wait(continuation)
         }
     } onCancel: {
         token.cancel()
     }
+    token.recycle()
+    return outcome
 }
 
 private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
@@ -346,6 +412,11 @@ private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?
 }
 
 func decodeArguments<Args: Decodable>(_ type: Args.Type, _ json: String, function: String) throws -> Args {
+    var json = json
+    return try json.withUTF8 { try decodeArguments(type, $0, function: function) }
+}
+
+func decodeArguments<Args: Decodable>(_ type: Args.Type, _ json: UnsafeBufferPointer<UInt8>, function: String) throws -> Args {
     do {
         return try AppJSON.decode(type, from: json)
     } catch {

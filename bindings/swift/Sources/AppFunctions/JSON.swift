@@ -2,29 +2,6 @@ import Foundation
 
 /// The JSON conventions of the core: dates as ISO 8601 / RFC 3339 strings with an offset.
 enum AppJSON {
-    static func encoder() -> JSONEncoder {
-        let e = JSONEncoder()
-        e.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(formatDate(date))
-        }
-        return e
-    }
-
-    static func decoder() -> JSONDecoder {
-        let d = JSONDecoder()
-        d.dateDecodingStrategy = .custom { decoder in
-            let c = try decoder.singleValueContainer()
-            let text = try c.decode(String.self)
-            guard let date = parseDate(text) else {
-                throw DecodingError.dataCorruptedError(
-                    in: c, debugDescription: "expected an ISO 8601 date-time, got \"\(text)\"")
-            }
-            return date
-        }
-        return d
-    }
-
     /// "2025-06-01T15:00:00Z", with milliseconds only when the date has a fraction.
     static func formatDate(_ date: Date) -> String {
         let f = ISO8601DateFormatter()
@@ -43,18 +20,18 @@ enum AppJSON {
         return f.date(from: text)
     }
 
-    // One shared encoder and decoder: they are configured once here and never mutated, and
-    // their encode/decode are safe to call concurrently (each call keeps its own state).
-    private static let sharedEncoder = encoder()
-    private static let sharedDecoder = decoder()
-
+    // The binding's own coder (Coding.swift), not Foundation's JSONEncoder/JSONDecoder.
     static func encode<T: Encodable>(_ value: T) throws -> String {
-        let data = try sharedEncoder.encode(value)
-        return String(decoding: data, as: UTF8.self)
+        try JSONWriter.text(value)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
-        try sharedDecoder.decode(type, from: Data(text.utf8))
+        try NodeDecoder.value(type, try JSONParser.parse(text), [])
+    }
+
+    /// Decodes from UTF-8 bytes the core lends (no String made first).
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeBufferPointer<UInt8>) throws -> T {
+        try NodeDecoder.value(type, try JSONParser.parse(bytes), [])
     }
 }
 
@@ -70,6 +47,7 @@ indirect enum JSONValue: Sendable {
 
     var text: String {
         var out = ""
+        out.reserveCapacity(256)
         write(to: &out)
         return out
     }
@@ -102,6 +80,12 @@ indirect enum JSONValue: Sendable {
 
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // most strings need no escape: appended whole
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out += s
+            out += "\""
+            return
+        }
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""
@@ -123,13 +107,51 @@ indirect enum JSONValue: Sendable {
 /// (the outcome's `result` is handed to the host as the text the core wrote). Works on the
 /// UTF-8 bytes; the input is the core's own well-formed output.
 enum RawJSON {
-    static func topLevelMembers(of text: String) -> [String: [UInt8]]? {
-        let u = Array(text.utf8)
+    /// Calls `body` with each member's key (the bytes between its quotes, escapes left as
+    /// they are) and raw value, in order; false when `u` is not an object.
+    static func forEachMember(
+        of u: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void
+    ) -> Bool {
+        var s = Scanner(u: u)
+        s.ws()
+        guard s.at(0x7B) else { return false }
+        s.i += 1
+        s.ws()
+        if s.at(0x7D) { return true }
+        while s.i < u.count {
+            s.ws()
+            guard s.at(0x22) else { return false }
+            let ks = s.i
+            guard s.skipString(), s.i - ks >= 2 else { return false }
+            let key = UnsafeBufferPointer(rebasing: u[(ks + 1)..<(s.i - 1)])
+            s.ws()
+            guard s.at(0x3A) else { return false }
+            s.i += 1
+            s.ws()
+            let vs = s.i
+            guard s.skipValue() else { return false }
+            body(key, UnsafeBufferPointer(rebasing: u[vs..<s.i]))
+            s.ws()
+            if s.at(0x2C) { s.i += 1; continue }
+            return s.at(0x7D)
+        }
+        return false
+    }
+
+    /// A cursor over the bytes (a struct, not closures over a captured index: those check
+    /// exclusive access on every step).
+    private struct Scanner {
+        let u: UnsafeBufferPointer<UInt8>
         var i = 0
-        var out: [String: [UInt8]] = [:]
-        @inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-        func ws() { while i < u.count, isSpace(u[i]) { i += 1 } }
-        func skipString() -> Bool { // at the opening quote
+
+        @inline(__always) func at(_ c: UInt8) -> Bool { i < u.count && u[i] == c }
+
+        @inline(__always) static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+
+        mutating func ws() { while i < u.count, Self.isSpace(u[i]) { i += 1 } }
+
+        /// At the opening quote.
+        mutating func skipString() -> Bool {
             i += 1
             while i < u.count {
                 if u[i] == 0x5C { i += 2; continue }
@@ -138,7 +160,8 @@ enum RawJSON {
             }
             return false
         }
-        func skipValue() -> Bool {
+
+        mutating func skipValue() -> Bool {
             guard i < u.count else { return false }
             switch u[i] {
             case 0x22: return skipString()
@@ -157,34 +180,26 @@ enum RawJSON {
                 }
                 return false
             default:
-                while i < u.count, u[i] != 0x2C, u[i] != 0x7D, u[i] != 0x5D, !isSpace(u[i]) { i += 1 }
+                while i < u.count, u[i] != 0x2C, u[i] != 0x7D, u[i] != 0x5D, !Self.isSpace(u[i]) { i += 1 }
                 return true
             }
         }
-        ws()
-        guard i < u.count, u[i] == 0x7B else { return nil }
-        i += 1
-        ws()
-        if i < u.count, u[i] == 0x7D { return out }
-        while i < u.count {
-            ws()
-            guard i < u.count, u[i] == 0x22 else { return nil }
-            let ks = i
-            guard skipString(), let key = string(u[ks..<i]) else { return nil }
-            ws()
-            guard i < u.count, u[i] == 0x3A else { return nil }
-            i += 1
-            ws()
-            let vs = i
-            guard skipValue() else { return nil }
-            out[key] = Array(u[vs..<i])
-            ws()
-            guard i < u.count else { return nil }
-            if u[i] == 0x2C { i += 1; continue }
-            if u[i] == 0x7D { return out }
-            return nil
-        }
-        return nil
+    }
+
+    /// True when the bytes are exactly `word` (ASCII).
+    @inline(__always)
+    static func equals(_ b: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        guard b.count == word.utf8CodeUnitCount else { return false }
+        let w = word.utf8Start
+        for k in 0..<b.count where b[k] != w[k] { return false }
+        return true
+    }
+
+    static func string(_ raw: UnsafeBufferPointer<UInt8>?) -> String? {
+        guard let raw, raw.count >= 2, raw[0] == 0x22, raw[raw.count - 1] == 0x22 else { return nil }
+        let body = UnsafeBufferPointer(rebasing: raw[1..<(raw.count - 1)])
+        if !body.contains(0x5C) { return String(decoding: body, as: UTF8.self) }
+        return string(ArraySlice(raw))
     }
 
     /// A JSON string literal's value (nil for anything else, `null` included).

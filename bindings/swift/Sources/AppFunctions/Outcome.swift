@@ -106,10 +106,10 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
     }
 
     init(json: String) {
+        var json = json
+        let fields = json.withUTF8 { Self.read($0) }
         self.json = json
-        guard let m = RawJSON.topLevelMembers(of: json),
-              let s = RawJSON.string(m["status"]), let status = AppFunctionStatus(rawValue: s)
-        else {
+        guard let fields else {
             self.status = .error
             self.resultJSON = nil
             self.dialog = nil
@@ -118,16 +118,60 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
             self.isFinal = false
             return
         }
-        self.status = status
-        if let r = m["result"], r != Array("null".utf8) {
-            resultJSON = String(decoding: r, as: UTF8.self)
-        } else {
-            resultJSON = nil
+        (status, resultJSON, dialog, errorCode, message, isFinal) = fields
+    }
+
+    /// The outcome JSON the core lends (copied once, into `json`).
+    init(cString: UnsafePointer<CChar>) {
+        self.init(json: String(cString: cString))
+    }
+
+    private typealias Fields = (AppFunctionStatus, String?, String?, AppFunctionErrorCode?, String?, Bool)
+
+    /// The members of the core's outcome object, read in one pass over its bytes.
+    private static func read(_ u: UnsafeBufferPointer<UInt8>) -> Fields? {
+        if let result = plainSuccessResult(u) { return (.success, result, nil, nil, nil, false) }
+        return readMembers(u)
+    }
+
+    /// The core writes a success without dialog as exactly `{"status":"success","result":`,
+    /// the result, and `,"dialog":null,"errorCode":null,"message":null}` (src/model/outcome.rs):
+    /// its result, or nil for any other outcome (read member by member).
+    private static func plainSuccessResult(_ u: UnsafeBufferPointer<UInt8>) -> String?? {
+        let head: StaticString = #"{"status":"success","result":"#
+        let tail: StaticString = #","dialog":null,"errorCode":null,"message":null}"#
+        let h = head.utf8CodeUnitCount, t = tail.utf8CodeUnitCount
+        guard u.count > h + t, let base = u.baseAddress,
+              memcmp(base, head.utf8Start, h) == 0, memcmp(base + (u.count - t), tail.utf8Start, t) == 0
+        else { return nil }
+        let result = UnsafeBufferPointer(rebasing: u[h..<(u.count - t)])
+        return RawJSON.equals(result, "null") ? .some(nil) : String(decoding: result, as: UTF8.self)
+    }
+
+    private static func readMembers(_ u: UnsafeBufferPointer<UInt8>) -> Fields? {
+        var status: AppFunctionStatus?
+        var result: String?
+        var dialog: String?
+        var code: AppFunctionErrorCode?
+        var message: String?
+        var isFinal = false
+        let ok = RawJSON.forEachMember(of: u) { key, value in
+            if RawJSON.equals(key, "status") {
+                status = RawJSON.string(value).flatMap(AppFunctionStatus.init(rawValue:))
+            } else if RawJSON.equals(key, "result") {
+                result = RawJSON.equals(value, "null") ? nil : String(decoding: value, as: UTF8.self)
+            } else if RawJSON.equals(key, "dialog") {
+                dialog = RawJSON.string(value)
+            } else if RawJSON.equals(key, "errorCode") {
+                code = RawJSON.string(value).flatMap(AppFunctionErrorCode.init(rawValue:))
+            } else if RawJSON.equals(key, "message") {
+                message = RawJSON.string(value)
+            } else if RawJSON.equals(key, "final") {
+                isFinal = RawJSON.equals(value, "true")
+            }
         }
-        dialog = RawJSON.string(m["dialog"])
-        errorCode = RawJSON.string(m["errorCode"]).flatMap(AppFunctionErrorCode.init(rawValue:))
-        message = RawJSON.string(m["message"])
-        isFinal = m["final"] == Array("true".utf8)
+        guard ok, let status else { return nil }
+        return (status, result, dialog, code, message, isFinal)
     }
 
     init(failure code: AppFunctionErrorCode, _ message: String) {

@@ -8,9 +8,21 @@ import Foundation
 /// A handler or entity lookup: takes the call's input JSON, returns the result JSON.
 typealias JSONHandler = @Sendable (AppFunctionContext, String) async throws -> String?
 
+/// A handler that answers at once, on the thread that calls it: takes the input JSON the
+/// core lends (UTF-8 bytes), returns the result JSON.
+typealias InlineHandler = @Sendable (AppFunctionContext, UnsafeBufferPointer<UInt8>) throws -> String?
+
 final class HandlerBox: UserDataBox, @unchecked Sendable {
-    let run: JSONHandler
-    init(_ run: @escaping JSONHandler) { self.run = run }
+    let run: JSONHandler?
+    let inline: InlineHandler?
+    init(_ run: @escaping JSONHandler) {
+        self.run = run
+        inline = nil
+    }
+    init(inline: @escaping InlineHandler) {
+        run = nil
+        self.inline = inline
+    }
 }
 
 final class DelegateBox: UserDataBox, @unchecked Sendable {
@@ -97,6 +109,26 @@ func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle) {
     _ = af_call_on_cancel(call.raw, cancelTrampoline, key.asUserData, releaseRunningTask, nil)
 }
 
+/// Runs an inline handler or lookup on this thread and completes the call before returning.
+func runInline(_ run: InlineHandler, _ call: CallHandle) {
+    let context = AppFunctionContext(call)
+    let input = context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
+    do {
+        let result: String?
+        if let input {
+            let bytes = UnsafeRawPointer(input).assumingMemoryBound(to: UInt8.self)
+            result = try run(context, UnsafeBufferPointer(start: bytes, count: strlen(input)))
+        } else {
+            let empty: StaticString = "{}"
+            result = try run(context, UnsafeBufferPointer(start: empty.utf8Start, count: empty.utf8CodeUnitCount))
+        }
+        // After the core cancelled the call (token or timeout) it ends the call itself.
+        if af_call_is_cancelled(call.raw) == 0 { complete(call, result) }
+    } catch {
+        if af_call_is_cancelled(call.raw) == 0 { fail(call, error) }
+    }
+}
+
 func complete(_ call: CallHandle, _ json: String?) {
     // A late completion (the call was cancelled or timed out) is refused and logged by
     // the core; nothing to do here.
@@ -130,7 +162,11 @@ let handlerTrampoline: af_handler_fn = { userData, call in
         _ = af_call_fail(call, AF_CODE_INTERNAL_ERROR, "AppFunctions: the handler's user data is not a HandlerBox")
         return
     }
-    startHandler(b.run, CallHandle(raw: call))
+    if let inline = b.inline {
+        runInline(inline, CallHandle(raw: call))
+    } else if let run = b.run {
+        startHandler(run, CallHandle(raw: call))
+    }
 }
 
 func answer(_ gate: GateHandle, _ g: AppFunctionGate) {
@@ -158,7 +194,7 @@ let onInvokedTrampoline: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer
     userData, call, outcomeJSON in
     guard let call, let outcomeJSON, let b = box(userData, as: DelegateBox.self) else { return }
     b.delegate.onInvoked(AppFunctionContext(CallHandle(raw: call)),
-                         outcome: AppFunctionOutcome(json: String(cString: outcomeJSON)))
+                         outcome: AppFunctionOutcome(cString: outcomeJSON))
 }
 
 let permissionTrampoline: af_permission_fn = { userData, call, gate in
@@ -205,28 +241,89 @@ let logTrampoline: af_log_fn = { userData, level, message in
     b.log(AppFunctionLogLevel(rawValue: level) ?? .error, String(cString: message))
 }
 
-/// Receives the outcome of `af_execute_async` and resumes the waiting task.
+/// Receives the outcome of `af_execute_async`: on the starting thread while the call is
+/// starting it is kept for `runCall` to return at once; otherwise it resumes the waiting task.
 final class OutcomeBox: @unchecked Sendable {
-    let continuation: CheckedContinuation<AppFunctionOutcome, Never>
-    init(_ c: CheckedContinuation<AppFunctionOutcome, Never>) { continuation = c }
+    /// The thread that starts the call.
+    let thread = pthread_self()
+    /// True while `start` runs; written and (by the callback) read on `thread` only.
+    var starting = true
+    /// The outcome delivered inline (on `thread`, while starting).
+    var inline: AppFunctionOutcome?
+    /// Under `outcomeLock`: an outcome delivered before `wait`, or the waiting continuation.
+    private var pending: AppFunctionOutcome?
+    private var continuation: UnsafeContinuation<AppFunctionOutcome, Never>?
+
+    func wait(_ c: UnsafeContinuation<AppFunctionOutcome, Never>) {
+        outcomeLock.lock()
+        if let pending {
+            outcomeLock.unlock()
+            c.resume(returning: pending)
+        } else {
+            continuation = c
+            outcomeLock.unlock()
+        }
+    }
+
+    func deliver(_ outcome: AppFunctionOutcome) {
+        if pthread_equal(thread, pthread_self()) != 0 && starting {
+            inline = outcome
+            return
+        }
+        outcomeLock.lock()
+        if let c = continuation {
+            continuation = nil
+            outcomeLock.unlock()
+            c.resume(returning: outcome)
+        } else {
+            pending = outcome
+            outcomeLock.unlock()
+        }
+    }
 }
+
+/// Guards the hand-over of outcomes that arrive on another thread (short sections only).
+let outcomeLock = NSLock()
 
 let outcomeTrampoline: af_outcome_fn = { userData, json in
     guard let userData else { return }
     let b = Unmanaged<OutcomeBox>.fromOpaque(userData).takeRetainedValue()
-    let outcome = json.map { AppFunctionOutcome(json: String(cString: $0)) }
-        ?? AppFunctionOutcome(failure: .internalError, "the core returned no outcome")
-    b.continuation.resume(returning: outcome)
+    b.deliver(json.map { AppFunctionOutcome(cString: $0) }
+        ?? AppFunctionOutcome(failure: .internalError, "the core returned no outcome"))
 }
 
-/// Owns a core cancellation token; freed when the last reference (the execute call or its
-/// cancellation handler) goes.
-final class CancelToken: @unchecked Sendable {
+/// A core cancellation token for one call. Tokens that were not cancelled are reused: one
+/// kept per thread (a call that ended keeps nothing of its token, and no cancellation
+/// handler runs after `withTaskCancellationHandler` returned).
+struct CancelToken: @unchecked Sendable {
     let raw: OpaquePointer
-    init() { raw = af_cancel_token_new() }
+
+    static func take() -> CancelToken {
+        if let p = pthread_getspecific(cancelTokenCache) {
+            pthread_setspecific(cancelTokenCache, nil)
+            return CancelToken(raw: OpaquePointer(p))
+        }
+        return CancelToken(raw: af_cancel_token_new())
+    }
+
     func cancel() { _ = af_cancel_token_cancel(raw) }
-    deinit { af_cancel_token_free(raw) }
+
+    /// Keeps the token for this thread's next call, or frees it.
+    func recycle() {
+        if af_cancel_token_is_cancelled(raw) == 0 && pthread_getspecific(cancelTokenCache) == nil {
+            pthread_setspecific(cancelTokenCache, UnsafeRawPointer(raw))
+        } else {
+            af_cancel_token_free(raw)
+        }
+    }
 }
+
+/// The per-thread spare token (freed with its thread).
+let cancelTokenCache: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { p in af_cancel_token_free(OpaquePointer(p)) }
+    return key
+}()
 
 /// The core's log levels.
 public enum AppFunctionLogLevel: Int32, Sendable, Comparable {

@@ -124,7 +124,10 @@ where RawValue == String {
 }
 
 extension AppFunctionEnum {
-    public static var typeName: String { String(describing: Self.self) }
+    // `_typeName` is what `String(describing:)` prints for a type, without first looking
+    // for conformances to the printing protocols (about 50 µs per new type at cold start,
+    // for each of an app's enums and records; issue 30).
+    public static var typeName: String { _typeName(Self.self, qualified: false) }
     public static var typeDescription: String? { nil }
     public static var memberDescriptions: [String: String] { [:] }
     public static var appFunctionType: AppFunctionType { .enumeration(typeName) }
@@ -164,7 +167,7 @@ public protocol AppFunctionRecord: AppFunctionValue, Codable, Sendable {
 }
 
 extension AppFunctionRecord {
-    public static var typeName: String { String(describing: Self.self) }
+    public static var typeName: String { _typeName(Self.self, qualified: false) }
     public static var typeDescription: String? { nil }
     public static var appFunctionType: AppFunctionType { .record(typeName) }
 

@@ -100,7 +100,12 @@ public final class AppFunctionView: @unchecked Sendable {
     /// `FunctionNotFound` saying how to make it visible; an output tool answers its arguments
     /// with `isFinal`; a void function's outcome carries the confirmation as its dialog. Never
     /// throws; cancelling the calling task cancels the call (`Cancelled`).
-    public func execute(_ invocation: AppFunctionInvocation, arguments: String = "{}") async -> AppFunctionOutcome {
+    ///
+    /// Like `AppFunctionDispatcher.execute`, it runs on the caller's actor (`isolation`).
+    public func execute(
+        _ invocation: AppFunctionInvocation, arguments: String = "{}",
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> AppFunctionOutcome {
         let outcome = await runCall(invocation, arguments: arguments) { inv, box in
             af_view_execute_async(raw, inv, arguments, outcomeTrampoline, box)
         }
@@ -111,7 +116,10 @@ public final class AppFunctionView: @unchecked Sendable {
     /// Runs the tool `name` (platform `.other`), in the foreground by default: a view is the
     /// app's own assistant and the user is in the app, so an `openApp` gate passes. Pass
     /// `isForeground: false` for a caller outside the app.
-    public func execute(_ name: String, arguments: String = "{}", isForeground: Bool = true) async -> AppFunctionOutcome {
+    public func execute(
+        _ name: String, arguments: String = "{}", isForeground: Bool = true,
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> AppFunctionOutcome {
         await execute(AppFunctionInvocation(name, isForeground: isForeground), arguments: arguments)
     }
 

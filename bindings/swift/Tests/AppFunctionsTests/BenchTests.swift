@@ -4,45 +4,75 @@ import XCTest
 
 /// Warmed-up loops of one round trip with a trivial handler: `execute` on the dispatcher, and
 /// the same call through an agent view (the model's tool call), in alternating batches so both
-/// see the same machine load. Time-boxed (about a second) so the lane stays fast; run it alone
-/// in release for the README figures:
+/// see the same machine load. Time-boxed (about a second each) so the lane stays fast; run it
+/// alone in release for the README figures:
 ///   SWIFT_TEST_ARGS="-c release --filter BenchTests" ci/lanes/swift.sh
+///
+/// Beside them, in the same batches: the same call with an `async` handler (its own task),
+/// and Swift concurrency's own floor, an `async` function awaiting a continuation resumed
+/// inline (what no async API can go below).
 final class BenchTests: XCTestCase {
     struct Echo: Codable { var text: String }
 
+    /// One batch of `n` calls, in ns per call.
+    private func batch(_ n: Int, _ call: () async -> AppFunctionOutcome) async -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<n {
+            let o = await call()
+            precondition(o.status == .success)
+        }
+        let elapsed = clock.now - start
+        return (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9) / Double(n)
+    }
+
     func testBenchExecuteAndViewRoundTrips() async throws {
         let d = AppFunctionDispatcher()
+        // a handler without `await`: it answers inline (the synchronous overload)
         try d.register(AppFunctionDescriptor("echo") {
             AppFunctionParameter("text", String.self)
         }) { (_, args: Echo) -> String in args.text }
+        // the same as an `async` handler: it runs on a task of its own
+        try d.register(AppFunctionDescriptor("echo_async") {
+            AppFunctionParameter("text", String.self)
+        }) { (_, args: Echo) async -> String in args.text }
         let view = try d.makeView()
         let invocation = AppFunctionInvocation("echo")
+        let asyncInvocation = AppFunctionInvocation("echo_async")
         let args = #"{"text":"hi"}"#
+        let ready = await d.execute(invocation, arguments: args)
+        XCTAssertEqual(try ready.result(as: String.self), "hi")
+        let floorOutcome = ready
 
-        /// One batch of `n` calls, in ns per call.
-        func batch(_ n: Int, _ call: () async -> AppFunctionOutcome) async -> Double {
-            let clock = ContinuousClock()
-            let start = clock.now
-            for _ in 0..<n {
-                let o = await call()
-                precondition(o.status == .success)
-            }
-            let elapsed = clock.now - start
-            return (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9) / Double(n)
+        /// The floor: an async call that awaits a continuation resumed before it suspends.
+        @inline(never) func continuationFloor() async -> AppFunctionOutcome {
+            await withUnsafeContinuation { $0.resume(returning: floorOutcome) }
+        }
+        @inline(never) func checkedContinuationFloor() async -> AppFunctionOutcome {
+            await withCheckedContinuation { $0.resume(returning: floorOutcome) }
         }
 
-        _ = await batch(2_000) { await d.execute(invocation, arguments: args) } // warm-up
-        _ = await batch(2_000) { await view.execute(invocation, arguments: args) }
-        var best = (execute: Double.infinity, view: Double.infinity)
+        let n = 2_000
+        _ = await batch(n) { await d.execute(invocation, arguments: args) } // warm-up
+        _ = await batch(n) { await view.execute(invocation, arguments: args) }
+        _ = await batch(n) { await d.execute(asyncInvocation, arguments: args) }
+        var best = (execute: Double.infinity, view: Double.infinity, async: Double.infinity,
+                    floor: Double.infinity, checkedFloor: Double.infinity)
         var total = 0
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(1)
+        let deadline = clock.now + .seconds(2)
         while clock.now < deadline {
-            best.execute = min(best.execute, await batch(2_000) { await d.execute(invocation, arguments: args) })
-            best.view = min(best.view, await batch(2_000) { await view.execute(invocation, arguments: args) })
-            total += 2_000
+            best.execute = min(best.execute, await batch(n) { await d.execute(invocation, arguments: args) })
+            best.view = min(best.view, await batch(n) { await view.execute(invocation, arguments: args) })
+            best.async = min(best.async, await batch(n) { await d.execute(asyncInvocation, arguments: args) })
+            best.floor = min(best.floor, await batch(n) { await continuationFloor() })
+            best.checkedFloor = min(best.checkedFloor, await batch(n) { await checkedContinuationFloor() })
+            total += n
         }
-        print("BENCH swift execute round trip: \(Int(best.execute)) ns/call (best batch of 2000, \(total) calls)")
-        print("BENCH swift view execute round trip: \(Int(best.view)) ns/call (best batch of 2000, \(total) calls)")
+        print("BENCH swift execute round trip: \(Int(best.execute)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift view execute round trip: \(Int(best.view)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift execute async handler round trip: \(Int(best.async)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift continuation floor: \(Int(best.floor)) ns/call (withUnsafeContinuation resumed inline)")
+        print("BENCH swift checked continuation floor: \(Int(best.checkedFloor)) ns/call (withCheckedContinuation resumed inline)")
     }
 }
