@@ -3,7 +3,7 @@
 # the stripped shared library (SONAME libappfunctions.so.1, at most 2.6 MB) and the static
 # library with the header, a pkg-config file and a CMake package config; the Kotlin jar
 # carrying the stripped library; the Swift package with its header and XCFramework script;
-# the .NET nupkg (the .NET binding's pack step); SHA256SUMS of everything.
+# the .NET nupkgs (the .NET binding's pack step: AppFunctions, .Extensions.AI, .AspNetCore); SHA256SUMS of everything.
 #
 #   ci/dist.sh                          Linux x86_64 / aarch64 (this machine)
 #   ci/dist.sh --target ios|macos|android
@@ -289,6 +289,14 @@ else
   fi
   [[ -f "$DIST/dotnet/AppFunctions.Extensions.AI.$VERSION.nupkg" ]] || fail ".NET: no dotnet/AppFunctions.Extensions.AI.$VERSION.nupkg"
   say ".NET: dotnet/AppFunctions.Extensions.AI.$VERSION.nupkg"
+  # the ASP.NET Core hosting (MapAppFunctionsMcp, MapAppFunctionsDebugPage), its own package
+  if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet pack bindings/dotnet/src/AppFunctions.AspNetCore -c Release --output "$DIST/dotnet/" \
+      >"$BUILD/dotnet-pack-aspnetcore.log" 2>&1; then
+    grep -E "error|warning" "$BUILD/dotnet-pack-aspnetcore.log" | head -20 >&2
+    fail ".NET: dotnet pack AppFunctions.AspNetCore (log: $BUILD/dotnet-pack-aspnetcore.log)"
+  fi
+  [[ -f "$DIST/dotnet/AppFunctions.AspNetCore.$VERSION.nupkg" ]] || fail ".NET: no dotnet/AppFunctions.AspNetCore.$VERSION.nupkg"
+  say ".NET: dotnet/AppFunctions.AspNetCore.$VERSION.nupkg"
 fi
 
 # ---------------------------------------------------------------- checksums

@@ -10,7 +10,7 @@
 #   4. Swift: the dist package (its own copy of the header) passes the binding's tests
 #      against the stripped library, and a package depending on it by path runs the Swift
 #      README's first program (both through ci/lanes/swift.sh);
-#   5. .NET: the .NET README's first program run exactly as printed (its steps, Program.cs,
+#   5. .NET: the .NET README's first program and the AppFunctions.AspNetCore README's web host run exactly as printed (steps, Program.cs,
 #      dotnet run), then a console project referencing both nupkgs from a local feed (the source generator
 #      and the native library come out of the package), built and run.
 # Exit 0 passed, 1 failed, 3 cannot run here. A consumer that cannot run here (no cmake,
@@ -191,10 +191,10 @@ esac
 
 # ---------------------------------------------------------------- 5. .NET: the nupkg from a local feed
 if compgen -G "target/dist/dotnet/AppFunctions.$VERSION.nupkg" >/dev/null; then
-  say ".NET: the README's first program as printed, then a host referencing AppFunctions and AppFunctions.Extensions.AI $VERSION from a local feed (target/dist/dotnet)"
+  say ".NET: the README's first program as printed, the AppFunctions.AspNetCore README's web host as printed, then a host referencing AppFunctions and AppFunctions.Extensions.AI $VERSION from a local feed (target/dist/dotnet)"
   bash ci/dist/dotnet/check.sh "$REPO/target/dist/dotnet" "$VERSION" "$W/dotnet" 2>&1 | sed 's/^/[dist lane]   | /'
   case ${PIPESTATUS[0]} in
-    0) say ".NET: passed (the generator and the native library came from the nupkg)" ;;
+    0) say ".NET: passed (the generator, the native library and the ASP.NET Core endpoints came from the nupkgs)" ;;
     3) skip "dotnet" "no dotnet SDK to build the .NET project" ;;
     *) check_failed "dotnet" "the .NET project referencing the nupkg" ;;
   esac

@@ -117,4 +117,23 @@ for need in ("AppFunctions", "Microsoft.Extensions.AI"):
         sys.exit(f"[dotnet lane] the AI package does not depend on {need}")
 PY
 say "package: $AIPKG ($(du -h "$AIPKG" | cut -f1))"
+dotnet pack src/AppFunctions.AspNetCore -c Release --no-build -o "$OUT/nupkg" || fail "dotnet pack src/AppFunctions.AspNetCore"
+WEBPKG="$(ls "$OUT"/nupkg/AppFunctions.AspNetCore.*.nupkg | head -1)"
+python3 - "$WEBPKG" <<'PY' || fail "the AppFunctions.AspNetCore package"
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+names = set(z.namelist())
+for entry in ("lib/net10.0/AppFunctions.AspNetCore.dll", "lib/net10.0/AppFunctions.AspNetCore.xml", "README.md"):
+    if entry not in names:
+        sys.exit(f"[dotnet lane] the ASP.NET Core package lacks {entry}")
+if b"MapAppFunctionsMcp" not in z.read("README.md"):
+    sys.exit("[dotnet lane] the ASP.NET Core package carries a README that is not its own")
+nuspec = z.read(next(n for n in names if n.endswith(".nuspec"))).decode()
+deps = set(re.findall(r'<dependency id="([^"]+)"', nuspec))
+if deps != {"AppFunctions"}:
+    sys.exit(f"[dotnet lane] the ASP.NET Core package depends on {sorted(deps)}, expected AppFunctions only")
+if 'frameworkReference name="Microsoft.AspNetCore.App"' not in nuspec:
+    sys.exit("[dotnet lane] the ASP.NET Core package does not reference the Microsoft.AspNetCore.App framework")
+PY
+say "package: $WEBPKG ($(du -h "$WEBPKG" | cut -f1)); ci/dist/dotnet/check.sh (dist lane) runs a web host built from it"
 say "passed"

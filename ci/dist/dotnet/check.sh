@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The .NET packages in FEED (target/dist/dotnet) as users take them, two ways:
+# The .NET packages in FEED (target/dist/dotnet) as users take them, three ways:
 #   1. the .NET README's first program, exactly as printed: its steps block (nuget.config
 #      with the local feed and a project-local package folder, dotnet new console, dotnet add
 #      package) run from a folder that stands for the repository root (its target/ is the
 #      repository's), then its Program.cs, then `dotnet run`; the output must be the greeting;
-#   2. ci/dist/dotnet (a console host referencing AppFunctions and AppFunctions.Extensions.AI
+#   2. the AppFunctions.AspNetCore README's web host, exactly as printed (its steps, Program.cs
+#      and run block: a Kestrel host on a free loopback port with an authorization policy,
+#      knocked with curl: 401, 403, the agent's initialize, the debug page);
+#   3. ci/dist/dotnet (a console host referencing AppFunctions and AppFunctions.Extensions.AI
 #      from the feed: the generator, the native library and the AI tools from the packages).
 #   ci/dist/dotnet/check.sh FEED VERSION WORKDIR
 # NuGet keeps extracted packages by id and version, so a stale AppFunctions <VERSION> would
@@ -47,7 +50,40 @@ grep -q '"appfunctions/'"$VERSION"'"' "$R/hello-appfunctions/obj/project.assets.
 [[ -d "$R/hello-appfunctions/packages/appfunctions/$VERSION" ]] \
   || { echo "[dotnet check] AppFunctions was not extracted into the project's own package folder" >&2; exit 1; }
 
-# ---- 2. the host with both packages
+# ---- 2. the ASP.NET Core package's README: its steps, web host and knocks, as printed
+WREADME="$REPO/bindings/dotnet/src/AppFunctions.AspNetCore/README.md"
+A="$W/aspnet"
+mkdir -p "$A/repo"
+ln -s "$REPO/target" "$A/repo/target"
+README="$WREADME"
+block aspnet-steps >"$A/steps.sh"
+block aspnet-program >"$A/Program.cs"
+block aspnet-run >"$A/run.sh"
+for f in steps.sh Program.cs run.sh; do
+  [[ -s "$A/$f" ]] || { echo "[dotnet check] $WREADME has no block after <!-- dist-lane: aspnet-${f%.*} -->" >&2; exit 1; }
+done
+echo "[dotnet check] the ASP.NET Core README's steps (from a stand-in for the repository root)"
+(cd "$A/repo" && env -u NUGET_PACKAGES bash -e "$A/steps.sh") >"$A/steps.log" 2>&1 || { cat "$A/steps.log"; exit 1; }
+[[ -d "$A/hello-appfunctions-web" ]] || { echo "[dotnet check] the steps made no ../hello-appfunctions-web" >&2; exit 1; }
+cp "$A/Program.cs" "$A/hello-appfunctions-web/Program.cs"
+# a free loopback port for the README's PORT
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "[dotnet check] the ASP.NET Core README's web host and knocks (PORT=$PORT)"
+out=$(cd "$A/hello-appfunctions-web" && PORT=$PORT timeout 600 env -u NUGET_PACKAGES -u LD_LIBRARY_PATH bash -e "$A/run.sh" 2>&1) || { echo "$out"; exit 1; }
+echo "$out" | grep -E '^(no credentials|a user|an agent|the debug page): '
+for want in 'no credentials: 401' 'a user: 403' 'the debug page: 200'; do
+  grep -qx "$want" <<<"$out" || { echo "$out"; echo "[dotnet check] the ASP.NET Core README's knocks did not print '$want'" >&2; exit 1; }
+done
+grep -q '^an agent: {"jsonrpc":"2.0","id":1,"result":{.*"protocolVersion":"2025-11-25"' <<<"$out" \
+  || { echo "$out"; echo "[dotnet check] the agent's initialize was not answered" >&2; exit 1; }
+for id in appfunctions appfunctions.aspnetcore; do
+  grep -q "\"$id/$VERSION\"" "$A/hello-appfunctions-web/obj/project.assets.json" \
+    || { echo "[dotnet check] the web host did not restore $id $VERSION" >&2; exit 1; }
+  [[ -d "$A/hello-appfunctions-web/packages/$id/$VERSION" ]] \
+    || { echo "[dotnet check] $id was not extracted into the web host's own package folder" >&2; exit 1; }
+done
+
+# ---- 3. the host with both packages
 export NUGET_PACKAGES="$REPO/ci/.cache/dist-nuget"
 rm -rf "$NUGET_PACKAGES/appfunctions" "$NUGET_PACKAGES/appfunctions.extensions.ai"
 mkdir -p "$W/host" "$NUGET_PACKAGES"
