@@ -29,7 +29,7 @@ internal var beforeNativeCallForTest: Runnable? = null
  * referenced by nothing the collector sees once the block is written, so both strings are held
  * here until [body] returns (the core copies what it keeps before it returns).
  */
-internal inline fun <R> withInvocation(native: NativeDispatcher, m: Pointer, inv: AppFunctionInvocation, token: Pointer?, body: () -> R): R {
+internal inline fun <R> withInvocation(native: NativeDispatcher, m: InvocationBlock, inv: AppFunctionInvocation, token: Pointer?, body: () -> R): R {
     val id = native.cString(inv.functionId)
     val caller = inv.callerPackage?.let { native.cString(it) }
     try {

@@ -1,7 +1,10 @@
 package dev.appfunctions.internal
 
 import com.sun.jna.Memory
+import com.sun.jna.Native
 import com.sun.jna.Pointer
+import java.nio.ByteBuffer
+import java.nio.ByteOrder
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
@@ -87,23 +90,44 @@ internal object InvocationLayout {
     val HOST_CONTEXT = L.offsetOf("host_context")
     val SIZE = L.size().toLong()
 
-    fun fill(m: Pointer, functionId: Pointer, platform: Int, foreground: Boolean, callerPackage: Pointer?, token: Pointer?, timeoutMs: Int) {
-        m.setInt(STRUCT_SIZE, SIZE.toInt())
-        m.setInt(PLATFORM, platform)
-        m.setPointer(FUNCTION_ID, functionId)
-        m.setPointer(CALLER_PACKAGE, callerPackage)
-        m.setPointer(CANCEL_TOKEN, token)
-        m.setInt(TIMEOUT_MS, timeoutMs)
-        m.setByte(IS_FOREGROUND, if (foreground) 1 else 0)
-        m.setByte(RESERVED, 0)
-        m.setShort(RESERVED + 1, 0)
-        m.setPointer(HOST_CONTEXT, null)
+    /**
+     * Writes the block through its direct ByteBuffer view: plain memory stores, where JNA's
+     * `Pointer.setInt`/`setPointer` are one JNI call each (ten per call before).
+     */
+    fun fill(m: InvocationBlock, functionId: Pointer, platform: Int, foreground: Boolean, callerPackage: Pointer?, token: Pointer?, timeoutMs: Int) {
+        val b = m.buf
+        b.putInt(STRUCT_SIZE.toInt(), SIZE.toInt())
+        b.putInt(PLATFORM.toInt(), platform)
+        putPointer(b, FUNCTION_ID.toInt(), functionId)
+        putPointer(b, CALLER_PACKAGE.toInt(), callerPackage)
+        putPointer(b, CANCEL_TOKEN.toInt(), token)
+        b.putInt(TIMEOUT_MS.toInt(), timeoutMs)
+        b.put(IS_FOREGROUND.toInt(), if (foreground) 1 else 0)
+        b.put(RESERVED.toInt(), 0)
+        b.putShort(RESERVED.toInt() + 1, 0)
+        putPointer(b, HOST_CONTEXT.toInt(), null)
     }
 
-    private val perThread = ThreadLocal.withInitial { Memory(SIZE).also { it.clear() } }
+    private val POINTER_SIZE = Native.POINTER_SIZE
+
+    private fun putPointer(b: ByteBuffer, at: Int, p: Pointer?) {
+        val v = if (p == null) 0L else Pointer.nativeValue(p)
+        if (POINTER_SIZE == 8) b.putLong(at, v) else b.putInt(at, v.toInt())
+    }
+
+    private val perThread = ThreadLocal.withInitial { InvocationBlock() }
 
     /** A per-thread block: af_execute_json copies the invocation before running host code, so nesting is safe. */
-    fun threadBlock(): Memory = perThread.get()
+    fun threadBlock(): InvocationBlock = perThread.get()
+}
+
+/** An af_invocation's native memory, with a direct ByteBuffer over the same bytes (native order) to write it. */
+internal class InvocationBlock : Memory(InvocationLayout.SIZE) {
+    val buf: ByteBuffer = getByteBuffer(0, InvocationLayout.SIZE).order(ByteOrder.nativeOrder())
+
+    init {
+        clear()
+    }
 }
 
 /** Where the binding writes an `af_delegate`: the offsets of [AfDelegate] (32 bytes on 64-bit, 20 on 32-bit). */
