@@ -42,6 +42,7 @@ import java.lang.ref.Cleaner
 import java.lang.ref.Reference
 import kotlin.coroutines.Continuation
 import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
 import kotlin.reflect.KClass
 import kotlin.reflect.full.createType
 import kotlin.reflect.full.findAnnotation
@@ -63,18 +64,20 @@ class AppFunctionRegistrationException(
  *
  * @param logger receives the core's warnings and the binding's (a failing `onInvoked`, a late completion).
  * @param coroutineContext where suspend handlers, providers and delegates resume after they suspend
- *   (they start on the thread that drives the call). Default: [Dispatchers.Default].
+ *   (they start on the thread that drives the call). Default: none, which coroutines run as
+ *   [Dispatchers.Default]. The scope is made when the first suspend handler, provider, delegate or
+ *   permission hook runs, so an app of blocking handlers never starts kotlinx.coroutines.
  */
 class AppFunctionDispatcher(
     private val logger: AppFunctionLogger = AppFunctionLogger.JavaUtilLogging,
-    coroutineContext: CoroutineContext = Dispatchers.Default,
+    coroutineContext: CoroutineContext = EmptyCoroutineContext,
 ) : AutoCloseable {
     init {
         AppFunctionsLibrary.ensureLoaded()
     }
 
     private val native = NativeDispatcher()
-    internal val state = DispatcherState(logger, CoroutineScope(SupervisorJob() + coroutineContext))
+    internal val state = DispatcherState(logger) { CoroutineScope(SupervisorJob() + coroutineContext) }
     private val cleanable = CLEANER.register(this, native)
 
     /** Named types already defined in the core, by name -> the Kotlin class (or DSL marker) that defined them. */

@@ -27,7 +27,10 @@ import kotlin.coroutines.cancellation.CancellationException
 import kotlin.coroutines.resume
 
 /** Per-dispatcher state shared by its registrations (never references the public dispatcher, so a Cleaner can run). */
-internal class DispatcherState(val logger: AppFunctionLogger, val scope: CoroutineScope) {
+internal class DispatcherState(val logger: AppFunctionLogger, makeScope: () -> CoroutineScope) {
+    /** Where suspend bodies resume: made on first use (a cold start of blocking handlers loads no coroutine classes). */
+    val scope: CoroutineScope by lazy(makeScope)
+
     /** user_data handed to the core / released by the core's free_user_data. */
     val handedOver = AtomicInteger()
     val released = AtomicInteger()
