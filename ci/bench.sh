@@ -131,6 +131,8 @@ bindings_bench() {
   if command -v mvn >/dev/null; then
     k_out=$( (cd bindings/kotlin && mvn -q -B "${MAVEN_OFFLINE[@]}" -Pbench verify -Djna.library.path="$REPO/target/release" 2>&1) || true)
     echo "$k_out" | grep -E '^bench ' || echo "!!! the Kotlin bench did not run" >&2
+  else
+    echo "!!! no Maven (mvn): the Kotlin round trips are not measured" >&2
   fi
   s_out=$(SWIFT_TEST_ARGS="-c release --filter BenchTests" bash ci/lanes/swift.sh 2>&1 || true)
   swift_log=$(echo "$s_out" | grep -oE '/tmp/swift-lane[^ ;]*\.log' | head -1)
@@ -141,6 +143,9 @@ import json, os, re
 def ns(text, label):  # "bench <label>   1980 ns/call" / "BENCH swift <label>: 7841 ns/call"
     m = re.search(re.escape(label) + r"[: ]+(\d+) ns/call", text)
     return int(m.group(1)) if m else None
+def cpu(text, label):  # "bench <label>   1980 ns/call  (... cpu 1432 ns/call; ...)": the thread's CPU time
+    m = re.search(re.escape(label) + r"[: ]+\d+ ns/call[^\n]*?cpu (\d+) ns/call", text)
+    return int(m.group(1)) if m else None
 k, s = os.environ["K_OUT"], os.environ["S_OUT"]
 c = os.environ.get("C_NS")
 print(json.dumps({
@@ -148,6 +153,17 @@ print(json.dumps({
     "kotlin_view_execute_blocking_ns": ns(k, "bench view executeBlockingJson, DSL blockingHandler"),
     "kotlin_execute_suspend_ns": ns(k, "bench suspend execute (runBlocking), DSL"),
     "kotlin_view_execute_suspend_ns": ns(k, "bench suspend view execute (runBlocking), DSL"),
+    # what JNA itself costs (Floor.kt, the same JVM after the loops above), wall and CPU time
+    "kotlin_floor_downcall_ns": ns(k, "bench floor downcall (strlen)"),
+    "kotlin_floor_callback_ns": ns(k, "bench floor downcall + 1 callback (qsort of 2)"),
+    "kotlin_floor_get_string_ns": ns(k, "bench floor read a 12-byte C string (getString)"),
+    "kotlin_floor_set_int_10_ns": ns(k, "bench floor 10 JNA Memory.setInt"),
+    "kotlin_floor_run_execute_blocking_ns": ns(k, "bench executeBlockingJson, DSL blockingHandler (floor run)"),
+    "kotlin_floor_downcall_cpu_ns": cpu(k, "bench floor downcall (strlen)"),
+    "kotlin_floor_callback_cpu_ns": cpu(k, "bench floor downcall + 1 callback (qsort of 2)"),
+    "kotlin_floor_get_string_cpu_ns": cpu(k, "bench floor read a 12-byte C string (getString)"),
+    "kotlin_floor_set_int_10_cpu_ns": cpu(k, "bench floor 10 JNA Memory.setInt"),
+    "kotlin_floor_run_execute_blocking_cpu_ns": cpu(k, "bench executeBlockingJson, DSL blockingHandler (floor run)"),
     "swift_execute_ns": ns(s, "BENCH swift execute round trip"),
     "swift_view_execute_ns": ns(s, "BENCH swift view execute round trip"),
     "swift_execute_async_handler_ns": ns(s, "BENCH swift execute async handler round trip"),

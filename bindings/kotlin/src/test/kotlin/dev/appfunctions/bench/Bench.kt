@@ -65,6 +65,8 @@ fun main(args: Array<String>) {
                 "suspend view execute (runBlocking), DSL" to { v.execute(dslPing, "{}").json.length })
         }
     }
+    // what JNA itself costs, beside the round trip again (Floor.kt)
+    floorBench(n)
 }
 
 private fun report(label: String, bestNs: Long, n: Int, rounds: Int, sink: Int) =
