@@ -34,7 +34,7 @@ elif [[ "$(id -u)" == 0 && -f "$CHROOT/.appfunctions-swift-lane-ready" ]]; then
   scratch="/var/tmp/swift-lane-build/coldstart-$(printf '%s' "$PKG" | sha256sum | cut -c1-16)"
   printf '%s\n' "set -e" \
     "swift build -c release --scratch-path $scratch -Xcc -I$REPO/include -Xlinker -L$LIB_DIR -Xlinker -rpath -Xlinker $run" \
-    "rm -rf $run && mkdir -p $run && cp $scratch/release/ColdStart $scratch/release/ColdStartFloor $scratch/release/RoundTrip $run/" \
+    "rm -rf $run && mkdir -p $run && cp $scratch/release/ColdStart $scratch/release/ColdStartFloor $scratch/release/RoundTrip $scratch/release/RegisterOnly $run/" \
     "cp -L $LIB $run/libappfunctions.so && ln -s libappfunctions.so $run/libappfunctions.so.1" \
     | SWIFT_LANE_SHELL=1 SWIFT_LANE_BUILD_NATIVE=0 bash "$REPO/ci/lanes/swift.sh" "$PKG" "$LIB_DIR" >&2 \
     || loud "building the Swift cold start programs in the swift lane's chroot failed"

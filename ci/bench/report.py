@@ -131,6 +131,7 @@ if s.get("execute_plain_ns"):
         ratio(f"binding_{name}_vs_c_ratio", key, "execute_plain_ns")
 # the Swift round trip beside the C figure of its own run (ci/bench.sh's bindings_bench)
 ratio("binding_swift_vs_c_same_run_ratio", "swift_execute_ns", "c_execute_plain_ns")
+ratio("binding_swift_blocking_raw_vs_c_same_run_ratio", "swift_execute_blocking_raw_ns", "c_execute_plain_ns")
 # the Swift cold start's registration beside the core's registration of the same app from C
 ratio("coldstart_swift_register_vs_c_x", "coldstart_swift_register_part_ms", "coldstart_c_register_ms")
 # JNA's floor of one Kotlin round trip (Floor.kt): the core's call (the C figure), one downcall that
@@ -217,6 +218,8 @@ targets = [
      "coldstart_c_above_floor_ms", lambda v: v <= 2, "≤ 2 ms"),
     ("Swift `await execute` (inline handler) vs the C figure of the same run", "binding_swift_vs_c_same_run_ratio",
      lambda v: v <= 2, "≤ 2×"),
+    ("Swift `executeBlocking`, raw JSON handler (the C figure's call) vs the C figure of the same run",
+     "binding_swift_blocking_raw_vs_c_same_run_ratio", lambda v: v <= 2, "≤ 2×"),
     ("Swift cold start: registration through the Swift API vs the core's registration from C",
      "coldstart_swift_register_vs_c_x", lambda v: v <= 2, "≤ 2×"),
     ("Kotlin round trip vs C (`executeBlockingJson`, trivial handler, same run)", "binding_kotlin_vs_c_ratio",
@@ -384,6 +387,9 @@ def bindings_section(s, run, only_measured=False):
             ("Kotlin (JNA direct mapping)", "`suspend` `execute` in `runBlocking`", "kotlin_execute_suspend_ns", "kotlin_view_execute_suspend_ns"),
             ("Swift", "`await execute`, a handler without `await` (it answers inline; release)", "swift_execute_ns", "swift_view_execute_ns"),
             ("Swift", "`await execute`, the same handler `async` (it runs on a task of its own)", "swift_execute_async_handler_ns", None),
+            ("Swift", "`await execute`, a raw JSON handler (`register(descriptorJSON:)`: no Codable, like the C figure's handler)", "swift_execute_raw_ns", None),
+            ("Swift", "`executeBlocking` (synchronous code: no task, no async frames), the Codable handler", "swift_execute_blocking_ns", None),
+            ("Swift", "`executeBlocking`, the raw JSON handler", "swift_execute_blocking_raw_ns", None),
             ("Swift", "floor: an `async` call awaiting a continuation resumed inline (`withUnsafeContinuation`; `withCheckedContinuation` in the next column)", "swift_continuation_floor_ns", "swift_checked_continuation_floor_ns"),
             (".NET (P/Invoke, BenchmarkDotNet)", "`ExecuteJson` (blocking, raw outcome JSON), the seed's `create_order` (returns its `Order`)", "dotnet_execute_json_ns", None),
             (".NET (P/Invoke, BenchmarkDotNet)", "`await Execute(...)`, the seed's `create_order` (returns its `Order`)", "dotnet_execute_ns", None),

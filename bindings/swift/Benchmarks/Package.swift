@@ -5,6 +5,8 @@
 //                   first call; prints `coldstart main=NS load=NS register=NS call=NS`
 //                   (CLOCK_MONOTONIC, ci/bench/coldstart.py's protocol).
 //   ColdStartFloor  the same program without appfunctions: `coldstart main=NS done=NS`.
+//   DemoApp         the demo app written with the Swift API (what ColdStart registers)
+//   RegisterOnly    its registration alone, with a synchronous main (for callgrind)
 //   RoundTrip       CALLS (env ROUNDTRIP_CALLS) round trips of a trivial inline handler,
 //                   for a profiler (perf; callgrind: its main thread never parks in dispatch).
 import PackageDescription
@@ -14,7 +16,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     dependencies: [.package(path: "..")],
     targets: [
-        .executableTarget(name: "ColdStart", dependencies: [.product(name: "AppFunctions", package: "swift")]),
+        .target(name: "DemoApp", dependencies: [.product(name: "AppFunctions", package: "swift")]),
+        .executableTarget(name: "ColdStart", dependencies: ["DemoApp", .product(name: "AppFunctions", package: "swift")]),
+        .executableTarget(name: "RegisterOnly", dependencies: ["DemoApp", .product(name: "AppFunctions", package: "swift")]),
         .executableTarget(name: "ColdStartFloor"),
         .executableTarget(name: "RoundTrip", dependencies: [.product(name: "AppFunctions", package: "swift")]),
     ],

@@ -291,15 +291,16 @@ final class NodeDecoder: Decoder, SingleValueDecodingContainer {
     /// A value of `type` at `node`: the scalars directly, dates by the binding's convention,
     /// everything else through its `init(from:)`.
     static func value<T: Decodable>(_ type: T.Type, _ node: JSONNode, _ path: [any CodingKey]) throws -> T {
-        if T.self == String.self { return try string(node, path) as! T }
-        if T.self == Int.self { return try integer(Int.self, node, path) as! T }
+        // (unsafeBitCast once the types are known equal: `as! T` would be a dynamic cast)
+        if T.self == String.self { return unsafeBitCast(try string(node, path), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try integer(Int.self, node, path), to: T.self) }
         if T.self == Bool.self {
             guard case .bool(let b) = node else { throw mismatch(type, node, path) }
-            return b as! T
+            return unsafeBitCast(b, to: T.self)
         }
-        if T.self == Double.self { return try double(node, path) as! T }
-        if T.self == Int32.self { return try integer(Int32.self, node, path) as! T }
-        if T.self == Int64.self { return try integer(Int64.self, node, path) as! T }
+        if T.self == Double.self { return unsafeBitCast(try double(node, path), to: T.self) }
+        if T.self == Int32.self { return unsafeBitCast(try integer(Int32.self, node, path), to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try integer(Int64.self, node, path), to: T.self) }
         if T.self == Date.self {
             let text = try string(node, path)
             guard let date = AppJSON.parseDate(text) else {
@@ -501,25 +502,25 @@ enum EncodedNode {
     /// A super encoder's value, read when written.
     case deferred(NodeEncoder)
 
-    func write(to out: inout String) {
+    func write(to out: inout JSONOut) {
         switch self {
-        case .text(let t): out += t
+        case .text(let t): out.raw(t)
         case .object(let o):
-            out += "{"
+            out.byte(0x7B)
             for (k, (key, value)) in o.members.enumerated() {
-                if k > 0 { out += "," }
-                JSONWriter.string(key, to: &out)
-                out += ":"
+                if k > 0 { out.byte(0x2C) }
+                out.string(key)
+                out.byte(0x3A)
                 value.write(to: &out)
             }
-            out += "}"
+            out.byte(0x7D)
         case .array(let a):
-            out += "["
+            out.byte(0x5B)
             for (k, v) in a.items.enumerated() {
-                if k > 0 { out += "," }
+                if k > 0 { out.byte(0x2C) }
                 v.write(to: &out)
             }
-            out += "]"
+            out.byte(0x5D)
         case .deferred(let e): (e.result ?? .text("{}")).write(to: &out)
         }
     }
@@ -530,14 +531,10 @@ final class EncodedArray { var items: [EncodedNode] = [] }
 
 enum JSONWriter {
     /// A JSON string literal (control characters, `"` and `\` escaped).
-    static func string(_ s: String, to out: inout String) {
-        JSONValue.writeString(s, to: &out)
-    }
-
     static func quoted(_ s: String) -> String {
-        var out = ""
-        string(s, to: &out)
-        return out
+        var out = JSONOut(capacity: s.utf8.count + 2)
+        out.string(s)
+        return out.text
     }
 
     static func double(_ d: Double, _ path: [any CodingKey]) throws -> String {
@@ -552,6 +549,11 @@ enum JSONWriter {
     /// A value as JSON: the scalars directly, dates by the binding's convention, everything
     /// else through its `encode(to:)`.
     static func node<T: Encodable>(_ value: T, _ path: [any CodingKey]) throws -> EncodedNode {
+        // the common scalars by their type (cheap), the rest by a cast
+        if T.self == String.self { return .text(quoted(unsafeBitCast(value, to: String.self))) }
+        if T.self == Int32.self { return .text(String(unsafeBitCast(value, to: Int32.self))) }
+        if T.self == Int.self { return .text(String(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Bool.self { return .text(unsafeBitCast(value, to: Bool.self) ? "true" : "false") }
         switch value {
         case let s as String: return .text(quoted(s))
         case let b as Bool: return .text(b ? "true" : "false")
@@ -579,6 +581,7 @@ enum JSONWriter {
 
     static func text<T: Encodable>(_ value: T) throws -> String {
         // the common results without building anything
+        if T.self == String.self { return quoted(unsafeBitCast(value, to: String.self)) }
         switch value {
         case let s as String: return quoted(s)
         case let b as Bool: return b ? "true" : "false"
@@ -586,9 +589,9 @@ enum JSONWriter {
         case let i as Int32: return String(i)
         case let i as Int64: return String(i)
         default:
-            var out = ""
+            var out = JSONOut()
             try node(value, []).write(to: &out)
-            return out
+            return out.text
         }
     }
 }

@@ -103,6 +103,26 @@ public struct AppFunctionParameter: Sendable {
         if let c = constraints { o += c.members }
         return .object(o)
     }
+
+    /// `json`, written straight into `out` (no tree: registering a function writes one per
+    /// parameter).
+    func write(to out: inout JSONOut) {
+        out.ascii(#"{"name":"#)
+        out.string(name)
+        out.ascii(#","type":"#)
+        type.write(to: &out)
+        if let d = description {
+            out.ascii(#","description":"#)
+            out.string(d)
+        }
+        if isNullable { out.ascii(#","nullable":true"#) }
+        if let d = defaultJSON {
+            out.ascii(#","default":"#)
+            out.raw(d)
+        }
+        if let c = constraints { c.write(to: &out) }
+        out.byte(0x7D)
+    }
 }
 
 @resultBuilder
@@ -189,26 +209,59 @@ public struct AppFunctionDescriptor: Sendable {
     }
 
     func json(result: AppFunctionType, symbol: String?) -> String {
-        var o: [(String, JSONValue)] = [("id", .string(id))]
-        if let t = title { o.append(("title", .string(t))) }
-        if let d = description { o.append(("description", .string(d))) }
-        if let s = symbol { o.append(("symbol", .string(s))) }
-        o.append(("parameters", .array(parameters.map(\.json))))
+        // written straight into bytes, not through a JSONValue tree (issue 30: the tree was
+        // most of what registering a function cost in Swift)
+        var out = JSONOut()
+        out.ascii(#"{"id":"#)
+        out.string(id)
+        if let t = title {
+            out.ascii(#","title":"#)
+            out.string(t)
+        }
+        if let d = description {
+            out.ascii(#","description":"#)
+            out.string(d)
+        }
+        if let s = symbol {
+            out.ascii(#","symbol":"#)
+            out.string(s)
+        }
+        out.ascii(#","parameters":["#)
+        for (i, p) in parameters.enumerated() {
+            if i > 0 { out.byte(0x2C) }
+            p.write(to: &out)
+        }
+        out.ascii(#"],"result":"#)
         if let c = resultConstraints, !c.members.isEmpty, result != .void {
-            o.append(("result", .object([("type", result.json)] + c.members)))
+            out.ascii(#"{"type":"#)
+            result.write(to: &out)
+            c.write(to: &out)
+            out.byte(0x7D)
         } else {
-            o.append(("result", result.json))
+            result.write(to: &out)
         }
-        if opensApp { o.append(("opensApp", .bool(true))) }
-        if requiresPermission { o.append(("requiresPermission", .bool(true))) }
-        if !enabled { o.append(("enabled", .bool(false))) }
-        if let t = toolkit { o.append(("toolkit", .string(t))) }
-        if let c = condition { o.append(("condition", .string(c))) }
-        if kind == .output { o.append(("kind", .string("output"))) }
+        if opensApp { out.ascii(#","opensApp":true"#) }
+        if requiresPermission { out.ascii(#","requiresPermission":true"#) }
+        if !enabled { out.ascii(#","enabled":false"#) }
+        if let t = toolkit {
+            out.ascii(#","toolkit":"#)
+            out.string(t)
+        }
+        if let c = condition {
+            out.ascii(#","condition":"#)
+            out.string(c)
+        }
+        if kind == .output { out.ascii(#","kind":"output""#) }
         if !allowedCallers.isEmpty {
-            o.append(("callers", .object([("allow", .array(allowedCallers.map { .string($0) }))])))
+            out.ascii(#","callers":{"allow":["#)
+            for (i, c) in allowedCallers.enumerated() {
+                if i > 0 { out.byte(0x2C) }
+                out.string(c)
+            }
+            out.ascii("]}")
         }
-        return JSONValue.object(o).text
+        out.byte(0x7D)
+        return out.text
     }
 
     func collectNamedTypes(result: (any AppFunctionValue.Type)?, into c: inout AppFunctionTypeCollector) {
@@ -251,6 +304,16 @@ public struct AppFunctionConstraints: Sendable, Equatable {
         self.minItems = minItems
         self.maxItems = maxItems
         self.uniqueItems = uniqueItems
+    }
+
+    /// `members` written into an object being written (each with its leading comma).
+    func write(to out: inout JSONOut) {
+        for (k, v) in members {
+            out.byte(0x2C)
+            out.string(k)
+            out.byte(0x3A)
+            v.write(to: &out)
+        }
     }
 
     /// The descriptor keys, in the order docs/descriptors.md lists them.

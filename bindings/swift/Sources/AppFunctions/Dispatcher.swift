@@ -291,6 +291,16 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         return await execute(invocation, arguments: json)
     }
 
+    /// Runs a call on this thread and blocks it until the outcome (`af_execute_json`): for
+    /// synchronous code. A handler without `await` answers on this thread; an `async` handler
+    /// runs on its task while this thread waits, so never call it from a task of Swift
+    /// concurrency (it is unavailable from `async` code) nor from the actor such a handler
+    /// needs. No task, so nothing to cancel: the invocation's timeout applies.
+    @available(*, noasync, message: "blocks the thread: use await execute")
+    public func executeBlocking(_ invocation: AppFunctionInvocation, arguments: String = "{}") -> AppFunctionOutcome {
+        invocation.withCInvocation(token: nil) { takeOutcome(af_execute_json(raw, $0, arguments)) }
+    }
+
     /// Runs `functionId` in-process (platform `.other`).
     public func execute(
         _ functionId: String, arguments: String = "{}", isolation: isolated (any Actor)? = #isolation
@@ -374,21 +384,7 @@ func runCall(
     let outcome = await withTaskCancellationHandler {
         let box = OutcomeBox()
         let retained = Unmanaged.passRetained(box).toOpaque()
-        let st: af_status = invocation.functionId.withCString { id in
-            withOptionalCString(invocation.callerPackage) { caller in
-                // the header's af_invocation: struct_size first, the rest zero (reserved, and
-                // host_context: this binding carries its state in the outcome box instead)
-                var inv = af_invocation()
-                inv.struct_size = UInt32(MemoryLayout<af_invocation>.size)
-                inv.platform = invocation.platform.rawValue
-                inv.function_id = id
-                inv.caller_package = caller
-                inv.cancel_token = token.raw
-                inv.timeout_ms = invocation.timeoutMilliseconds
-                inv.is_foreground = invocation.isForeground ? 1 : 0
-                return start(&inv, retained)
-            }
-        }
+        let st = invocation.withCInvocation(token: token.raw) { start($0, retained) }
         box.starting = false
         if st != AF_OK {
             // Not started: the callback will not run, so the box comes back here.
@@ -404,6 +400,34 @@ func runCall(
     }
     token.recycle()
     return outcome
+}
+
+extension AppFunctionInvocation {
+    /// The header's v1 `af_invocation` of this invocation, lent to `body`: struct_size first,
+    /// the rest zero (reserved, and host_context: this binding carries its state in the
+    /// outcome box instead).
+    func withCInvocation<R>(token: OpaquePointer?, _ body: (UnsafePointer<af_invocation>) -> R) -> R {
+        functionId.withCString { id in
+            withOptionalCString(callerPackage) { caller in
+                var inv = af_invocation()
+                inv.struct_size = UInt32(MemoryLayout<af_invocation>.size)
+                inv.platform = platform.rawValue
+                inv.function_id = id
+                inv.caller_package = caller
+                inv.cancel_token = token
+                inv.timeout_ms = timeoutMilliseconds
+                inv.is_foreground = isForeground ? 1 : 0
+                return body(&inv)
+            }
+        }
+    }
+}
+
+/// The outcome of `af_execute_json` or `af_view_execute_json` (owned; never NULL by contract).
+func takeOutcome(_ json: UnsafeMutablePointer<CChar>?) -> AppFunctionOutcome {
+    guard let json else { return AppFunctionOutcome(failure: .internalError, "the core returned no outcome") }
+    defer { af_string_free(json) }
+    return AppFunctionOutcome(cString: json)
 }
 
 private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {

@@ -33,6 +33,41 @@ public indirect enum AppFunctionType: Sendable, Hashable, CustomStringConvertibl
         }
     }
 
+    /// `json`, written straight into `out`.
+    func write(to out: inout JSONOut) {
+        switch self {
+        case .string: out.ascii(#""string""#)
+        case .boolean: out.ascii(#""boolean""#)
+        case .int32: out.ascii(#""int32""#)
+        case .int64: out.ascii(#""int64""#)
+        case .double: out.ascii(#""double""#)
+        case .dateTime: out.ascii(#""dateTime""#)
+        case .date: out.ascii(#""date""#)
+        case .uuid: out.ascii(#""uuid""#)
+        case .void: out.ascii(#""void""#)
+        case .enumeration(let n):
+            out.ascii(#"{"enum":"#)
+            out.string(n)
+            out.byte(0x7D)
+        case .record(let n):
+            out.ascii(#"{"record":"#)
+            out.string(n)
+            out.byte(0x7D)
+        case .entity(let n):
+            out.ascii(#"{"entity":"#)
+            out.string(n)
+            out.byte(0x7D)
+        case .array(let t):
+            out.ascii(#"{"array":"#)
+            t.write(to: &out)
+            out.byte(0x7D)
+        case .nullable(let t):
+            out.ascii(#"{"nullable":"#)
+            t.write(to: &out)
+            out.byte(0x7D)
+        }
+    }
+
     /// The descriptor JSON of this type, e.g. `{"array":"string"}`.
     public var description: String { json.text }
 
@@ -226,7 +261,9 @@ public struct AppFunctionTypeCollector {
 
     /// False when `name` was already visited (which also stops recursive records).
     public mutating func begin(_ name: String) -> Bool {
-        seen.insert(name).inserted
+        // (contains first: an insert copies a shared set even when the name is in it)
+        if seen.contains(name) { return false }
+        return seen.insert(name).inserted
     }
 
     mutating func visit(_ t: any AppFunctionValue.Type) {

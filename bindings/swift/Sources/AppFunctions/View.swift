@@ -113,6 +113,15 @@ public final class AppFunctionView: @unchecked Sendable {
         return outcome
     }
 
+    /// `execute` blocking this thread until the outcome (`af_view_execute_json`), for
+    /// synchronous code, as `AppFunctionDispatcher.executeBlocking`.
+    @available(*, noasync, message: "blocks the thread: use await execute")
+    public func executeBlocking(_ invocation: AppFunctionInvocation, arguments: String = "{}") -> AppFunctionOutcome {
+        let outcome = invocation.withCInvocation(token: nil) { takeOutcome(af_view_execute_json(raw, $0, arguments)) }
+        refreshGeneration()
+        return outcome
+    }
+
     /// Runs the tool `name` (platform `.other`), in the foreground by default: a view is the
     /// app's own assistant and the user is in the app, so an `openApp` gate passes. Pass
     /// `isForeground: false` for a caller outside the app.

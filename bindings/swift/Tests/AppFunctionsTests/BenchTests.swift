@@ -8,9 +8,10 @@ import XCTest
 /// alone in release for the README figures:
 ///   SWIFT_TEST_ARGS="-c release --filter BenchTests" ci/lanes/swift.sh
 ///
-/// Beside them, in the same batches: the same call with an `async` handler (its own task),
-/// and Swift concurrency's own floor, an `async` function awaiting a continuation resumed
-/// inline (what no async API can go below).
+/// Beside them, in the same batches: the same call with an `async` handler (its own task), with
+/// a raw JSON handler (no Codable: what the C figure's handler does), `executeBlocking` (no
+/// async machinery) with either handler, and Swift concurrency's own floor, an `async`
+/// function awaiting a continuation resumed inline (what no async API can go below).
 final class BenchTests: XCTestCase {
     struct Echo: Codable { var text: String }
 
@@ -20,6 +21,18 @@ final class BenchTests: XCTestCase {
         let start = clock.now
         for _ in 0..<n {
             let o = await call()
+            precondition(o.status == .success)
+        }
+        let elapsed = clock.now - start
+        return (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9) / Double(n)
+    }
+
+    /// One batch of `n` blocking calls, in ns per call.
+    private func blockingBatch(_ n: Int, _ call: () -> AppFunctionOutcome) -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<n {
+            let o = call()
             precondition(o.status == .success)
         }
         let elapsed = clock.now - start
@@ -36,9 +49,14 @@ final class BenchTests: XCTestCase {
         try d.register(AppFunctionDescriptor("echo_async") {
             AppFunctionParameter("text", String.self)
         }) { (_, args: Echo) async -> String in args.text }
+        // the raw form: the bound arguments' JSON in, the result's JSON out, no Codable
+        try d.register(descriptorJSON: #"{"id":"echo_raw","parameters":[{"name":"text","type":"string"}],"result":"string"}"#) {
+            _, _ in #""hi""#
+        }
         let view = try d.makeView()
         let invocation = AppFunctionInvocation("echo")
         let asyncInvocation = AppFunctionInvocation("echo_async")
+        let rawInvocation = AppFunctionInvocation("echo_raw")
         let args = #"{"text":"hi"}"#
         let ready = await d.execute(invocation, arguments: args)
         XCTAssertEqual(try ready.result(as: String.self), "hi")
@@ -56,7 +74,9 @@ final class BenchTests: XCTestCase {
         _ = await batch(n) { await d.execute(invocation, arguments: args) } // warm-up
         _ = await batch(n) { await view.execute(invocation, arguments: args) }
         _ = await batch(n) { await d.execute(asyncInvocation, arguments: args) }
+        _ = blockingBatch(n) { d.executeBlocking(invocation, arguments: args) }
         var best = (execute: Double.infinity, view: Double.infinity, async: Double.infinity,
+                    raw: Double.infinity, blocking: Double.infinity, blockingRaw: Double.infinity,
                     floor: Double.infinity, checkedFloor: Double.infinity)
         var total = 0
         let clock = ContinuousClock()
@@ -65,6 +85,9 @@ final class BenchTests: XCTestCase {
             best.execute = min(best.execute, await batch(n) { await d.execute(invocation, arguments: args) })
             best.view = min(best.view, await batch(n) { await view.execute(invocation, arguments: args) })
             best.async = min(best.async, await batch(n) { await d.execute(asyncInvocation, arguments: args) })
+            best.raw = min(best.raw, await batch(n) { await d.execute(rawInvocation, arguments: args) })
+            best.blocking = min(best.blocking, blockingBatch(n) { d.executeBlocking(invocation, arguments: args) })
+            best.blockingRaw = min(best.blockingRaw, blockingBatch(n) { d.executeBlocking(rawInvocation, arguments: args) })
             best.floor = min(best.floor, await batch(n) { await continuationFloor() })
             best.checkedFloor = min(best.checkedFloor, await batch(n) { await checkedContinuationFloor() })
             total += n
@@ -72,6 +95,9 @@ final class BenchTests: XCTestCase {
         print("BENCH swift execute round trip: \(Int(best.execute)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift view execute round trip: \(Int(best.view)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift execute async handler round trip: \(Int(best.async)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift execute raw JSON handler round trip: \(Int(best.raw)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift executeBlocking round trip: \(Int(best.blocking)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift executeBlocking raw JSON handler round trip: \(Int(best.blockingRaw)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift continuation floor: \(Int(best.floor)) ns/call (withUnsafeContinuation resumed inline)")
         print("BENCH swift checked continuation floor: \(Int(best.checkedFloor)) ns/call (withCheckedContinuation resumed inline)")
     }

@@ -1,6 +1,13 @@
-// Round trips of a trivial inline handler for a profiler: ROUNDTRIP_CALLS calls (default
-// 100,000) of `await execute` off any actor, then from the main actor. The main thread waits
-// on a semaphore instead of parking in dispatch (valgrind cannot follow the latter).
+// Round trips of a trivial handler for a profiler (perf, callgrind): ROUNDTRIP_CALLS calls
+// (default 100,000) of one form, ROUNDTRIP_MODE:
+//   typed         `await execute`, a Codable handler without `await` (the default)
+//   raw           `await execute`, a raw JSON handler (no Codable: what the C figure's does)
+//   async         `await execute`, the Codable handler written `async` (its own task)
+//   blocking      `executeBlocking`, the Codable handler
+//   blocking-raw  `executeBlocking`, the raw JSON handler
+// The calls run on a task off any actor; the main thread waits on a semaphore instead of
+// parking in dispatch (valgrind cannot follow the latter). Instructions per call: the
+// difference of two callgrind runs of different ROUNDTRIP_CALLS, over their difference.
 import AppFunctions
 import Dispatch
 #if canImport(Glibc)
@@ -16,26 +23,38 @@ func now() -> Int64 {
 }
 
 struct Echo: Codable { var text: String }
+let args = #"{"text":"hi"}"#
 
-/// `calls` round trips, in ns per call.
-func roundTrips(_ d: AppFunctionDispatcher, _ calls: Int) async -> Int64 {
-    let invocation = AppFunctionInvocation("echo")
-    let args = #"{"text":"hi"}"#
-    let t0 = now()
-    for _ in 0..<calls {
-        let o = await d.execute(invocation, arguments: args)
-        guard o.isSuccess else { fatalError("round trip: \(o)") }
-    }
-    return (now() - t0) / Int64(max(1, calls))
+func check(_ o: AppFunctionOutcome) {
+    guard o.isSuccess else { fatalError("round trip: \(o)") }
+}
+
+/// `calls` blocking round trips (a synchronous function: executeBlocking is not for async code).
+func blockingRoundTrips(_ d: AppFunctionDispatcher, _ invocation: AppFunctionInvocation, _ calls: Int) {
+    for _ in 0..<calls { check(d.executeBlocking(invocation, arguments: args)) }
 }
 
 let calls = getenv("ROUNDTRIP_CALLS").flatMap { Int(String(cString: $0)) } ?? 100_000
+let mode = getenv("ROUNDTRIP_MODE").map { String(cString: $0) } ?? "typed"
 let d = AppFunctionDispatcher()
 try d.register(AppFunctionDescriptor("echo") { AppFunctionParameter("text", String.self) }) { (_, a: Echo) -> String in a.text }
+try d.register(AppFunctionDescriptor("echo_async") { AppFunctionParameter("text", String.self) }) {
+    (_, a: Echo) async -> String in a.text
+}
+try d.register(descriptorJSON: #"{"id":"echo_raw","parameters":[{"name":"text","type":"string"}],"result":"string"}"#) {
+    _, _ in #""hi""#
+}
+let invocation = AppFunctionInvocation(mode.hasSuffix("raw") ? "echo_raw" : mode == "async" ? "echo_async" : "echo")
 let done = DispatchSemaphore(value: 0)
-Task.detached {
-    let ns = await roundTrips(d, calls)
-    print("roundtrip \(ns) ns/call off any actor (\(calls) calls)")
+let t0 = now()
+if mode.hasPrefix("blocking") {
+    blockingRoundTrips(d, invocation, calls)
     done.signal()
+} else {
+    Task.detached {
+        for _ in 0..<calls { check(await d.execute(invocation, arguments: args)) }
+        done.signal()
+    }
 }
 done.wait()
+print("roundtrip \(mode): \((now() - t0) / Int64(max(1, calls))) ns/call (\(calls) calls)")
