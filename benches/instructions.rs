@@ -8,6 +8,8 @@
 //!
 //! `instructions SCENARIO ITERATIONS` runs one scenario; `instructions --list` names them.
 
+#[path = "../examples/demo/app.rs"]
+mod app;
 mod scenarios;
 
 use appfunctions::export::Format;
@@ -39,6 +41,8 @@ const SCENARIOS: &[&str] = &[
     "export_android_xml_10k",
     "export_mcp_1k",
     "view_tools_1k_expanded",
+    "mcp_call_demo",
+    "mcp_call_trivial",
 ];
 
 fn format_of(name: &str) -> Format {
@@ -137,6 +141,26 @@ fn main() {
             black_box(v.tools(Format::Mcp).unwrap());
             (0..n).for_each(|_| {
                 black_box(measured(|| v.tools(Format::Mcp).unwrap()));
+            });
+        }
+        "mcp_call_demo" => {
+            let a = app::build();
+            let c = McpCall::new(&a.dispatcher);
+            (0..100).for_each(|_| {
+                black_box(c.run());
+            });
+            (0..n).for_each(|_| {
+                black_box(measured(|| c.run()));
+            });
+        }
+        "mcp_call_trivial" => {
+            let d = mcp_trivial(app::TYPES, app::CREATE_ORDER);
+            let c = McpCall::new(&d);
+            (0..100).for_each(|_| {
+                black_box(c.run());
+            });
+            (0..n).for_each(|_| {
+                black_box(measured(|| c.run()));
             });
         }
         other => {

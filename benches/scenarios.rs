@@ -393,3 +393,53 @@ pub fn expanded_view(d: &Dispatcher, toolkits: usize) -> View {
 
 /// The formats whose first export after registration is measured.
 pub const COLD_FORMATS: [Format; Format::ALL.len()] = Format::ALL;
+
+/// The MCP `initialize` of the in-process scenarios (a handshake-era session).
+pub const MCP_INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}"#;
+
+/// The demo's `create_order` as an MCP client calls it.
+pub const MCP_CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_order","arguments":{"customer":"acme","quantity":2,"priority":"High"}}}"#;
+
+/// An initialized MCP session over a dispatcher, calling `create_order` in-process
+/// (`Session::handle`: the request parsed, the call through the pipeline, the
+/// `CallToolResult` written).
+pub struct McpCall(Arc<appfunctions::mcp::Session>);
+
+impl McpCall {
+    pub fn new(d: &Dispatcher) -> McpCall {
+        let s = appfunctions::mcp::Session::new(d, Default::default(), json!({})).unwrap();
+        s.handle(MCP_INITIALIZE).unwrap();
+        assert_eq!(
+            s.handle(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            None
+        );
+        let c = McpCall(s);
+        let first = c.run().unwrap();
+        assert!(first.contains(r#""isError":false"#), "{first}");
+        c
+    }
+
+    #[inline(always)]
+    pub fn run(&self) -> Option<String> {
+        self.0.handle(MCP_CALL)
+    }
+}
+
+/// The demo's `create_order` (its types and descriptor given) with a trivial handler
+/// answering a fixed order, and no delegates: what the MCP adapter and the core cost
+/// without the demo's own work.
+pub fn mcp_trivial(types: &str, create_order: &str) -> Dispatcher {
+    let t = Dispatcher::new();
+    t.define_types(types).unwrap();
+    t.register_function(
+        create_order,
+        Some(sync_handler(|_| {
+            Ok(Some(
+                r#"{"id":"o-1","customer":"acme","quantity":2,"priority":"High","status":"open"}"#
+                    .into(),
+            ))
+        })),
+    )
+    .unwrap();
+    t
+}

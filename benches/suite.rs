@@ -7,6 +7,7 @@
 
 #[path = "../examples/demo/app.rs"]
 mod app;
+mod scenarios;
 
 use appfunctions::ffi::*;
 use serde_json::json;
@@ -172,45 +173,24 @@ fn main() {
     let last = samples[10].1 as f64;
     let growth_per_million = (last - warm) / ((9 * step) as f64 / 1e6);
 
-    // MCP tools/call round trip in-process
-    let a = app::build();
-    let s = appfunctions::mcp::Session::new(&a.dispatcher, Default::default(), json!({})).unwrap();
-    s.handle(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}"#);
-    s.handle(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    let msg = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_order","arguments":{"customer":"acme","quantity":2,"priority":"High"}}}"#;
-    for _ in 0..2000 {
-        s.handle(msg);
-    }
+    // MCP tools/call round trip in-process (benches/scenarios.rs, `McpCall`; callgrind
+    // counts the same calls: `mcp_call_demo`, `mcp_call_trivial`)
     let m = 20_000;
-    let t = Instant::now();
-    for _ in 0..m {
-        std::hint::black_box(s.handle(msg));
-    }
-    let mcp_us = t.elapsed().as_secs_f64() * 1e6 / m as f64;
-
+    let time_mcp = |c: &scenarios::McpCall| {
+        for _ in 0..2000 {
+            std::hint::black_box(c.run());
+        }
+        let t = Instant::now();
+        for _ in 0..m {
+            std::hint::black_box(c.run());
+        }
+        t.elapsed().as_secs_f64() * 1e6 / m as f64
+    };
+    let a = app::build();
+    let mcp_us = time_mcp(&scenarios::McpCall::new(&a.dispatcher));
     // the adapter alone: the same tool with a trivial handler and no delegates
-    let t = appfunctions::Dispatcher::new();
-    t.define_types(app::TYPES).unwrap();
-    t.register_function(
-        app::CREATE_ORDER,
-        Some(appfunctions::sync_handler(|_| {
-            Ok(Some(
-                r#"{"id":"o-1","customer":"acme","quantity":2,"priority":"High","status":"open"}"#
-                    .into(),
-            ))
-        })),
-    )
-    .unwrap();
-    let ts = appfunctions::mcp::Session::new(&t, Default::default(), json!({})).unwrap();
-    ts.handle(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}"#);
-    for _ in 0..2000 {
-        ts.handle(msg);
-    }
-    let tm = Instant::now();
-    for _ in 0..m {
-        std::hint::black_box(ts.handle(msg));
-    }
-    let mcp_trivial_us = tm.elapsed().as_secs_f64() * 1e6 / m as f64;
+    let t = scenarios::mcp_trivial(app::TYPES, app::CREATE_ORDER);
+    let mcp_trivial_us = time_mcp(&scenarios::McpCall::new(&t));
 
     unsafe { af_dispatcher_free(d.0) };
     println!(
