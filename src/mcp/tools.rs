@@ -218,7 +218,8 @@ impl Session {
         let cancelled = {
             let mut st = self.state.lock();
             st.in_flight.remove(&c.id);
-            st.cancelled.remove(&c.id)
+            // (hashing the id only when some call was cancelled)
+            !st.cancelled.is_empty() && st.cancelled.remove(&c.id)
         };
         if cancelled {
             return None;

@@ -413,38 +413,89 @@ fn write_str(out: &mut String, s: &str, escape_free: bool) {
     }
 }
 
+/// What each byte becomes in a JSON string: 0 itself, `u` the `\u00XX` form, else the
+/// letter after the backslash.
+static ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = b'u';
+        b += 1;
+    }
+    t[b'\n' as usize] = b'n';
+    t[b'\r' as usize] = b'r';
+    t[b'\t' as usize] = b't';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
 /// Writes `s` as a JSON string.
+///
+/// Text with quotes in it (a JSON text carried as a string, as MCP's text content of a
+/// record result) is escaped byte by byte into a buffer on the stack, a chunk of whole
+/// characters at a time: one copy per chunk rather than two per escape.
 pub(crate) fn write_json_str(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    /// Input bytes per chunk (then up to 3 more, to end on a character boundary), each
+    /// at most 6 bytes escaped.
+    const CHUNK: usize = 64;
     out.reserve(s.len() + 2);
     out.push('"');
     // the common case: nothing to escape
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+    let bytes = s.as_bytes();
+    let Some(first) = bytes.iter().position(|&b| ESCAPES[b as usize] != 0) else {
         out.push_str(s);
         out.push('"');
         return;
-    }
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        if esc.is_empty() {
-            let _ = write!(out, "\\u{:04x}", b);
-        } else {
-            out.push_str(esc);
+    };
+    out.push_str(&s[..first]);
+    let mut buf = [0u8; (CHUNK + 3) * 6];
+    let mut rest = &bytes[first..];
+    while !rest.is_empty() {
+        let mut end = rest.len().min(CHUNK);
+        while end < rest.len() && (0x80..0xc0).contains(&rest[end]) {
+            end += 1;
         }
-        start = i + 1;
+        let (chunk, tail) = rest.split_at(end);
+        let mut n = 0;
+        for &b in chunk {
+            match ESCAPES[b as usize] {
+                0 => {
+                    buf[n] = b;
+                    n += 1;
+                }
+                b'u' => {
+                    buf[n..n + 6].copy_from_slice(&[
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        HEX[(b >> 4) as usize],
+                        HEX[(b & 0xf) as usize],
+                    ]);
+                    n += 6;
+                }
+                e => {
+                    buf[n] = b'\\';
+                    buf[n + 1] = e;
+                    n += 2;
+                }
+            }
+        }
+        push_utf8(out, &buf[..n]);
+        rest = tail;
     }
-    out.push_str(&s[start..]);
     out.push('"');
+}
+
+/// Appends bytes cut from a `str` at character boundaries (with ASCII escapes put in).
+fn push_utf8(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => out.push_str(t),
+        // unreachable: whole characters of a str and ASCII only
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
+    }
 }
 
 struct ArgsSeed<'c, 't, 'p> {
@@ -1539,6 +1590,36 @@ mod tests {
         write_json_str(&mut s, "a\u{1}\n\"é");
         assert_eq!(s, "\"a\\u0001\\n\\\"é\"");
         assert_eq!(serde_json::from_str::<String>(&s).unwrap(), "a\u{1}\n\"é");
+    }
+
+    #[test]
+    fn long_strings_are_escaped_as_serde_json_does_across_the_buffer() {
+        // every length around the stack buffer's flushes, multi-byte characters and
+        // escapes landing on each side of them, appended after text already there
+        let pieces = [
+            "\"",
+            "é",
+            "✓",
+            "😀",
+            "\\",
+            "\u{1f}",
+            "\t",
+            "ab",
+            "{\"k\":1}",
+        ];
+        for len in [0usize, 1, 60, 61, 62, 63, 64, 65, 127, 128, 129, 600] {
+            for (i, p) in pieces.iter().enumerate() {
+                let mut text = "x".repeat(len);
+                for j in 0..40 {
+                    text.push_str(pieces[(i + j) % pieces.len()]);
+                    text.push_str(p);
+                }
+                let mut out = String::from("[");
+                write_json_str(&mut out, &text);
+                assert_eq!(out[1..], serde_json::to_string(&text).unwrap(), "{len} {p}");
+                assert_eq!(json_str_len(&text), out.len() - 1, "{len} {p}");
+            }
+        }
     }
 
     #[test]
