@@ -942,10 +942,7 @@ fn the_apps_own_view_calls_in_the_foreground_and_an_mcp_client_does_not() {
     // passes; an MCP client is outside the app, so it is refused with the gate's message
     let (a, s, _) = session(0);
     assert!(!a.sign_in.is_signed_in());
-    let id = a.orders.lock().unwrap()[0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = a.orders.lock().unwrap()[0].id.clone();
     let args = json!({ "order": id }).to_string();
     init(&s, "2025-11-25");
     let r = req(

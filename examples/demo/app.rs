@@ -8,7 +8,9 @@
 use appfunctions::{
     sync_handler, Call, Delegate, Dispatcher, ErrorCode, Gate, HandlerResult, Outcome,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -41,27 +43,88 @@ impl Delegate for SignInDelegate {
     }
 }
 
-/// The seed's TelemetryDelegate: one line per call.
+/// The seed's TelemetryDelegate: one line per call ("create_order from other: ok").
 pub struct TelemetryDelegate(pub Arc<Mutex<Vec<String>>>);
 
 impl Delegate for TelemetryDelegate {
     fn on_invoked(&self, call: &Arc<Call>, outcome: &Outcome, _json: &str) {
-        let what = match (&outcome.error_code, &outcome.message) {
-            (Some(c), Some(m)) => format!("{c}: {m}"),
+        // on every call's path: the line is put together in one string of the right
+        // size, no formatting machinery, no intermediate strings
+        let id = call.function_id();
+        let platform = call.platform().as_str();
+        let (what, message) = match (&outcome.error_code, &outcome.message) {
+            (Some(c), Some(m)) => (c.as_str(), Some(m.as_str())),
             _ if outcome.status == appfunctions::Status::OpenApp => {
-                format!("openApp: {}", outcome.message.as_deref().unwrap_or(""))
+                ("openApp", Some(outcome.message.as_deref().unwrap_or("")))
             }
-            _ => "ok".into(),
+            _ => ("ok", None),
         };
-        self.0.lock().unwrap().push(format!(
-            "{} from {}: {what}",
-            call.function_id(),
-            call.platform().as_str()
-        ));
+        let mut line = String::with_capacity(
+            id.len() + platform.len() + what.len() + message.map_or(0, |m| m.len() + 2) + 8,
+        );
+        line.push_str(id);
+        line.push_str(" from ");
+        line.push_str(platform);
+        line.push_str(": ");
+        line.push_str(what);
+        if let Some(m) = message {
+            line.push_str(": ");
+            line.push_str(m);
+        }
+        self.0.lock().unwrap().push(line);
     }
     fn has_on_invoking(&self) -> bool {
         false
     }
+}
+
+/// The `Priority` enum of [`TYPES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Priority {
+    Low,
+    #[default]
+    Normal,
+    High,
+}
+
+impl Priority {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Priority::Low => "Low",
+            Priority::Normal => "Normal",
+            Priority::High => "High",
+        }
+    }
+}
+
+/// An order's status: "open" or "cancelled".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Open,
+    Cancelled,
+}
+
+/// The `Order` record of [`TYPES`] (and the `order` entity): serde writes its fields in
+/// this order, the record's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Order {
+    pub id: String,
+    pub customer: String,
+    pub quantity: i32,
+    pub priority: Priority,
+    pub status: Status,
+}
+
+/// The arguments of `create_order`, as the core hands them over: validated against the
+/// descriptor (quantity ≥ 1, a known priority), the default priority filled in.
+#[derive(Deserialize)]
+struct CreateOrderArgs<'a> {
+    #[serde(borrow)]
+    customer: Cow<'a, str>,
+    quantity: i32,
+    #[serde(default)]
+    priority: Priority,
 }
 
 /// The app's state, for the demo to show.
@@ -69,7 +132,7 @@ pub struct DemoApp {
     pub dispatcher: Dispatcher,
     pub sign_in: Arc<SignInState>,
     pub telemetry: Arc<Mutex<Vec<String>>>,
-    pub orders: Arc<Mutex<Vec<Value>>>,
+    pub orders: Arc<Mutex<Vec<Order>>>,
     pub notes: Arc<Mutex<Vec<Value>>>,
 }
 
@@ -81,6 +144,23 @@ fn args(call: &Call) -> Value {
 
 fn ok(v: Value) -> HandlerResult {
     Ok(Some(v.to_string()))
+}
+
+/// A handler's result written straight from a typed value (no tree in between).
+fn ok_json<T: Serialize + ?Sized>(v: &T) -> HandlerResult {
+    serde_json::to_string(v)
+        .map(Some)
+        .map_err(|e| (ErrorCode::HandlerFailed, e.to_string()))
+}
+
+fn order(id: &str, customer: &str, quantity: i32, priority: Priority) -> Order {
+    Order {
+        id: id.into(),
+        customer: customer.into(),
+        quantity,
+        priority,
+        status: Status::Open,
+    }
 }
 
 pub const TYPES: &str = r#"{
@@ -209,9 +289,9 @@ pub fn build() -> DemoApp {
     let d = Dispatcher::new();
     let sign_in = Arc::new(SignInState::default());
     let telemetry = Arc::new(Mutex::new(Vec::new()));
-    let orders: Arc<Mutex<Vec<Value>>> = Arc::new(Mutex::new(vec![
-        json!({"id": "o-1", "customer": "acme", "quantity": 2, "priority": "Normal", "status": "open"}),
-        json!({"id": "o-2", "customer": "globex", "quantity": 10, "priority": "High", "status": "open"}),
+    let orders = Arc::new(Mutex::new(vec![
+        order("o-1", "acme", 2, Priority::Normal),
+        order("o-2", "globex", 10, Priority::High),
     ]));
     let notes: Arc<Mutex<Vec<Value>>> = Arc::new(Mutex::new(vec![
         json!({"id": 1, "title": "Shopping", "content": "Milk, eggs"}),
@@ -235,24 +315,21 @@ pub fn build() -> DemoApp {
             let req: Value =
                 serde_json::from_str(call.lookup_request().unwrap_or("{}")).unwrap_or_default();
             let all = o.lock().unwrap();
-            let found: Vec<&Value> = match req.get("ids").and_then(Value::as_array) {
-                Some(ids) => all.iter().filter(|x| ids.contains(&x["id"])).collect(),
+            let found: Vec<&Order> = match req.get("ids").and_then(Value::as_array) {
+                Some(ids) => all
+                    .iter()
+                    .filter(|x| ids.iter().any(|i| i.as_str() == Some(x.id.as_str())))
+                    .collect(),
                 None => {
                     let q = req["query"].as_str().unwrap_or("").to_lowercase();
                     all.iter()
                         .filter(|x| {
-                            q.is_empty()
-                                || x["customer"]
-                                    .as_str()
-                                    .unwrap_or("")
-                                    .to_lowercase()
-                                    .contains(&q)
-                                || x["id"].as_str() == Some(q.as_str())
+                            q.is_empty() || x.customer.to_lowercase().contains(&q) || x.id == q
                         })
                         .collect()
                 }
             };
-            ok(json!(found))
+            ok_json(&found)
         }),
     )
     .expect("order entity");
@@ -261,16 +338,26 @@ pub fn build() -> DemoApp {
     d.register_function(
         CREATE_ORDER,
         Some(sync_handler(move |call| {
-            // the core has enforced quantity >= 1 (the descriptor's "minimum": 1)
-            let a = args(call);
+            // the core has checked the arguments against the descriptor (quantity >= 1,
+            // a known priority) and filled in the default priority: serde reads them
+            // straight into a struct, borrowing the customer's name from the text
+            let a: CreateOrderArgs<'_> = serde_json::from_str(call.args().unwrap_or("{}"))
+                .map_err(|e| (ErrorCode::HandlerFailed, e.to_string()))?;
             let mut all = o.lock().unwrap();
-            let order = json!({
-                "id": format!("o-{}", all.len() + 1),
-                "customer": a["customer"], "quantity": a["quantity"], "priority": a["priority"], "status": "open"
-            });
-            all.push(order.clone());
-            call.say(&format!("Order {} created for {}.", order["id"].as_str().unwrap(), a["customer"].as_str().unwrap_or("")));
-            ok(order)
+            let order = Order {
+                id: format!("o-{}", all.len() + 1),
+                customer: a.customer.into_owned(),
+                quantity: a.quantity,
+                priority: a.priority,
+                status: Status::Open,
+            };
+            let result = ok_json(&order);
+            call.say(&format!(
+                "Order {} created for {}.",
+                order.id, order.customer
+            ));
+            all.push(order);
+            result
         })),
     )
     .expect("create_order");
@@ -282,13 +369,13 @@ pub fn build() -> DemoApp {
             let a = args(call);
             let id = a["order"]["id"].as_str().unwrap_or("").to_owned();
             let mut all = o.lock().unwrap();
-            let order = all.iter_mut().find(|x| x["id"] == id.as_str()).ok_or((
+            let order = all.iter_mut().find(|x| x.id == id).ok_or((
                 ErrorCode::EntityNotFound,
                 format!("order: no order with id \"{id}\""),
             ))?;
-            order["status"] = json!("cancelled");
+            order.status = Status::Cancelled;
             call.say(&format!("Order {id} cancelled."));
-            ok(order.clone())
+            ok_json(order)
         })),
     )
     .expect("cancel_order");
@@ -350,7 +437,7 @@ pub fn build() -> DemoApp {
         ORDER_STATS,
         Some(sync_handler(move |_| {
             let all = o.lock().unwrap();
-            let open = all.iter().filter(|x| x["status"] == "open").count();
+            let open = all.iter().filter(|x| x.status == Status::Open).count();
             ok(json!({"open": open, "cancelled": all.len() - open}))
         })),
     )
@@ -364,13 +451,13 @@ pub fn build() -> DemoApp {
             let min = a["minQuantity"].as_i64().unwrap_or(0);
             let all = o.lock().unwrap();
             let limit = a["limit"].as_u64().unwrap_or(20) as usize;
-            let found: Vec<&Value> = all
+            let found: Vec<&Order> = all
                 .iter()
-                .filter(|x| x["quantity"].as_i64().unwrap_or(0) >= min)
-                .filter(|x| a["priority"].is_null() || x["priority"] == a["priority"])
+                .filter(|x| i64::from(x.quantity) >= min)
+                .filter(|x| a["priority"].is_null() || a["priority"] == x.priority.as_str())
                 .take(limit)
                 .collect();
-            ok(json!(found))
+            ok_json(&found)
         })),
     )
     .expect("find_orders");
