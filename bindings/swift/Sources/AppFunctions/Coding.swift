@@ -549,50 +549,38 @@ enum JSONWriter {
     /// A value as JSON: the scalars directly, dates by the binding's convention, everything
     /// else through its `encode(to:)`.
     static func node<T: Encodable>(_ value: T, _ path: [any CodingKey]) throws -> EncodedNode {
-        // the common scalars by their type (cheap), the rest by a cast
+        // the scalars and the types with a JSON convention by their type (a metatype
+        // comparison is cheap; a dynamic cast to each candidate is not)
         if T.self == String.self { return .text(quoted(unsafeBitCast(value, to: String.self))) }
         if T.self == Int32.self { return .text(String(unsafeBitCast(value, to: Int32.self))) }
         if T.self == Int.self { return .text(String(unsafeBitCast(value, to: Int.self))) }
         if T.self == Bool.self { return .text(unsafeBitCast(value, to: Bool.self) ? "true" : "false") }
-        switch value {
-        case let s as String: return .text(quoted(s))
-        case let b as Bool: return .text(b ? "true" : "false")
-        case let i as Int: return .text(String(i))
-        case let i as Int32: return .text(String(i))
-        case let i as Int64: return .text(String(i))
-        case let d as Double: return .text(try double(d, path))
-        case let d as Date: return .text(quoted(AppJSON.formatDate(d)))
-        case let f as Float:
+        if T.self == Int64.self { return .text(String(unsafeBitCast(value, to: Int64.self))) }
+        if T.self == Double.self { return .text(try double(unsafeBitCast(value, to: Double.self), path)) }
+        if T.self == Date.self { return .text(quoted(AppJSON.formatDate(unsafeBitCast(value, to: Date.self)))) }
+        if T.self == Float.self {
+            let f = unsafeBitCast(value, to: Float.self)
             guard f.isFinite else {
                 throw EncodingError.invalidValue(f, .init(codingPath: path, debugDescription: "Unable to encode \(f) directly in JSON."))
             }
             var s = f.description
             if s.hasSuffix(".0") { s.removeLast(2) }
             return .text(s)
-        case let u as URL: return .text(quoted(u.absoluteString))
-        case let d as Data: return .text(quoted(d.base64EncodedString()))
-        case let d as Decimal: return .text(d.description)
-        default:
-            let e = NodeEncoder(path)
-            try value.encode(to: e)
-            return e.result ?? .text("{}")
         }
+        if T.self == URL.self { return .text(quoted((value as! URL).absoluteString)) }
+        if T.self == Data.self { return .text(quoted((value as! Data).base64EncodedString())) }
+        if T.self == Decimal.self { return .text((value as! Decimal).description) }
+        let e = NodeEncoder(path)
+        try value.encode(to: e)
+        return e.result ?? .text("{}")
     }
 
     static func text<T: Encodable>(_ value: T) throws -> String {
         // the common results without building anything
         if T.self == String.self { return quoted(unsafeBitCast(value, to: String.self)) }
-        switch value {
-        case let s as String: return quoted(s)
-        case let b as Bool: return b ? "true" : "false"
-        case let i as Int: return String(i)
-        case let i as Int32: return String(i)
-        case let i as Int64: return String(i)
-        default:
-            var out = JSONOut()
-            try node(value, []).write(to: &out)
-            return out.text
-        }
+        var out = JSONOut()
+        try node(value, []).write(to: &out)
+        return out.text
     }
 }
 

@@ -108,8 +108,15 @@ func registerFunctions(_ d: AppFunctionDispatcher, copy n: Int, count: Int) thro
     func id(_ base: String) -> String { n > 1 ? "\(base)_\(n)" : base }
     func title(_ base: String) -> String { n > 1 ? "\(base) \(n)" : base }
     var registered = 0
+    let trace = n == 1 && getenv("COLDSTART_TRACE") != nil
+    var t = now()
     func more() -> Bool {
         registered += 1
+        if trace {
+            let t1 = now()
+            print("  function \(registered): \((t1 - t) / 1000) us")
+            t = t1
+        }
         return registered < count
     }
     try d.register(AppFunctionDescriptor(id("create_order"), title: title("Create order"),
