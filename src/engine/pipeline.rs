@@ -32,9 +32,17 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+/// What a stage did, and what [`step`] gives [`run`] (all but `Now`).
 enum Next {
+    /// Moved on to the next stage, which runs now (no host code ran).
+    Now,
+    /// Took the host's answer (in the input slot): [`run`] checks for a cancellation
+    /// before the next stage.
     Go,
+    /// Waits for the host.
     Wait,
+    /// Ended the call: its outcome is in the drive's outcome slot ([`end`]).
+    End,
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
@@ -202,55 +210,66 @@ fn run(
                 return;
             }
         }
-        match step(call, st, input) {
-            Ok(Next::Go) => {}
-            Ok(Next::Wait) => return,
-            Err(outcome) => {
-                *ended = Some(outcome);
-                return;
-            }
+        // (waiting for the host, or ended: its outcome in `ended`)
+        if !matches!(step(call, st, input, ended), Next::Go) {
+            return;
         }
     }
 }
 
-/// What a step did: `Go` with the host's answer (if it took one) in the input slot.
-type StepResult = Result<Next, Outcome>;
+fn go() -> Next {
+    Next::Go
+}
 
-fn go() -> StepResult {
-    Ok(Next::Go)
+/// Ends the call with `outcome`: the stages put it in the drive's slot where they make it
+/// rather than return it (an outcome is ten words: a result carrying one went through
+/// memory at every stage, and was moved again at each return on its way to the slot).
+fn end(ended: &mut Option<Outcome>, outcome: Outcome) -> Next {
+    *ended = Some(outcome);
+    Next::End
+}
+
+/// Ends the call with the error `code` and `message`.
+fn fail(ended: &mut Option<Outcome>, code: ErrorCode, message: impl Into<String>) -> Next {
+    end(ended, Outcome::error(code, message))
 }
 
 /// Waits for a host answer: an inline answer (in the input slot) continues the loop at
 /// once.
-fn waited(answered: bool) -> StepResult {
-    Ok(if answered { Next::Go } else { Next::Wait })
+fn waited(answered: bool) -> Next {
+    if answered {
+        Next::Go
+    } else {
+        Next::Wait
+    }
 }
 
 /// Runs stages until one waits for the host, ends the call, or has taken a host answer
 /// (then `run` checks for a cancellation before the next): stages that run no host code
 /// follow each other here.
-fn step(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>) -> StepResult {
+fn step(
+    call: &Arc<Call>,
+    st: &mut DriveState,
+    input: &mut Option<Completion>,
+    ended: &mut Option<Outcome>,
+) -> Next {
     let snap = call.snap();
     loop {
-        let staged = match st.stage {
-            Stage::Begin => begin(call, snap, st, input),
-            Stage::Find => find(call, snap, st),
-            Stage::Bind => bind(call, snap, st),
-            Stage::Resolve(i) => resolve(call, st, i, input).map(Some),
-            Stage::Gates(i) => gates(call, snap, st, i, input),
-            Stage::OpensApp => opens_app(call, st),
-            Stage::Permission => permission(call, snap, st, input),
-            Stage::Handler => handler(call, st, input),
+        let next = match st.stage {
+            Stage::Begin => begin(call, snap, st, input, ended),
+            Stage::Find => find(call, snap, st, ended),
+            Stage::Bind => bind(call, snap, st, ended),
+            Stage::Resolve(i) => resolve(call, st, i, input, ended),
+            Stage::Gates(i) => gates(call, snap, st, i, input, ended),
+            Stage::OpensApp => opens_app(call, st, ended),
+            Stage::Permission => permission(call, snap, st, input, ended),
+            Stage::Handler => handler(call, st, input, ended),
         };
-        if let Some(next) = staged? {
-            return Ok(next);
+        if !matches!(next, Next::Now) {
+            return next;
         }
     }
 }
-
-/// What one stage did: `Ok(None)` moved on to the next stage, which runs at once (no host
-/// code ran); `Ok(Some(next))` is what [`step`] returns; `Err` ends the call.
-type Staged = Result<Option<Next>, Outcome>;
 
 /// The scope begins (the host's scope hook), then the function is found; an entity
 /// lookup goes straight to the gates.
@@ -259,17 +278,19 @@ fn begin(
     snap: &Snapshot,
     st: &mut DriveState,
     input: &mut Option<Completion>,
-) -> Staged {
+    ended: &mut Option<Outcome>,
+) -> Next {
     // (nothing answers before the call begins)
     drop(input.take());
     if call.parent.is_none() {
         if let Some(h) = &snap.scope_hooks {
             st.began = true;
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.begin(call))) {
-                return Err(Outcome::error(
+                return fail(
+                    ended,
                     ErrorCode::InternalError,
                     format!("the scope-begin hook failed: {}", panic_text(&*p)),
-                ));
+                );
             }
         }
     }
@@ -279,57 +300,74 @@ fn begin(
         Stage::Find
     };
     // (a call cancelled before it started ends after its scope begins)
-    go().map(Some)
+    go()
 }
 
 /// The function is there, enabled, and the caller may call it.
-fn find(call: &Arc<Call>, snap: &Snapshot, st: &mut DriveState) -> Staged {
+fn find(
+    call: &Arc<Call>,
+    snap: &Snapshot,
+    st: &mut DriveState,
+    ended: &mut Option<Outcome>,
+) -> Next {
     // execute looked the function up when it made the call
     let Some(entry) = call.entry() else {
-        return Err(Outcome::error(
+        return fail(
+            ended,
             ErrorCode::FunctionNotFound,
             snap.not_found_message(call.function_id()),
-        ));
+        );
     };
     if !entry.is_enabled() {
-        return Err(Outcome::error(
+        return fail(
+            ended,
             ErrorCode::Disabled,
             format!("{} is disabled", call.function_id()),
-        ));
+        );
     }
     // (no caller policy, the common case: every caller passes)
     if !snap.callers.is_empty() || !entry.desc.callers.is_empty() {
         if let Some(why) = snap.callers.refuses(call.caller_package()) {
-            return Err(Outcome::error(
+            return fail(
+                ended,
                 ErrorCode::Denied,
                 format!("{why} to call functions of this app"),
-            ));
+            );
         }
         if let Some(why) = entry.desc.callers.refuses(call.caller_package()) {
-            return Err(Outcome::error(
+            return fail(
+                ended,
                 ErrorCode::Denied,
                 format!("{why} to call {}", call.function_id()),
-            ));
+            );
         }
     }
     st.stage = Stage::Bind;
-    Ok(None)
+    Next::Now
 }
 
 /// The arguments are bound in one pass; entity ids found in them are resolved next.
-fn bind(call: &Arc<Call>, snap: &Snapshot, st: &mut DriveState) -> Staged {
+fn bind(
+    call: &Arc<Call>,
+    snap: &Snapshot,
+    st: &mut DriveState,
+    ended: &mut Option<Outcome>,
+) -> Next {
     if call.args_fixed.is_some() {
         // bound when the call was made, with no entity to resolve: shown from now on
         call.args_ready.store(true, Ordering::Release);
         st.stage = Stage::Gates(0);
-        return Ok(None);
+        return Next::Now;
     }
     let entry = call.entry().expect("found");
     let bound = match st.pre_bound.take() {
         Some(b) => *b,
         None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
-    }
-    .map_err(|e| Outcome::error(ErrorCode::InvalidArgument, e.to_string()))?;
+    };
+    let bound = match bound {
+        Ok(bound) => bound,
+        Err(e) => return fail(ended, ErrorCode::InvalidArgument, e.to_string()),
+    };
     if bound.entity_refs.is_empty() {
         publish_args(call, bound.json);
         st.stage = Stage::Gates(0);
@@ -354,7 +392,7 @@ fn bind(call: &Arc<Call>, snap: &Snapshot, st: &mut DriveState) -> Staged {
         st.resolve = groups;
         st.stage = Stage::Resolve(0);
     }
-    Ok(None)
+    Next::Now
 }
 
 /// Gate `i`: the next delegate's `on_invoking`, and its answer.
@@ -364,23 +402,24 @@ fn gates(
     st: &mut DriveState,
     i: usize,
     input: &mut Option<Completion>,
-) -> Staged {
+    ended: &mut Option<Outcome>,
+) -> Next {
     // (an answer in hand is this gate's; taken only when there is one)
     if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
         match d {
             GateDecision::Allow => {}
-            GateDecision::Deny(msg) => return Err(Outcome::error(ErrorCode::Denied, msg)),
+            GateDecision::Deny(msg) => return fail(ended, ErrorCode::Denied, msg),
             GateDecision::OpenApp(msg) => match (call.platform, call.foreground) {
                 // in the foreground the user is in the app already: the gate passes on
                 // every platform (seed 000's rerun, an in-app assistant)
                 (_, true) => {}
-                (Platform::Apple, false) => return Err(Outcome::open_app(msg)),
+                (Platform::Apple, false) => return end(ended, Outcome::open_app(msg)),
                 // android and other have no way to continue in the app
-                _ => return Err(Outcome::error(ErrorCode::Denied, msg)),
+                _ => return fail(ended, ErrorCode::Denied, msg),
             },
         }
         st.stage = Stage::Gates(i + 1);
-        return go().map(Some);
+        return go();
     }
     let Some(d) = snap.delegates.get(i) else {
         st.stage = if call.parent.is_some() {
@@ -388,10 +427,12 @@ fn gates(
         } else {
             Stage::OpensApp
         };
-        return Ok(None);
+        return Next::Now;
     };
     if d.has_on_invoking() {
-        gate_waits_left(call, st)?;
+        if let Err(o) = gate_waits_left(call, st) {
+            return end(ended, o);
+        }
         return waited(call.await_host(Op::Gate, st, input, |seq| {
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
                 d.on_invoking_seq(call, crate::engine::call::GateSeq(seq))
@@ -401,22 +442,24 @@ fn gates(
                     GateDecision::Deny(format!("a delegate failed: {}", panic_text(&*p))),
                 );
             }
-        }))
-        .map(Some);
+        }));
     }
     st.stage = Stage::Gates(i + 1);
-    Ok(None)
+    Next::Now
 }
 
 /// An `opensApp` function called from the background continues in the app.
-fn opens_app(call: &Arc<Call>, st: &mut DriveState) -> Staged {
+fn opens_app(call: &Arc<Call>, st: &mut DriveState, ended: &mut Option<Outcome>) -> Next {
     let desc = &call.entry().expect("found").desc;
     if desc.opens_app && call.platform == Platform::Apple && !call.foreground {
         let name = desc.title.as_deref().unwrap_or(&desc.id);
-        return Err(Outcome::open_app(format!("Continue in the app to {name}.")));
+        return end(
+            ended,
+            Outcome::open_app(format!("Continue in the app to {name}.")),
+        );
     }
     st.stage = Stage::Permission;
-    Ok(None)
+    Next::Now
 }
 
 /// A `requiresPermission` function asks the permission hook, and takes its answer.
@@ -425,33 +468,37 @@ fn permission(
     snap: &Snapshot,
     st: &mut DriveState,
     input: &mut Option<Completion>,
-) -> Staged {
+    ended: &mut Option<Outcome>,
+) -> Next {
     let desc = &call.entry().expect("found").desc;
     if let Some(Completion::Gate(d)) = input.is_some().then(|| input.take()).flatten() {
         return match d {
             GateDecision::Allow => {
                 st.stage = Stage::Handler;
-                go().map(Some)
+                go()
             }
             GateDecision::Deny(m) | GateDecision::OpenApp(m) => {
-                Err(Outcome::error(ErrorCode::PermissionDenied, m))
+                fail(ended, ErrorCode::PermissionDenied, m)
             }
         };
     }
     if !desc.requires_permission {
         st.stage = Stage::Handler;
-        return Ok(None);
+        return Next::Now;
     }
     let Some(hook) = snap.permission.clone() else {
-        return Err(Outcome::error(
+        return fail(
+            ended,
             ErrorCode::PermissionDenied,
             format!(
                 "{} requires permission and the app has no permission hook to ask the user",
                 desc.id
             ),
-        ));
+        );
     };
-    gate_waits_left(call, st)?;
+    if let Err(o) = gate_waits_left(call, st) {
+        return end(ended, o);
+    }
     waited(call.await_host(Op::Gate, st, input, |seq| {
         let gate = Gate::new(call.clone(), seq);
         if let Err(p) = catch_unwind(AssertUnwindSafe(|| hook.ask(call, gate))) {
@@ -461,23 +508,30 @@ fn permission(
             );
         }
     }))
-    .map(Some)
 }
 
 /// The handler runs (an output function answers with its arguments), and its answer
 /// ends the call.
-fn handler(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>) -> Staged {
+fn handler(
+    call: &Arc<Call>,
+    st: &mut DriveState,
+    input: &mut Option<Completion>,
+    ended: &mut Option<Outcome>,
+) -> Next {
     let entry = call.entry().expect("found");
     if let Some(Completion::Handler(r)) = input.take() {
         if call.parent.is_some() {
             // a lookup resolving ids: the call it serves checks the answer
             // (bind_entity_list), once
-            return Err(match r {
-                Ok(text) => Outcome::success(text),
-                Err((code, msg)) => Outcome::error(code, msg),
-            });
+            return end(
+                ended,
+                match r {
+                    Ok(text) => Outcome::success(text),
+                    Err((code, msg)) => Outcome::error(code, msg),
+                },
+            );
         }
-        return Err(handler_outcome(call, &entry.desc, r));
+        return end(ended, handler_outcome(call, &entry.desc, r));
     }
     if entry.desc.kind == FunctionKind::Output {
         let args = call.args().map(str::to_owned);
@@ -487,13 +541,14 @@ fn handler(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>
             None => Outcome::success(args),
         };
         o.is_final = o.is_success();
-        return Err(o);
+        return end(ended, o);
     }
     let Some(handler) = entry.handler.as_deref() else {
-        return Err(Outcome::error(
+        return fail(
+            ended,
             ErrorCode::NotSupported,
             format!("{} has no handler", entry.desc.id),
-        ));
+        );
     };
     waited(call.await_host(Op::Handler, st, input, |_| {
         if let Err(p) = catch_unwind(AssertUnwindSafe(|| handler.invoke(call))) {
@@ -503,7 +558,6 @@ fn handler(call: &Arc<Call>, st: &mut DriveState, input: &mut Option<Completion>
             )));
         }
     }))
-    .map(Some)
 }
 
 fn publish_args(call: &Call, mut json: String) {
@@ -518,7 +572,8 @@ fn resolve(
     st: &mut DriveState,
     i: usize,
     input: &mut Option<Completion>,
-) -> StepResult {
+    ended: &mut Option<Outcome>,
+) -> Next {
     let snap = call.snap();
     if let Some(Completion::Lookup(outcome)) = input.take() {
         let outcome = *outcome;
@@ -533,29 +588,33 @@ fn resolve(
                     *m = format!("looking up {} failed: {m}", def.name);
                 }
             }
-            return Err(o);
+            return end(ended, o);
         }
         let text = outcome.result.as_deref().unwrap_or("null");
-        let (json, items) = crate::model::binding::bind_entity_list(
+        let listed = crate::model::binding::bind_entity_list(
             &snap.types,
             entity,
             text,
             &snap.result_limits(),
-        )
-        .map_err(|e| {
-            let at = if e.path.is_empty() {
-                String::new()
-            } else {
-                format!(" at {}", e.path)
-            };
-            Outcome::error(
-                ErrorCode::HandlerFailed,
-                format!(
-                    "the lookup of {} returned what is not an array of {} entities{at}: {}",
-                    def.name, def.name, e.reason
-                ),
-            )
-        })?;
+        );
+        let (json, items) = match listed {
+            Ok(listed) => listed,
+            Err(e) => {
+                let at = if e.path.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {}", e.path)
+                };
+                return fail(
+                    ended,
+                    ErrorCode::HandlerFailed,
+                    format!(
+                        "the lookup of {} returned what is not an array of {} entities{at}: {}",
+                        def.name, def.name, e.reason
+                    ),
+                );
+            }
+        };
         let g = &mut st.resolve[i];
         for (id, range) in items {
             if g.ids.contains(&id) && !g.found.iter().any(|(x, _)| *x == id) {
@@ -567,7 +626,7 @@ fn resolve(
         return go();
     }
     let Some(g) = st.resolve.get(i) else {
-        return substitute(call, st);
+        return substitute(call, st, ended);
     };
     // {"ids":[...]} kept with its terminator, for the lookup to lend
     let mut request = String::with_capacity(16 + g.ids.iter().map(|i| i.len() + 3).sum::<usize>());
@@ -580,12 +639,11 @@ fn resolve(
     }
     request.push_str("]}\0"); // the close and the terminator, in one write
     let entity = g.entity;
-    gate_waits_left(call, st)?;
+    if let Err(o) = gate_waits_left(call, st) {
+        return end(ended, o);
+    }
     let Some(search) = snap.search_slot(entity) else {
-        return Err(Outcome::error(
-            ErrorCode::InternalError,
-            "the entity has no lookup",
-        ));
+        return fail(ended, ErrorCode::InternalError, "the entity has no lookup");
     };
     // the lookup answers the wait about to start; known to the call before any host code
     // runs, so cancelling the call cancels it
@@ -601,7 +659,7 @@ fn resolve(
 
 /// Replaces each entity id in the bound arguments by its entity; an unknown id is
 /// `EntityNotFound`.
-fn substitute(call: &Arc<Call>, st: &mut DriveState) -> StepResult {
+fn substitute(call: &Arc<Call>, st: &mut DriveState, ended: &mut Option<Outcome>) -> Next {
     let bound = st.bound.take().expect("bound before resolving");
     let groups = std::mem::take(&mut st.resolve);
     let mut out = String::with_capacity(
@@ -615,14 +673,15 @@ fn substitute(call: &Arc<Call>, st: &mut DriveState) -> StepResult {
             .expect("grouped");
         let Some((_, range)) = group.found.iter().find(|(id, _)| *id == r.id) else {
             let name = &call.snap().types.entities[r.entity].name;
-            return Err(Outcome::error(
+            return fail(
+                ended,
                 ErrorCode::EntityNotFound,
                 format!(
                     "{}: no {name} with id {}",
                     r.path,
                     crate::model::types::quote_short(&r.id)
                 ),
-            ));
+            );
         };
         out.push_str(&bound.json[at..r.range.start]);
         out.push_str(&group.found_json[range.clone()]);
