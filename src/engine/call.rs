@@ -147,7 +147,7 @@ impl Platform {
             Platform::Android => "android",
         }
     }
-    /// The platform of a C `af_platform` value; `None` for an unknown one.
+    /// The platform numbered `v` (0 other, 1 apple, 2 android); `None` for an unknown one.
     pub fn from_i32(v: i32) -> Option<Platform> {
         match v {
             0 => Some(Platform::Other),
@@ -175,9 +175,9 @@ pub struct Invocation {
     /// dispatcher's default timeout ([`crate::Dispatcher::set_default_timeout`]);
     /// [`Invocation::NO_TIMEOUT`]: no timeout at all.
     pub timeout: Option<std::time::Duration>,
-    /// A host value the call carries, never read by the library: the C ABI's
-    /// `af_invocation.host_context`, read back with [`Call::invocation_context`] (also
-    /// from the call's entity lookups). 0: none.
+    /// A host value the call carries, never read by the library (a binding's invocation
+    /// context), read back with [`Call::invocation_context`] (also from the call's entity
+    /// lookups). 0: none.
     pub host_context: usize,
 }
 
@@ -468,8 +468,8 @@ pub struct Call {
     pub(crate) has_sink: bool,
     /// For a lookup: the sequence number of the wait of the call it serves.
     pub(crate) lookup_seq: u32,
-    /// The handle passed through C: 0 until first asked for, `usize::MAX` when the handle
-    /// table is exhausted.
+    /// The call's handle ([`crate::engine::handles`]): 0 until first asked for,
+    /// `usize::MAX` when the handle table is exhausted.
     handle: AtomicUsize,
     pub(crate) parent: Option<Arc<Call>>,
     pub(crate) token: Option<CancelToken>,
@@ -988,8 +988,8 @@ impl Call {
         }
     }
 
-    /// The handle bindings pass through C (allocated on first use, released at scope
-    /// end). `None` when the handle table is exhausted.
+    /// The handle that names this call outside the core (allocated on first use, released
+    /// at scope end). `None` when the handle table is exhausted.
     pub(crate) fn handle(self: &Arc<Self>) -> Option<usize> {
         match self.handle.load(Ordering::Acquire) {
             0 => {}

@@ -1,7 +1,7 @@
 //! Generation-checked handles for live calls and their pending gates.
 //!
-//! A handle is a `usize` that a binding passes through C as an opaque pointer. It names a
-//! slot and the generation of the slot's occupant, so a handle kept after its call ended
+//! A handle is a `usize` that names a call to code outside the core, which keeps it as an
+//! opaque value. It names a slot and the generation of the slot's occupant, so a handle kept after its call ended
 //! (a second completion, a late answer from another thread) is recognised as stale and
 //! refused with a status instead of touching freed memory. The low bits carry the
 //! sequence number of one pending gate, so the answer to an old gate cannot be taken for
@@ -12,7 +12,7 @@
 //! global because calls outlive dispatchers. Slots are recycled, never freed, so memory
 //! stays flat at the high-water mark of concurrent calls.
 //!
-//! Every call that reaches host code through C takes a slot and gives it back, so the
+//! Every call whose host code is given a handle takes a slot and gives it back, so the
 //! table is on the hot path: a slot is guarded by one lock of its own (taken once to
 //! insert, once per look-up, once to release), freed slots are kept by the thread that
 //! freed them for its next call (no shared lock), and a slot keeps the tombstones of two

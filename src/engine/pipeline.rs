@@ -1335,7 +1335,7 @@ impl Gate {
     pub fn open_app(self, msg: impl Into<String>) -> Result<(), CompleteError> {
         self.answer(GateDecision::OpenApp(msg.into()))
     }
-    /// Turns the gate into a handle for C (answered through [`Gate::answer_handle`]).
+    /// Turns the gate into a handle (answered through [`Gate::answer_handle`]).
     /// `None` when the handle table is exhausted (the gate is then denied).
     pub(crate) fn into_handle(mut self) -> Option<usize> {
         let h = self.call.handle()?;
