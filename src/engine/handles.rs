@@ -10,7 +10,8 @@
 //! A [`Table`] holds live values `L` (calls) and, for released handles, tombstones `E`
 //! (what a stale handle still tells). `call` keeps the process's one table of calls,
 //! global because calls outlive dispatchers. Slots are recycled, never freed, so memory
-//! stays flat at the high-water mark of concurrent calls.
+//! stays flat, within twice the high-water mark of concurrent calls (slots come in chunks
+//! that double, the first of 64: a cold start's first call makes 16 KiB of them).
 //!
 //! Every call whose host code is given a handle takes a slot and gives it back, so the
 //! table is on the hot path: a slot is guarded by one lock of its own (taken once to
@@ -34,8 +35,22 @@ const GEN_MASK: usize = if GEN_BITS >= usize::BITS {
 } else {
     (1 << GEN_BITS) - 1
 };
-const CHUNK: usize = 1024;
-const MAX_CHUNKS: usize = (1 << SLOT_BITS) / CHUNK;
+/// The first chunk's slots (as a power of two); each chunk after it holds twice as many as
+/// the one before, so the table starts small (a process making a few calls at a time
+/// allocates 16 KiB of slots when its first call takes one) and reaches every slot index
+/// in a few chunks, and memory stays within twice the high-water mark of concurrent calls.
+const FIRST_CHUNK_BITS: u32 = 6;
+const FIRST_CHUNK: usize = 1 << FIRST_CHUNK_BITS;
+/// Chunks enough for every slot index up to `SLOT_MASK`.
+const CHUNKS: usize = (SLOT_BITS - FIRST_CHUNK_BITS + 1) as usize;
+
+/// The chunk that holds slot `index`, and the slot's place in it.
+fn locate(index: usize) -> (usize, usize) {
+    let j = index + FIRST_CHUNK;
+    let k = (usize::BITS - 1 - j.leading_zeros() - FIRST_CHUNK_BITS) as usize;
+    (k, j - (FIRST_CHUNK << k))
+}
+
 const SHARDS: usize = 8;
 /// How many freed slots a thread keeps for itself before it gives them back.
 const LOCAL_FREE_MAX: usize = 64;
@@ -122,7 +137,7 @@ thread_local! {
 
 /// A table of handles naming live values `L`; a released handle leaves a tombstone `E`.
 pub(crate) struct Table<L, E> {
-    chunks: Vec<Chunk<L, E>>,
+    chunks: [Chunk<L, E>; CHUNKS],
     fresh: AtomicUsize,
     free: Arc<FreeLists>,
 }
@@ -153,7 +168,7 @@ fn split(handle: usize) -> (usize, usize, u32) {
 impl<L: Clone, E: Clone> Table<L, E> {
     pub(crate) fn new() -> Self {
         Table {
-            chunks: (0..MAX_CHUNKS).map(|_| OnceLock::new()).collect(),
+            chunks: std::array::from_fn(|_| OnceLock::new()),
             // slot 0 is never used, so no handle is 0 (NULL)
             fresh: AtomicUsize::new(1),
             free: Arc::new(std::array::from_fn(|_| Padded(Mutex::new(Vec::new())))),
@@ -161,8 +176,8 @@ impl<L: Clone, E: Clone> Table<L, E> {
     }
 
     fn slot(&self, index: usize) -> Option<&Slot<L, E>> {
-        let chunk = self.chunks.get(index / CHUNK)?.get()?;
-        chunk.get(index % CHUNK)
+        let (k, at) = locate(index);
+        self.chunks.get(k)?.get()?.get(at)
     }
 
     /// A free slot this thread kept, if it kept one of this table's.
@@ -232,8 +247,9 @@ impl<L: Clone, E: Clone> Table<L, E> {
         if i > SLOT_MASK {
             return None;
         }
-        self.chunks[i / CHUNK].get_or_init(|| {
-            (0..CHUNK)
+        let (k, _) = locate(i);
+        self.chunks[k].get_or_init(|| {
+            (0..FIRST_CHUNK << k)
                 .map(|_| Slot {
                     state: Mutex::new(State {
                         generation: 0,
@@ -361,6 +377,37 @@ mod tests {
 
     fn gen_of(h: usize) -> usize {
         split(h).1
+    }
+
+    #[test]
+    fn every_slot_index_has_one_place_in_the_doubling_chunks() {
+        // the chunks tile the indexes without gaps or overlaps, up to the last index
+        let run = |from: usize, to: usize| {
+            let mut expected = locate(from);
+            for index in from..=to {
+                let (k, at) = locate(index);
+                assert_eq!((k, at), expected, "{index}");
+                assert!(k < CHUNKS && at < FIRST_CHUNK << k, "{index}");
+                expected = if at + 1 == FIRST_CHUNK << k {
+                    (k + 1, 0)
+                } else {
+                    (k, at + 1)
+                };
+            }
+        };
+        assert_eq!(locate(0), (0, 0));
+        run(0, 5000);
+        run(SLOT_MASK - 5000, SLOT_MASK);
+        assert_eq!(locate(SLOT_MASK).0, CHUNKS - 1);
+        // and the table makes slots in them: the first chunk full, the second begun
+        let t: Table<u32, &'static str> = Table::new();
+        let hs: Vec<usize> = (0..FIRST_CHUNK as u32 + 5)
+            .map(|v| t.insert(v).unwrap())
+            .collect();
+        for (v, h) in hs.iter().enumerate() {
+            assert_eq!(t.with(*h, |x, _| *x), Some(v as u32));
+        }
+        assert!(t.chunks[1].get().is_some() && t.chunks[2].get().is_none());
     }
 
     #[test]
