@@ -375,6 +375,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 /// When everything answers inline (an inline handler, no delegate that awaits) the core
 /// delivers the outcome before `start` returns, on this thread: then the call returns it
 /// without suspending. Otherwise it waits on a continuation the outcome resumes.
+@inline(__always)
 func runCall(
     _ invocation: AppFunctionInvocation, arguments: String,
     isolation: isolated (any Actor)? = #isolation,
