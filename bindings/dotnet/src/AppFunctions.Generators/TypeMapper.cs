@@ -256,7 +256,7 @@ internal sealed class TypeMapper(Compilation compilation)
         // the members' names encoded once: writing them skips the escaping scan
         for (int mi = 0; mi < members.Count; mi++)
         {
-            code.AppendLine($"    private static readonly global::System.Text.Json.JsonEncodedText N_{key}_{mi} = global::System.Text.Json.JsonEncodedText.Encode({Json.Str(members[mi].Name)});");
+            code.AppendLine($"    private static readonly global::System.Text.Json.JsonEncodedText N_{key}_{mi} = global::System.Text.Json.JsonEncodedText.Encode({Json.Str(members[mi].Name)}{NameEncoder(members[mi].Name)});");
         }
         code.AppendLine();
         code.AppendLine($"    internal static void Write_{key}(global::System.Text.Json.Utf8JsonWriter w, {fq} value)");
@@ -275,6 +275,14 @@ internal sealed class TypeMapper(Compilation compilation)
     }
 
     /// <summary>A record's (or entity's) serializable members: public instance properties with a getter.</summary>
+    /// <summary>", NameEncoder" for a name of ASCII letters, digits and underscores (which no
+    /// encoder escapes, so the bytes are the same): pre-encoded with the runtime's cheap encoder,
+    /// the app's first call does not build JavaScriptEncoder.Default's tables. Other names keep the default.</summary>
+    private static string NameEncoder(string name) =>
+        name.Length > 0 && name.All(c => c < 0x80 && (char.IsLetterOrDigit(c) || c == '_'))
+            ? ", global::AppFunctions.Generated.JsonHelpers.NameEncoder"
+            : "";
+
     public static List<IPropertySymbol> Properties(INamedTypeSymbol type) =>
         type.GetMembers().OfType<IPropertySymbol>()
             .Where(p => !p.IsStatic && !p.IsIndexer && p.DeclaredAccessibility == Accessibility.Public && p.GetMethod is not null
@@ -330,7 +338,7 @@ internal sealed class TypeMapper(Compilation compilation)
             fields.Add(f.ToString());
             locals.AppendLine($"        {p.Type.ToDisplayString(SymbolDisplayFormat.FullyQualifiedFormat)} p{i} = default!;");
             reads.AppendLine($"            {(i == 0 ? "" : "else ")}if (r.ValueTextEquals({Json.Str(jsonName)}u8)) {{ r.Read(); p{i} = {t.Read}; }}");
-            names.AppendLine($"    private static readonly global::System.Text.Json.JsonEncodedText N_{key}_{i} = global::System.Text.Json.JsonEncodedText.Encode({Json.Str(jsonName)});");
+            names.AppendLine($"    private static readonly global::System.Text.Json.JsonEncodedText N_{key}_{i} = global::System.Text.Json.JsonEncodedText.Encode({Json.Str(jsonName)}{NameEncoder(jsonName)});");
             writes.AppendLine($"        w.WritePropertyName(N_{key}_{i});");
             writes.AppendLine("        " + string.Format(CultureInfo.InvariantCulture, t.Write, "value." + p.Name));
             i++;

@@ -197,7 +197,7 @@ internal sealed class DelegateRegistration(DispatcherCore core, Type type, Func<
     {
         var context = Core.ContextOf(call);
         Exception? exception = context.HandlerException;
-        if (exception is null)
+        if (exception is null && !AppFunctionOutcome.IsSuccess(outcomeJson))
         {
             var outcome = AppFunctionOutcome.Parse(outcomeJson);
             if (outcome.Status != AppFunctionStatus.Success)

@@ -323,7 +323,10 @@ internal sealed class JsonBuffer
     private JsonBuffer()
     {
         Output = new ArrayBufferWriter<byte>(256);
-        Writer = new Utf8JsonWriter(Output, new JsonWriterOptions { SkipValidation = true });
+        // the core keeps a result only when it is in its normal form (else it binds and writes it
+        // again), so an encoder that escapes only what JSON requires gives the same outcome, and
+        // does not build JavaScriptEncoder.Default's tables at the first call
+        Writer = new Utf8JsonWriter(Output, new JsonWriterOptions { SkipValidation = true, Encoder = CoreJsonEncoder.Instance });
     }
 
     internal ArrayBufferWriter<byte> Output { get; }
@@ -496,6 +499,10 @@ public static class JsonHelpers
         r.Read();
         return r;
     }
+
+    /// <summary>The encoder of generated names that are ASCII identifiers (which no encoder
+    /// escapes): pre-encoding them with it leaves <c>JavaScriptEncoder.Default</c> unmade.</summary>
+    public static System.Text.Encodings.Web.JavaScriptEncoder NameEncoder => CoreJsonEncoder.Instance;
 
     /// <summary>Fails with the member that was not expected.</summary>
     public static JsonException Unexpected(string type, ref Utf8JsonReader r) =>

@@ -246,6 +246,12 @@ public sealed class AppFunctionOutcome
 
     internal static AppFunctionOutcome Parse(string json) => Parse(Encoding.UTF8.GetBytes(json));
 
+    /// <summary>Whether the core's outcome JSON is a success (its first member, as the core
+    /// writes it), without reading the rest: what <c>OnInvoked</c> needs of most outcomes.</summary>
+    internal static bool IsSuccess(ReadOnlySpan<byte> json) => json.StartsWith(SuccessStatus);
+
+    private static ReadOnlySpan<byte> SuccessStatus => "{\"status\":\"success\","u8;
+
     // The core writes every outcome with its members in one order (src/outcome.rs):
     // {"status":...,"result":...,"dialog":...,"errorCode":...,"message":...[,"final":true]}.
     private static ReadOnlySpan<byte> SuccessPrefix => "{\"status\":\"success\",\"result\":"u8;
@@ -357,7 +363,10 @@ internal static class ErrorCodes
 /// <summary>Escapes what JSON requires and nothing else, as the core (serde_json) writes text:
 /// <c>"</c>, <c>\</c> and the control characters below U+0020 (<c>\n</c>, <c>\r</c>,
 /// <c>\t</c>, <c>\b</c>, <c>\f</c>, else <c>\u00XX</c>). Letters of every script,
-/// emoji, <c>&lt;</c>, <c>&gt;</c> and <c>&amp;</c> stay as they are.</summary>
+/// emoji, <c>&lt;</c>, <c>&gt;</c> and <c>&amp;</c> stay as they are. Also the encoder of the
+/// results the binding writes for the core (which keeps or normalises them, so the outcome is
+/// the same as with any encoder) and of the generated code's names: unlike
+/// <c>JavaScriptEncoder.Default</c>, it costs nothing to make, which a cold start's first call feels.</summary>
 internal sealed class CoreJsonEncoder : System.Text.Encodings.Web.JavaScriptEncoder
 {
     internal static readonly CoreJsonEncoder Instance = new();
@@ -366,16 +375,27 @@ internal sealed class CoreJsonEncoder : System.Text.Encodings.Web.JavaScriptEnco
 
     public override bool WillEncode(int unicodeScalar) => unicodeScalar < 0x20 || unicodeScalar is '"' or '\\';
 
-    public override unsafe int FindFirstCharacterToEncode(char* text, int textLength)
+    // what JSON requires escaped: the control characters, " and \
+    private static readonly System.Buffers.SearchValues<char> Escaped = System.Buffers.SearchValues.Create(
+        "\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000B\f\r\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F\"\\");
+
+    private static readonly System.Buffers.SearchValues<byte> EscapedOrNonAscii = System.Buffers.SearchValues.Create(
+        [.. Enumerable.Range(0, 0x20).Select(b => (byte)b), (byte)'"', (byte)'\\', .. Enumerable.Range(0x80, 0x80).Select(b => (byte)b)]);
+
+    public override unsafe int FindFirstCharacterToEncode(char* text, int textLength) =>
+        new ReadOnlySpan<char>(text, textLength).IndexOfAny(Escaped);
+
+    /// <summary>ASCII is checked at once; from the first non-ASCII byte on, the base class decodes
+    /// (and reports invalid UTF-8 where it starts).</summary>
+    public override int FindFirstCharacterToEncodeUtf8(ReadOnlySpan<byte> utf8Text)
     {
-        for (int i = 0; i < textLength; i++)
+        int i = utf8Text.IndexOfAny(EscapedOrNonAscii);
+        if (i < 0 || utf8Text[i] < 0x80)
         {
-            if (WillEncode(text[i]))
-            {
-                return i;
-            }
+            return i;
         }
-        return -1;
+        int rest = base.FindFirstCharacterToEncodeUtf8(utf8Text[i..]);
+        return rest < 0 ? -1 : i + rest;
     }
 
     public override unsafe bool TryEncodeUnicodeScalar(int unicodeScalar, char* buffer, int bufferLength, out int numberOfCharactersWritten)

@@ -106,13 +106,22 @@ internal static unsafe partial class Native
     [LibraryImport(Library)] internal static partial int af_gate_open_app(nint gate, byte* message);
 
     // ---- the call context (af_call is a generation-checked handle) ----------------------
+    // [SuppressGCTransition]: reads of the call that return at once, run no host code, never
+    // block on anything but the call table's own short lock and never fail by unwinding: they
+    // skip the GC transition that every other import pays (the handler and delegates call them
+    // in every call).
+    [SuppressGCTransition]
     [LibraryImport(Library)] internal static partial byte* af_call_function_id(nint call);
+    [SuppressGCTransition]
     [LibraryImport(Library)] internal static partial byte* af_call_args(nint call);
     [LibraryImport(Library)] internal static partial byte* af_call_lookup_request(nint call);
     [LibraryImport(Library)] internal static partial byte* af_call_descriptor_json(nint call);
+    [SuppressGCTransition]
     [LibraryImport(Library)] internal static partial int af_call_kind(nint call);
     [LibraryImport(Library)] internal static partial byte* af_call_entity_copy(nint call);
+    [SuppressGCTransition]
     [LibraryImport(Library)] internal static partial int af_call_platform(nint call);
+    [SuppressGCTransition]
     [LibraryImport(Library)] internal static partial byte af_call_is_foreground(nint call);
     [LibraryImport(Library)] internal static partial byte* af_call_caller_package(nint call);
     [LibraryImport(Library)] internal static partial byte af_call_is_cancelled(nint call);
@@ -126,7 +135,9 @@ internal static unsafe partial class Native
     [LibraryImport(Library)] internal static partial int af_call_say(nint call, byte* text);
     [LibraryImport(Library)]
     internal static partial int af_call_set_host_data(nint call, void* data, delegate* unmanaged[Cdecl]<void*, void> freeData);
+    [SuppressGCTransition]
     [LibraryImport(Library)] internal static partial void* af_call_host_data(nint call);
+    [SuppressGCTransition]
     [LibraryImport(Library)] internal static partial void* af_call_invocation_context(nint call);
     [LibraryImport(Library)] internal static partial byte* af_call_dialog_copy(nint call);
     [LibraryImport(Library)] internal static partial int af_call_return(nint call, byte* result);

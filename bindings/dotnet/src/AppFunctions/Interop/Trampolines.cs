@@ -209,8 +209,7 @@ internal static unsafe partial class Trampolines
         PendingExecute? pending = null;
         try
         {
-            pending = UserData.Get<PendingExecute>(userData);
-            UserData.Free(userData);
+            pending = UserData.Get<PendingExecute>(userData); // its handle: freed by Complete when no longer used
             pending.Complete(AppFunctionOutcome.Parse(Utf8.Span(outcomeJson)));
         }
         catch (Exception e)
@@ -281,19 +280,63 @@ internal sealed class PendingOptions
 /// handler asks for it, and ended (its DI scope disposed) when the outcome arrives: after the
 /// core has run <c>on_invoked</c> and ended the call. Completed inline (no Task machinery beyond
 /// the result) or later through a TaskCompletionSource.
+/// <para>A call that completes inline (the common one) gives its pending call back to its
+/// thread, GCHandle and all, for the thread's next call: no GCHandle is allocated or freed per
+/// call. While it waits there, its handle points at nothing (<see cref="GCHandle.Target"/> is
+/// null), so a thread that ends lets it go, and its finalizer frees the handle. A call that
+/// completes later belongs to its outcome callback, which frees the handle.</para>
 /// </summary>
-internal sealed class PendingExecute(DispatcherCore core, string functionId, PendingOptions? options)
+internal sealed unsafe class PendingExecute
 {
     private const int Running = 0, Done = 1, Waiting = 2;
 
+    [ThreadStatic]
+    private static PendingExecute? t_free;
+
+    private static long s_handles;
+
+    private GCHandle _handle;
+    private string _functionId = "";
     private int _state;
     private AppFunctionOutcome? _outcome;
     private TaskCompletionSource<AppFunctionOutcome>? _tcs;
     private AppFunctionContext? _context;
 
-    internal DispatcherCore Core { get; } = core;
+    private PendingExecute()
+    {
+        _handle = GCHandle.Alloc(this);
+        Interlocked.Increment(ref s_handles);
+    }
 
-    internal PendingOptions? Options { get; } = options;
+    /// <summary>The GCHandles of pending calls that exist now (in use or kept by a thread for
+    /// its next call): a leak would grow it with the calls made.</summary>
+    internal static long Handles => Interlocked.Read(ref s_handles);
+
+    /// <summary>A pending call for this thread's next call: the one its last call gave back, or a new one.</summary>
+    internal static PendingExecute Rent(DispatcherCore core, string functionId, PendingOptions? options)
+    {
+        var p = t_free;
+        if (p is null)
+        {
+            p = new PendingExecute();
+        }
+        else
+        {
+            t_free = null;
+            p._handle.Target = p;
+        }
+        p.Core = core;
+        p._functionId = functionId;
+        p.Options = options;
+        return p;
+    }
+
+    /// <summary>The <c>user_data</c> and <c>host_context</c> the core is given (the GCHandle).</summary>
+    internal void* UserData => (void*)GCHandle.ToIntPtr(_handle);
+
+    internal DispatcherCore Core { get; private set; } = null!;
+
+    internal PendingOptions? Options { get; private set; }
 
     internal CancelTokenHandle? Token { get; set; }
 
@@ -325,7 +368,7 @@ internal sealed class PendingExecute(DispatcherCore core, string functionId, Pen
     /// lookups), or the entity search the invocation named (which has no lookups).</summary>
     private bool IsThisCall(nint call) =>
         NativeCalls.CallIsFunction(call)
-        || NativeCalls.CallFunctionIdUtf8(call).SequenceEqual(System.Text.Encoding.UTF8.GetBytes(functionId));
+        || NativeCalls.CallFunctionIdUtf8(call).SequenceEqual(System.Text.Encoding.UTF8.GetBytes(_functionId));
 
     /// <summary>The call ended: its context (and DI scope) too.</summary>
     internal void EndContext()
@@ -337,8 +380,14 @@ internal sealed class PendingExecute(DispatcherCore core, string functionId, Pen
         Interlocked.Exchange(ref _context, null)?.End();
     }
 
+    /// <summary>The outcome (once; a second one is ignored). When <see cref="TakeTask"/> has
+    /// already handed out the waiting Task, this is the pending call's last use: its handle is freed.</summary>
     internal void Complete(AppFunctionOutcome outcome)
     {
+        if (Volatile.Read(ref _state) == Done)
+        {
+            return;
+        }
         Registration.Unregister();
         Token?.Dispose();
         try
@@ -352,22 +401,74 @@ internal sealed class PendingExecute(DispatcherCore core, string functionId, Pen
         _outcome = outcome;
         if (Interlocked.Exchange(ref _state, Done) == Waiting)
         {
-            _tcs!.TrySetResult(outcome);
+            // the caller went on with the Task (set before it said Waiting, read after): nothing
+            // else uses this pending call
+            var tcs = _tcs!;
+            Discard();
+            tcs.TrySetResult(outcome);
+        }
+        // otherwise the calling thread reads the outcome in TakeTask and recycles the pending call
+    }
+
+    /// <summary>The call's Task. Inline completion: a completed Task, and this pending call goes
+    /// back to the thread; otherwise the outcome callback completes the Task later and owns this.</summary>
+    internal Task<AppFunctionOutcome> TakeTask()
+    {
+        if (Volatile.Read(ref _state) != Done)
+        {
+            var tcs = new TaskCompletionSource<AppFunctionOutcome>(TaskCreationOptions.RunContinuationsAsynchronously);
+            _tcs = tcs;
+            if (Interlocked.CompareExchange(ref _state, Waiting, Running) != Done)
+            {
+                return tcs.Task; // from here on the outcome callback owns this pending call
+            }
+        }
+        var task = System.Threading.Tasks.Task.FromResult(_outcome!);
+        Recycle();
+        return task;
+    }
+
+    /// <summary>A call that has ended (its outcome read, or <c>af_execute_json</c> returned, or
+    /// the core never took it): back to the thread for its next call.</summary>
+    internal void Recycle()
+    {
+        _outcome = null;
+        _tcs = null;
+        _context = null;
+        Token = null;
+        Registration = default;
+        Options = null;
+        Core = null!;
+        _functionId = "";
+        _state = Running;
+        _handle.Target = null;
+        if (t_free is null)
+        {
+            t_free = this;
+        }
+        else
+        {
+            Discard(); // a nested call's pending call is kept already
         }
     }
 
-    internal Task<AppFunctionOutcome> Task
+    private void Discard()
     {
-        get
+        if (_handle.IsAllocated)
         {
-            if (Volatile.Read(ref _state) == Done)
-            {
-                return System.Threading.Tasks.Task.FromResult(_outcome!);
-            }
-            _tcs = new TaskCompletionSource<AppFunctionOutcome>(TaskCreationOptions.RunContinuationsAsynchronously);
-            return Interlocked.CompareExchange(ref _state, Waiting, Running) == Done
-                ? System.Threading.Tasks.Task.FromResult(_outcome!)
-                : _tcs.Task;
+            _handle.Free();
+            Interlocked.Decrement(ref s_handles);
+        }
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>Kept by a thread that ended: only its handle is left to free.</summary>
+    ~PendingExecute()
+    {
+        if (_handle.IsAllocated)
+        {
+            _handle.Free();
+            Interlocked.Decrement(ref s_handles);
         }
     }
 }

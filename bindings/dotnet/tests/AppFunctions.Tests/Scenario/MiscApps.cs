@@ -48,6 +48,24 @@ namespace AppFunctions.Tests.Lifecycle
     }
 }
 
+namespace AppFunctions.Tests.Pooling
+{
+    public class PoolingFunctions
+    {
+        /// <summary>Answers inline.</summary>
+        [AppFunction]
+        public static int Now() => 1;
+
+        /// <summary>Answers later, from another thread.</summary>
+        [AppFunction]
+        public static async Task<int> Later()
+        {
+            await Task.Delay(1);
+            return 2;
+        }
+    }
+}
+
 namespace AppFunctions.Tests.Constrained
 {
     public class ConstrainedFunctions
