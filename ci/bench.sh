@@ -184,9 +184,9 @@ crit_plain_ns() { # the C figure (criterion's execute/plain) of this run, from i
     "$REPO/target/criterion/execute/plain/new/estimates.json" 2>/dev/null || true
 }
 # BenchmarkDotNet: Execute (the seed's create_order and the C figure's call), ExecuteJson,
-# AIFunctionFactory of both, AsAIFunctions; merged into BIND_JSON beside the C figure of this run.
+# AIFunctionFactory of both, AsAIFunctions, the realistic call (a DI scope, the seed's two delegates); merged into BIND_JSON beside the C figure of this run.
 dotnet_bench() {
-  echo "== .NET: BenchmarkDotNet (Execute, ExecuteJson, AIFunctionFactory, AsAIFunctions), same run as the C figure above"
+  echo "== .NET: BenchmarkDotNet (Execute, ExecuteJson, AIFunctionFactory, AsAIFunctions, the realistic call), same run as the C figure above"
   if command -v dotnet >/dev/null; then
     cargo build -q --release --lib
     rm -rf "$OUT/dotnet-bdn"

@@ -11,7 +11,8 @@ names = {"Execute": "dotnet_execute", "ExecuteJson": "dotnet_execute_json",
          "ExecuteWithoutDefaultTimeout": "dotnet_execute_without_default_timeout",
          "AIFunctionFactoryInvoke": "dotnet_aifunctionfactory",
          "AIFunctionFactoryInvokeSameCallAsC": "dotnet_aifunctionfactory_c_call",
-         "AppFunctionAsAIFunction": "dotnet_asaifunction"}
+         "AppFunctionAsAIFunction": "dotnet_asaifunction",
+         "ExecuteWithScopeAndDelegates": "dotnet_execute_realistic"}
 for path in glob.glob(os.path.join(artifacts, "results", "*.json")):
     with open(path) as fh:
         report = json.load(fh)

@@ -12,8 +12,15 @@ using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Running;
 using Microsoft.Extensions.AI;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
 
+if (args.Length >= 2 && args[0] == "--loop")
+{
+    // for a profiler (perf record with DOTNET_PerfMapEnabled=1): one benchmark in a loop
+    return Loop.Run(args[1], args.Length > 2 ? int.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture) : 2_000_000);
+}
 BenchmarkSwitcher.FromAssembly(typeof(ExecuteBenchmarks).Assembly).Run(args);
+return 0;
 
 public enum Priority
 {
@@ -41,6 +48,52 @@ public class SameCallAsC
     public static string PlaceOrder(string customer, int quantity, Priority priority) => "ok";
 }
 
+/// <summary>The seed's app (seed 000) as one of its calls feels: the function's class resolved
+/// from the call's DI scope with a service its constructor takes, and the seed's two delegates,
+/// resolved from the same scope (SignInDelegate's OnInvoking, TelemetryDelegate's OnInvoked
+/// logging through <c>ILogger&lt;T&gt;</c> of <c>AddLogging()</c> with no provider: what the line
+/// costs to write is the logging provider's, not the call's).</summary>
+public sealed class OrderStore
+{
+    public Order Create(string customer, int quantity, Priority priority) => new("o-1", customer, quantity, priority);
+}
+
+public sealed class SignInState
+{
+    public bool IsSignedIn { get; set; }
+}
+
+public class InAppOrders(OrderStore store)
+{
+    /// <summary>Creates an order for a customer.</summary>
+    [AppFunction(Name = "create_order_in_app")]
+    public Order CreateOrderInApp(string customer, int quantity, Priority priority = Priority.Normal) => store.Create(customer, quantity, priority);
+}
+
+// The seed's delegates, as seed 000 writes them.
+public class SignInDelegate(SignInState signIn) : IAppFunctionDelegate
+{
+    public Task<AppFunctionGate> OnInvoking(AppFunctionContext context, CancellationToken cancellationToken)
+        => Task.FromResult(context.FunctionId == "cancel_order" && !signIn.IsSignedIn
+            ? AppFunctionGate.OpenApp("Sign in to cancel orders.")
+            : AppFunctionGate.Allow);
+}
+
+public class TelemetryDelegate(ILogger<TelemetryDelegate> logger) : IAppFunctionDelegate
+{
+    public Task OnInvoked(AppFunctionContext context, object? result, Exception? exception)
+    {
+        logger.LogInformation("{Function} from {Platform}: {Outcome}", context.FunctionId, context.Platform, exception?.Message ?? "ok");
+        return Task.CompletedTask;
+    }
+}
+
+/// <summary>What the realistic call adds to the app (the other benchmarks' dispatcher leaves it out).</summary>
+internal static class RealisticApp
+{
+    internal static bool Has(Type t) => t == typeof(InAppOrders) || t == typeof(SignInDelegate) || t == typeof(TelemetryDelegate);
+}
+
 [MemoryDiagnoser]
 public class ExecuteBenchmarks
 {
@@ -57,9 +110,9 @@ public class ExecuteBenchmarks
     [GlobalSetup]
     public void Setup()
     {
-        _provider = new ServiceCollection().AddAppFunctions().BuildServiceProvider();
+        _provider = new ServiceCollection().AddAppFunctions(o => o.Include = t => !RealisticApp.Has(t)).BuildServiceProvider();
         _dispatcher = _provider.GetRequiredService<AppFunctionDispatcher>();
-        _noTimeout = new AppFunctionDispatcher(_provider, new AppFunctionsOptions { DefaultTimeout = Timeout.InfiniteTimeSpan });
+        _noTimeout = new AppFunctionDispatcher(_provider, new AppFunctionsOptions { DefaultTimeout = Timeout.InfiniteTimeSpan, Include = t => !RealisticApp.Has(t) });
         _factory = AIFunctionFactory.Create(BenchFunctions.CreateOrder, "create_order");
         _factorySameCallAsC = AIFunctionFactory.Create(SameCallAsC.PlaceOrder, "place_order");
         _appFunction = _dispatcher.AsAIFunctions().Single(f => f.Name == "create_order");
@@ -127,5 +180,63 @@ public class ExecuteBenchmarks
             arguments[p.Name] = p.Value.Clone();
         }
         return _appFunction.InvokeAsync(arguments).AsTask().GetAwaiter().GetResult();
+    }
+}
+
+/// <summary>The realistic call (issue 30): <c>await dispatcher.Execute(...)</c> of the seed's
+/// <c>create_order</c> arguments to a function of a class from the call's DI scope, through the
+/// seed's two delegates (one DI scope per call, as every call has).</summary>
+[MemoryDiagnoser]
+public class RealisticBenchmarks
+{
+    private const string Args = """{"customer":"acme","quantity":2,"priority":"Normal"}""";
+    private static readonly AppFunctionInvocation Invocation = new("create_order_in_app");
+    private ServiceProvider _provider = null!;
+    private AppFunctionDispatcher _dispatcher = null!;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _provider = new ServiceCollection()
+            .AddLogging()
+            .AddSingleton<OrderStore>()
+            .AddSingleton<SignInState>()
+            .AddAppFunctions(o => o.Include = t => t != typeof(BenchFunctions) && t != typeof(SameCallAsC))
+            .BuildServiceProvider();
+        _dispatcher = _provider.GetRequiredService<AppFunctionDispatcher>();
+        var check = _dispatcher.Execute(Invocation, Args).GetAwaiter().GetResult();
+        if (check.Status != AppFunctionStatus.Success)
+        {
+            throw new InvalidOperationException(check.ToJson());
+        }
+    }
+
+    [GlobalCleanup]
+    public void Cleanup() => _provider.Dispose();
+
+    /// <summary>A DI scope, the class resolved from it, SignInDelegate and TelemetryDelegate.</summary>
+    [Benchmark]
+    public AppFunctionOutcome ExecuteWithScopeAndDelegates() => _dispatcher.Execute(Invocation, Args).GetAwaiter().GetResult();
+}
+
+/// <summary>One benchmark method in a loop, for a profiler.</summary>
+internal static class Loop
+{
+    internal static int Run(string name, int n)
+    {
+        object bench = name.StartsWith("ExecuteWithScope", StringComparison.Ordinal) ? new RealisticBenchmarks() : new ExecuteBenchmarks();
+        bench.GetType().GetMethod("Setup")!.Invoke(bench, null);
+        var method = bench.GetType().GetMethod(name) ?? throw new ArgumentException("no benchmark " + name);
+        var call = method.CreateDelegate<Func<AppFunctionOutcome>>(bench);
+        for (int round = 0; round < 5; round++)
+        {
+            var sw = System.Diagnostics.Stopwatch.StartNew();
+            for (int i = 0; i < n; i++)
+            {
+                call();
+            }
+            Console.WriteLine($"{name}: {sw.Elapsed.TotalNanoseconds / n:F0} ns/call");
+        }
+        return 0;
     }
 }

@@ -1,0 +1,48 @@
+// The cold start of a .NET app with appfunctions (ci/bench/coldstart.py --binding, issue 30):
+// one fresh process per sample, from its start to the first outcome, for an app of 50
+// functions (App.cs) with AddAppFunctions(). It prints one line of CLOCK_MONOTONIC
+// nanoseconds (Stopwatch.GetTimestamp on Linux, whose Frequency is 1e9: checked below):
+//   coldstart main=NS load=NS register=NS call=NS
+// main: the first line of Main; load: the library loaded and its ABI checked (the first use of
+// appfunctions); register: AddAppFunctions(), the host built and the dispatcher made (every
+// registration); call: the first outcome (the demo's create_order, its handler answering an
+// Order). The same program without appfunctions is AppFunctions.ColdStart.Floor.
+// JIT: dotnet build -c Release; NativeAOT: dotnet publish -c Release -r linux-x64 -p:PublishAot=true.
+using System.Diagnostics;
+using AppFunctions;
+using Microsoft.Extensions.DependencyInjection;
+
+long main = Stopwatch.GetTimestamp();
+if (Stopwatch.Frequency != 1_000_000_000)
+{
+    Console.Error.WriteLine($"coldstart: Stopwatch.Frequency is {Stopwatch.Frequency}, not the nanoseconds of CLOCK_MONOTONIC");
+    return 2;
+}
+
+_ = AppFunctionDispatcher.NativeVersion; // loads the library and checks its ABI version
+long load = Stopwatch.GetTimestamp();
+
+var services = new ServiceCollection()
+    .AddSingleton<OrderStore>()
+    .AddSingleton<NoteStore>()
+    .AddAppFunctions();
+await using var provider = services.BuildServiceProvider();
+var dispatcher = provider.GetRequiredService<AppFunctionDispatcher>();
+long register = Stopwatch.GetTimestamp();
+
+var outcome = await dispatcher.Execute(new AppFunctionInvocation("create_order"), """{"customer":"acme","quantity":2}""");
+long call = Stopwatch.GetTimestamp();
+
+if (outcome.Status != AppFunctionStatus.Success)
+{
+    Console.Error.WriteLine($"coldstart: unexpected {outcome.ToJson()}");
+    return 1;
+}
+if (args is ["--check"]) // once before the samples (ci/bench/coldstart-dotnet.sh): the app is the 50 functions
+{
+    int declared = dispatcher.Registry.Functions.Count(f => !f.Id.StartsWith("search_", StringComparison.Ordinal));
+    Console.WriteLine($"coldstart check: {declared} functions, the first outcome {outcome.ToJson()}");
+    return declared == 50 ? 0 : 1;
+}
+Console.WriteLine($"coldstart main={main} load={load} register={register} call={call}");
+return 0;

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The .NET cold start (issue 30), called by ci/bench.sh's coldstart_bench with REPO, OUT,
+# SAMPLES, DEMO and LIB set: bindings/dotnet/benchmarks/AppFunctions.ColdStart (the demo's app
+# of 50 functions with AddAppFunctions(): library load and ABI check, registration, the first
+# call) beside AppFunctions.ColdStart.Floor (the same app and program without appfunctions),
+# each built for the JIT (dotnet build, the apphost) and for NativeAOT (dotnet publish), the
+# full program with LIB (the dist library) beside it. Writes $OUT/coldstart_dotnet_jit.json and
+# $OUT/coldstart_dotnet_aot.json (ci/bench/coldstart.py --binding); says loudly what it cannot run.
+set -euo pipefail
+: "${REPO:?}" "${OUT:?}" "${SAMPLES:?}" "${DEMO:?}" "${LIB:?}"
+loud() {
+  printf '\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' >&2
+  printf '!!! the .NET cold start is NOT measured: %s\n' "$*" >&2
+  printf '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\n' >&2
+}
+if ! command -v dotnet >/dev/null 2>&1; then
+  loud "no .NET SDK ('dotnet' is not on PATH)"
+  exit 0
+fi
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+BENCH="$REPO/bindings/dotnet/benchmarks"
+W="$OUT/dotnet-coldstart"
+rm -rf "$W"
+build() { # project, output dir, publish (1) or build (0)
+  local log="$W/$(basename "$2").log"
+  mkdir -p "$W"
+  if [[ $3 == 1 ]]; then
+    dotnet publish "$BENCH/$1" -c Release -r linux-x64 -o "$2" >"$log" 2>&1
+  else
+    dotnet build "$BENCH/$1" -c Release -o "$2" >"$log" 2>&1
+  fi || { tail -20 "$log" >&2; return 1; }
+}
+WHAT_JIT="The demo's app in C# (bindings/dotnet/benchmarks/AppFunctions.ColdStart: its metadata schema, toolkit, types, the order entity and its functions, and numbered copies up to 50 functions, C# methods with the generator's attributes) started by its apphost, the JIT compiling as it goes (no ReadyToRun): \`load\` is the library loaded and its ABI checked (the first use of appfunctions), \`register\` \`AddAppFunctions()\`, the host built and the dispatcher made (every registration), \`call\` the first outcome (\`await Execute\` of create_order, its handler answering an \`Order\`). The floor (AppFunctions.ColdStart.Floor) is the same app and program without appfunctions: its services in a host, the function's class resolved from a scope and create_order called directly."
+WHAT_AOT="The same two programs compiled with NativeAOT (\`dotnet publish\`, linux-x64), the full one with the dist library beside it."
+measure() { # label, full exe, floor exe, what
+  "$2" --check || { loud "$2 --check failed"; return 1; }
+  python3 "$REPO/ci/bench/coldstart.py" --demo "$DEMO" --binding "$1" --full "$2" --floor "$3" \
+    --out "$OUT/coldstart_$1.json" --samples "$SAMPLES" --what "$4" | grep -E "first_outcome_ms|floor_ms|_part_ms|vs_floor" || true
+}
+echo "-- .NET (JIT): dotnet build"
+if build AppFunctions.ColdStart "$W/jit" 0 && build AppFunctions.ColdStart.Floor "$W/jit-floor" 0; then
+  cp "$LIB" "$W/jit/libappfunctions.so"
+  measure dotnet_jit "$W/jit/AppFunctions.ColdStart" "$W/jit-floor/AppFunctions.ColdStart.Floor" "$WHAT_JIT"
+else
+  loud "the JIT programs did not build (logs in $W)"
+fi
+echo "-- .NET (NativeAOT): dotnet publish"
+if build AppFunctions.ColdStart "$W/aot" 1 && build AppFunctions.ColdStart.Floor "$W/aot-floor" 1; then
+  cp "$LIB" "$W/aot/libappfunctions.so"
+  measure dotnet_aot "$W/aot/AppFunctions.ColdStart" "$W/aot-floor/AppFunctions.ColdStart.Floor" "$WHAT_AOT"
+else
+  loud "the NativeAOT programs did not publish (the ILCompiler packages from NuGet? logs in $W)"
+fi
