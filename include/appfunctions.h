@@ -1178,6 +1178,52 @@ char *af_dispatcher_bundle_json(struct af_dispatcher *d);
 char *af_bundle_export_copy(const char *bundle_json, const char *format);
 
 /**
+ * Looks up the entities of `entity` with the ids `ids_json` through the lookup registered
+ * with `af_register_entity`, and blocks until the outcome JSON (owned: free with
+ * `af_string_free`), an outcome like `af_execute_json`'s. `ids_json` (borrowed) is a JSON
+ * array of id strings, `["A-1", "B-2"]`. On success `"result"` is an array of the
+ * entities (each normalised as a parameter of the entity would bind it) **in the order of
+ * the ids asked for**: an id the lookup does not return is left out, an id asked twice
+ * gives its entity once (at its first place), entities the lookup returns that were not
+ * asked for are dropped; `[]` for no ids (the lookup is not called). The lookup is called
+ * like one that resolves an entity parameter: `af_call_kind` is `AF_CALL_ENTITY_LOOKUP`,
+ * `af_call_function_id` is `search_{entity}`, `af_call_lookup_request` is
+ * `{"ids": [...]}` (each id once), after the scope-begin hook and every delegate's
+ * `on_invoking` (a gate that denies or asks for the app ends it as it ends a call:
+ * `Denied`, or `openApp` on apple when not in the foreground); `on_invoked` and the
+ * scope end follow. It answers whether or not `search_{entity}` is enabled (that flag is
+ * about calling the search function). `inv` (borrowed, may be NULL for
+ * `AF_INVOCATION_INIT`'s defaults) gives the platform, `is_foreground`, the caller (the
+ * caller policy applies), the cancel token, the timeout (0: the dispatcher's default) and
+ * `host_context`; its `function_id` is not read (may be NULL). Never NULL; errors are
+ * outcomes naming what is wrong: an unknown entity `InvalidArgument` ("no entity named
+ * \"ordr\" (did you mean \"order\"?)"), `ids_json` not an array of strings
+ * `InvalidArgument` (`ids_json[1]: expected an entity id (a string), found number 7`), a
+ * lookup that fails its own code ("looking up order failed: ..."), an answer that is not
+ * an array of the entity `HandlerFailed`, `TimedOut` ("looking up order by id did not
+ * finish within 50 ms"), `Cancelled`, a shut-down dispatcher `LimitExceeded` ("... the
+ * dispatcher is shutting down"); a NULL dispatcher or `entity`, a `struct_size` smaller
+ * than v1, invalid UTF-8 or a panic `InvalidArgument` / `InternalError`. Threads and
+ * timeouts as for `af_execute_json`.
+ */
+char *af_entities_json(struct af_dispatcher *d, const struct af_invocation *inv, const char *entity, const char *ids_json);
+
+/**
+ * Starts `af_entities_json`'s lookup and returns at once: the outcome JSON (borrowed for
+ * the callback) goes to `on_outcome` (required) exactly once, on the thread that finishes
+ * the call, as for `af_execute_async`: this one when the request is refused before the
+ * lookup runs (an unknown entity, bad `ids_json`, no ids, a shut-down dispatcher) or
+ * everything answers inline, else the host thread that completes the lookup, answers a
+ * gate or cancels the token, or a completion thread for a timeout. Cancelling
+ * `inv->cancel_token` ends it `Cancelled` (the lookup's `af_call_on_cancel` callbacks
+ * run). `on_outcome` is its own release: on `AF_OK` it will be called exactly once, after
+ * which the library keeps nothing of `user_data`; on an error status (NULL dispatcher,
+ * `entity`, `ids_json` or callback, a `struct_size` smaller than v1, invalid UTF-8) it is
+ * never called.
+ */
+af_status af_entities_async(struct af_dispatcher *d, const struct af_invocation *inv, const char *entity, const char *ids_json, af_outcome_fn on_outcome, void *user_data);
+
+/**
  * Runs an Android AppFunctions call and blocks until its response JSON (owned: free with
  * `af_string_free`). `inv` as for `af_execute_json` (borrowed): `function_id` is the
  * request's `getFunctionIdentifier()`, `caller_package` the calling package, `cancel_token`

@@ -468,6 +468,9 @@ pub struct Call {
     pub(crate) has_sink: bool,
     /// For a lookup: the sequence number of the wait of the call it serves.
     pub(crate) lookup_seq: u32,
+    /// A lookup of entities by ids of its own ([`Call::new_by_ids`]): its answer is put in
+    /// the order of the ids asked for.
+    pub(crate) by_ids: bool,
     /// The call's handle ([`crate::engine::handles`]): 0 until first asked for,
     /// `usize::MAX` when the handle table is exhausted.
     handle: AtomicUsize,
@@ -504,6 +507,7 @@ struct Making<'a> {
     keep_outcome: bool,
     sink: Option<OutcomeSink>,
     lookup_seq: u32,
+    by_ids: bool,
 }
 
 /// Something released when dropped (a host's release callback for its data).
@@ -596,8 +600,55 @@ impl Call {
             keep_outcome,
             sink,
             lookup_seq: 0,
+            by_ids: false,
         });
         (call, pre_bound)
+    }
+
+    /// A lookup of entities of `entity` by ids, a call of its own (not serving another):
+    /// the entity's lookup at `search` answers `request` (`{"ids":[...]}`, terminated)
+    /// after the scope hook and the delegates, as a lookup serving a call does; counted in
+    /// flight on `shard`, with `default_timeout` when the invocation names none.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new_by_ids(
+        snap: Arc<Snapshot>,
+        inv: &InvocationRef<'_>,
+        search: Slot,
+        entity: usize,
+        request: String,
+        shard: usize,
+        default_timeout: Option<std::time::Duration>,
+        keep_outcome: bool,
+        sink: Option<OutcomeSink>,
+    ) -> Arc<Call> {
+        let (timeout, timeout_is_default) = match inv.timeout {
+            None => (default_timeout, true),
+            Some(t) => ((t != Invocation::NO_TIMEOUT).then_some(t), false),
+        };
+        Call::make(Making {
+            own_snap: Some(snap),
+            function_id: None,
+            inv,
+            caller_package: if inv.caller_package.is_empty() {
+                std::borrow::Cow::Borrowed(terminated::EMPTY)
+            } else {
+                std::borrow::Cow::Owned(terminated(inv.caller_package))
+            },
+            entry: Some(search),
+            kind: CallKind::EntityLookup,
+            entity: Some(entity),
+            args_fixed: Some(request),
+            args_ready: false,
+            parent: None,
+            started: Instant::now(),
+            timeout,
+            timeout_is_default,
+            in_flight_shard: Some(shard),
+            keep_outcome,
+            sink,
+            lookup_seq: 0,
+            by_ids: true,
+        })
     }
 
     #[inline(always)]
@@ -634,6 +685,7 @@ impl Call {
             timer_seq: AtomicU64::new(0),
             has_sink,
             lookup_seq: m.lookup_seq,
+            by_ids: m.by_ids,
             handle: AtomicUsize::new(0),
             parent: m.parent,
             token: m.inv.cancel.cloned(),
@@ -683,6 +735,7 @@ impl Call {
             keep_outcome: false,
             sink: None,
             lookup_seq: seq,
+            by_ids: false,
         })
     }
 

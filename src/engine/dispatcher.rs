@@ -636,9 +636,22 @@ impl Dispatcher {
             keep_outcome,
             sink,
         );
+        Self::watch_token(&call, inv);
+        Ok((call, st))
+    }
+
+    /// Counts a new call in flight: its shard, or `None` when the dispatcher is shutting
+    /// down (no call is to be made).
+    pub(crate) fn call_started(&self) -> Option<usize> {
+        self.registry.shared.call_started()
+    }
+
+    /// Cancels `call` when the invocation's token is cancelled (at once if it is already).
+    #[inline(always)]
+    pub(crate) fn watch_token(call: &Arc<Call>, inv: &InvocationRef<'_>) {
         if let Some(t) = inv.cancel {
             let weak: std::sync::Weak<dyn crate::engine::cancel::Cancellable> =
-                Arc::downgrade(&call) as _;
+                Arc::downgrade(call) as _;
             match t.subscribe(weak) {
                 Some(id) => {
                     let _ = call.token_sub.set(id);
@@ -646,7 +659,6 @@ impl Dispatcher {
                 None => call.cancel(crate::model::error::ErrorCode::Cancelled),
             }
         }
-        Ok((call, st))
     }
 
     /// When the call must end by (its timeout from its start).
@@ -684,11 +696,18 @@ impl Dispatcher {
         let Ok((call, st)) = self.start(inv, args, None, false) else {
             return Self::shutting_down_outcome(inv).to_json_terminated();
         };
+        Self::drive_blocking(&call, st)
+    }
+
+    /// Drives a call made without a sink on this thread and waits for its outcome JSON
+    /// (followed by a NUL); at its deadline this thread ends it `TimedOut`.
+    #[inline(always)]
+    pub(crate) fn drive_blocking(call: &Arc<Call>, st: PreBound) -> String {
         // a call that ends on this thread hands its outcome back at once
-        if let Some(Delivered::Json(o)) = drive_new(&call, st, true) {
+        if let Some(Delivered::Json(o)) = drive_new(call, st, true) {
             return o;
         }
-        let deadline = Self::deadline(&call);
+        let deadline = Self::deadline(call);
         match call.wait_outcome(deadline) {
             Some(o) => o,
             None => {
@@ -779,18 +798,25 @@ impl Dispatcher {
                 return;
             }
         };
+        Self::drive_async(&call, st);
+    }
+
+    /// Drives a call made with a sink: its deadline on the timer, then the pipeline on this
+    /// thread until it ends or waits for the host.
+    #[inline(always)]
+    pub(crate) fn drive_async(call: &Arc<Call>, st: PreBound) {
         // the deadline is on the timer before any host code runs: a handler (or gate) that
         // blocks inline, on this thread, is marked timed out at its deadline and its cancel
         // callbacks run then (they may be what stops it), not when it returns. A call that
         // finishes in time takes its deadline off again (pipeline::finish).
-        if let Some(deadline) = Self::deadline(&call) {
+        if let Some(deadline) = Self::deadline(call) {
             let target: std::sync::Weak<dyn crate::engine::timer::Expire> =
-                Arc::downgrade(&call) as _;
+                Arc::downgrade(call) as _;
             let seq = crate::engine::timer::schedule(deadline, target);
             call.timer_seq
                 .store(seq, std::sync::atomic::Ordering::Release);
         }
-        drive_new(&call, st, false);
+        drive_new(call, st, false);
     }
 
     /// Seed 004's plain form (no metadata schema declared): logs each `{metadata.X}`

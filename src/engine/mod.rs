@@ -7,6 +7,7 @@ pub mod bundle;
 pub mod call;
 pub mod cancel;
 pub mod dispatcher;
+pub(crate) mod entities;
 pub(crate) mod handles;
 pub mod log;
 pub(crate) mod pipeline;

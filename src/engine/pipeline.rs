@@ -318,7 +318,9 @@ fn find(
             snap.not_found_message(call.function_id()),
         );
     };
-    if !entry.is_enabled() {
+    // (a lookup by ids is not a call of search_{entity}: it answers while that function is
+    // disabled, as the lookups of calls taking the entity do)
+    if !entry.is_enabled() && !call.by_ids {
         return fail(
             ended,
             ErrorCode::Disabled,
@@ -530,6 +532,9 @@ fn handler(
                     Err((code, msg)) => Outcome::error(code, msg),
                 },
             );
+        }
+        if call.by_ids {
+            return end(ended, by_ids_outcome(call, r));
         }
         return end(ended, handler_outcome(call, &entry.desc, r));
     }
@@ -761,6 +766,69 @@ fn handler_outcome(
     }
 }
 
+/// The answer of a lookup by ids ([`Call::new_by_ids`]): the entities in the order of the
+/// ids asked for (each asked once), ids the lookup did not return left out, entities it
+/// returned that were not asked for dropped (an id it returned twice: the first). A failing
+/// lookup, or an answer that is not a list of the entity, names the entity.
+fn by_ids_outcome(call: &Call, r: HandlerResult) -> Outcome {
+    let snap = call.snap();
+    let Some(entity) = call.entity else {
+        return Outcome::error(ErrorCode::InternalError, "a lookup without its entity");
+    };
+    let def = &snap.types.entities[entity];
+    let text = match r {
+        Ok(text) => text,
+        Err((code, msg)) => {
+            return Outcome::error(code, format!("looking up {} failed: {msg}", def.name))
+        }
+    };
+    let (json, items) = match crate::model::binding::bind_entity_list(
+        &snap.types,
+        entity,
+        text.as_deref().unwrap_or("null"),
+        &snap.result_limits(),
+    ) {
+        Ok(bound) => bound,
+        Err(e) => {
+            let at = if e.path.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", e.path)
+            };
+            return Outcome::error(
+                ErrorCode::HandlerFailed,
+                format!(
+                    "the lookup of {} returned what is not an array of {} entities{at}: {}",
+                    def.name, def.name, e.reason
+                ),
+            );
+        }
+    };
+    // the request is the one the dispatcher wrote: {"ids":[...]}, each id once
+    let asked: Vec<String> = call
+        .lookup_request()
+        .and_then(|r| serde_json::from_str::<Value>(r).ok())
+        .and_then(|v| serde_json::from_value(v.get("ids")?.clone()).ok())
+        .unwrap_or_default();
+    let mut by_id: std::collections::HashMap<&str, &std::ops::Range<usize>> =
+        std::collections::HashMap::with_capacity(items.len());
+    for (id, range) in &items {
+        by_id.entry(id.as_str()).or_insert(range);
+    }
+    let mut out = String::with_capacity(json.len());
+    out.push('[');
+    for id in &asked {
+        if let Some(range) = by_id.get(id.as_str()) {
+            if out.len() > 1 {
+                out.push(',');
+            }
+            out.push_str(&json[(*range).clone()]);
+        }
+    }
+    out.push(']');
+    Outcome::success(Some(out))
+}
+
 /// A search's `limit`: the lookup may return more; the caller gets at most `limit`.
 fn apply_limit(call: &Call, json: String) -> String {
     let limit = call
@@ -778,6 +846,19 @@ fn apply_limit(call: &Call, json: String) -> String {
 }
 
 fn abort_outcome(call: &Call, code: ErrorCode) -> Outcome {
+    if call.by_ids {
+        let name = call.entity_name().unwrap_or_default();
+        return Outcome::error(
+            code,
+            match code {
+                ErrorCode::TimedOut => format!(
+                    "looking up {name} by id did not finish within {} ms",
+                    call.timeout.map_or(0, |t| t.as_millis())
+                ),
+                _ => format!("looking up {name} by id was cancelled"),
+            },
+        );
+    }
     match code {
         ErrorCode::TimedOut => Outcome::error(
             code,

@@ -17,9 +17,10 @@
 //! they show: toolkit texts, the metadata schema), `mcp`, `call` (the call handle's
 //! accessors and completions), `dispatcher` (its life, registration of types,
 //! functions and entities, settings, `af_execute_*`, what it lists), `publish` (the
-//! process-wide published dispatchers, descriptor bundles), `cancel` (tokens),
-//! `delegate` (delegates, gates, scope and permission hooks). Entities have no file of
-//! their own: `af_register_entity` stays in `dispatcher`, because the header lists it
+//! process-wide published dispatchers, descriptor bundles), `entities` (entities looked up
+//! by id: `af_entities_*`), `android`, `fork`, `stdout`, `cancel` (tokens), `delegate`
+//! (delegates, gates, scope and permission hooks). The registration of entities is not in
+//! `entities`: `af_register_entity` stays in `dispatcher`, because the header lists it
 //! between `af_register_function` and `af_unregister_function` and cbindgen (0.29.2, the
 //! pinned one) cannot put it there from another file. It writes functions in the order it
 //! loads them (a module's own items first, then its child modules, each in declaration
@@ -54,6 +55,8 @@ mod dispatcher;
 
 mod publish;
 
+mod entities;
+
 mod android;
 
 mod fork;
@@ -70,6 +73,7 @@ pub use cancel::*;
 pub use delegate::*;
 pub use dispatcher::*;
 pub(crate) use dispatcher::{FfiDispatcher, SendPtr, INVOCATION_V1_SIZE};
+pub use entities::*;
 pub use export::*;
 pub use http::*;
 pub use mcp::*;
@@ -599,6 +603,36 @@ pub(crate) unsafe fn invocation(inv: *const af_invocation) -> Result<Invocation,
 pub(crate) unsafe fn invocation_ref<'a>(
     inv: *const af_invocation,
 ) -> Result<InvocationRef<'a>, af_status> {
+    // SAFETY: the caller's contract, as for invocation_fields.
+    unsafe { invocation_fields(inv, true) }
+}
+
+/// [`invocation_ref`] for a call that names no function (`af_entities_*`): NULL is
+/// `AF_INVOCATION_INIT`'s defaults, and `function_id` is not read.
+pub(crate) unsafe fn invocation_ref_unnamed<'a>(
+    inv: *const af_invocation,
+) -> Result<InvocationRef<'a>, af_status> {
+    if inv.is_null() {
+        return Ok(InvocationRef {
+            function_id: "",
+            platform: Platform::Other,
+            is_foreground: false,
+            caller_package: "",
+            cancel: None,
+            timeout: None,
+            host_context: 0,
+        });
+    }
+    // SAFETY: the caller's contract, as for invocation_fields.
+    unsafe { invocation_fields(inv, false) }
+}
+
+/// Reads an invocation; `named`: its `function_id` is required (else not read, "").
+#[inline(always)]
+unsafe fn invocation_fields<'a>(
+    inv: *const af_invocation,
+    named: bool,
+) -> Result<InvocationRef<'a>, af_status> {
     // SAFETY: checked by the helper; a larger struct (a newer header) starts with v1's.
     let size = unsafe { check_struct_size_min(inv, "af_invocation", INVOCATION_V1_SIZE) }?;
     let host_context = if size >= std::mem::size_of::<af_invocation>() {
@@ -611,7 +645,11 @@ pub(crate) unsafe fn invocation_ref<'a>(
     // through this reference (host_context was read above, when covered).
     let inv = unsafe { &*(inv as *const InvocationV1) };
     // SAFETY: pointers checked by the helpers.
-    let id = unsafe { str_arg(inv.function_id, "af_invocation.function_id") }?;
+    let id = if named {
+        unsafe { str_arg(inv.function_id, "af_invocation.function_id") }?
+    } else {
+        ""
+    };
     let caller = unsafe { opt_str_arg(inv.caller_package, "af_invocation.caller_package") }?;
     let platform = Platform::from_i32(inv.platform).ok_or_else(|| {
         fail(

@@ -98,9 +98,48 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     public Task<AppFunctionOutcome> Execute(AppFunctionInvocation invocation, string argumentsJson, CancellationToken cancellationToken = default) =>
         Run(this, invocation, argumentsJson, cancellationToken, null);
 
-    /// <summary>Shared by <see cref="Execute"/> and <see cref="AppFunctionView.Execute(AppFunctionInvocation, string?, CancellationToken)"/>.</summary>
+    /// <summary>
+    /// The entities of <paramref name="entity"/> with these ids, through the entity's registered
+    /// lookup (its <see cref="IAppFunctionEntityProvider{TEntity}"/>), as the delegates and the DI
+    /// scope of a call see it: what an entity query by id asks (App Intents'
+    /// <c>entities(for:)</c>). Never throws. On success <see cref="AppFunctionOutcome.ResultJson"/> is
+    /// the JSON array of the entities <b>in the order of <paramref name="ids"/></b>: an id the
+    /// lookup does not return is left out, an id given twice gives its entity once. Errors are
+    /// outcomes naming what is wrong: an unknown entity (<c>InvalidArgument</c>), a failing
+    /// provider (its code, "looking up order failed: …"), a delegate's refusal, <c>TimedOut</c>,
+    /// <c>Cancelled</c> (cancelling <paramref name="cancellationToken"/>), and <c>LimitExceeded</c>
+    /// after <see cref="Shutdown"/> or <see cref="Dispose"/> ("the dispatcher was disposed").
+    /// <paramref name="invocation"/> gives the platform, foreground, caller and timeout (default:
+    /// in-process, the dispatcher's default timeout); its <c>FunctionId</c> is not used.
+    /// </summary>
+    public Task<AppFunctionOutcome> LookupEntities(string entity, IEnumerable<string> ids, AppFunctionInvocation? invocation = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(entity);
+        ArgumentNullException.ThrowIfNull(ids);
+        var inv = invocation ?? new AppFunctionInvocation("search_" + entity);
+        return Run(this, inv with { FunctionId = "search_" + entity }, IdsJson(ids), cancellationToken, null, entity);
+    }
+
+    /// <summary>The ids as a JSON array of strings.</summary>
+    private static string IdsJson(IEnumerable<string> ids)
+    {
+        var buffer = new System.Buffers.ArrayBufferWriter<byte>();
+        using (var w = new System.Text.Json.Utf8JsonWriter(buffer))
+        {
+            w.WriteStartArray();
+            foreach (var id in ids)
+            {
+                w.WriteStringValue(id);
+            }
+            w.WriteEndArray();
+        }
+        return Encoding.UTF8.GetString(buffer.WrittenSpan);
+    }
+
+    /// <summary>Shared by <see cref="Execute"/>, <see cref="AppFunctionView.Execute(AppFunctionInvocation, string?, CancellationToken)"/>
+    /// and <see cref="LookupEntities"/> (<paramref name="entity"/> set: <paramref name="argumentsJson"/> is the ids).</summary>
     [SkipLocalsInit] // the stack buffers below are written before they are read
-    internal static Task<AppFunctionOutcome> Run(object target, AppFunctionInvocation invocation, string? argumentsJson, CancellationToken cancellationToken, PendingOptions? options)
+    internal static Task<AppFunctionOutcome> Run(object target, AppFunctionInvocation invocation, string? argumentsJson, CancellationToken cancellationToken, PendingOptions? options, string? entity = null)
     {
         try
         {
@@ -138,6 +177,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             using var id = new Utf8.Text(invocation.FunctionId, idBuf);
             using var caller = new Utf8.Text(invocation.CallerPackage, callerBuf);
             using var args = new Utf8.Text(argumentsJson ?? "{}", argsBuf);
+            using var entityName = new Utf8.Text(entity, default);
             bool tokenRef = false;
             var ud = pending.UserData;
             int status = -1;
@@ -147,8 +187,8 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                 var inv = NativeCalls.Invocation(invocation, id.Pointer, caller.Pointer);
                 inv.cancel_token = pending.Token?.DangerousGetHandle() ?? 0;
                 inv.host_context = ud; // every callback of the call finds the pending call (and its context) through it
-                status = view is not null
-                    ? NativeCalls.ExecuteAsync(view.Handle, &inv, args.Pointer, ud)
+                status = entity is not null ? NativeCalls.EntitiesAsync(dispatcher._handle, &inv, entityName.Pointer, args.Pointer, ud)
+                    : view is not null ? NativeCalls.ExecuteAsync(view.Handle, &inv, args.Pointer, ud)
                     : NativeCalls.ExecuteAsync(dispatcher._handle, &inv, args.Pointer, ud);
             }
             catch
@@ -223,6 +263,51 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         catch (ObjectDisposedException)
         {
             return Disposed(invocation.FunctionId).ToJson();
+        }
+        finally
+        {
+            try
+            {
+                pending.EndContext();
+            }
+            finally
+            {
+                pending.Recycle();
+            }
+        }
+    }
+
+    /// <summary><see cref="LookupEntities"/> that blocks for the outcome JSON as the core writes it
+    /// (<c>af_entities_json</c>): the entities in the order of <paramref name="ids"/>.</summary>
+    [SkipLocalsInit] // the stack buffers below are written before they are read
+    public string LookupEntitiesJson(string entity, IEnumerable<string> ids, AppFunctionInvocation? invocation = null)
+    {
+        ArgumentNullException.ThrowIfNull(entity);
+        ArgumentNullException.ThrowIfNull(ids);
+        var search = "search_" + entity;
+        if (IsDisposed)
+        {
+            return Disposed(search).ToJson();
+        }
+        var given = (invocation ?? new AppFunctionInvocation(search)) with { FunctionId = search };
+        Span<byte> idBuf = stackalloc byte[128];
+        Span<byte> callerBuf = stackalloc byte[128];
+        Span<byte> entityBuf = stackalloc byte[128];
+        using var id = new Utf8.Text(search, idBuf);
+        using var caller = new Utf8.Text(given.CallerPackage, callerBuf);
+        using var name = new Utf8.Text(entity, entityBuf);
+        using var idsJson = new Utf8.Text(IdsJson(ids), default);
+        var inv = NativeCalls.Invocation(given, id.Pointer, caller.Pointer);
+        // the lookup's callbacks find their context through it until af_entities_json returns
+        var pending = PendingExecute.Rent(_core, search, null);
+        inv.host_context = pending.UserData;
+        try
+        {
+            return NativeCalls.EntitiesJson(_handle, &inv, name.Pointer, idsJson.Pointer);
+        }
+        catch (ObjectDisposedException)
+        {
+            return Disposed(search).ToJson();
         }
         finally
         {

@@ -308,6 +308,27 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         await execute(AppFunctionInvocation(functionId), arguments: arguments)
     }
 
+    /// The entities of `entity` with these ids, through the entity's registered lookup
+    /// (`af_entities_async`), after the scope hook and the delegates, as when a function takes
+    /// the entity: what an entity query by id asks (App Intents' `entities(for:)`). Never
+    /// throws: on success `resultJSON` is the JSON array of the entities **in the order of
+    /// `ids`** (an id the lookup does not return is left out, an id given twice gives its
+    /// entity once); errors are outcomes naming what is wrong (an unknown entity
+    /// `invalidArgument`, a failing lookup its code with "looking up order failed: …", a
+    /// delegate's refusal, `timedOut`, `limitExceeded` after `shutdown`). `invocation` gives the
+    /// platform, foreground, caller and timeout (default: in-process, the dispatcher's default
+    /// timeout); its `functionId` is not used. Cancelling the calling task cancels the lookup
+    /// (`cancelled`; the lookup's task is cancelled too).
+    public func lookupEntities(
+        _ entity: String, ids: [String], invocation: AppFunctionInvocation? = nil
+    ) async -> AppFunctionOutcome {
+        let inv = invocation ?? AppFunctionInvocation("search_\(entity)")
+        let idsJSON = JSONValue.array(ids.map { .string($0) }).text
+        return await runCall(inv, arguments: idsJSON) { inv, box in
+            af_entities_async(raw, inv, entity, idsJSON, outcomeTrampoline, box)
+        }
+    }
+
     // MARK: Timeouts and shutdown
 
     /// The timeout of invocations that name none (default 30 s): a call still running then

@@ -66,21 +66,20 @@ public enum AppIntentRuntime {
         return try AppIntentRun(outcome, done: doneDialog)
     }
 
-    /// The entities with these ids, unknown ones skipped (`EntityQuery.entities(for:)`):
-    /// those the intents met before (results and searches) as they were, the others found
-    /// by the entity's search with the id as the query.
+    /// The entities with these ids (`EntityQuery.entities(for:)`), exactly: the app's lookup
+    /// answers them through the core (`AppFunctionDispatcher.lookupEntities`,
+    /// `af_entities_async`), in the order of `ids`, an unknown id left out, an id given twice
+    /// once. The delegates see it as the lookup of an entity parameter (platform apple, not in
+    /// the foreground: a gate's `openApp` throws its message, as a query cannot continue in the
+    /// app). A failing lookup throws `AppFunctionIntentError` with the core's message
+    /// ("looking up order failed: …"); cancelling the task cancels the lookup and throws
+    /// `CancellationError`.
     public static func entities<E: AppFunctionsEntity>(_ type: E.Type, ids: [String]) async throws -> [E] {
-        var found: [E] = []
-        for id in ids {
-            if let known = EntityCache.shared.get(dispatcherName, E.appFunctionsEntityName, id) {
-                found.append(try E(appFunctionsFields: AppIntentFields(known)))
-                continue
-            }
-            if let hit = try await search(E.self, matching: id).first(where: { $0.id == id }) {
-                found.append(hit)
-            }
-        }
-        return found
+        let dispatcher = try await publishedDispatcher()
+        let outcome = await dispatcher.lookupEntities(
+            E.appFunctionsEntityName, ids: ids,
+            invocation: AppFunctionInvocation(E.appFunctionsSearchFunction, platform: .apple))
+        return try AppIntentRun(outcome, done: "").value([E].self)
     }
 
     /// The entities the entity's `search_{entity}` finds (`EntityStringQuery`).
@@ -205,22 +204,4 @@ final class RuntimeLock<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
-}
-
-/// The entities the intents met (JSON objects by publication, entity name and id), so
-/// that `entities(for:)` finds them again without a search. The C ABI has no lookup by ids
-/// of its own; a function that takes the entity still looks it up afresh when it runs.
-final class EntityCache: @unchecked Sendable {
-    static let shared = EntityCache()
-    private let store = RuntimeLock([String: [String: Any]]())
-
-    func put(_ publication: String, _ entity: String, _ id: String, _ fields: [String: Any]) {
-        store.withLock { $0[Self.key(publication, entity, id)] = fields }
-    }
-
-    func get(_ publication: String, _ entity: String, _ id: String) -> [String: Any]? {
-        store.withLock { $0[Self.key(publication, entity, id)] }
-    }
-
-    private static func key(_ p: String, _ e: String, _ id: String) -> String { "\(p)\u{0}\(e)\u{0}\(id)" }
 }

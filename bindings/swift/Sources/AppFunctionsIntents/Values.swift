@@ -141,7 +141,6 @@ extension AppFunctionsEntity {
     public init(appFunctionsJSON json: Any) throws {
         guard let object = json as? [String: Any] else { throw mismatch("an entity \(Self.appFunctionsEntityName)", json) }
         try self.init(appFunctionsFields: AppIntentFields(object))
-        EntityCache.shared.put(AppIntentRuntime.dispatcherName, Self.appFunctionsEntityName, id, object)
     }
     public func appFunctionsJSON(_ format: AppIntentValueFormat) -> Any { id }
 }

@@ -238,6 +238,62 @@ final class AppIntentsTests: XCTestCase {
         XCTAssertEqual(suggested.map(\.id), [id])
     }
 
+    func testEntitiesForIdsComeInTheirOrderFromTheLookupEvenUnseen() async throws {
+        // made without the intents: the runtime never met them, the app's lookup answers
+        let a = store.createOrder(CreateOrder(customer: "acme", quantity: 1, priority: .low))
+        let b = store.createOrder(CreateOrder(customer: "globex", quantity: 2, priority: .high))
+        let found = try await OrderEntityQuery().entities(for: [b.id, "o-999", a.id, b.id])
+        XCTAssertEqual(found.map(\.id), [b.id, a.id])
+        XCTAssertEqual(found.map(\.customer), ["globex", "acme"])
+        XCTAssertEqual(found.first?.priority, .high)
+        let none = try await OrderEntityQuery().entities(for: [])
+        XCTAssertEqual(none.map(\.id), [])
+    }
+
+    /// Publishes, under this test's name, a dispatcher whose order lookup is `lookup`.
+    func publishOrders(
+        _ lookup: @escaping @Sendable (AppFunctionContext, AppFunctionEntityRequest) async throws -> [Order]
+    ) throws -> AppFunctionDispatcher {
+        let other = AppFunctionDispatcher()
+        try other.registerEntity(Order.self, lookup: lookup)
+        try other.publish(as: publication)
+        return other
+    }
+
+    func testALookupErrorThrowsTheCoresMessageNamingTheEntity() async throws {
+        let other = try publishOrders { _, _ in throw AppFunctionError(.handlerFailed, "the database is down") }
+        do {
+            _ = try await OrderEntityQuery().entities(for: ["o-1"])
+            XCTFail("entities(for:) returned")
+        } catch {
+            XCTAssertEqual(error.localizedDescription, "looking up order failed: the database is down")
+            XCTAssertEqual((error as? AppFunctionIntentError)?.code, .handlerFailed)
+        }
+        withExtendedLifetime(other) {}
+    }
+
+    func testCancellingTheQueryTaskCancelsTheLookup() async throws {
+        let other = try publishOrders { [seen] context, _ in
+            seen.start("lookup")
+            while !context.isCancelled && !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            seen.cancel("lookup")
+            return []
+        }
+        let task = Task { try await OrderEntityQuery().entities(for: ["o-1"]) }
+        try await seen.waitForStart("lookup")
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("entities(for:) returned")
+        } catch {
+            XCTAssertTrue(error is CancellationError, "\(error)")
+        }
+        try await seen.waitForCancelled("lookup")
+        withExtendedLifetime(other) {}
+    }
+
     func testTheAppShortcutsNameTheApp() {
         let shortcuts = AppFunctionsShortcuts.appShortcuts
         XCTAssertEqual(shortcuts.map(\.shortTitle.key), ["Dashboard", "Quick note"])

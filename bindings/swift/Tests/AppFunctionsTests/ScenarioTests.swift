@@ -222,6 +222,19 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(outcome.errorCode, .entityNotFound, "\(outcome)")
     }
 
+    func testLookupEntitiesAnswersInTheOrderOfTheIdsThroughTheLookup() async throws {
+        let a = store.createOrder(CreateOrder(customer: "acme", quantity: 1, priority: .low))
+        let b = store.createOrder(CreateOrder(customer: "globex", quantity: 2, priority: .high))
+        let outcome = await dispatcher.lookupEntities("order", ids: [b.id, "o-404", a.id, b.id])
+        XCTAssertEqual(outcome.status, .success, "\(outcome)")
+        XCTAssertEqual(try outcome.result(as: [Order].self).map(\.id), [b.id, a.id])
+        let unknown = await dispatcher.lookupEntities("ordr", ids: [a.id])
+        XCTAssertEqual(unknown.errorCode, .invalidArgument)
+        XCTAssertEqual(unknown.message, #"no entity named "ordr" (did you mean "order"?)"#)
+        let none = await dispatcher.lookupEntities("order", ids: [])
+        XCTAssertEqual(none.resultJSON, "[]")
+    }
+
     func testSearchOrderFindsOrdersByQuery() async throws {
         for c in ["acme", "globex", "acme west"] {
             _ = store.createOrder(CreateOrder(customer: c, quantity: 1, priority: .normal))

@@ -404,6 +404,46 @@ class AppFunctionDispatcher(
         }
     }
 
+    /**
+     * The entities of [entity] with these [ids], through the entity's registered lookup, with
+     * the delegates and scope hooks a call has: what an entity query by id asks (App Intents'
+     * `entities(for:)`). Never throws: on success [AppFunctionOutcome.resultJson] is the JSON array
+     * of the entities **in the order of [ids]** (an id the lookup does not return is left out, an
+     * id given twice gives its entity once); errors are outcomes naming what is wrong (an unknown
+     * entity `InvalidArgument`, a failing lookup its code with "looking up order failed: …", a
+     * delegate's refusal, `TimedOut`, `LimitExceeded` after [shutdown] or [close]). [invocation]
+     * gives the platform, foreground, caller and timeout (default: in-process, the dispatcher's
+     * default timeout); its `functionId` is not used. Cancelling the calling coroutine cancels the
+     * lookup in the core and this function then throws its `CancellationException`.
+     */
+    suspend fun lookupEntities(entity: String, ids: List<String>, invocation: AppFunctionInvocation? = null): AppFunctionOutcome {
+        val inv = (invocation ?: AppFunctionInvocation("search_$entity")).copy(functionId = "search_$entity")
+        if (!native.enter()) return closedOutcome(inv.functionId)
+        try {
+            val name = entity.cstr()
+            val idsJson = idsJson(ids).cstr()
+            return awaitOutcome(native, inv) { block, ud -> NativeCalls.entitiesAsync(native.ptr, block, name, idsJson, ud) }
+        } finally {
+            native.exit()
+            Reference.reachabilityFence(this)
+        }
+    }
+
+    /** The blocking variant of [lookupEntities] (from a plain thread), cancelled by [cancel]. */
+    @JvmOverloads
+    fun lookupEntitiesBlocking(entity: String, ids: List<String>, invocation: AppFunctionInvocation? = null, cancel: AppFunctionCancellationToken? = null): AppFunctionOutcome {
+        val inv = (invocation ?: AppFunctionInvocation("search_$entity")).copy(functionId = "search_$entity")
+        if (!native.enter()) return closedOutcome(inv.functionId)
+        try {
+            return AppFunctionOutcome.parse(blockingOutcomeJson(native, inv, cancel) { block -> NativeCalls.entitiesJson(native.ptr, block, entity, idsJson(ids)) })
+        } finally {
+            native.exit()
+            Reference.reachabilityFence(this)
+        }
+    }
+
+    private fun idsJson(ids: List<String>): String = buildJsonArray { ids.forEach { add(JsonPrimitive(it)) } }.toString()
+
     // --- timeouts and shutdown -------------------------------------------------------------
 
     /**

@@ -110,6 +110,8 @@ internal object AfNative {
     external fun af_set_log_callback(d: Pointer?, cb: LogFn?, userData: Pointer?, free: UserDataFn?): Int
     external fun af_execute_json(d: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
     external fun af_execute_async(d: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: OutcomeFn?, userData: Pointer?): Int
+    external fun af_entities_json(d: Pointer?, inv: Pointer?, entity: ByteArray?, idsJson: ByteArray?): Pointer?
+    external fun af_entities_async(d: Pointer?, inv: Pointer?, entity: ByteArray?, idsJson: ByteArray?, onOutcome: OutcomeFn?, userData: Pointer?): Int
     external fun af_android_execute_json(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?): Pointer?
     external fun af_android_execute_async(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?, onResponse: OutcomeFn?, userData: Pointer?): Int
     external fun af_dispatcher_set_default_timeout(d: Pointer?, timeoutMs: Int): Int

@@ -74,6 +74,10 @@ internal object NativeCalls {
     fun executeAsync(d: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
         AfNative.af_execute_async(d, inv, args, Trampolines.Outcome, userData)
     fun executeJson(d: Pointer, inv: Pointer, args: String): Pointer? = AfNative.af_execute_json(d, inv, args.cstr())
+    fun entitiesAsync(d: Pointer, inv: Pointer, entity: ByteArray, idsJson: ByteArray, userData: Pointer?): Int =
+        AfNative.af_entities_async(d, inv, entity, idsJson, Trampolines.Outcome, userData)
+    fun entitiesJson(d: Pointer, inv: Pointer, entity: String, idsJson: String): Pointer? =
+        AfNative.af_entities_json(d, inv, entity.cstr(), idsJson.cstr())
     fun androidExecuteAsync(d: Pointer, inv: Pointer, parametersDocument: String, userData: Pointer): Int =
         AfNative.af_android_execute_async(d, inv, parametersDocument.cstr(), AndroidResponse, userData)
     fun setDefaultTimeout(d: Pointer, timeoutMs: Int): Int = AfNative.af_dispatcher_set_default_timeout(d, timeoutMs)
