@@ -94,7 +94,7 @@ t0=$(date +%s)
 run_check ts node ci/http/client_check.mjs
 run_check python "$VENV_PY" ci/http/client_check.py
 run_check dotnet dotnet "$OUT/client/HttpClientCheck.dll"
-run_check inspector python3 ci/http/inspector_check.py
+run_check inspector python3 ci/mcp/inspector_check.py --url
 # straight to the host: a proxy would hold the flood's upstream streams after the client
 # closed them
 echo "== http lane: hostile"
