@@ -16,6 +16,13 @@ binding:
 - every struct the binding declares (af_invocation, af_delegate) has the baseline's size and
   each field its offset and size, as the binding's own layout rules place them (C#
   sequential layout; JNA's default alignment, which is the C compiler's on these targets);
+- every function of the baseline is imported (an ABI addition reflected in the binding, as
+  docs/abi.md asks; a missing import was only a note until the Kotlin binding lacked
+  af_call_dialog_copy and af_call_invocation_context unnoticed);
+- every function of the baseline is called by the binding's sources (Swift, which imports the
+  header itself, included: bindings/swift/Sources), or is in NOT_WRAPPED with the reason (an
+  entry the sources call, or that the baseline does not have, is an error too, so the lists
+  cannot go stale);
 - .NET: no file of the AppFunctions project outside Interop/Native*.cs and Interop/Utf8.cs
   calls an import (every native call goes through Interop/NativeCalls.cs); Kotlin: no file
   but internal/AfNative.kt and internal/NativeCalls.kt calls AfNative.af_* (the public API
@@ -27,7 +34,8 @@ constant or field, and what the baseline says; exit 1 if there is any.
     ci/interop_abi.py [--self-test] [--baseline abi/v1.txt] [--repo DIR]
 
 --self-test checks that deliberate mismatches (a parameter type, a return type, a constant, a
-field, a missing parameter, a raw call in a public file) are each caught, on copies in memory.
+field, a missing parameter, a raw call in a public file, a function not imported or not wrapped)
+are each caught, on copies in memory.
 """
 import argparse
 import glob
@@ -291,8 +299,9 @@ def check_dotnet(files, base, errors, notes):
                         errors.append(f".NET {path}: {m.group(1)}.{n} {e.replace(key, cname + '.' + n)}")
     missing = sorted(set(base.functions) - set(imported))
     COUNTS[".NET"] = len(imported)
-    if missing:
-        notes.append(".NET imports none of: " + ", ".join(missing))
+    for name in missing:
+        errors.append(f".NET: {name} (abi/v1.txt) is not imported by any Interop/Native*.cs: "
+                      "every ABI function is reflected in every binding (docs/abi.md)")
     return imported
 
 
@@ -495,8 +504,9 @@ def check_kotlin(files, base, errors, notes):
             errors.append(f"Kotlin: no JNA Structure {cls} with @FieldOrder declares {s}")
     missing = sorted(set(base.functions) - imported)
     COUNTS["Kotlin"] = len(imported)
-    if missing:
-        notes.append("Kotlin imports none of: " + ", ".join(missing))
+    for name in missing:
+        errors.append(f"Kotlin: {name} (abi/v1.txt) has no external fun in internal/AfNative.kt: "
+                      "every ABI function is reflected in every binding (docs/abi.md)")
 
 
 # Every Kotlin file calls AfNative only through internal/NativeCalls.kt: the public API and
@@ -516,6 +526,94 @@ def check_kotlin_routing(files, errors):
                           "every native call goes through internal/NativeCalls.kt")
 
 
+# ---------------------------------------------------------------------------------------- wrapped
+
+# An import is not yet a reflection: the ABI functions a binding declares (or, for Swift, gets
+# from the header) but that none of its sources calls, each with the reason. The binding's
+# README says the same to its users. A function of the baseline that a binding neither calls
+# nor lists here is an error, and so is an entry the binding calls or the baseline lacks, so
+# the lists cannot go stale.
+HTTP = "not wrapped yet: the MCP Streamable HTTP server (the .NET binding's MapAppFunctionsMcp)"
+NOT_WRAPPED = {
+    ".NET": {
+        "af_android_execute_json": "the blocking form: the Android bridge calls af_android_execute_async",
+        "af_call_entity_copy": "lookups read the request (af_call_lookup_request), not the entity's descriptor",
+        "af_call_on_cancel_remove": "a call's cancellation handler lives as long as its call",
+        "af_error_code_from_name": "AppFunctionErrorCode is a C# enum of the codes",
+        "af_error_code_name": "AppFunctionErrorCode is a C# enum of the codes",
+        "af_last_error": "errors are read with af_last_error_copy",
+        "af_call_item_set": "context.Items is the call context's managed dictionary",
+        "af_call_item_get_json": "context.Items is the call context's managed dictionary",
+        "af_cancel_token_is_cancelled": "cancellation is a CancellationToken that cancels the core's token",
+        "af_view_execute_json": "the blocking form: views execute through af_view_execute_async",
+        "af_http_server_set_authorize": "ASP.NET Core authorizes requests (BearerToken, RequireAuthorization) before the core sees them",
+        "af_set_function_caller_policy": "not wrapped yet: per-function caller policies (C, Rust)",
+        "af_set_limits": "not wrapped yet: the dispatcher's input limits (C, Rust)",
+    },
+    "Kotlin": {
+        "af_android_execute_json": "the blocking form: AppFunctionsService calls af_android_execute_async",
+        "af_call_entity_copy": "lookups read the request (af_call_lookup_request), not the entity's descriptor",
+        "af_call_on_cancel_remove": "a call's cancellation handler lives as long as its call",
+        "af_error_code_from_name": "AppFunctionErrorCode is a Kotlin enum of the codes",
+        "af_last_error_copy": "errors are read with af_last_error on the thread of the failed call",
+        "af_set_function_caller_policy": "not wrapped yet: per-function caller policies (C, Rust)",
+        "af_set_limits": "not wrapped yet: the dispatcher's input limits (C, Rust)",
+        **{f: HTTP for f in ("af_http_server_new", "af_http_server_free", "af_http_server_set_authorize",
+                             "af_http_server_max_body_bytes", "af_http_handle", "af_http_response_status",
+                             "af_http_response_headers_copy", "af_http_response_body", "af_http_response_take_stream",
+                             "af_http_response_free", "af_http_stream_next_copy", "af_http_stream_free")},
+    },
+    "Swift": {
+        "af_android_execute_async": "Android's AppFunctions service call (the Kotlin binding's AppFunctionsService)",
+        "af_android_execute_json": "Android's AppFunctions service call (the Kotlin binding's AppFunctionsService)",
+        "af_entities_json": "the blocking form: lookupEntities is async (af_entities_async)",
+        "af_error_code_from_name": "AppFunctionErrorCode is a Swift enum of the codes",
+        "af_last_error_copy": "errors are read with af_last_error on the thread of the failed call",
+        "af_call_on_cancel_remove": "a call's cancellation handler lives as long as its call",
+        "af_call_entity_copy": "lookups read the request (af_call_lookup_request), not the entity's descriptor",
+        "af_call_descriptor_json": "not wrapped yet: .NET context.Function, Kotlin context.descriptor",
+        "af_call_invocation_context": "not wrapped yet: Kotlin AppFunctionInvocation.hostContext",
+        "af_set_function_caller_policy": "not wrapped yet: per-function caller policies (C, Rust)",
+        "af_set_limits": "not wrapped yet: the dispatcher's input limits (C, Rust)",
+        **{f: HTTP for f in ("af_http_server_new", "af_http_server_free", "af_http_server_set_authorize",
+                             "af_http_server_max_body_bytes", "af_http_handle", "af_http_response_status",
+                             "af_http_response_headers_copy", "af_http_response_body", "af_http_response_take_stream",
+                             "af_http_response_free", "af_http_stream_next_copy", "af_http_stream_free")},
+    },
+}
+DECLARATION = {
+    ".NET": r"partial\s+[^;(]*?\b(af_\w+)\s*\(",
+    "Kotlin": r"external\s+fun\s+(af_\w+)\s*\(",
+    "Swift": None,
+}
+
+
+def check_wrapped(binding, files, base, errors, not_wrapped=None):
+    """files: {path: text} of the binding's sources. Counts each af_ function's calls (its
+    name followed by `(`, outside comments and its own declaration)."""
+    not_wrapped = NOT_WRAPPED[binding] if not_wrapped is None else not_wrapped
+    calls = {}
+    for path, raw in files.items():
+        text = strip_cs_comments(raw)
+        for name in re.findall(r"\b(af_\w+)\s*\(", text):
+            calls[name] = calls.get(name, 0) + 1
+        if DECLARATION[binding]:
+            for name in re.findall(DECLARATION[binding], text):
+                calls[name] = calls.get(name, 0) - 1
+    called = {n for n, c in calls.items() if c > 0}
+    for name in sorted(set(base.functions) - called):
+        if name not in not_wrapped:
+            errors.append(f"{binding}: {name} (abi/v1.txt) is called by no source of the binding: every ABI "
+                          "function is reflected in every binding (docs/abi.md), or listed in "
+                          f"ci/interop_abi.py NOT_WRAPPED[{binding!r}] with the reason (and in the binding's README)")
+    for name, why in sorted(not_wrapped.items()):
+        if name not in base.functions:
+            errors.append(f"{binding}: NOT_WRAPPED lists {name}, which abi/v1.txt does not have")
+        elif name in called:
+            errors.append(f"{binding}: NOT_WRAPPED lists {name} ({why}), but the binding calls it: drop it from the list")
+    COUNTS[binding + " calls"] = len(set(base.functions) & called)
+
+
 # ---------------------------------------------------------------------------------------- driver
 
 def sources(repo):
@@ -528,14 +626,15 @@ def sources(repo):
             with open(p, encoding="utf-8") as f:
                 out[rel] = f.read()
         return out
-    return read("bindings/dotnet/src/**/*.cs"), read("bindings/kotlin/src/main/kotlin/**/*.kt")
+    return (read("bindings/dotnet/src/**/*.cs"), read("bindings/kotlin/src/main/kotlin/**/*.kt"),
+            read("bindings/swift/Sources/**/*.swift"))
 
 
 # Kotlin files call the C ABI only through internal/NativeCalls.kt (check_kotlin_routing).
 KOTLIN_ROUTING = True
 
 
-def run(base_text, cs, kt, strict_routing=True):
+def run(base_text, cs, kt, sw=None, strict_routing=True):
     base = Baseline(base_text)
     errors, notes = [], []
     if cs:
@@ -546,10 +645,16 @@ def run(base_text, cs, kt, strict_routing=True):
         check_kotlin({p: t for p, t in kt.items() if "/internal/" in p}, base, errors, notes)
         if strict_routing and KOTLIN_ROUTING:
             check_kotlin_routing(kt, errors)
+    if cs:
+        check_wrapped(".NET", {p: t for p, t in cs.items() if "/src/AppFunctions" in "/" + p}, base, errors)
+    if kt:
+        check_wrapped("Kotlin", kt, base, errors)
+    if sw:
+        check_wrapped("Swift", sw, base, errors)
     return errors, notes
 
 
-def self_test(base_text, cs, kt):
+def self_test(base_text, cs, kt, sw):
     """Each deliberate mismatch must be caught, named."""
     def mutate(files, pattern, old, new):
         out = dict(files)
@@ -588,21 +693,28 @@ def self_test(base_text, cs, kt):
         ("kt", r"AfStructs\.kt$", '"is_foreground", "reserved"', '"reserved", "is_foreground"', "AfInvocation.is_foreground is at offset 39 size 1"),
         ("kt", r"AfStructs\.kt$", "@JvmField var timeout_ms: Int = 0", "@JvmField var timeout_ms: Long = 0", "AfInvocation.timeout_ms is at offset 32 size 8"),
         ("kt", r"AfStructs\.kt$", "@JvmField var on_invoked: InvokedFn? = null", "@JvmField var on_invoked: UserDataFn? = null", "AfDelegate.on_invoked is UserDataFn, whose invoke takes 1 parameter(s)"),
+        # an ABI function a binding does not import, or (Swift) does not call, and a stale entry
+        ("kt", r"AfNative\.kt$", "    external fun af_call_dialog_copy(call: Pointer?): Pointer?\n", "",
+         "af_call_dialog_copy (abi/v1.txt) has no external fun"),
+        ("cs", r"Native\.cs$", "[LibraryImport(Library)] internal static partial byte* af_call_dialog_copy(nint call);", "",
+         "af_call_dialog_copy (abi/v1.txt) is not imported"),
+        ("sw", r"/Context\.swift$", "takeString(af_call_dialog_copy(call.raw))", "nil",
+         "Swift: af_call_dialog_copy (abi/v1.txt) is called by no source"),
+        ("sw", r"/Trampolines\.swift$", "af_call_on_cancel(call.raw,", "af_call_on_cancel_remove(call.raw,",
+         "NOT_WRAPPED lists af_call_on_cancel_remove"),
     ]
-    clean, _ = run(base_text, cs, kt)
+    clean, _ = run(base_text, cs, kt, sw)
     if clean:
         print("\n".join(clean))
         raise SystemExit("[interop-abi self-test] the unmodified sources already fail")
     failed = 0
     for lang, pattern, old, new, expect in cases:
-        if lang == "cs":
-            m, path, line = mutate(cs, pattern, old, new)
-            errors, _ = run(base_text, m, kt)
-        else:
-            m, path, line = mutate(kt, pattern, old, new)
-            errors, _ = run(base_text, cs, m)
-        # a routing violation names the file and the line of the call
-        where = f"{path}:{line}:" if expect.startswith("calls ") else path
+        files = {"cs": cs, "kt": kt, "sw": sw}
+        files[lang], path, line = mutate(files[lang], pattern, old, new)
+        errors, _ = run(base_text, files["cs"], files["kt"], files["sw"])
+        # a routing violation names the file and the line of the call; a missing function, the binding
+        where = f"{path}:{line}:" if expect.startswith("calls ") else (
+            "" if "abi/v1.txt" in expect or "NOT_WRAPPED" in expect else path)
         if not any(expect in e and where in e for e in errors):
             failed += 1
             print(f"[interop-abi self-test] NOT CAUGHT: {old!r} -> {new!r} in {where}; expected a difference naming {expect!r}; got:")
@@ -621,11 +733,11 @@ def main():
     baseline = a.baseline or max(glob.glob(os.path.join(a.repo, "abi", "v*.txt")), key=lambda p: int(re.search(r"v(\d+)", p).group(1)))
     with open(baseline, encoding="utf-8") as f:
         base_text = f.read()
-    cs, kt = sources(a.repo)
+    cs, kt, sw = sources(a.repo)
     if a.self_test:
-        self_test(base_text, cs, kt)
+        self_test(base_text, cs, kt, sw)
         return
-    errors, notes = run(base_text, cs, kt)
+    errors, notes = run(base_text, cs, kt, sw)
     for n in notes:
         print(f"[interop-abi] note: {n}")
     if errors:
@@ -634,7 +746,9 @@ def main():
         print(f"[interop-abi] {len(errors)} difference(s) between the bindings' interop and {os.path.relpath(baseline, a.repo)}", file=sys.stderr)
         sys.exit(1)
     print(f"[interop-abi] the .NET ({COUNTS.get('.NET', 0)} functions) and Kotlin ({COUNTS.get('Kotlin', 0)} functions) imports, "
-          f"constants and structs match {os.path.relpath(baseline, a.repo)}")
+          f"constants and structs match {os.path.relpath(baseline, a.repo)}; of its {len(Baseline(base_text).functions)} functions "
+          f".NET calls {COUNTS.get('.NET calls', 0)}, Kotlin {COUNTS.get('Kotlin calls', 0)}, Swift {COUNTS.get('Swift calls', 0)} "
+          "(the rest: NOT_WRAPPED, with the reasons)")
 
 
 if __name__ == "__main__":

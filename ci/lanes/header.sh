@@ -2,7 +2,8 @@
 # Header lane: the committed C header and descriptor schema match the code, the crate
 # and every binding carry one version (ci/versions.sh), and the header keeps the ABI
 # promise (ci/abi.sh: no incompatible difference from abi/v<N>.txt, only AF_/af_ names,
-# /* */ comments), and the .NET and Kotlin interop declare exactly that ABI (ci/interop_abi.py).
+# /* */ comments), and the .NET and Kotlin interop declare exactly that ABI, every function of
+# which every binding (Swift too) calls or lists as not wrapped with the reason (ci/interop_abi.py).
 set -euo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 cd "$REPO"

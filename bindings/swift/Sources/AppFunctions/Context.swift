@@ -42,6 +42,13 @@ public struct AppFunctionContext: Sendable {
         _ = af_call_say(call.raw, text)
     }
 
+    /// The text said so far for this call, by `say(_:)` or by any other layer (a delegate, the
+    /// entity lookup the call made): the core's dialog; nil when nothing was said yet and once
+    /// the call has ended.
+    public var dialog: String? {
+        takeString(af_call_dialog_copy(call.raw))
+    }
+
     /// Writes to the dispatcher's log (the log handler), prefixed with the function id.
     /// Level: 0 debug, 1 info, 2 warn, 3 error.
     public func log(_ message: String, level: Int32 = 2) {

@@ -204,6 +204,31 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(outcome.message, "The shop is read-only.")
     }
 
+    func testContextDialogShowsWhatAnyLayerSaidSoFar() async throws {
+        struct Checker: AppFunctionDelegate {
+            let before: Shared<String?>
+            func onInvoking(_ context: AppFunctionContext) async -> AppFunctionGate {
+                before.value = context.dialog
+                context.say("Checked your sign-in.")
+                return .allow
+            }
+        }
+        let before = Shared<String?>("unset")
+        let inHandler = Shared<String?>("unset")
+        let d = AppFunctionDispatcher()
+        try d.register(descriptorJSON: #"{"id":"greet","result":"string"}"#) { context, _ in
+            inHandler.value = context.dialog
+            context.say("Hello.")
+            return "\"\(context.dialog ?? "nil")\""
+        }
+        try d.addDelegate(Checker(before: before))
+        let outcome = await d.execute("greet")
+        XCTAssertNil(before.value, "nothing said yet")
+        XCTAssertEqual(inHandler.value, "Checked your sign-in.", "the delegate's text, seen by the handler")
+        XCTAssertEqual(try outcome.result(as: String.self), "Hello.", "the last one wins")
+        XCTAssertEqual(outcome.dialog, "Hello.")
+    }
+
     // MARK: Entities
 
     func testAnEntityParameterReceivesTheWholeEntity() async throws {

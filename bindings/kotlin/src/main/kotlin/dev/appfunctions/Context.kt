@@ -44,6 +44,20 @@ class AppFunctionContext internal constructor(internal val call: Pointer) {
         NativeCalls.callSay(call, text)
     }
 
+    /**
+     * The text said so far for this call, by [say] or by any other layer (a delegate, the
+     * entity lookup the call made): the core's dialog; null when nothing was said yet and once
+     * the call has ended.
+     */
+    val dialog: String? get() = NativeCalls.callDialog(call)
+
+    /**
+     * The [AppFunctionInvocation.hostContext] of the invocation that started this call (for an
+     * entity lookup, of the call it serves); null when none was given, for a call the library
+     * started itself (MCP `tools/call`, an Android request), and once the caller stopped waiting.
+     */
+    val invocationContext: Any? get() = NativeCalls.callInvocationContext(call)?.let { Handles[it] }
+
     /** State shared by the delegates and the handler of this call, as JSON values. */
     val items: Items get() = Items(call)
 

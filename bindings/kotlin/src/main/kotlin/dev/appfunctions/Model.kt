@@ -56,6 +56,12 @@ data class AppFunctionInvocation(
     val callerPackage: String? = null,
     /** Ends the call `TimedOut` after this long; null is the dispatcher's default (30 s unless [AppFunctionDispatcher.setDefaultTimeout] changed it); [Duration.INFINITE] is none. */
     val timeout: Duration? = null,
+    /**
+     * A value of the caller's that the call carries (`af_invocation.host_context`), never read by
+     * the library: every delegate, the permission hook, the scope hooks, the handler and the
+     * call's entity lookups read it back as [AppFunctionContext.invocationContext].
+     */
+    val hostContext: Any? = null,
 )
 
 /** What a delegate's `onInvoking` answers. */

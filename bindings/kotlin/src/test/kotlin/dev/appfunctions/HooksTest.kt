@@ -2,7 +2,11 @@ package dev.appfunctions
 
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
+import dev.appfunctions.internal.Handles
+import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterEach
@@ -10,6 +14,7 @@ import org.junit.jupiter.api.Test
 import java.util.Collections
 import java.util.concurrent.atomic.AtomicInteger
 import kotlin.test.assertEquals
+import kotlin.test.assertNull
 import kotlin.test.assertTrue
 
 class HooksTest {
@@ -96,5 +101,74 @@ class HooksTest {
             blockingHandler { ctx, _ -> JsonPrimitive("hi " + ctx.items.getAs<Map<String, String>>("user")!!["name"]) }
         }
         assertEquals("hi alice", exec("greet").result.jsonPrimitive.content)
+    }
+    @Test
+    fun `the invocation's host context reaches every callback of the call and its lookups, and is let go after the outcome`() {
+        class Session(val user: String)
+        val seen: MutableList<String> = Collections.synchronizedList(ArrayList())
+        fun note(where: String, ctx: AppFunctionContext) {
+            seen += "$where:${(ctx.invocationContext as? Session)?.user}"
+        }
+        d.setScopeHooks(begin = { ctx -> note("scope", ctx) })
+        d.addDelegate(object : AppFunctionDelegate {
+            override suspend fun onInvoking(context: AppFunctionContext): AppFunctionGate {
+                note("invoking", context)
+                return AppFunctionGate.Allow
+            }
+            override fun onInvoked(context: AppFunctionContext, outcome: AppFunctionOutcome) = note("invoked", context)
+        })
+        d.setPermissionHook { ctx -> note("permission", ctx); true }
+        d.entity("box") {
+            field("id", AppFunctionType.String)
+            lookup { ctx, ids -> note("lookup", ctx); JsonArray(ids.map { buildJsonObject { put("id", it) } }) }
+            search { _, _, _ -> JsonArray(emptyList()) }
+        }
+        d.function("open") {
+            requiresPermission = true
+            parameter("box", AppFunctionType.entity("box"))
+            result(AppFunctionType.String)
+            blockingHandler { ctx, _ -> note("handler", ctx); JsonPrimitive("opened") }
+        }
+        val handles = Handles.size
+        val o = runBlocking { d.execute(AppFunctionInvocation("open", hostContext = Session("alice")), """{"box":"b1"}""") }
+        assertEquals("opened", o.result.jsonPrimitive.content, o.json)
+        assertEquals(setOf("scope", "invoking", "permission", "lookup", "handler", "invoked").map { "$it:alice" }.toSet(), seen.toSet())
+        assertEquals(handles, Handles.size, "the host context's handle is let go after the outcome")
+        seen.clear()
+        d.executeBlocking(AppFunctionInvocation("open", hostContext = Session("bob")), """{"box":"b1"}""")
+        assertTrue(seen.isNotEmpty() && seen.all { it.endsWith(":bob") }, seen.toString())
+        seen.clear()
+        runBlocking { d.lookupEntities("box", listOf("b2"), AppFunctionInvocation("", hostContext = Session("carol"))) }
+        assertTrue("lookup:carol" in seen, seen.toString())
+        seen.clear()
+        d.executeBlocking(AppFunctionInvocation("open"), """{"box":"b1"}""")
+        assertTrue(seen.isNotEmpty() && seen.all { it.endsWith(":null") }, "no host context: null everywhere; $seen")
+        assertEquals(handles, Handles.size)
+    }
+
+    @Test
+    fun `context dialog shows what any layer said so far in the call`() {
+        var inHandler: String? = "unset"
+        var before: String? = "unset"
+        d.addDelegate(object : AppFunctionDelegate {
+            override suspend fun onInvoking(context: AppFunctionContext): AppFunctionGate {
+                before = context.dialog
+                context.say("Checked your sign-in.")
+                return AppFunctionGate.Allow
+            }
+        })
+        d.function("greet") {
+            result(AppFunctionType.String)
+            blockingHandler { ctx, _ ->
+                inHandler = ctx.dialog
+                ctx.say("Hello.")
+                JsonPrimitive(ctx.dialog)
+            }
+        }
+        val o = exec("greet")
+        assertNull(before, "nothing said yet")
+        assertEquals("Checked your sign-in.", inHandler, "the delegate's text, seen by the handler")
+        assertEquals("Hello.", o.result.jsonPrimitive.content, "the last one wins")
+        assertEquals("Hello.", o.dialog)
     }
 }

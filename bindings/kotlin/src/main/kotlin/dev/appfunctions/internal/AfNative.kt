@@ -93,6 +93,8 @@ internal object AfNative {
     external fun af_call_log(call: Pointer?, level: Int, message: ByteArray?): Int
     external fun af_call_set_host_data(call: Pointer?, data: Pointer?, free: UserDataFn?): Int
     external fun af_call_host_data(call: Pointer?): Pointer?
+    external fun af_call_invocation_context(call: Pointer?): Pointer?
+    external fun af_call_dialog_copy(call: Pointer?): Pointer?
     external fun af_call_return(call: Pointer?, resultJson: ByteArray?): Int
     external fun af_call_fail(call: Pointer?, code: Int, message: ByteArray?): Int
 

@@ -47,7 +47,7 @@ internal fun executeAndroid(
         // af_android_execute_async copies the invocation before any host code runs
         val inv = InvocationLayout.threadBlock()
         val invocation = AppFunctionInvocation(functionId, AppFunctionPlatform.Android, callerPackage = callerPackage)
-        val s = withInvocation(native, inv, invocation, tokenPtr) {
+        val s = withInvocation(native, inv, invocation, tokenPtr, 0L) {
             NativeCalls.androidExecuteAsync(native.ptr, inv, parametersJson, Handles.pointer(key))
         }
         if (s != AfNative.AF_OK && Handles.remove(key) != null) {

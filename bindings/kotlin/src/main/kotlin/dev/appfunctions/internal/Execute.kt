@@ -27,13 +27,16 @@ internal var beforeNativeCallForTest: Runnable? = null
  * it). The block holds the C strings of the function id and caller package only as raw
  * addresses, and the id cache keeps a bounded number of them: an id past the bound is
  * referenced by nothing the collector sees once the block is written, so both strings are held
- * here until [body] returns (the core copies what it keeps before it returns).
+ * here until [body] returns (the core copies what it keeps before it returns). [hostKey] is the
+ * [Handles] key of the invocation's host context ([hostContextKey]; 0: none), which the caller
+ * keeps until the call's outcome.
  */
-internal inline fun <R> withInvocation(native: NativeDispatcher, m: InvocationBlock, inv: AppFunctionInvocation, token: Pointer?, body: () -> R): R {
+internal inline fun <R> withInvocation(native: NativeDispatcher, m: InvocationBlock, inv: AppFunctionInvocation, token: Pointer?, hostKey: Long, body: () -> R): R {
     val id = native.cString(inv.functionId)
     val caller = inv.callerPackage?.let { native.cString(it) }
     try {
-        InvocationLayout.fill(m, id, inv.platform.code, inv.isForeground, caller, token, timeoutMs(inv.timeout))
+        InvocationLayout.fill(m, id, inv.platform.code, inv.isForeground, caller, token, timeoutMs(inv.timeout),
+            if (hostKey == 0L) null else Handles.pointer(hostKey))
         beforeNativeCallForTest?.run()
         return body()
     } finally {
@@ -41,6 +44,9 @@ internal inline fun <R> withInvocation(native: NativeDispatcher, m: InvocationBl
         Reference.reachabilityFence(caller)
     }
 }
+
+/** The [Handles] key that carries [AppFunctionInvocation.hostContext] as `host_context` (0: none); the caller removes it after the outcome. */
+internal fun hostContextKey(inv: AppFunctionInvocation): Long = inv.hostContext?.let { Handles.put(it) } ?: 0L
 
 /**
  * The suspend form of a call: [start] is `af_execute_async` or `af_view_execute_async` with the
@@ -53,6 +59,7 @@ internal suspend fun awaitOutcome(
     start: (inv: Pointer, userData: Pointer) -> Int,
 ): AppFunctionOutcome {
     var pending: PendingExecute? = null
+    val hostKey = hostContextKey(invocation)
     try {
         return suspendCancellableCoroutine { cont ->
             val token = NativeCalls.cancelTokenNewOrNull()
@@ -61,7 +68,7 @@ internal suspend fun awaitOutcome(
             val key = Handles.put(p)
             // af_*_execute_async copies the invocation before any host code runs: a per-thread block is safe
             val inv = InvocationLayout.threadBlock()
-            val s = withInvocation(native, inv, invocation, token) { start(inv, Handles.pointer(key)) }
+            val s = withInvocation(native, inv, invocation, token, hostKey) { start(inv, Handles.pointer(key)) }
             if (s != AfNative.AF_OK) {
                 if (Handles.remove(key) != null) {
                     p.release()
@@ -73,6 +80,7 @@ internal suspend fun awaitOutcome(
         }
     } finally {
         pending?.release()
+        if (hostKey != 0L) Handles.remove(hostKey)
     }
 }
 
@@ -85,9 +93,11 @@ internal fun blockingOutcomeJson(
 ): String {
     val inv = InvocationLayout.threadBlock()
     val tokenPtr = cancel?.acquire()
+    val hostKey = hostContextKey(invocation)
     try {
-        return withInvocation(native, inv, invocation, tokenPtr) { run(inv) }.takeUtf8()!!
+        return withInvocation(native, inv, invocation, tokenPtr, hostKey) { run(inv) }.takeUtf8()!!
     } finally {
         if (tokenPtr != null) cancel.releaseUse()
+        if (hostKey != 0L) Handles.remove(hostKey)
     }
 }

@@ -32,6 +32,8 @@ internal object NativeCalls {
     fun callIsCancelled(call: Pointer): Boolean = AfNative.af_call_is_cancelled(call).toInt() != 0
     fun callSay(call: Pointer, text: String): Int = AfNative.af_call_say(call, text.cstr())
     fun callHostData(call: Pointer?): Pointer? = AfNative.af_call_host_data(call)
+    fun callInvocationContext(call: Pointer): Pointer? = AfNative.af_call_invocation_context(call)
+    fun callDialog(call: Pointer): String? = AfNative.af_call_dialog_copy(call).takeUtf8()
     fun callItemGetJson(call: Pointer, key: String): String? = AfNative.af_call_item_get_json(call, key.cstr()).takeUtf8()
     fun callItemSet(call: Pointer, key: String, json: String): Int = AfNative.af_call_item_set(call, key.cstr(), json.cstr())
     fun callLookupRequest(call: Pointer): String? = AfNative.af_call_lookup_request(call).utf8()

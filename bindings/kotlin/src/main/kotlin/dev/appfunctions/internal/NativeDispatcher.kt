@@ -74,7 +74,8 @@ internal class NativeDispatcher(
 /**
  * Where the binding writes an `af_invocation`: the offsets of the JNA declaration
  * ([AfInvocation], checked against abi/v1.txt by ci/interop_abi.py), 48 bytes on 64-bit, 32
- * on 32-bit; `host_context` last, which this binding leaves NULL. [fill] sets `struct_size`
+ * on 32-bit; `host_context` last: the [Handles] key of [dev.appfunctions.AppFunctionInvocation.hostContext], or
+ * NULL. [fill] sets `struct_size`
  * to [SIZE].
  */
 internal object InvocationLayout {
@@ -94,7 +95,7 @@ internal object InvocationLayout {
      * Writes the block through its direct ByteBuffer view: plain memory stores, where JNA's
      * `Pointer.setInt`/`setPointer` are one JNI call each (ten per call before).
      */
-    fun fill(m: InvocationBlock, functionId: Pointer, platform: Int, foreground: Boolean, callerPackage: Pointer?, token: Pointer?, timeoutMs: Int) {
+    fun fill(m: InvocationBlock, functionId: Pointer, platform: Int, foreground: Boolean, callerPackage: Pointer?, token: Pointer?, timeoutMs: Int, hostContext: Pointer?) {
         val b = m.buf
         b.putInt(STRUCT_SIZE.toInt(), SIZE.toInt())
         b.putInt(PLATFORM.toInt(), platform)
@@ -105,7 +106,7 @@ internal object InvocationLayout {
         b.put(IS_FOREGROUND.toInt(), if (foreground) 1 else 0)
         b.put(RESERVED.toInt(), 0)
         b.putShort(RESERVED.toInt() + 1, 0)
-        putPointer(b, HOST_CONTEXT.toInt(), null)
+        putPointer(b, HOST_CONTEXT.toInt(), hostContext)
     }
 
     private val POINTER_SIZE = Native.POINTER_SIZE
