@@ -28,6 +28,8 @@ const SCENARIOS: &[&str] = &[
     "execute_plain",
     "execute_two_delegates",
     "execute_async_inline",
+    "execute_async_inline_untimed",
+    "execute_async_inline_token",
     "execute_two_delegates_entity",
     "async_handoff_floor",
     "execute_async_completion",
@@ -79,6 +81,19 @@ fn main() {
         }
         "execute_async_inline" => {
             let d = setup(0);
+            (0..100).for_each(|_| execute_async_inline(d, &inv, ARGS));
+            (0..n).for_each(|_| measured(|| execute_async_inline(d, &inv, ARGS)));
+        }
+        "execute_async_inline_untimed" => {
+            let d = setup(0);
+            let inv = invocation_untimed(c"create_order");
+            (0..100).for_each(|_| execute_async_inline(d, &inv, ARGS));
+            (0..n).for_each(|_| measured(|| execute_async_inline(d, &inv, ARGS)));
+        }
+        "execute_async_inline_token" => {
+            let d = setup(0);
+            let t = CancelTokenKept::new();
+            let inv = t.invocation(c"create_order");
             (0..100).for_each(|_| execute_async_inline(d, &inv, ARGS));
             (0..n).for_each(|_| measured(|| execute_async_inline(d, &inv, ARGS)));
         }

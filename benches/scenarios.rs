@@ -140,6 +140,29 @@ pub fn invocation_untimed(id: &CStr) -> af_invocation {
     }
 }
 
+/// A cancellation token kept for many calls, as a binding keeps one per thread for the
+/// calls it makes there (Swift: task cancellation reaches the call through it).
+pub struct CancelTokenKept(*mut af_cancel_token);
+
+impl CancelTokenKept {
+    pub fn new() -> CancelTokenKept {
+        CancelTokenKept(af_cancel_token_new())
+    }
+    /// The plain call's invocation carrying the token (and the default timeout).
+    pub fn invocation(&self, id: &CStr) -> af_invocation {
+        af_invocation {
+            cancel_token: self.0,
+            ..invocation(id)
+        }
+    }
+}
+
+impl Drop for CancelTokenKept {
+    fn drop(&mut self) {
+        unsafe { af_cancel_token_free(self.0) }
+    }
+}
+
 pub struct Entity {
     pub inv: af_invocation,
     pub args: CString,
