@@ -24,8 +24,17 @@ pub struct CancelToken {
 #[derive(Default)]
 struct TokenInner {
     cancelled: AtomicBool,
-    calls: Mutex<Vec<(u64, Weak<dyn Cancellable>)>>,
-    next: Mutex<u64>,
+    calls: Mutex<Calls>,
+}
+
+/// The calls carrying a token, in the order they subscribed, under one lock: a binding
+/// keeps one token per thread for the calls it makes there, so the common list holds one
+/// call, subscribed and unsubscribed once per call (the allocation is kept).
+#[derive(Default)]
+struct Calls {
+    /// The last number given (numbers start at 1).
+    next: u64,
+    list: Vec<(u64, Weak<dyn Cancellable>)>,
 }
 
 impl CancelToken {
@@ -61,7 +70,7 @@ impl CancelToken {
         if self.inner.cancelled.swap(true, Ordering::AcqRel) {
             return;
         }
-        let calls = std::mem::take(&mut *self.inner.calls.lock());
+        let calls = std::mem::take(&mut self.inner.calls.lock().list);
         let marked: Vec<Arc<dyn Cancellable>> = calls
             .into_iter()
             .filter_map(|(_, w)| w.upgrade())
@@ -77,22 +86,33 @@ impl CancelToken {
         }
     }
 
-    /// Registers a call; `None` when the token is already cancelled.
+    /// Registers a call; its number (never 0) unsubscribes it. `None` when the token is
+    /// already cancelled.
     pub(crate) fn subscribe(&self, call: Weak<dyn Cancellable>) -> Option<u64> {
         let mut calls = self.inner.calls.lock();
+        // (`cancel` sets the flag before it takes the list under this lock: a call added
+        // after that would never be ended)
         if self.is_cancelled() {
             return None;
         }
-        let id = {
-            let mut n = self.inner.next.lock();
-            *n += 1;
-            *n
-        };
-        calls.push((id, call));
+        calls.next += 1;
+        let id = calls.next;
+        calls.list.push((id, call));
         Some(id)
     }
 
+    /// Forgets call number `id` (it has ended). Unknown numbers are ignored.
     pub(crate) fn unsubscribe(&self, id: u64) {
-        self.inner.calls.lock().retain(|(i, _)| *i != id);
+        let removed = {
+            let mut calls = self.inner.calls.lock();
+            // the latest calls end first, as a rule: look from the end
+            calls
+                .list
+                .iter()
+                .rposition(|(i, _)| *i == id)
+                .map(|at| calls.list.remove(at))
+        };
+        // the weak reference is released with no lock held
+        drop(removed);
     }
 }

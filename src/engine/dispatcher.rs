@@ -654,7 +654,8 @@ impl Dispatcher {
                 Arc::downgrade(call) as _;
             match t.subscribe(weak) {
                 Some(id) => {
-                    let _ = call.token_sub.set(id);
+                    call.token_sub
+                        .store(id, std::sync::atomic::Ordering::Release);
                 }
                 None => call.cancel(crate::model::error::ErrorCode::Cancelled),
             }
@@ -809,14 +810,24 @@ impl Dispatcher {
         // blocks inline, on this thread, is marked timed out at its deadline and its cancel
         // callbacks run then (they may be what stops it), not when it returns. A call that
         // finishes in time takes its deadline off again (pipeline::finish).
-        if let Some(deadline) = Self::deadline(call) {
-            let target: std::sync::Weak<dyn crate::engine::timer::Expire> =
-                Arc::downgrade(call) as _;
-            let seq = crate::engine::timer::schedule(deadline, target);
-            call.timer_seq
-                .store(seq, std::sync::atomic::Ordering::Release);
-        }
+        let Some(deadline) = Self::deadline(call) else {
+            drive_new(call, st, false);
+            return;
+        };
+        use crate::engine::timer;
+        use std::sync::atomic::Ordering::SeqCst;
+        // armed in a slot while this thread drives it (the common call answers inline and
+        // gives the slot back as it finishes)
+        let target: std::sync::Weak<dyn timer::Expire> = Arc::downgrade(call) as _;
+        let number = timer::arm(deadline, target);
+        call.timer_seq.store(number, SeqCst);
         drive_new(call, st, false);
+        // still waiting for the host: its deadline goes to the timer's ordered map, unless
+        // the call ends meanwhile (then whoever ends it takes the number: pipeline::finish)
+        if !call.finished.load(SeqCst) && call.timer_seq.load(SeqCst) == number {
+            let target: std::sync::Weak<dyn timer::Expire> = Arc::downgrade(call) as _;
+            timer::promote(deadline, number, target, &call.timer_seq);
+        }
     }
 
     /// Seed 004's plain form (no metadata schema declared): logs each `{metadata.X}`

@@ -900,10 +900,12 @@ fn finish(
         (None, None, None)
     };
     if call.has_sink {
-        let seq = call.timer_seq.swap(0, Ordering::AcqRel);
-        if seq != 0 {
+        // (SeqCst: agrees with the thread that armed it, which may be moving it now:
+        // Dispatcher::drive_async, timer::promote)
+        let number = call.timer_seq.swap(0, Ordering::SeqCst);
+        if number != 0 {
             if let Some(deadline) = call.deadline() {
-                crate::engine::timer::unschedule(deadline, seq);
+                crate::engine::timer::disarm(deadline, number);
             }
         }
     }
@@ -913,8 +915,11 @@ fn finish(
             c.cancel(outcome.error_code.unwrap_or(ErrorCode::Cancelled));
         }
     }
-    if let (Some(token), Some(id)) = (&call.token, call.token_sub.get()) {
-        token.unsubscribe(*id);
+    if let Some(token) = &call.token {
+        match call.token_sub.load(Ordering::Acquire) {
+            0 => {}
+            id => token.unsubscribe(id),
+        }
     }
     // (most calls say nothing and their outcome has no dialog: nothing to set)
     if call.parent.is_none() && (call.has_said() || outcome.dialog.is_some()) {
