@@ -177,6 +177,12 @@ print(json.dumps({
 }))
 PY
 )
+  # the Swift round trips in instructions, beside the C calls' of this run (exact under load)
+  echo "== the Swift binding in instructions (callgrind; ci/bench/instructions-swift.sh), beside the C calls'"
+  bash ci/bench/instructions-swift.sh "$OUT/instructions_swift.json" || echo "{}" > "$OUT/instructions_swift.json"
+  instruction_counts "$OUT/instructions_bindings.json" execute_plain execute_async_inline register_10k
+  BIND_JSON=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); [d.update(json.load(open(f))) for f in sys.argv[2:]]; print(json.dumps(d))' \
+    "$BIND_JSON" "$OUT/instructions_swift.json" "$OUT/instructions_bindings.json")
   echo "$BIND_JSON"
 }
 crit_plain_ns() { # the C figure (criterion's execute/plain) of this run, from its estimates

@@ -438,10 +438,45 @@ def bindings_section(s, run, only_measured=False):
         out.append(f"| {label} | {what} | {fmt(v) if v else 'not measured in this run'} | {vs_c(v)} | "
                    f"{fmt(w) if w else ''} | {vs_c(w)} |")
     out += kotlin_floor_table(s, c_ns)
+    out += swift_instructions_table(s)
     out += ["", "A binding without a figure was not measured in this run: `ci/bench.sh --bindings` runs the "
             "Kotlin, Swift and .NET benchmarks when their toolchains are present (`--dotnet` runs the "
             ".NET one alone, `--bindings-only` the Kotlin and Swift ones and the C figure alone, "
             "`--dotnet-only` the .NET one and the C figure alone).", ""]
+    return out
+
+def swift_instructions_table(s):
+    """The Swift round trips in instructions (callgrind, exact however busy the machine), beside the
+    C calls counted in the same run."""
+    if not s.get("instructions_swift_typed"):
+        return []
+    c_i, a_i = s.get("instructions_execute_plain"), s.get("instructions_execute_async_inline")
+    def vs(v):
+        return fmt(round(v / c_i, 2)) + "×" if (v and c_i) else ""
+    out = ["", "The Swift round trips in instructions per call (callgrind, exact on a busy machine: "
+           "`ci/bench/instructions-swift.sh`, the `RoundTrip` program of `bindings/swift/Benchmarks`, release; "
+           "the difference of two runs of 2,000 and 4,000 calls over 2,000), beside the C calls counted in "
+           f"the same run: `af_execute_json` (`execute_plain`) {fmt(c_i)}, `af_execute_async` answering "
+           f"inline with the default timeout {fmt(a_i)}.", "",
+           "| Swift | instructions per call | vs `af_execute_json` |", "|---|---|---|"]
+    for label, key in [
+            ("`await execute`, the Codable handler without `await` (inline)", "instructions_swift_typed"),
+            ("`await execute`, a raw JSON handler (no Codable)", "instructions_swift_raw"),
+            ("`await execute`, the Codable handler `async` (its own task)", "instructions_swift_async"),
+            ("`executeBlocking`, the Codable handler", "instructions_swift_blocking"),
+            ("`executeBlocking`, the raw JSON handler", "instructions_swift_blocking_raw"),
+            ("`await execute`, the Codable handler and one `AppFunctionSynchronousDelegate` (inline)", "instructions_swift_delegate"),
+            ("`await execute`, the Codable handler and one `AppFunctionDelegate` (its `onInvoking` on a task)", "instructions_swift_async_delegate")]:
+        v = s.get(key)
+        if v:
+            out.append(f"| {label} | {fmt(v)} | {vs(v)} |")
+    per, core = s.get("instructions_swift_register_per_function"), s.get("instructions_register_10k")
+    if per:
+        line = (f"Registering through the Swift API (`RegisterOnly`, the demo app's functions): {fmt(per)} "
+                "instructions per function past the 50th (100 functions against 50)")
+        if core:
+            line += f", against {fmt(round(core / 10000))} for the core's own registration from C (`register_10k` over 10,000)"
+        out += ["", line + f"; the whole process of 50: {fmt(s.get('instructions_swift_register_50'))}."]
     return out
 
 def kotlin_floor_table(s, c_ns):
@@ -779,12 +814,15 @@ REASONS = {
         "own start and `Native.register` of the whole C ABI) is larger still and is not part of "
         "this ratio.",
     "binding_swift_vs_c_same_run_ratio":
-        "In instructions (callgrind, 2026-12-01) the inline-handler `execute` is 17,169 per call "
-        "against 5,755 for C (2.98×). Of what Swift adds: Codable decoding of the arguments and "
-        "encoding of the result about 4,300 (the generic containers' metadata and boxes), the "
-        "asynchronous path about 4,800 (about 2,500 Swift's executor switches and frames, about "
-        "1,500 the core's `af_execute_async` with a cancel token, attached and detached in Rust), "
-        "the handler context's reads of the call about 1,700, reading the outcome about 1,000. "
+        "In instructions (callgrind, `ci/bench/instructions-swift.sh`, 2026-12-01) the inline-handler "
+        "`execute` is 15,358 per call against 5,670 for C (2.71×; it was 17,169, 2.98×). Its parts: "
+        "the core's own about 4,400 (its `af_execute_async` with the kept cancel token, the arming of "
+        "the default deadline now a slot taken and given back); Codable decoding of the arguments "
+        "about 3,600 (the tree, the keyed container boxed with its generic metadata) and encoding of "
+        "the result about 450; the handler context's reads of the call and the completion about "
+        "1,200; reading the outcome about 1,000; Swift's asynchronous path outside the core about "
+        "4,600 (`withTaskCancellationHandler`, the executor's task switches and frames, the outcome "
+        "box). "
         "Swift concurrency's own floor is small (a continuation resumed inline: 56-86 ns), so it "
         "is not the blocker. The same call through `executeBlocking` with a raw JSON handler meets "
         "the target (the row below).",

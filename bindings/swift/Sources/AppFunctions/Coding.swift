@@ -532,7 +532,20 @@ final class EncodedArray { var items: [EncodedNode] = [] }
 enum JSONWriter {
     /// A JSON string literal (control characters, `"` and `\` escaped).
     static func quoted(_ s: String) -> String {
-        var out = JSONOut(capacity: s.utf8.count + 2)
+        var s = s
+        let plain = s.withUTF8 { u in !u.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } }
+        if plain {
+            // nothing to escape (most text): written once, straight into the string
+            return s.withUTF8 { u in
+                String(unsafeUninitializedCapacity: u.count + 2) { out in
+                    out[0] = 0x22
+                    _ = UnsafeMutableBufferPointer(rebasing: out[1...]).initialize(fromContentsOf: u)
+                    out[u.count + 1] = 0x22
+                    return u.count + 2
+                }
+            }
+        }
+        var out = JSONOut(capacity: s.utf8.count + 8)
         out.string(s)
         return out.text
     }

@@ -22,7 +22,8 @@ public struct AppFunctionContext: Sendable {
         functionId = af_call_function_id(call.raw).map { String(cString: $0) } ?? ""
         platform = AppFunctionPlatform(rawValue: af_call_platform(call.raw)) ?? .other
         isForeground = af_call_is_foreground(call.raw) != 0
-        callerPackage = af_call_caller_package(call.raw).map { String(cString: $0) } ?? ""
+        // (in-process calls have none: no String made for "")
+        callerPackage = af_call_caller_package(call.raw).map { $0.pointee == 0 ? "" : String(cString: $0) } ?? ""
         isEntityLookup = af_call_kind(call.raw) == AF_CALL_ENTITY_LOOKUP
     }
 
@@ -126,6 +127,24 @@ public protocol AppFunctionDelegate: Sendable {
 extension AppFunctionDelegate {
     public func onInvoking(_ context: AppFunctionContext) async -> AppFunctionGate { .allow }
     public func onInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome) {}
+}
+
+/// A delegate that decides without `await`: its `onInvokingNow` runs inline, on the thread
+/// that runs the call, with no task. A delegate's `async` `onInvoking` runs on a task of its
+/// own and the call goes on from there, so with it even an inline handler's `execute`
+/// suspends; with this one (or none) `execute` returns without suspending. Conform to it
+/// when `onInvoking` awaits nothing: a flag read, an item set, a telemetry delegate that only
+/// needs `onInvoked` (the default `onInvokingNow` allows). Don't block in it: it holds the
+/// calling thread (the caller's actor, for `execute`).
+public protocol AppFunctionSynchronousDelegate: AppFunctionDelegate {
+    /// `onInvoking`, decided at once on the thread running the call.
+    func onInvokingNow(_ context: AppFunctionContext) -> AppFunctionGate
+}
+
+extension AppFunctionSynchronousDelegate {
+    public func onInvokingNow(_ context: AppFunctionContext) -> AppFunctionGate { .allow }
+    /// The same decision for callers of `onInvoking` (the dispatcher calls `onInvokingNow`).
+    public func onInvoking(_ context: AppFunctionContext) async -> AppFunctionGate { onInvokingNow(context) }
 }
 
 /// An entity lookup: by ids (resolving a parameter) or by a search (`search_{entity}`).

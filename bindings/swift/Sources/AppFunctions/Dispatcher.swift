@@ -202,7 +202,9 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 
     // MARK: Delegates and hooks
 
-    /// Adds a delegate; delegates run in the order added.
+    /// Adds a delegate; delegates run in the order added. An `AppFunctionSynchronousDelegate`
+    /// decides inline, on the thread running the call; any other's `onInvoking` runs on a
+    /// task of its own.
     public func addDelegate(_ delegate: some AppFunctionDelegate) throws {
         // the v1 af_delegate: struct_size first (the core refuses a smaller one)
         var vtable = af_delegate()
@@ -272,7 +274,8 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         isolation: isolated (any Actor)? = #isolation
     ) async -> AppFunctionOutcome {
         await runCall(invocation, arguments: arguments) { inv, box in
-            af_execute_async(raw, inv, arguments, outcomeTrampoline, box)
+            // (withCString: the implicit conversion copies a short string into a heap array)
+            arguments.withCString { af_execute_async(raw, inv, $0, outcomeTrampoline, box) }
         }
     }
 

@@ -27,7 +27,12 @@ final class HandlerBox: UserDataBox, @unchecked Sendable {
 
 final class DelegateBox: UserDataBox, @unchecked Sendable {
     let delegate: any AppFunctionDelegate
-    init(_ delegate: any AppFunctionDelegate) { self.delegate = delegate }
+    /// The same delegate when it decides without `await` (its gate is answered inline).
+    let synchronous: (any AppFunctionSynchronousDelegate)?
+    init(_ delegate: any AppFunctionDelegate) {
+        self.delegate = delegate
+        synchronous = delegate as? any AppFunctionSynchronousDelegate
+    }
 }
 
 final class PermissionBox: UserDataBox, @unchecked Sendable {
@@ -133,7 +138,8 @@ func complete(_ call: CallHandle, _ json: String?) {
     // A late completion (the call was cancelled or timed out) is refused and logged by
     // the core; nothing to do here.
     if let json {
-        _ = af_call_return(call.raw, json)
+        // (withCString: the implicit conversion copies a short string into a heap array)
+        _ = json.withCString { af_call_return(call.raw, $0) }
     } else {
         _ = af_call_return(call.raw, nil)
     }
@@ -186,6 +192,11 @@ let onInvokingTrampoline: @convention(c) (UnsafeMutableRawPointer?, OpaquePointe
         return
     }
     let context = AppFunctionContext(CallHandle(raw: call))
+    if let synchronous = b.synchronous {
+        // answered before this callback returns: the core goes on on this thread
+        answer(g, synchronous.onInvokingNow(context))
+        return
+    }
     let delegate = b.delegate
     Task { answer(g, await delegate.onInvoking(context)) }
 }

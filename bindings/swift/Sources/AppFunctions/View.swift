@@ -107,7 +107,7 @@ public final class AppFunctionView: @unchecked Sendable {
         isolation: isolated (any Actor)? = #isolation
     ) async -> AppFunctionOutcome {
         let outcome = await runCall(invocation, arguments: arguments) { inv, box in
-            af_view_execute_async(raw, inv, arguments, outcomeTrampoline, box)
+            arguments.withCString { af_view_execute_async(raw, inv, $0, outcomeTrampoline, box) }
         }
         refreshGeneration()
         return outcome

@@ -2,7 +2,7 @@ import AppFunctions
 import Foundation
 import XCTest
 
-// The README's agent loop and MCP session, as written there (the swift lane checks that each
+// The README's agent loop, MCP session and synchronous delegate, as written there (the swift lane checks that each
 // block marked `<!-- swift-lane: ReadmeExamplesTests.swift -->` in README.md appears here
 // verbatim), run against a scripted model and a scripted MCP client.
 
@@ -114,7 +114,27 @@ final class Outbox: @unchecked Sendable {
     }
 }
 
+// --- the README's synchronous delegate -----------------------------------------------------------
+
+struct FeatureFlags: AppFunctionSynchronousDelegate {
+    let disabled: Set<String>
+    func onInvokingNow(_ context: AppFunctionContext) -> AppFunctionGate {
+        disabled.contains(context.functionId) ? .deny("\(context.functionId) is turned off.") : .allow
+    }
+}
+
 final class ReadmeExamplesTests: XCTestCase {
+    func testTheFeatureFlagsDelegateTurnsAFunctionOff() async throws {
+        let dispatcher = AppFunctionDispatcher()
+        try registerWeather(on: dispatcher)
+        try dispatcher.addDelegate(FeatureFlags(disabled: ["temperature"]))
+        let outcome = await dispatcher.execute("temperature", arguments: #"{"city":"Oslo"}"#)
+        XCTAssertEqual(outcome.errorCode, .denied)
+        XCTAssertEqual(outcome.message, "temperature is turned off.")
+        let report = await dispatcher.execute("report", arguments: #"{"city":"Oslo","tempCelsius":-3}"#)
+        XCTAssertTrue(report.isSuccess, "\(report)")
+    }
+
     func testTheAgentLoopRunsAConversationToItsOutputTool() async throws {
         let dispatcher = AppFunctionDispatcher()
         try registerWeather(on: dispatcher)

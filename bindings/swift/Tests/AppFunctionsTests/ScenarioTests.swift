@@ -229,6 +229,61 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(outcome.dialog, "Hello.")
     }
 
+    func testASynchronousDelegateDecidesInlineOnTheCallingThread() async throws {
+        /// The threads the delegate and the handler ran on.
+        final class Threads: @unchecked Sendable {
+            private let lock = NSLock()
+            private var seen: [String: pthread_t] = [:]
+            func note(_ what: String) { lock.lock(); seen[what] = pthread_self(); lock.unlock() }
+            func thread(_ what: String) -> pthread_t? { lock.lock(); defer { lock.unlock() }; return seen[what] }
+        }
+        struct Flags: AppFunctionSynchronousDelegate {
+            let threads: Threads
+            func onInvokingNow(_ context: AppFunctionContext) -> AppFunctionGate {
+                threads.note("delegate")
+                return context.functionId == "archive" ? .deny("Archiving is off.") : .allow
+            }
+        }
+        /// Telemetry: only `onInvoked` (the default `onInvokingNow` allows, inline too).
+        final class Outcomes: AppFunctionSynchronousDelegate, @unchecked Sendable {
+            private let lock = NSLock()
+            private var seen: [String] = []
+            var functions: [String] { lock.lock(); defer { lock.unlock() }; return seen }
+            func onInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome) {
+                lock.lock(); seen.append(context.functionId); lock.unlock()
+            }
+        }
+        struct Echo: Codable { var text: String }
+        let threads = Threads()
+        let d = AppFunctionDispatcher()
+        try d.register(AppFunctionDescriptor("echo") { AppFunctionParameter("text", String.self) }) {
+            (_, a: Echo) -> String in
+            threads.note("handler")
+            return a.text
+        }
+        try d.register(AppFunctionDescriptor("archive") { AppFunctionParameter("text", String.self) }) {
+            (_, a: Echo) -> String in a.text
+        }
+        let telemetry = Outcomes()
+        try d.addDelegate(Flags(threads: threads))
+        try d.addDelegate(telemetry)
+
+        // (a nonisolated async function calling another does not change threads)
+        let caller = pthread_self()
+        let outcome = await d.execute("echo", arguments: #"{"text":"hi"}"#)
+        XCTAssertEqual(try outcome.result(as: String.self), "hi")
+        // the gate was answered inline: the call went on to the handler on the same thread
+        let delegate = try XCTUnwrap(threads.thread("delegate"))
+        let handler = try XCTUnwrap(threads.thread("handler"))
+        XCTAssertNotEqual(pthread_equal(delegate, caller), 0, "onInvokingNow ran on the calling thread")
+        XCTAssertNotEqual(pthread_equal(handler, caller), 0, "the inline handler ran on the calling thread")
+
+        let refused = await d.execute("archive", arguments: #"{"text":"hi"}"#)
+        XCTAssertEqual(refused.errorCode, .denied)
+        XCTAssertEqual(refused.message, "Archiving is off.")
+        XCTAssertEqual(telemetry.functions, ["echo", "archive"])
+    }
+
     // MARK: Entities
 
     func testAnEntityParameterReceivesTheWholeEntity() async throws {

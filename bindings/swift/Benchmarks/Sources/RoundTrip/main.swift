@@ -5,6 +5,9 @@
 //   async         `await execute`, the Codable handler written `async` (its own task)
 //   blocking      `executeBlocking`, the Codable handler
 //   blocking-raw  `executeBlocking`, the raw JSON handler
+//   delegate      `await execute`, the Codable handler, one AppFunctionSynchronousDelegate
+//                 allowing (inline, on the calling thread)
+//   async-delegate  the same with an AppFunctionDelegate allowing (its `onInvoking` on a task)
 // The calls run on a task off any actor; the main thread waits on a semaphore instead of
 // parking in dispatch (valgrind cannot follow the latter). Instructions per call: the
 // difference of two callgrind runs of different ROUNDTRIP_CALLS, over their difference.
@@ -44,6 +47,12 @@ try d.register(AppFunctionDescriptor("echo_async") { AppFunctionParameter("text"
 try d.register(descriptorJSON: #"{"id":"echo_raw","parameters":[{"name":"text","type":"string"}],"result":"string"}"#) {
     _, _ in #""hi""#
 }
+/// Allows every call without `await` (inline).
+struct Allow: AppFunctionSynchronousDelegate {}
+/// Allows every call from its `async` `onInvoking` (a task per call).
+struct AllowLater: AppFunctionDelegate {}
+if mode == "delegate" { try d.addDelegate(Allow()) }
+if mode == "async-delegate" { try d.addDelegate(AllowLater()) }
 let invocation = AppFunctionInvocation(mode.hasSuffix("raw") ? "echo_raw" : mode == "async" ? "echo_async" : "echo")
 let done = DispatchSemaphore(value: 0)
 let t0 = now()
