@@ -67,6 +67,20 @@ fn descriptors(dir: &Path) {
             "{}",
         ),
         (r#"{"id": "Bad-Id", "unknownField": 1}"#, "[]"),
+        // pattern constraints: ASCII \b, \w, \d, \s, classes, groups and quantifiers, and a
+        // construct the core refuses (\B), for the fuzzer to mutate
+        (
+            r#"{"id": "patterns", "parameters": [
+  {"name": "word", "type": "string", "pattern": "\\bcat\\b"},
+  {"name": "sku", "type": "string", "pattern": "^[A-Z]{2}-\\d{3}$"},
+  {"name": "mail", "type": "string", "pattern": "^[\\w.-]+@[^\\s@]+$"},
+  {"name": "any", "type": "string", "pattern": "^(?:\\u{1F600}|.){1,3}?(?<tail>\\S)$"}]}"#,
+            r#"{"word": "a cat", "sku": "AB-123", "mail": "a@b", "any": "😀x"}"#,
+        ),
+        (
+            r#"{"id": "refused", "parameters": [{"name": "s", "type": "string", "pattern": "a\\Bb"}]}"#,
+            r#"{"s": "ab"}"#,
+        ),
     ];
     for (i, (f, args)) in functions.iter().enumerate() {
         let doc = [app::TYPES, app::ORDER_ENTITY, f, args].join("\0");

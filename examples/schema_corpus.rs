@@ -8,6 +8,8 @@
 
 #[path = "demo/app.rs"]
 mod app;
+#[path = "common/patterns.rs"]
+mod patterns;
 
 use appfunctions::{sync_handler, ErrorCode, Invocation};
 use serde_json::{json, Value};
@@ -493,6 +495,33 @@ fn nullable_cases() -> Vec<String> {
     .collect()
 }
 
+/// Generated patterns (examples/common/patterns.rs): each accepted one is registered as a
+/// function `pattern_N` with the parameter `s` and judged by node on every string of
+/// `patterns::TEXTS`; each refused one is listed with the core's message, which the judge
+/// checks (node refuses it too, or it names a construct docs/descriptors.md says the core
+/// refuses; never the engine's own error).
+fn generated_patterns() -> (Vec<String>, Vec<(String, String)>) {
+    let (mut accepted, mut refused) = (Vec::new(), Vec::new());
+    let mut seen = std::collections::HashSet::new();
+    for p in patterns::draw(0x2545_F491_4F6C_DD1D) {
+        if accepted.len() >= 150 && refused.len() >= 80 {
+            break;
+        }
+        if !seen.insert(p.clone()) {
+            continue;
+        }
+        let doc = json!({"id": "p", "parameters": [{"name": "s", "type": "string", "pattern": p}]});
+        match appfunctions::Dispatcher::new()
+            .register_function(&doc.to_string(), Some(sync_handler(|_| Ok(None))))
+        {
+            Ok(()) if accepted.len() < 150 => accepted.push(p),
+            Err(e) if refused.len() < 80 => refused.push((p, e.to_string())),
+            _ => {}
+        }
+    }
+    (accepted, refused)
+}
+
 const NUMBERS: &str = r#"{"id": "numbers", "parameters": [
   {"name": "small", "type": "int32", "optional": true},
   {"name": "big", "type": "int64", "optional": true},
@@ -525,6 +554,12 @@ fn main() {
     .expect("edit_memo");
     d.register_function(CONSTRAINED, Some(sync_handler(|_| Ok(None))))
         .expect("constrained");
+    let (patterns, refused_patterns) = generated_patterns();
+    for (i, p) in patterns.iter().enumerate() {
+        let doc = json!({"id": format!("pattern_{i}"), "parameters": [{"name": "s", "type": "string", "pattern": p}]});
+        d.register_function(&doc.to_string(), Some(sync_handler(|_| Ok(None))))
+            .expect("a generated pattern accepted once");
+    }
     for (id, ty) in [
         ("result_int64", "\"int64\""),
         ("result_int32", "\"int32\""),
@@ -570,6 +605,14 @@ fn main() {
     cases.extend(number_cases().into_iter().map(|t| ("numbers", t)));
     cases.extend(constrained_cases().into_iter().map(|t| ("constrained", t)));
     cases.extend(nullable_cases().into_iter().map(|t| ("edit_memo", t)));
+    let pattern_ids: Vec<String> = (0..patterns.len())
+        .map(|i| format!("pattern_{i}"))
+        .collect();
+    for id in &pattern_ids {
+        for t in patterns::TEXTS {
+            cases.push((id.as_str(), json!({ "s": t }).to_string()));
+        }
+    }
     let mut verdicts: Vec<Value> = cases
         .into_iter()
         .map(|(id, text)| {
@@ -625,6 +668,10 @@ fn main() {
             "cases": verdicts,
             "descriptor_schema": appfunctions::descriptor_schema(),
             "descriptors": descriptors,
+            "refused_patterns": refused_patterns
+                .iter()
+                .map(|(p, m)| json!({"pattern": p, "message": m}))
+                .collect::<Vec<_>>(),
         })
     );
 }

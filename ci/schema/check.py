@@ -86,6 +86,14 @@ class Ecma:
             )
         self.cache = {}
 
+    def refuses(self, pattern):
+        """node's verdict on the pattern itself (None without node)."""
+        if self.proc is None:
+            return None
+        self.proc.stdin.write(json.dumps([pattern, ""]) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline()).startswith("error")
+
     def test(self, pattern, s):
         if self.proc is None:
             raise NoEcma()
@@ -117,6 +125,11 @@ Validator = validators.extend(
 )
 
 checker = FormatChecker()
+# The meta-schema's "regex" format is ECMA-262 too: jsonschema checks it with Python's `re`,
+# which refuses ECMA's \cJ, \u{1F600} and (?<name>...); node judges it instead.
+schema_checker = FormatChecker()
+if ecma.proc is not None:
+    schema_checker.checks("regex")(lambda p: not isinstance(p, str) or not ecma.refuses(p))
 # date-time needs the rfc3339-validator package; make sure it is really checked.
 if "date-time" not in checker.checkers:
     bad("format checker", "date-time is not checked (install rfc3339-validator)")
@@ -128,7 +141,7 @@ for f in doc["functions"]:
         if schema is None:
             continue
         try:
-            Draft202012Validator.check_schema(schema)
+            Draft202012Validator.check_schema(schema, format_checker=schema_checker)
             ok(f"{f['id']}.{kind} schema is valid draft 2020-12")
         except Exception as e:  # noqa: BLE001
             bad(f"{f['id']}.{kind} schema", str(e).splitlines()[0])
@@ -176,6 +189,28 @@ for i, d in enumerate(doc["descriptors"]):
     else:
         why = errors[0].message[:200] if errors else "the descriptor schema accepts it"
         bad(label, f"core {'accepts' if d['accepted'] else 'refuses'} it; descriptor schema: {why}")
+
+# Patterns the core refuses (examples/schema_corpus.rs draws them with a fixed generator):
+# node refuses each too, or the core's message names a construct docs/descriptors.md says it
+# refuses, with its position and the pattern; never the regex engine's own error.
+REFUSED_BY_DESIGN = ("lookahead", "lookbehind", "backreference", '"\\B"', "Unicode property escape",
+                     "inline modifiers", "used twice", "lone surrogate")
+for r in doc.get("refused_patterns", []):
+    p, message = r["pattern"], r["message"]
+    label = f"refused pattern {json.dumps(p, ensure_ascii=False)}"
+    if "refuses the pattern" in message or "position" not in message or json.dumps(p, ensure_ascii=False)[:30].rstrip('"') not in message:
+        bad(label, f"the message does not name the construct, its position and the pattern: {message}")
+        continue
+    if ecma.proc is None:
+        skipped += 1
+        print(f"  SKIP  {label}: needs node")
+        continue
+    if ecma.refuses(p):
+        ok(f"{label} -> refused (both)")
+    elif any(k in message for k in REFUSED_BY_DESIGN):
+        ok(f"{label} -> refused by design: {message.split(': ', 2)[-1][:80]}")
+    else:
+        bad(label, f"node accepts it and the core refuses it for a reason docs/descriptors.md does not give: {message}")
 
 print(f"schema: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)

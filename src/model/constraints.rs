@@ -183,7 +183,13 @@ impl Constraints {
                             ),
                         ));
                     };
-                    c.pattern = Some(Pattern::new(p).map_err(|e| Error::descriptor(&at, e))?);
+                    // the message names the pattern as well as its path: the parameter
+                    c.pattern = Some(Pattern::new(p).map_err(|e| {
+                        Error::descriptor(
+                            &at,
+                            format!("the pattern {}: {e}", crate::model::quote::quote_short(p)),
+                        )
+                    })?);
                 }
                 _ => match v {
                     Value::Bool(b) => c.unique_items = *b,
@@ -501,7 +507,7 @@ mod tests {
             .contains("expected a number"));
         assert!(parse(json!({"pattern": "(?=a)"}), Kind::String)
             .unwrap_err()
-            .starts_with("f.parameters.x.pattern: lookahead"));
+            .starts_with("f.parameters.x.pattern: the pattern \"(?=a)\": lookahead"));
         assert_eq!(
             parse(json!({"minItems": 2.0}), Kind::Array)
                 .unwrap()
