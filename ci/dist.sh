@@ -236,7 +236,8 @@ say "Kotlin: kotlin/appfunctions-kotlin-$VERSION.jar ($JNA_PREFIX/libappfunction
 # ---------------------------------------------------------------- Swift: the package, self-contained
 SW="$DIST/swift/AppFunctions"
 mkdir -p "$SW"
-cp -r bindings/swift/Package.swift bindings/swift/README.md bindings/swift/Sources bindings/swift/Tests bindings/swift/scripts "$SW/"
+# -L: the test targets link the golden files and the .NET glue (tests/apple.rs); the package gets their text
+cp -rL bindings/swift/Package.swift bindings/swift/README.md bindings/swift/Sources bindings/swift/Tests bindings/swift/scripts "$SW/"
 cp LICENSE-MIT LICENSE-APACHE "$SW/"
 install -m 644 include/appfunctions.h "$SW/Sources/CAppFunctions/appfunctions.h"
 cat >"$SW/Sources/CAppFunctions/module.modulemap" <<'EOF'

@@ -39,16 +39,18 @@ let package = Package(
         .target(name: "AppFunctions", dependencies: ["CAppFunctions"]),
         .target(name: "AppIntentsStandIn"),
         .target(name: "AppFunctionsIntents", dependencies: ["AppFunctions", standIn]),
-        // the generated intents of the demo app and of the mapping set (golden files of
-        // tests/apple.rs), compiled here as an app target would compile them
+        // the generated intents of the demo app and of the mapping set, compiled here as an app
+        // target would compile them: links to tests/apple.rs's golden files (ci/dist.sh copies
+        // their text into the released package)
         .target(name: "DemoIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/DemoIntents"),
         .target(name: "MappingIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/MappingIntents"),
-        // what a .NET (MAUI) app's build writes: its generated intents and the NuGet package's
-        // Swift glue (bindings/dotnet's test app; its tests keep these copies identical)
+        // what a .NET (MAUI) app's build writes: its generated intents (a copy of the test app's
+        // build output, which its tests keep identical) and the NuGet package's Swift glue (a
+        // link to bindings/dotnet/src/AppFunctions.Build/Swift/AppFunctionsDotNet.swift)
         .target(name: "DotNetIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/DotNetIntents"),
         .testTarget(name: "AppFunctionsTests",
                     dependencies: ["AppFunctions", "AppFunctionsIntents", "DemoIntents", "MappingIntents", "DotNetIntents", standIn],
-                    // read by AppIntentsTests beside its source (a copy of tests/golden's, checked by tests/apple.rs)
+                    // read by AppIntentsTests beside its source (a link to tests/golden's)
                     exclude: ["apple-mapping.bundle.json"]),
     ],
     swiftLanguageModes: [.v6]
