@@ -29,6 +29,13 @@ fn send(s: &HttpServer, method: &str, headers: &[(&str, &str)], body: &str) -> R
     })
 }
 
+/// A POST to /mcp as a client sends it (Accept and Content-Type set), with these headers more.
+fn post(s: &HttpServer, headers: &[(&str, &str)], body: &str) -> Response {
+    let mut all = vec![ACCEPT, JSON];
+    all.extend_from_slice(headers);
+    send(s, "POST", &all, body)
+}
+
 fn body(r: &Response) -> Value {
     serde_json::from_str(&r.text()).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", r.body))
 }
@@ -60,10 +67,9 @@ fn drain(st: &EventStream, max: usize) -> Vec<Value> {
 }
 
 fn init(s: &HttpServer, version: &str) -> String {
-    let r = send(
+    let r = post(
         s,
-        "POST",
-        &[ACCEPT, JSON],
+        &[],
         &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":version,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}).to_string(),
     );
     assert_eq!(r.status, 200, "{:?}", r.body);
@@ -72,15 +78,9 @@ fn init(s: &HttpServer, version: &str) -> String {
     // the handshake era advertises tools.listChanged: the GET stream carries it
     assert_eq!(b["result"]["capabilities"]["tools"]["listChanged"], true);
     let sid = r.header("Mcp-Session-Id").expect("a session id").to_owned();
-    let n = send(
+    let n = post(
         s,
-        "POST",
-        &[
-            ACCEPT,
-            JSON,
-            ("Mcp-Session-Id", &sid),
-            ("MCP-Protocol-Version", version),
-        ],
+        &[("Mcp-Session-Id", &sid), ("MCP-Protocol-Version", version)],
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     );
     assert_eq!((n.status, n.text().len()), (202, 0));
@@ -88,12 +88,9 @@ fn init(s: &HttpServer, version: &str) -> String {
 }
 
 fn in_session(s: &HttpServer, sid: &str, body: Value) -> Response {
-    send(
+    post(
         s,
-        "POST",
         &[
-            ACCEPT,
-            JSON,
             ("Mcp-Session-Id", sid),
             ("MCP-Protocol-Version", "2025-11-25"),
         ],
@@ -107,17 +104,14 @@ fn modern(s: &HttpServer, method: &str, name: Option<&str>, params: Value) -> Re
     let mut p = params;
     p["_meta"] = serde_json::from_str(META).unwrap();
     let mut h = vec![
-        ACCEPT,
-        JSON,
         ("MCP-Protocol-Version", "2026-07-28"),
         ("Mcp-Method", method),
     ];
     if let Some(n) = name {
         h.push(("Mcp-Name", n));
     }
-    send(
+    post(
         s,
-        "POST",
         &h,
         &json!({"jsonrpc":"2.0","id":7,"method":method,"params":p}).to_string(),
     )
@@ -207,37 +201,26 @@ fn session_ids_and_protocol_versions_are_required_and_checked() {
     let (_a, s) = server(HttpConfig::default());
     let sid = init(&s, "2025-06-18");
     let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}).to_string();
-    let r = send(&s, "POST", &[ACCEPT, JSON], &list);
+    let r = post(&s, &[], &list);
     assert_eq!(r.status, 400, "no session id");
     assert!(body(&r)["error"]["message"]
         .as_str()
         .unwrap()
         .contains("Mcp-Session-Id"));
-    let r = send(
-        &s,
-        "POST",
-        &[ACCEPT, JSON, ("Mcp-Session-Id", "nope")],
-        &list,
-    );
+    let r = post(&s, &[("Mcp-Session-Id", "nope")], &list);
     assert_eq!(r.status, 404, "unknown session");
-    let r = send(
+    let r = post(
         &s,
-        "POST",
         &[
-            ACCEPT,
-            JSON,
             ("Mcp-Session-Id", &sid),
             ("MCP-Protocol-Version", "2025-11-25"),
         ],
         &list,
     );
     assert_eq!(r.status, 400, "not the negotiated revision");
-    let r = send(
+    let r = post(
         &s,
-        "POST",
         &[
-            ACCEPT,
-            JSON,
             ("Mcp-Session-Id", &sid),
             ("MCP-Protocol-Version", "1999-01-01"),
         ],
@@ -245,7 +228,7 @@ fn session_ids_and_protocol_versions_are_required_and_checked() {
     );
     assert_eq!(r.status, 400, "unknown revision");
     // without the header: the negotiated revision
-    let r = send(&s, "POST", &[ACCEPT, JSON, ("Mcp-Session-Id", &sid)], &list);
+    let r = post(&s, &[("Mcp-Session-Id", &sid)], &list);
     assert_eq!(r.status, 200);
     let r = send(
         &s,
@@ -270,16 +253,11 @@ fn session_ids_and_protocol_versions_are_required_and_checked() {
     let r = send(&s, "PUT", &[], "");
     assert_eq!(r.status, 405);
     // a malformed body in a session: a JSON-RPC parse error with 400
-    let r = send(
-        &s,
-        "POST",
-        &[ACCEPT, JSON, ("Mcp-Session-Id", &sid)],
-        "{nope",
-    );
+    let r = post(&s, &[("Mcp-Session-Id", &sid)], "{nope");
     assert_eq!(r.status, 400);
     assert_eq!(body(&r)["error"]["code"], -32700);
     // still serving
-    let r = send(&s, "POST", &[ACCEPT, JSON, ("Mcp-Session-Id", &sid)], &list);
+    let r = post(&s, &[("Mcp-Session-Id", &sid)], &list);
     assert_eq!(r.status, 200);
 }
 
@@ -287,10 +265,9 @@ fn session_ids_and_protocol_versions_are_required_and_checked() {
 fn a_batch_is_served_in_a_2025_03_26_session() {
     let (_a, s) = server(HttpConfig::default());
     let sid = init(&s, "2025-03-26");
-    let r = send(
+    let r = post(
         &s,
-        "POST",
-        &[ACCEPT, JSON, ("Mcp-Session-Id", &sid)],
+        &[("Mcp-Session-Id", &sid)],
         r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]"#,
     );
     assert_eq!(r.status, 200);
@@ -350,30 +327,17 @@ fn the_stateless_revision_checks_headers_against_the_body() {
 
     let discover = json!({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":serde_json::from_str::<Value>(META).unwrap()}}).to_string();
     let code = |r: &Response| body(r)["error"]["code"].as_i64();
-    let r = send(
-        &s,
-        "POST",
-        &[ACCEPT, JSON, ("Mcp-Method", "server/discover")],
-        &discover,
-    );
+    let r = post(&s, &[("Mcp-Method", "server/discover")], &discover);
     assert_eq!(
         (r.status, code(&r)),
         (400, Some(-32020)),
         "no MCP-Protocol-Version"
     );
-    let r = send(
-        &s,
-        "POST",
-        &[ACCEPT, JSON, ("MCP-Protocol-Version", "2026-07-28")],
-        &discover,
-    );
+    let r = post(&s, &[("MCP-Protocol-Version", "2026-07-28")], &discover);
     assert_eq!((r.status, code(&r)), (400, Some(-32020)), "no Mcp-Method");
-    let r = send(
+    let r = post(
         &s,
-        "POST",
         &[
-            ACCEPT,
-            JSON,
             ("MCP-Protocol-Version", "2026-07-28"),
             ("Mcp-Method", "tools/list"),
         ],
@@ -384,12 +348,9 @@ fn the_stateless_revision_checks_headers_against_the_body() {
         (400, Some(-32020)),
         "Mcp-Method disagrees"
     );
-    let r = send(
+    let r = post(
         &s,
-        "POST",
         &[
-            ACCEPT,
-            JSON,
             ("MCP-Protocol-Version", "2025-11-25"),
             ("Mcp-Method", "server/discover"),
         ],
@@ -401,12 +362,9 @@ fn the_stateless_revision_checks_headers_against_the_body() {
         "version header disagrees with the body"
     );
     let old = discover.replace("\"2026-07-28\"", "\"2027-01-01\"");
-    let r = send(
+    let r = post(
         &s,
-        "POST",
         &[
-            ACCEPT,
-            JSON,
             ("MCP-Protocol-Version", "2027-01-01"),
             ("Mcp-Method", "server/discover"),
         ],
@@ -532,12 +490,7 @@ fn a_foreign_origin_is_forbidden_and_loopback_ones_pass() {
         ..Default::default()
     });
     let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}).to_string();
-    let r = send(
-        &s,
-        "POST",
-        &[ACCEPT, JSON, ("Origin", "http://evil.example")],
-        &init,
-    );
+    let r = post(&s, &[("Origin", "http://evil.example")], &init);
     assert_eq!(r.status, 403);
     assert!(body(&r).get("id").is_none(), "the error names no request");
     assert_eq!(s.sessions(), 0);
@@ -546,7 +499,7 @@ fn a_foreign_origin_is_forbidden_and_loopback_ones_pass() {
         "http://127.0.0.1:5000",
         "https://app.example.com",
     ] {
-        let r = send(&s, "POST", &[ACCEPT, JSON, ("Origin", o)], &init);
+        let r = post(&s, &[("Origin", o)], &init);
         assert_eq!(r.status, 200, "{o}");
     }
 }
@@ -558,24 +511,14 @@ fn a_bearer_token_and_the_host_s_hook_authorize_requests() {
         ..Default::default()
     });
     let ping = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}).to_string();
-    let r = send(&s, "POST", &[ACCEPT, JSON], &ping);
+    let r = post(&s, &[], &ping);
     assert_eq!(
         (r.status, r.header("www-authenticate")),
         (401, Some("Bearer"))
     );
-    let r = send(
-        &s,
-        "POST",
-        &[ACCEPT, JSON, ("Authorization", "Bearer wrong")],
-        &ping,
-    );
+    let r = post(&s, &[("Authorization", "Bearer wrong")], &ping);
     assert_eq!(r.status, 401);
-    let r = send(
-        &s,
-        "POST",
-        &[ACCEPT, JSON, ("Authorization", "Bearer s3cret")],
-        &ping,
-    );
+    let r = post(&s, &[("Authorization", "Bearer s3cret")], &ping);
     assert_eq!(r.status, 200);
     s.set_authorize(Some(Arc::new(|req: &Request<'_>| {
         if req.header("x-user") == Some("alice") {
@@ -584,22 +527,11 @@ fn a_bearer_token_and_the_host_s_hook_authorize_requests() {
             Err(403)
         }
     })));
-    let r = send(
-        &s,
-        "POST",
-        &[ACCEPT, JSON, ("Authorization", "Bearer s3cret")],
-        &ping,
-    );
+    let r = post(&s, &[("Authorization", "Bearer s3cret")], &ping);
     assert_eq!(r.status, 403);
-    let r = send(
+    let r = post(
         &s,
-        "POST",
-        &[
-            ACCEPT,
-            JSON,
-            ("Authorization", "bearer s3cret"),
-            ("X-User", "alice"),
-        ],
+        &[("Authorization", "bearer s3cret"), ("X-User", "alice")],
         &ping,
     );
     assert_eq!(r.status, 200);
@@ -615,15 +547,10 @@ fn an_oversized_body_is_refused_with_413_and_the_server_keeps_serving() {
         "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}",
         "a".repeat(2000)
     );
-    let r = send(&s, "POST", &[ACCEPT, JSON], &big);
+    let r = post(&s, &[], &big);
     assert_eq!(r.status, 413);
     // a declared length over the limit is refused before the body is read
-    let r = send(
-        &s,
-        "POST",
-        &[ACCEPT, JSON, ("Content-Length", "9999999999")],
-        "",
-    );
+    let r = post(&s, &[("Content-Length", "9999999999")], "");
     assert_eq!(r.status, 413);
     assert_eq!(HttpConfig::default().max_body_bytes, 8 << 20);
     init(&s, "2025-11-25");
@@ -663,10 +590,9 @@ fn sessions_are_bounded_the_oldest_idle_one_evicted_else_the_new_one_refused() {
         })
         .collect();
     assert!(streams.iter().all(|r| r.status == 200));
-    let r = send(
+    let r = post(
         &s,
-        "POST",
-        &[ACCEPT, JSON],
+        &[],
         &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}).to_string(),
     );
     assert_eq!((r.status, r.header("retry-after").is_some()), (503, true));
