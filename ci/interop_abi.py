@@ -571,7 +571,6 @@ NOT_WRAPPED = {
         "af_last_error_copy": "errors are read with af_last_error on the thread of the failed call",
         "af_call_on_cancel_remove": "a call's cancellation handler lives as long as its call",
         "af_call_entity_copy": "lookups read the request (af_call_lookup_request), not the entity's descriptor",
-        "af_call_descriptor_json": "not wrapped yet: .NET context.Function, Kotlin context.descriptor",
         "af_call_invocation_context": "not wrapped yet: Kotlin AppFunctionInvocation.hostContext",
         "af_set_function_caller_policy": "not wrapped yet: per-function caller policies (C, Rust)",
         "af_set_limits": "not wrapped yet: the dispatcher's input limits (C, Rust)",

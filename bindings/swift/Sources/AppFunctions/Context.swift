@@ -32,6 +32,13 @@ public struct AppFunctionContext: Sendable {
         af_call_args(call.raw).map { String(cString: $0) }
     }
 
+    /// The called function's normalised descriptor JSON, as in the registry (for an entity
+    /// lookup, the function's whose argument is being resolved, or `search_{entity}`'s); nil
+    /// after the call ended. Kotlin's `context.descriptor`, .NET's `context.Function`.
+    public var descriptorJSON: String? {
+        takeString(af_call_descriptor_json(call.raw))
+    }
+
     /// True once the call has been cancelled or has timed out (or has ended).
     public var isCancelled: Bool { af_call_is_cancelled(call.raw) != 0 }
 

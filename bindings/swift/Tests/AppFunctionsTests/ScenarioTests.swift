@@ -215,9 +215,11 @@ final class ScenarioTests: XCTestCase {
         }
         let before = Shared<String?>("unset")
         let inHandler = Shared<String?>("unset")
+        let descriptor = Shared<String?>(nil)
         let d = AppFunctionDispatcher()
         try d.register(descriptorJSON: #"{"id":"greet","result":"string"}"#) { context, _ in
             inHandler.value = context.dialog
+            descriptor.value = context.descriptorJSON
             context.say("Hello.")
             return "\"\(context.dialog ?? "nil")\""
         }
@@ -227,6 +229,10 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(inHandler.value, "Checked your sign-in.", "the delegate's text, seen by the handler")
         XCTAssertEqual(try outcome.result(as: String.self), "Hello.", "the last one wins")
         XCTAssertEqual(outcome.dialog, "Hello.")
+        // the descriptor as the registry has it
+        let registered = try XCTUnwrap(descriptor.value)
+        XCTAssertTrue(registered.contains(#""id":"greet""#), registered)
+        XCTAssertTrue(registered.contains(#""result":"string""#) && registered.contains(#""enabled":true"#), registered)
     }
 
     func testASynchronousDelegateDecidesInlineOnTheCallingThread() async throws {
