@@ -301,7 +301,9 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     /// needs. No task, so nothing to cancel: the invocation's timeout applies.
     @available(*, noasync, message: "blocks the thread: use await execute")
     public func executeBlocking(_ invocation: AppFunctionInvocation, arguments: String = "{}") -> AppFunctionOutcome {
-        invocation.withCInvocation(token: nil) { takeOutcome(af_execute_json(raw, $0, arguments)) }
+        invocation.withCInvocation(token: nil) { inv in
+            arguments.withCString { takeOutcome(af_execute_json(raw, inv, $0)) }
+        }
     }
 
     /// Runs `functionId` in-process (platform `.other`).

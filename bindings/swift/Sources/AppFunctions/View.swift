@@ -117,7 +117,9 @@ public final class AppFunctionView: @unchecked Sendable {
     /// synchronous code, as `AppFunctionDispatcher.executeBlocking`.
     @available(*, noasync, message: "blocks the thread: use await execute")
     public func executeBlocking(_ invocation: AppFunctionInvocation, arguments: String = "{}") -> AppFunctionOutcome {
-        let outcome = invocation.withCInvocation(token: nil) { takeOutcome(af_view_execute_json(raw, $0, arguments)) }
+        let outcome = invocation.withCInvocation(token: nil) { inv in
+            arguments.withCString { takeOutcome(af_view_execute_json(raw, inv, $0)) }
+        }
         refreshGeneration()
         return outcome
     }
