@@ -12,7 +12,6 @@ using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Running;
 using Microsoft.Extensions.AI;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Logging;
 
 if (args.Length >= 2 && args[0] == "--loop")
 {
@@ -58,11 +57,6 @@ public sealed class OrderStore
     public Order Create(string customer, int quantity, Priority priority) => new("o-1", customer, quantity, priority);
 }
 
-public sealed class SignInState
-{
-    public bool IsSignedIn { get; set; }
-}
-
 public class InAppOrders(OrderStore store)
 {
     /// <summary>Creates an order for a customer.</summary>
@@ -70,23 +64,8 @@ public class InAppOrders(OrderStore store)
     public Order CreateOrderInApp(string customer, int quantity, Priority priority = Priority.Normal) => store.Create(customer, quantity, priority);
 }
 
-// The seed's delegates, as seed 000 writes them.
-public class SignInDelegate(SignInState signIn) : IAppFunctionDelegate
-{
-    public Task<AppFunctionGate> OnInvoking(AppFunctionContext context, CancellationToken cancellationToken)
-        => Task.FromResult(context.FunctionId == "cancel_order" && !signIn.IsSignedIn
-            ? AppFunctionGate.OpenApp("Sign in to cancel orders.")
-            : AppFunctionGate.Allow);
-}
-
-public class TelemetryDelegate(ILogger<TelemetryDelegate> logger) : IAppFunctionDelegate
-{
-    public Task OnInvoked(AppFunctionContext context, object? result, Exception? exception)
-    {
-        logger.LogInformation("{Function} from {Platform}: {Outcome}", context.FunctionId, context.Platform, exception?.Message ?? "ok");
-        return Task.CompletedTask;
-    }
-}
+// The seed's delegates, as seed 000 writes them: SignInState, SignInDelegate and
+// TelemetryDelegate are the samples' (../../samples/Shared, linked in the .csproj).
 
 /// <summary>What the realistic call adds to the app (the other benchmarks' dispatcher leaves it out).</summary>
 internal static class RealisticApp

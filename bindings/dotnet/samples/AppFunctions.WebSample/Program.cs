@@ -3,8 +3,8 @@
 //   dotnet run --project bindings/dotnet/samples/AppFunctions.WebSample -- --port 5000
 // (ci/demo.sh serve does this). It binds to loopback only and prints one line per endpoint.
 // With --stdio it serves the same functions as a local MCP server on stdin/stdout instead
-// (one call: dispatcher.ServeMcpStdio()), the way a desktop MCP client launches one.
-using System.ComponentModel;
+// (one call: dispatcher.ServeMcpStdio()), the way a desktop MCP client launches one. The orders
+// and the sign-in delegate are ../Shared's (linked in AppFunctions.WebSample.csproj).
 using AppFunctions;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
@@ -61,45 +61,11 @@ Console.Out.Flush();
 await app.WaitForShutdownAsync();
 return 0;
 
-/// <summary>How urgent an order is</summary>
-public enum Priority
-{
-    Low,
-    [Description("The default")]
-    Normal,
-    High,
-}
-
-/// <summary>An order of the shop</summary>
-[AppFunctionEntity("order")]
-public sealed record Order(string Id, string Customer, int Quantity, Priority Priority, string Status);
-
 /// <summary>A note</summary>
 public sealed record Note(int Id, string Title, string Content);
 
 /// <summary>Open and cancelled orders</summary>
 public sealed record OrderStats(int Open, int Cancelled);
-
-public sealed class OrderStore
-{
-    private int _next;
-
-    public Dictionary<string, Order> Orders { get; } = new()
-    {
-        ["o-1"] = new("o-1", "acme", 2, Priority.Normal, "open"),
-        ["o-2"] = new("o-2", "globex", 5, Priority.High, "open"),
-    };
-
-    public Order Create(string customer, int quantity, Priority priority)
-    {
-        lock (Orders)
-        {
-            var o = new Order($"o-{100 + ++_next}", customer, quantity, priority, "open");
-            Orders[o.Id] = o;
-            return o;
-        }
-    }
-}
 
 public sealed class NoteStore
 {
@@ -116,11 +82,6 @@ public sealed class NoteStore
             return n;
         }
     }
-}
-
-public sealed class SignInState
-{
-    public bool IsSignedIn { get; set; }
 }
 
 public class OrderFunctions(OrderStore store)
@@ -197,33 +158,4 @@ public class Orders(OrderStore store)
             return new(store.Orders.Values.Count(o => o.Status == "open"), store.Orders.Values.Count(o => o.Status == "cancelled"));
         }
     }
-}
-
-public sealed class OrderProvider(OrderStore store) : IAppFunctionEntityProvider<Order>
-{
-    public Task<IReadOnlyList<Order>> GetAsync(IReadOnlyList<string> ids, AppFunctionContext context, CancellationToken cancellationToken)
-    {
-        lock (store.Orders)
-        {
-            return Task.FromResult<IReadOnlyList<Order>>([.. ids.Where(store.Orders.ContainsKey).Select(id => store.Orders[id])]);
-        }
-    }
-
-    public Task<IReadOnlyList<Order>> SearchAsync(string query, int? limit, AppFunctionContext context, CancellationToken cancellationToken)
-    {
-        lock (store.Orders)
-        {
-            return Task.FromResult<IReadOnlyList<Order>>([.. store.Orders.Values.Where(o => o.Customer.Contains(query, StringComparison.Ordinal)).Take(limit ?? 10)]);
-        }
-    }
-}
-
-// The seed's sign-in delegate: cancelling orders needs a signed-in user (a Denied outcome
-// outside the app, openApp on Apple).
-public class SignInDelegate(SignInState signIn) : IAppFunctionDelegate
-{
-    public Task<AppFunctionGate> OnInvoking(AppFunctionContext context, CancellationToken cancellationToken)
-        => Task.FromResult(context.FunctionId == "cancel_order" && !signIn.IsSignedIn
-            ? AppFunctionGate.OpenApp("Sign in to cancel orders.")
-            : AppFunctionGate.Allow);
 }
