@@ -12,9 +12,16 @@
 #
 # Exit: 0 built and checked, 1 a build or a check failed, 2 usage, 3 cannot run here
 # (a tool is missing, or a target this machine cannot build). AF_DIST_MAX_SO_BYTES
-# overrides the size limit (2600000 bytes: 2,532,920 were reached on 2026-12-01 with every
+# overrides the size limit (2600000 bytes: 2,580,536 were reached on 2026-12-01 with every
 # feature, the MCP HTTP server included; docs/performance.md, "Size", says what each part
 # costs: python3 ci/size.py).
+#
+# It also builds the phone builds' libraries for this machine (the cargo features
+# phone-android and phone-ios: docs/distribution.md, "Size-optional features") into
+# target/dist-build/phone/, not shipped from here (a phone's library is built for its
+# target, as printed by --target), and checks each against its own budget and for the
+# whole C ABI: AF_DIST_MAX_ANDROID_SO_BYTES (2250000: 2,208,856 reached on 2026-12-01) and
+# AF_DIST_MAX_IOS_SO_BYTES (2190000: 2,146,848 reached).
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export REPO
@@ -89,30 +96,49 @@ say "appfunctions $VERSION, C ABI $ABI, $HOST"
 
 # ---------------------------------------------------------------- the native libraries
 BUILD="$REPO/target/dist-build"      # not target/dist: cargo puts profile "dist" in <target-dir>/dist
+# the header's declarations, comments removed first (they quote calls such as af_x(...))
+declared=$(python3 -c 'import re,sys; t=re.sub(r"/\*.*?\*/|//[^\n]*", "", open(sys.argv[1]).read(), flags=re.S); print("\n".join(sorted(set(re.findall(r"\b(af_[a-z0-9_]+)\(", t)))))' include/appfunctions.h)
+
+# check_library SO BUDGET WHAT: stripped, within its budget, the SONAME, only af_* exported
+# and every function of the header among them (a build without a feature keeps the whole ABI)
+check_library() {
+  local so="$1" max="$2" what="$3" size sections found_soname exported others absent
+  size=$(stat -c %s "$so")
+  printf '[dist] %s, stripped: %d bytes (%s MB); limit %d bytes\n' "$what" "$size" \
+    "$(awk -v s="$size" 'BEGIN {printf "%.2f", s / 1000000}')" "$max"
+  [[ "$size" -le "$max" ]] \
+    || fail "$what is $size bytes, over the budget of $max (what each part costs: python3 ci/size.py; raise the budget only in a commit that says why)"
+  sections=$(readelf -SW "$so")
+  ! grep -qE '\.symtab|\.debug_' <<<"$sections" || fail "$what still has a symbol table or debug sections"
+  found_soname=$(readelf -dW "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
+  [[ "$found_soname" == "$SONAME" ]] \
+    || fail "$what carries SONAME '${found_soname:-none}', expected '$SONAME' (set by build.rs)"
+  exported=$(nm -D --defined-only "$so" | awk '{print $NF}' | sed 's/@.*//' | sort -u)
+  others=$(grep -v '^af_' <<<"$exported" || true)
+  [[ -z "$others" ]] || fail "$what exports symbols other than af_*: $(head -5 <<<"$others" | tr '\n' ' ')..."
+  absent=$(comm -23 <(echo "$declared") <(echo "$exported"))
+  [[ -z "$absent" ]] || fail "functions the header declares but $what does not export: $(echo $absent)"
+  say "$what: SONAME $SONAME; $(wc -l <<<"$exported") exported symbols, all af_*; every header function present"
+}
+
+# the phone builds first (the full build below leaves its own library in $BUILD/dist)
+PHONE="$BUILD/phone"
+mkdir -p "$PHONE"
+for build in "android:phone-android:${AF_DIST_MAX_ANDROID_SO_BYTES:-2250000}" "ios:phone-ios:${AF_DIST_MAX_IOS_SO_BYTES:-2190000}"; do
+  IFS=: read -r phone features max <<<"$build"
+  say "cargo build --profile dist --lib --no-default-features --features $features (the $phone phone build, measured here)"
+  CARGO_TARGET_DIR="$BUILD" cargo build --profile dist --lib --locked -q --no-default-features --features "$features" \
+    || fail "cargo build --profile dist --no-default-features --features $features"
+  install -m 755 "$BUILD/dist/libappfunctions.so" "$PHONE/libappfunctions-$phone.so"
+  check_library "$PHONE/libappfunctions-$phone.so" "$max" "libappfunctions.so ($features)"
+done
+
 say "cargo build --profile dist --lib --bin appfunctions (into target/dist-build)"
 CARGO_TARGET_DIR="$BUILD" cargo build --profile dist --lib --bin appfunctions --locked -q || fail "cargo build --profile dist"
 SO="$BUILD/dist/libappfunctions.so"
 A="$BUILD/dist/libappfunctions.a"
 [[ -f "$SO" && -f "$A" ]] || fail "cargo did not produce $SO and $A"
-
-size=$(stat -c %s "$SO")
-printf '[dist] libappfunctions.so, stripped: %d bytes (%s MB); limit %d bytes\n' "$size" \
-  "$(awk -v s="$size" 'BEGIN {printf "%.2f", s / 1000000}')" "$MAX_BYTES"
-[[ "$size" -le "$MAX_BYTES" ]] \
-  || fail "libappfunctions.so is $size bytes, over the budget of $MAX_BYTES (what each part costs: python3 ci/size.py; raise the budget only in a commit that says why)"
-sections=$(readelf -SW "$SO")
-! grep -qE '\.symtab|\.debug_' <<<"$sections" || fail "libappfunctions.so still has a symbol table or debug sections"
-found_soname=$(readelf -dW "$SO" | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
-[[ "$found_soname" == "$SONAME" ]] \
-  || fail "libappfunctions.so carries SONAME '${found_soname:-none}', expected '$SONAME' (set by build.rs)"
-exported=$(nm -D --defined-only "$SO" | awk '{print $NF}' | sed 's/@.*//' | sort -u)
-others=$(grep -v '^af_' <<<"$exported" || true)
-[[ -z "$others" ]] || fail "libappfunctions.so exports symbols other than af_*: $(head -5 <<<"$others" | tr '\n' ' ')..."
-# the header's declarations, comments removed first (they quote calls such as af_x(...))
-declared=$(python3 -c 'import re,sys; t=re.sub(r"/\*.*?\*/|//[^\n]*", "", open(sys.argv[1]).read(), flags=re.S); print("\n".join(sorted(set(re.findall(r"\b(af_[a-z0-9_]+)\(", t)))))' include/appfunctions.h)
-absent=$(comm -23 <(echo "$declared") <(echo "$exported"))
-[[ -z "$absent" ]] || fail "functions the header declares but the library does not export: $(echo $absent)"
-say "SONAME $SONAME; $(wc -l <<<"$exported") exported symbols, all af_*; every header function present"
+check_library "$SO" "$MAX_BYTES" "libappfunctions.so"
 
 # std's system libraries, for static linking (what --print native-static-libs reports)
 native_libs() {

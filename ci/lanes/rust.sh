@@ -15,3 +15,15 @@ echo "[rust] cargo test"
 cargo test -q 2>&1 | tee /tmp/af-rust-test.log
 rc=${PIPESTATUS[0]}
 [[ $rc -eq 0 ]] || exit 1
+# the size-optional builds (Cargo.toml [features], docs/distribution.md): the library with
+# no optional part and each phone build, its code and its unit tests linted, and its unit
+# tests run (among them src/ffi/left_out.rs: every export of a part left out answers an
+# error naming its feature, through the C ABI)
+for features in "" phone-android phone-ios; do
+  args=(--lib --no-default-features ${features:+--features "$features"})
+  echo "[rust] cargo clippy ${args[*]} (and --profile test) -- -D warnings; cargo test ${args[*]}"
+  cargo clippy "${args[@]}" -q -- -D warnings || exit 1
+  cargo clippy "${args[@]}" --profile test -q -- -D warnings || exit 1
+  cargo test "${args[@]}" -q 2>&1 | tail -3
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
+done

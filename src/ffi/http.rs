@@ -89,6 +89,18 @@ pub(crate) struct FfiResponse {
     stream: parking_lot::Mutex<Option<EventStream>>,
 }
 
+/// The error of `af_http_server_new` in a build without the `http` feature (Cargo.toml).
+#[cfg(feature = "http")]
+fn left_out() -> Option<*mut af_http_server> {
+    None
+}
+
+#[cfg(not(feature = "http"))]
+fn left_out() -> Option<*mut af_http_server> {
+    set_last_error(&crate::http::left_out());
+    Some(std::ptr::null_mut())
+}
+
 fn http_config_from(json: &str, base: &crate::mcp::McpConfig) -> Result<HttpConfig, af_status> {
     let v: Value = serde_json::from_str(json)
         .map_err(|e| fail(AF_ERR_INVALID, &format!("config_json: invalid JSON: {e}")))?;
@@ -155,6 +167,9 @@ pub unsafe extern "C" fn af_http_server_new(
     config_json: *const c_char,
 ) -> *mut af_http_server {
     boundary(|| {
+        if let Some(none) = left_out() {
+            return none;
+        }
         // SAFETY: checked by the helpers.
         let Ok(d) = (unsafe { af_dispatcher::get(d) }) else {
             return std::ptr::null_mut();

@@ -25,6 +25,18 @@ impl Handle for af_mcp_session {
 pub type af_mcp_notify_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, message_json: *const c_char)>;
 
+/// `AF_ERR_INVALID` naming the feature in a build without the `mcp` feature (Cargo.toml),
+/// for the functions that would otherwise only keep a setting.
+#[cfg(feature = "mcp")]
+fn left_out() -> Option<af_status> {
+    None
+}
+
+#[cfg(not(feature = "mcp"))]
+fn left_out() -> Option<af_status> {
+    Some(fail(AF_ERR_INVALID, &crate::mcp::left_out()))
+}
+
 pub(crate) fn config_from(json: &str, base: &McpConfig) -> Result<McpConfig, af_status> {
     let v: Value = serde_json::from_str(json)
         .map_err(|e| fail(AF_ERR_INVALID, &format!("config_json: invalid JSON: {e}")))?;
@@ -65,6 +77,9 @@ pub unsafe extern "C" fn af_mcp_configure(
     config_json: *const c_char,
 ) -> af_status {
     boundary(|| {
+        if let Some(st) = left_out() {
+            return st;
+        }
         // SAFETY: checked by the helpers.
         let d = try_status!(unsafe { af_dispatcher::get(d) });
         let json = try_status!(unsafe { str_arg(config_json, "config_json") });
@@ -160,6 +175,9 @@ pub unsafe extern "C" fn af_mcp_set_notify(
 ) -> af_status {
     boundary(|| {
         let n = c_notify(cb, user_data, free_user_data);
+        if let Some(st) = left_out() {
+            return st;
+        }
         // SAFETY: checked by the helper.
         let d = try_status!(unsafe { af_dispatcher::get(d) });
         *d.mcp_notify.lock() = n.clone();

@@ -26,8 +26,10 @@
 //! `message` (reading a message without a tree), `negotiation` (the handshake, the
 //! 2026-07-28 envelope, what the server says of itself), `tools` (`tools/list`,
 //! `tools/call`), `subscriptions` (where notifications go, `list_changed`,
-//! `subscriptions/listen`). This file holds the session's state and its configuration.
+//! `subscriptions/listen`), `config` (its settings, kept by the C ABI in every build). This
+//! file holds the session's state.
 
+mod config;
 mod framing;
 mod message;
 mod negotiation;
@@ -35,6 +37,7 @@ pub mod stdio;
 mod subscriptions;
 mod tools;
 
+pub use config::{McpConfig, Notify};
 use message::*;
 use negotiation::*;
 
@@ -85,41 +88,6 @@ pub(crate) const UNSUPPORTED_VERSION: i64 = -32022;
 /// The most messages one JSON-RPC batch (2025-03-26) may hold.
 pub(crate) const MAX_BATCH: usize = 256;
 
-/// Server settings.
-#[derive(Clone, Debug)]
-pub struct McpConfig {
-    /// `serverInfo.name`.
-    pub server_name: String,
-    /// `serverInfo.version`.
-    pub server_version: String,
-    /// `serverInfo.title`.
-    pub server_title: Option<String>,
-    /// Instructions returned by `initialize` and `server/discover` (in the handshake era
-    /// the view's expanded toolkits' prompts are appended).
-    pub instructions: Option<String>,
-    /// Tools per `tools/list` page; 0 is everything in one page.
-    pub page_size: usize,
-    /// Largest accepted message, in bytes (default 8 MiB). A transport stops reading a
-    /// longer one at this size and skips the rest.
-    pub max_message_bytes: usize,
-    /// Most `subscriptions/listen` streams open at once on a session (default 16).
-    pub max_subscriptions: usize,
-}
-
-impl Default for McpConfig {
-    fn default() -> Self {
-        McpConfig {
-            server_name: "appfunctions".into(),
-            server_version: env!("CARGO_PKG_VERSION").into(),
-            server_title: None,
-            instructions: None,
-            page_size: 0,
-            max_message_bytes: 8 << 20,
-            max_subscriptions: 16,
-        }
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Era {
     Unknown,
@@ -147,9 +115,6 @@ struct SessionState {
     cancelled: std::collections::HashSet<String>,
     subscriptions: Vec<Subscription>,
 }
-
-/// Sends a server-initiated message (a notification) to the transport.
-pub type Notify = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// One MCP session: its negotiation state, its agent view, the calls in flight, the
 /// open subscription streams.

@@ -494,6 +494,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "patterns")] // declares a `pattern`
     fn values_are_checked() {
         assert_eq!(
             parse(json!({"minimum": 3000000000i64}), INT32).unwrap_err(),
@@ -538,6 +539,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "patterns")] // declares a `pattern`
     fn checks_name_the_rule() {
         let c = parse(json!({"minimum": 1, "exclusiveMaximum": 100}), INT32).unwrap();
         let d = |s: &str| Decimal::parse(s).unwrap();

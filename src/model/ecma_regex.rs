@@ -29,9 +29,15 @@
 //! modifiers (`(?i:…)`), lone surrogates, and everything the `u` flag makes a syntax error
 //! (a lone `{`, `}` or `]`, `\a` and other unknown escapes, octal escapes, a quantifier on an
 //! assertion or on nothing, `{2,1}`, a range with a class escape or out of order).
+//!
+//! In a build without the `patterns` cargo feature there is no engine: [`Pattern::new`]
+//! refuses every pattern naming the feature, so a descriptor with a `pattern` is refused at
+//! registration rather than accepted and left unchecked.
 
+#[cfg(feature = "patterns")]
 use std::fmt::Write as _;
 
+#[cfg(feature = "patterns")]
 /// A checked pattern: its ECMA-262 source and the compiled equivalent.
 #[derive(Clone, Debug)]
 pub struct Pattern {
@@ -39,12 +45,14 @@ pub struct Pattern {
     regex: regex::Regex,
 }
 
+#[cfg(feature = "patterns")]
 impl PartialEq for Pattern {
     fn eq(&self, other: &Pattern) -> bool {
         self.source == other.source
     }
 }
 
+#[cfg(feature = "patterns")]
 impl Pattern {
     /// Checks and compiles an ECMA-262 pattern; the error names the construct and its
     /// position (0-based, in characters).
@@ -96,15 +104,21 @@ impl Pattern {
     }
 }
 
+#[cfg(feature = "patterns")]
 const MAX_LEN: usize = 4096;
+#[cfg(feature = "patterns")]
 const MAX_NESTING: usize = 64;
 
+#[cfg(feature = "patterns")]
 /// ECMA-262 `\s`: WhiteSpace (TAB, VT, FF, SP, NBSP, ZWNBSP, category Zs) and
 /// LineTerminator (LF, CR, LS, PS).
 const SPACE_RANGES: &str = r"\x{9}-\x{D}\x{20}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+#[cfg(feature = "patterns")]
 const DIGIT_RANGES: &str = r"0-9";
+#[cfg(feature = "patterns")]
 const WORD_RANGES: &str = r"0-9A-Za-z_";
 
+#[cfg(feature = "patterns")]
 struct Translator<'a> {
     chars: &'a [char],
     pos: usize,
@@ -112,16 +126,19 @@ struct Translator<'a> {
     names: Vec<String>,
 }
 
+#[cfg(feature = "patterns")]
 /// One element of a class: a code point or a class escape (`\d` …) in Rust class syntax.
 enum ClassAtom {
     Char(u32),
     Set(&'static str, bool),
 }
 
+#[cfg(feature = "patterns")]
 fn push_char(out: &mut String, c: u32) {
     let _ = write!(out, "\\x{{{c:X}}}");
 }
 
+#[cfg(feature = "patterns")]
 impl Translator<'_> {
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
@@ -593,6 +610,7 @@ impl Translator<'_> {
     }
 }
 
+#[cfg(feature = "patterns")]
 fn push_class_atom(items: &mut String, a: &ClassAtom) {
     match a {
         ClassAtom::Char(c) => push_char(items, *c),
@@ -605,7 +623,7 @@ fn push_class_atom(items: &mut String, a: &ClassAtom) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "patterns"))]
 mod tests {
     use super::*;
 
@@ -693,6 +711,46 @@ mod tests {
         ] {
             let e = refused(p);
             assert!(e.contains(says), "{p}: {e}");
+        }
+    }
+}
+
+/// A build without the `patterns` feature: no regex engine, so a `pattern` is refused at
+/// registration (never accepted and left unchecked). No `Pattern` can exist.
+#[cfg(not(feature = "patterns"))]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pattern {}
+
+#[cfg(not(feature = "patterns"))]
+impl Pattern {
+    /// Refuses every pattern, naming the cargo feature that checks them.
+    pub fn new(_source: &str) -> Result<Pattern, String> {
+        Err(crate::model::error::left_out(
+            "the `pattern` constraint (a regular expression checked at each call)",
+            "patterns",
+        ))
+    }
+
+    /// Unreachable: no `Pattern` exists in this build.
+    pub fn source(&self) -> &str {
+        match *self {}
+    }
+
+    /// Unreachable: no `Pattern` exists in this build.
+    pub fn is_match(&self, _s: &str) -> bool {
+        match *self {}
+    }
+}
+
+#[cfg(all(test, not(feature = "patterns")))]
+mod tests_without_patterns {
+    use super::*;
+
+    #[test]
+    fn every_pattern_is_refused_naming_the_feature() {
+        for p in ["^[a-z]+$", "", "(?=a)"] {
+            let e = Pattern::new(p).unwrap_err();
+            assert!(e.contains("cargo feature `patterns`"), "{e}");
         }
     }
 }

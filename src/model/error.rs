@@ -145,6 +145,16 @@ impl Error {
 /// The result of the registration and inspection API.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// What a build without one of the size-optional parts (a cargo feature, Cargo.toml) says
+/// where that part would answer: `what` ("the MCP server") and the feature that keeps it.
+#[allow(dead_code)] // only a build without one of the features says it
+pub(crate) fn left_out(what: &str, feature: &str) -> String {
+    format!(
+        "{what} is not in this build of the library: it was built without the cargo feature \
+         `{feature}` (docs/distribution.md, \"Size-optional features\")"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,10 +6,20 @@
 //! lists and Android XML from [`export`](crate::export), the platforms' sources from
 //! their bridges.
 
+#[cfg(feature = "android")]
 pub mod android;
+// without the `android` feature: what the C ABI's `af_android_*` functions reach (their
+// response is the error `2000` naming the feature)
+#[cfg(not(feature = "android"))]
+pub(crate) mod android {
+    mod off;
+    pub(crate) use off::*;
+}
+#[cfg(feature = "apple")]
 pub(crate) mod apple;
 
 use crate::engine::dispatcher::Dispatcher;
+#[cfg(feature = "apple")]
 use crate::engine::log::LogLevel;
 use crate::export::{text, ExportError, Format};
 
@@ -34,16 +44,30 @@ impl Dispatcher {
     /// docs/apple.md).
     pub fn export(&self, format: Format) -> std::result::Result<String, ExportError> {
         match format {
+            #[cfg(feature = "android")]
             Format::AndroidXml => text::android_xml(&self.snapshot()),
+            #[cfg(feature = "apple")]
             Format::SwiftAppIntents => Ok(self.swift_app_intents()),
+            #[cfg(feature = "android")]
             Format::AndroidLegacyXml => {
                 let s = self.snapshot();
                 Ok(android::assets::legacy_xml(
                     s.entries().map(|e| (e.desc.id.as_str(), e.is_enabled())),
                 ))
             }
+            #[cfg(feature = "android")]
             Format::AndroidSchema => Ok(android::assets::SCHEMA_XSD.to_owned()),
+            #[cfg(feature = "android")]
             Format::AndroidManifest => Ok(android::assets::manifest()),
+            #[cfg(not(feature = "android"))]
+            Format::AndroidXml
+            | Format::AndroidLegacyXml
+            | Format::AndroidSchema
+            | Format::AndroidManifest => Err(left_out(format, "Android's assets", "android")),
+            #[cfg(not(feature = "apple"))]
+            Format::SwiftAppIntents => {
+                Err(left_out(format, "the App Intents Swift source", "apple"))
+            }
             _ => text::tool_list(&self.snapshot(), format),
         }
     }
@@ -52,6 +76,7 @@ impl Dispatcher {
     /// intent is compiled into the app; a disabled function answers `Disabled` when it
     /// runs). Each function left out, and each entity field Shortcuts cannot show, is a
     /// warning in the dispatcher's log as well as a line of the file's header.
+    #[cfg(feature = "apple")]
     fn swift_app_intents(&self) -> String {
         let s = self.snapshot();
         let out = apple::app_intents(&s.types, s.entries().map(|e| &e.desc), &s.metadata_defaults);
@@ -68,6 +93,16 @@ impl Dispatcher {
             self.log(LogLevel::Warn, &format!("swift-app-intents: {n}"));
         }
         out.text
+    }
+}
+
+/// The refusal of a format whose writer this build leaves out (a cargo feature).
+#[cfg(not(all(feature = "android", feature = "apple")))]
+fn left_out(format: Format, what: &str, feature: &str) -> ExportError {
+    ExportError::Unsupported {
+        format,
+        subject: "this build".into(),
+        reason: crate::model::error::left_out(what, feature),
     }
 }
 

@@ -14,7 +14,8 @@
 # It needs the repository's sources: run it from a checkout, or set APPFUNCTIONS_REPO to
 # one (the copy of this script in ci/dist.sh's Swift package does not sit in a checkout).
 #
-# Usage: bindings/swift/scripts/build-xcframework.sh [OUT_DIR]   (default bindings/swift/build)
+# Usage: [APPFUNCTIONS_IOS_FEATURES=phone-ios] bindings/swift/scripts/build-xcframework.sh [OUT_DIR]
+#        (default OUT_DIR bindings/swift/build)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -39,8 +40,15 @@ MACCATALYST=(aarch64-apple-ios-macabi x86_64-apple-ios-macabi)
 
 rustup target add "$IOS" "${IOS_SIM[@]}" "${MACOS[@]}" "${MACCATALYST[@]}"
 export IPHONEOS_DEPLOYMENT_TARGET=16.0 MACOSX_DEPLOYMENT_TARGET=13.0
+# APPFUNCTIONS_IOS_FEATURES=phone-ios builds the iOS device and simulator slices as the iOS
+# phone build, without the MCP server, HTTP and the Android bridge (docs/distribution.md,
+# "Size-optional features"); macOS and Mac Catalyst keep every feature.
+ios_args=()
+[[ -z "${APPFUNCTIONS_IOS_FEATURES:-}" ]] || ios_args=(--no-default-features --features "$APPFUNCTIONS_IOS_FEATURES")
 for t in "$IOS" "${IOS_SIM[@]}" "${MACOS[@]}" "${MACCATALYST[@]}"; do
-  cargo build --profile "$PROFILE" --lib --target "$t" --manifest-path "$REPO/Cargo.toml"
+  args=()
+  case "$t" in *-apple-ios | *-apple-ios-sim) args=(${ios_args[@]+"${ios_args[@]}"}) ;; esac
+  cargo build --profile "$PROFILE" --lib --target "$t" --manifest-path "$REPO/Cargo.toml" ${args[@]+"${args[@]}"}
 done
 
 rm -rf "$OUT/$NAME.xcframework" "$OUT/slices" "$OUT/headers"

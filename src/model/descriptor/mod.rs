@@ -16,7 +16,9 @@ use std::collections::HashMap;
 mod shortcut;
 pub(crate) mod text;
 
-pub use shortcut::{AppShortcut, APPLICATION_NAME_TOKEN};
+pub use shortcut::AppShortcut;
+#[cfg(feature = "apple")]
+pub use shortcut::APPLICATION_NAME_TOKEN;
 
 /// `function` (a handler runs) or `output` (no handler: the bound arguments are the result
 /// and the run is final).

@@ -813,6 +813,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "patterns")] // declares a `pattern`
     fn every_seed_is_read_directly_as_parse_reads_it() {
         let t = types();
         let props = vec!["ProviderName".to_string()];
