@@ -9,7 +9,10 @@ use std::time::Duration;
 
 /// What the HTTP functions answer in this build.
 pub(crate) fn left_out() -> String {
-    crate::model::error::left_out("MCP Streamable HTTP and the debug page API", "http")
+    crate::model::error::left_out(
+        "the HTTP exchange (MCP Streamable HTTP, the debug page API)",
+        "http",
+    )
 }
 
 /// What [`EventStream::next`] found (as in a build with the exchange).
