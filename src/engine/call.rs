@@ -317,7 +317,34 @@ pub(crate) enum Completion {
 }
 
 /// Receives the outcome and its JSON, kept with its terminator.
-pub(crate) type OutcomeSink = Box<dyn FnOnce(Outcome, Terminated<'_>) + Send>;
+pub(crate) enum OutcomeSink {
+    /// A closure (the Rust API's callbacks, a view's).
+    Boxed(Box<dyn FnOnce(Outcome, Terminated<'_>) + Send>),
+    /// A function and two words of its own, given the JSON only: what a host layer hands
+    /// its own callback and data to, with no allocation per call.
+    Json(JsonSink),
+}
+
+/// A function called with its two words and the outcome JSON ([`OutcomeSink::Json`]).
+#[derive(Clone, Copy)]
+pub(crate) struct JsonSink {
+    pub f: fn(usize, usize, Terminated<'_>),
+    pub a: usize,
+    pub b: usize,
+}
+
+impl OutcomeSink {
+    pub(crate) fn boxed(f: impl FnOnce(Outcome, Terminated<'_>) + Send + 'static) -> OutcomeSink {
+        OutcomeSink::Boxed(Box::new(f))
+    }
+    /// Hands over the outcome (a JSON sink reads only `json`).
+    pub(crate) fn deliver(self, outcome: Outcome, json: Terminated<'_>) {
+        match self {
+            OutcomeSink::Boxed(f) => f(outcome, json),
+            OutcomeSink::Json(s) => (s.f)(s.a, s.b, json),
+        }
+    }
+}
 
 /// Where a call's pipeline is (`pipeline` moves it on).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

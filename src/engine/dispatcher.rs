@@ -3,7 +3,8 @@
 //! data lives in `registry`, a call's scope in `call`, how it runs in `pipeline`.
 
 use crate::engine::call::{
-    Call, CallKind, Entry, Hosted, Invocation, InvocationRef, OutcomeSink, PreBound, Snapshot,
+    Call, CallKind, Entry, Hosted, Invocation, InvocationRef, JsonSink, OutcomeSink, PreBound,
+    Snapshot,
 };
 pub use crate::engine::call::{Delegate, Handler, PermissionHook, ScopeHooks};
 use crate::engine::log::{LogLevel, LogSink};
@@ -754,28 +755,23 @@ impl Dispatcher {
         args: Option<&str>,
         on_outcome: impl FnOnce(&Outcome, &str) + Send + 'static,
     ) {
-        let sink: OutcomeSink =
-            Box::new(move |o: Outcome, json: Terminated<'_>| on_outcome(&o, json.text()));
+        let sink =
+            OutcomeSink::boxed(move |o: Outcome, json: Terminated<'_>| on_outcome(&o, json.text()));
         // the callback reads the outcome itself
         self.execute_async_sink_ref(&inv.as_ref(), args, sink, true);
     }
 
-    /// [`Dispatcher::execute_async`] whose callback gets the outcome JSON kept with its
+    /// [`Dispatcher::execute_async`] whose sink gets the outcome JSON kept with its
     /// terminator (a borrower is lent it without a copy), for a borrowed invocation (the
     /// call copies what it keeps of it before any host code runs).
     pub(crate) fn execute_async_terminated_ref(
         &self,
         inv: &InvocationRef<'_>,
         args: Option<&str>,
-        on_outcome: impl FnOnce(Terminated<'_>) + Send + 'static,
+        on_outcome: JsonSink,
     ) {
         // only the JSON is read: it is written in the result's buffer, as for a plain call
-        self.execute_async_sink_ref(
-            inv,
-            args,
-            Box::new(move |_o: Outcome, json: Terminated<'_>| on_outcome(json)),
-            false,
-        );
+        self.execute_async_sink_ref(inv, args, OutcomeSink::Json(on_outcome), false);
     }
 
     /// Starts an asynchronous call whose outcome goes to `sink`; `keep_outcome`: the sink
@@ -794,7 +790,7 @@ impl Dispatcher {
                 let o = Self::shutting_down_outcome(inv);
                 let json = o.to_json_terminated();
                 if let Some(s) = sink {
-                    s(o, Terminated::new(&json));
+                    s.deliver(o, Terminated::new(&json));
                 }
                 return;
             }
@@ -810,6 +806,8 @@ impl Dispatcher {
         // blocks inline, on this thread, is marked timed out at its deadline and its cancel
         // callbacks run then (they may be what stops it), not when it returns. A call that
         // finishes in time takes its deadline off again (pipeline::finish).
+        // (a call with a sink: its end gives the deadline back, pipeline::finish)
+        debug_assert!(call.has_sink, "drive_async drives calls made with a sink");
         let Some(deadline) = Self::deadline(call) else {
             drive_new(call, st, false);
             return;

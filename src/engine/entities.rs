@@ -121,8 +121,8 @@ impl Dispatcher {
         ids: &[&str],
         on_outcome: impl FnOnce(&Outcome, &str) + Send + 'static,
     ) {
-        let sink: OutcomeSink =
-            Box::new(move |o: Outcome, json: Terminated<'_>| on_outcome(&o, json.text()));
+        let sink =
+            OutcomeSink::boxed(move |o: Outcome, json: Terminated<'_>| on_outcome(&o, json.text()));
         self.entities_async_sink_ref(&inv.as_ref(), entity, Ids::List(ids), sink, true);
     }
 
@@ -157,7 +157,7 @@ impl Dispatcher {
             Started::Done(o) => {
                 let json = o.to_json_terminated();
                 if let Some(s) = sink {
-                    s(o, Terminated::new(&json));
+                    s.deliver(o, Terminated::new(&json));
                 }
             }
         }

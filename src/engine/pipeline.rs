@@ -983,7 +983,9 @@ fn finish(
         return None;
     }
     if let Some(s) = sink {
-        if let Err(p) = catch_unwind(AssertUnwindSafe(|| s(outcome(), Terminated::new(&json)))) {
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+            s.deliver(outcome(), Terminated::new(&json))
+        })) {
             call.log(
                 LogLevel::Error,
                 &format!("the outcome callback failed: {}", panic_text(&*p)),

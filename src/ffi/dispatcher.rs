@@ -3,7 +3,7 @@
 //! docs of `ffi` say why it has no file of its own), and calls started (`af_execute_*`).
 
 use super::*;
-use crate::engine::call::Call;
+use crate::engine::call::{Call, JsonSink};
 use crate::engine::dispatcher::{Dispatcher, Handler};
 use crate::engine::log::LogLevel;
 use crate::model::descriptor::CallerPolicy;
@@ -439,6 +439,19 @@ pub unsafe extern "C" fn af_execute_json(
     )
 }
 
+/// An asynchronous call's outcome handed to the host's `af_outcome_fn` (`cb`, as a word)
+/// with its user data (`data`): the [`JsonSink`] of `af_execute_async` and
+/// `af_entities_async`, which keeps the two words instead of a boxed closure.
+pub(crate) fn deliver_outcome(cb: usize, data: usize, json: Terminated<'_>) {
+    type OutcomeFn = unsafe extern "C" fn(user_data: *mut c_void, outcome_json: *const c_char);
+    // SAFETY: `cb` is the non-NULL af_outcome_fn given with this call, kept as a word
+    // (`cb as usize`); a function pointer and a usize have the same size.
+    let cb = unsafe { std::mem::transmute::<usize, OutcomeFn>(cb) };
+    // SAFETY: the outcome JSON is NUL-terminated and borrowed for the callback; `data` is
+    // the host's user data, passed back as it came.
+    unsafe { cb(data as *mut c_void, lend_terminated(json)) }
+}
+
 pub(crate) struct SendPtr(pub *mut c_void);
 
 // SAFETY: the header requires user_data to be usable from any thread.
@@ -471,12 +484,13 @@ pub unsafe extern "C" fn af_execute_async(
         // borrowed: the call copies what it keeps before any host code runs
         let inv = try_status!(unsafe { invocation_ref(inv) });
         let args = try_status!(unsafe { opt_str_arg(args_json, "args_json") });
-        let data = SendPtr(user_data);
-        d.execute_async_terminated_ref(&inv, args, move |json| {
-            let data = data;
-            // SAFETY: the outcome JSON is NUL-terminated and borrowed for the callback.
-            unsafe { cb(data.0, lend_terminated(json)) }
-        });
+        // the callback and its data as the sink's two words: no allocation per call
+        let sink = JsonSink {
+            f: deliver_outcome,
+            a: cb as usize,
+            b: user_data as usize,
+        };
+        d.execute_async_terminated_ref(&inv, args, sink);
         AF_OK
     })
 }

@@ -3,8 +3,8 @@
 //! `EntityQuery.entities(for:)`).
 
 use super::*;
+use crate::engine::call::{JsonSink, OutcomeSink};
 use crate::engine::entities::Ids;
-use crate::model::terminated::Terminated;
 
 /// Looks up the entities of `entity` with the ids `ids_json` through the lookup registered
 /// with `af_register_entity`, and blocks until the outcome JSON (owned: free with
@@ -108,18 +108,13 @@ pub unsafe extern "C" fn af_entities_async(
         let inv = try_status!(unsafe { invocation_ref_unnamed(inv) });
         let entity = try_status!(unsafe { str_arg(entity, "entity") });
         let ids = try_status!(unsafe { str_arg(ids_json, "ids_json") });
-        let data = SendPtr(user_data);
-        d.entities_async_sink_ref(
-            &inv,
-            entity,
-            Ids::Json(ids),
-            Box::new(move |_o, json: Terminated<'_>| {
-                let data = data;
-                // SAFETY: the outcome JSON is NUL-terminated and borrowed for the callback.
-                unsafe { cb(data.0, lend_terminated(json)) }
-            }),
-            false,
-        );
+        // the callback and its data as the sink's two words: no allocation per call
+        let sink = OutcomeSink::Json(JsonSink {
+            f: super::dispatcher::deliver_outcome,
+            a: cb as usize,
+            b: user_data as usize,
+        });
+        d.entities_async_sink_ref(&inv, entity, Ids::Json(ids), sink, false);
         AF_OK
     })
 }
