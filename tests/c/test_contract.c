@@ -95,7 +95,7 @@ TEST(contract__constraints_are_enforced_with_the_rule_named) {
                                       "{\"id\":\"g\",\"parameters\":[{\"name\":\"s\",\"type\":\"string\",\"pattern\":\"a(?=b)\"}]}",
                                       h_create_order, NULL, NULL),
                  AF_ERR_INVALID);
-    CHECK_LAST_ERROR("g.parameters.s.pattern: lookahead");
+    CHECK_LAST_ERROR("g.parameters.s.pattern: the pattern \"a(?=b)\": lookahead");
     app_close(a);
 }
 
