@@ -387,6 +387,20 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     /// <summary>Which calling packages may call any function: <c>{"allow": [...], "deny": [...]}</c>.</summary>
     public void SetCallerPolicy(string policyJson) => NativeCalls.SetCallerPolicy(_handle, policyJson);
 
+    /// <summary>Which calling packages may call this function (<c>{"allow": [...], "deny": [...]}</c>),
+    /// replacing its declared <c>callers</c>; an unknown function throws.</summary>
+    public void SetCallerPolicy(string functionId, string policyJson) => NativeCalls.SetFunctionCallerPolicy(_handle, functionId, policyJson);
+
+    /// <summary>The limits applied to arguments: the largest input in bytes (default 1 MiB) and the
+    /// deepest nesting (default 64); past either a call answers <c>InvalidArgument</c>. Both must be
+    /// greater than zero.</summary>
+    public void SetLimits(long maxInputBytes, int maxDepth)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxInputBytes);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxDepth);
+        NativeCalls.SetLimits(_handle, (ulong)maxInputBytes, (uint)maxDepth);
+    }
+
     /// <summary>Calls running now.</summary>
     public int InFlight => NativeCalls.InFlight(_handle);
 

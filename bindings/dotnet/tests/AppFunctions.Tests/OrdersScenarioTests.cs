@@ -270,6 +270,32 @@ public sealed class OrdersScenarioTests : IDisposable
     }
 
     [Fact]
+    public async Task A_function_s_caller_policy_refuses_callers_of_that_function_only()
+    {
+        Dispatcher.SetCallerPolicy("create_order", """{"deny":["com.evil"]}""");
+        var o = await Dispatcher.Execute(new AppFunctionInvocation("create_order") { Platform = AppFunctionPlatform.Android, CallerPackage = "com.evil" }, CreateArgs);
+        Assert.Equal(AppFunctionErrorCode.Denied, o.ErrorCode);
+        var other = await Dispatcher.Execute(new AppFunctionInvocation("who_am_i") { Platform = AppFunctionPlatform.Android, CallerPackage = "com.evil" }, "{}");
+        Assert.Equal(AppFunctionStatus.Success, other.Status);
+        var e = Assert.Throws<AppFunctionRegistrationException>(() => Dispatcher.SetCallerPolicy("nope", "{}"));
+        Assert.Contains("nope", e.Message);
+    }
+
+    [Fact]
+    public async Task Limits_bound_the_arguments_size_and_depth()
+    {
+        Dispatcher.SetLimits(64, 4);
+        var big = await Dispatcher.Execute(new AppFunctionInvocation("create_order"), """{"customer":"a customer whose name makes the input longer than 64 bytes","quantity":2}""");
+        Assert.Equal(AppFunctionErrorCode.InvalidArgument, big.ErrorCode);
+        Assert.Equal(AppFunctionStatus.Success, (await Dispatcher.Execute(new AppFunctionInvocation("create_order"), CreateArgs)).Status);
+        Dispatcher.SetLimits(1 << 20, 1);
+        var deep = await Dispatcher.Execute(new AppFunctionInvocation("create_order"), """{"customer":[["acme"]],"quantity":2}""");
+        Assert.Equal(AppFunctionErrorCode.InvalidArgument, deep.ErrorCode);
+        Assert.Throws<ArgumentOutOfRangeException>(() => Dispatcher.SetLimits(0, 4));
+        Assert.Throws<ArgumentOutOfRangeException>(() => Dispatcher.SetLimits(64, 0));
+    }
+
+    [Fact]
     public async Task A_hundred_concurrent_Executes()
     {
         var calls = Enumerable.Range(0, 100).Select(i => Task.Run(() =>

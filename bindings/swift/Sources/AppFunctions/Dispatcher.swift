@@ -251,10 +251,27 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 
     /// Which calling packages may call any function (`""` names in-process callers).
     public func setCallerPolicy(allow: [String] = [], deny: [String] = []) throws {
-        let doc = JSONValue.object([
+        try check(af_set_caller_policy(raw, callerPolicyJSON(allow, deny)), "setCallerPolicy")
+    }
+
+    /// Which calling packages may call `functionId`, replacing its declared `callers`; an
+    /// unknown function throws.
+    public func setCallerPolicy(_ functionId: String, allow: [String] = [], deny: [String] = []) throws {
+        try check(af_set_function_caller_policy(raw, functionId, callerPolicyJSON(allow, deny)),
+                  "setCallerPolicy(\(functionId))")
+    }
+
+    private func callerPolicyJSON(_ allow: [String], _ deny: [String]) -> String {
+        JSONValue.object([
             ("allow", .array(allow.map { .string($0) })), ("deny", .array(deny.map { .string($0) })),
         ]).text
-        try check(af_set_caller_policy(raw, doc), "setCallerPolicy")
+    }
+
+    /// The limits applied to arguments: the largest input in bytes (default 1 MiB) and the
+    /// deepest nesting (default 64); past either a call answers `InvalidArgument`. Both must
+    /// be greater than zero (0 throws).
+    public func setLimits(maxInputBytes: UInt64, maxDepth: UInt32) throws {
+        try check(af_set_limits(raw, maxInputBytes, maxDepth), "setLimits")
     }
 
     // MARK: Executing

@@ -290,6 +290,33 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(telemetry.functions, ["echo", "archive"])
     }
 
+    func testAFunctionsCallerPolicyRefusesCallersOfThatFunctionOnly() async throws {
+        try dispatcher.setCallerPolicy("create_order", deny: ["com.evil"])
+        let evil = await dispatcher.execute(
+            AppFunctionInvocation("create_order", platform: .android, callerPackage: "com.evil"),
+            arguments: #"{"customer":"acme","quantity":2}"#)
+        XCTAssertEqual(evil.errorCode, .denied, "\(evil)")
+        let other = await dispatcher.execute(
+            AppFunctionInvocation("list_notes", platform: .android, callerPackage: "com.evil"))
+        XCTAssertEqual(other.status, .success, "\(other)")
+        XCTAssertThrowsError(try dispatcher.setCallerPolicy("nope", deny: ["x"])) { error in
+            XCTAssertTrue("\(error)".contains("nope"), "\(error)")
+        }
+    }
+
+    func testLimitsBoundTheArgumentsSizeAndDepth() async throws {
+        try dispatcher.setLimits(maxInputBytes: 48, maxDepth: 4)
+        let big = await dispatcher.execute(
+            "create_order", arguments: #"{"customer":"a customer whose name is too long","quantity":2}"#)
+        XCTAssertEqual(big.errorCode, .invalidArgument, "\(big)")
+        let small = await dispatcher.execute("create_order", arguments: #"{"customer":"a","quantity":2}"#)
+        XCTAssertEqual(small.status, .success, "\(small)")
+        try dispatcher.setLimits(maxInputBytes: 1 << 20, maxDepth: 1)
+        let deep = await dispatcher.execute("create_order", arguments: #"{"customer":[["acme"]],"quantity":2}"#)
+        XCTAssertEqual(deep.errorCode, .invalidArgument, "\(deep)")
+        XCTAssertThrowsError(try dispatcher.setLimits(maxInputBytes: 0, maxDepth: 4))
+    }
+
     // MARK: Entities
 
     func testAnEntityParameterReceivesTheWholeEntity() async throws {

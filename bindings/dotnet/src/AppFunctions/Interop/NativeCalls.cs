@@ -136,6 +136,16 @@ internal static unsafe partial class NativeCalls
 
     private static int CallerPolicyRaw(DispatcherHandle d, byte* p) => Native.af_set_caller_policy(d, p);
 
+    internal static void SetFunctionCallerPolicy(DispatcherHandle d, string functionId, string json)
+    {
+        using var id = new Utf8.Text(functionId, default);
+        using var policy = new Utf8.Text(json, default);
+        Check(Native.af_set_function_caller_policy(Live(d), id.Pointer, policy.Pointer), $"SetCallerPolicy({functionId})");
+    }
+
+    internal static void SetLimits(DispatcherHandle d, ulong maxInputBytes, uint maxDepth) =>
+        Check(Native.af_set_limits(Live(d), maxInputBytes, maxDepth), "SetLimits");
+
     /// <summary>A toolkit; a second definition of the same toolkit (another unit declared it) is no error.</summary>
     internal static void DefineToolkit(DispatcherHandle d, string json, ToolkitTexts? texts)
     {

@@ -362,11 +362,26 @@ class AppFunctionDispatcher(
 
     /** Which calling packages may call any function ("" names in-process callers). */
     fun setCallerPolicy(allow: List<String> = emptyList(), deny: List<String> = emptyList()) {
-        val json = buildJsonObject {
-            put("allow", buildJsonArray { allow.forEach { add(kotlinx.serialization.json.JsonPrimitive(it)) } })
-            put("deny", buildJsonArray { deny.forEach { add(kotlinx.serialization.json.JsonPrimitive(it)) } })
-        }
-        check(withNative { NativeCalls.setCallerPolicy(it, json.toString()) }, "setting the caller policy")
+        check(withNative { NativeCalls.setCallerPolicy(it, policyJson(allow, deny)) }, "setting the caller policy")
+    }
+
+    /** Which calling packages may call [functionId], replacing its declared `callers`; an unknown function throws. */
+    fun setCallerPolicy(functionId: String, allow: List<String> = emptyList(), deny: List<String> = emptyList()) {
+        check(withNative { NativeCalls.setFunctionCallerPolicy(it, functionId, policyJson(allow, deny)) }, "setting the caller policy of $functionId")
+    }
+
+    private fun policyJson(allow: List<String>, deny: List<String>): String = buildJsonObject {
+        put("allow", buildJsonArray { allow.forEach { add(kotlinx.serialization.json.JsonPrimitive(it)) } })
+        put("deny", buildJsonArray { deny.forEach { add(kotlinx.serialization.json.JsonPrimitive(it)) } })
+    }.toString()
+
+    /**
+     * The limits applied to arguments: the largest input in bytes (default 1 MiB) and the deepest
+     * nesting (default 64); past either a call answers `InvalidArgument`. Both must be greater than zero.
+     */
+    fun setLimits(maxInputBytes: Long, maxDepth: Int) {
+        require(maxInputBytes > 0 && maxDepth > 0) { "setLimits: both limits must be greater than zero ($maxInputBytes, $maxDepth)" }
+        check(withNative { NativeCalls.setLimits(it, maxInputBytes, maxDepth) }, "setting the limits")
     }
 
     // --- executing -----------------------------------------------------------------------

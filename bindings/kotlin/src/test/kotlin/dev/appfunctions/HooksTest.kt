@@ -171,4 +171,28 @@ class HooksTest {
         assertEquals("Hello.", o.result.jsonPrimitive.content, "the last one wins")
         assertEquals("Hello.", o.dialog)
     }
+    @Test
+    fun `a function's caller policy refuses callers of that function only, and limits bound the arguments`() {
+        d.function("ping") { result(AppFunctionType.Int32); blockingHandler { _, _ -> JsonPrimitive(1) } }
+        d.function("echo") {
+            parameter("text", AppFunctionType.String)
+            result(AppFunctionType.String)
+            blockingHandler { _, args -> args["text"]!! }
+        }
+        d.setCallerPolicy("ping", deny = listOf("com.evil"))
+        val evil = AppFunctionInvocation("ping", AppFunctionPlatform.Android, callerPackage = "com.evil")
+        assertEquals(AppFunctionErrorCode.Denied, exec2(evil).errorCode)
+        assertEquals(AppFunctionStatus.Success, exec2(evil.copy(functionId = "echo"), """{"text":"hi"}""").status)
+        val e = kotlin.runCatching { d.setCallerPolicy("nope", deny = listOf("x")) }.exceptionOrNull()
+        assertTrue(e != null && "nope" in e.message.orEmpty(), "$e")
+
+        d.setLimits(maxInputBytes = 32, maxDepth = 4)
+        assertEquals(AppFunctionErrorCode.InvalidArgument, exec("echo", """{"text":"longer than thirty-two bytes of input"}""").errorCode)
+        assertEquals("hi", exec("echo", """{"text":"hi"}""").result.jsonPrimitive.content)
+        d.setLimits(maxInputBytes = 1 shl 20, maxDepth = 1)
+        assertEquals(AppFunctionErrorCode.InvalidArgument, exec("echo", """{"text":[["deep"]]}""").errorCode)
+        assertTrue(kotlin.runCatching { d.setLimits(0, 4) }.exceptionOrNull() is IllegalArgumentException)
+    }
+
+    private fun exec2(inv: AppFunctionInvocation, args: String = "{}") = runBlocking { d.execute(inv, args) }
 }

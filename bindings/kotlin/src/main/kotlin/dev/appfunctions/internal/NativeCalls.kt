@@ -73,6 +73,9 @@ internal object NativeCalls {
     fun setFunctionEnabled(d: Pointer, functionId: String, enabled: Boolean): Int =
         AfNative.af_set_function_enabled(d, functionId.cstr(), if (enabled) 1 else 0)
     fun setCallerPolicy(d: Pointer, json: String): Int = AfNative.af_set_caller_policy(d, json.cstr())
+    fun setFunctionCallerPolicy(d: Pointer, functionId: String, json: String): Int =
+        AfNative.af_set_function_caller_policy(d, functionId.cstr(), json.cstr())
+    fun setLimits(d: Pointer, maxInputBytes: Long, maxDepth: Int): Int = AfNative.af_set_limits(d, maxInputBytes, maxDepth)
     fun executeAsync(d: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
         AfNative.af_execute_async(d, inv, args, Trampolines.Outcome, userData)
     fun executeJson(d: Pointer, inv: Pointer, args: String): Pointer? = AfNative.af_execute_json(d, inv, args.cstr())
