@@ -130,7 +130,7 @@ bindings_bench() {
   local k_out="" s_out="" swift_log=""
   if command -v mvn >/dev/null; then
     k_out=$( (cd bindings/kotlin && mvn -q -B "${MAVEN_OFFLINE[@]}" -Pbench verify -Djna.library.path="$REPO/target/release" 2>&1) || true)
-    echo "$k_out" | grep -E '^bench ' || echo "!!! the Kotlin bench did not run" >&2
+    echo "$k_out" | grep -E '^bench ' || { echo "!!! the Kotlin bench did not run; its output:" >&2; echo "$k_out" | tail -30 >&2; }
   else
     echo "!!! no Maven (mvn): the Kotlin round trips are not measured" >&2
   fi
@@ -156,6 +156,21 @@ print(json.dumps({
     # what JNA itself costs (Floor.kt, the same JVM after the loops above), wall and CPU time
     "kotlin_floor_downcall_ns": ns(k, "bench floor downcall (strlen)"),
     "kotlin_floor_callback_ns": ns(k, "bench floor downcall + 1 callback (qsort of 2)"),
+    "kotlin_execute_blocking_cpu_ns": cpu(k, "bench executeBlockingJson, DSL blockingHandler (paired)"),
+    "kotlin_execute_suspend_cpu_ns": cpu(k, "bench suspend execute (runBlocking), DSL"),
+    # the C figure's call in a C loop of the Kotlin bench's JVM, and in Kotlin beside it (Floor.kt)
+    "kotlin_c_same_jvm_ns": ns(k, "bench C af_execute_json, the C figure's call (same JVM)"),
+    "kotlin_c_same_jvm_cpu_ns": cpu(k, "bench C af_execute_json, the C figure's call (same JVM)"),
+    "kotlin_c_args_same_jvm_ns": ns(k, "bench C af_execute_json, handler reading its arguments"),
+    "kotlin_c_args_same_jvm_cpu_ns": cpu(k, "bench C af_execute_json, handler reading its arguments"),
+    "kotlin_c_call_ns": ns(k, "bench executeBlockingJson, the C figure's call"),
+    "kotlin_c_call_cpu_ns": cpu(k, "bench executeBlockingJson, the C figure's call"),
+    "kotlin_floor_parse_args_ns": ns(k, "bench parse the C figure's arguments (kotlinx)"),
+    "kotlin_floor_parse_args_cpu_ns": cpu(k, "bench parse the C figure's arguments (kotlinx)"),
+    "kotlin_floor_jni_callback_ns": ns(k, "bench floor downcall + 1 JNI callback"),
+    "kotlin_floor_jni_callback_cpu_ns": cpu(k, "bench floor downcall + 1 JNI callback"),
+    # which callbacks the bench's binding used: "jni" (the shim) or "jna"
+    "kotlin_callbacks": (re.search(r"^bench callbacks: (\w+)", k, re.M) or [None, None])[1],
     "kotlin_floor_get_string_ns": ns(k, "bench floor read a 12-byte C string (getString)"),
     "kotlin_floor_set_int_10_ns": ns(k, "bench floor 10 JNA Memory.setInt"),
     "kotlin_floor_run_execute_blocking_ns": ns(k, "bench executeBlockingJson, DSL blockingHandler (floor run)"),

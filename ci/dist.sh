@@ -2,7 +2,7 @@
 # Builds the release artifacts for this machine into target/dist/ (docs/distribution.md):
 # the stripped shared library (SONAME libappfunctions.so.1, at most 2.6 MB) and the static
 # library with the header, a pkg-config file and a CMake package config; the Kotlin jar
-# carrying the stripped library; the Swift package with its header and XCFramework script;
+# carrying the stripped library and its JNI shim; the Swift package with its header and XCFramework script;
 # the .NET nupkgs (the .NET binding's pack step: AppFunctions, .Extensions.AI, .AspNetCore); SHA256SUMS of everything.
 #
 #   ci/dist.sh                          Linux x86_64 / aarch64 (this machine)
@@ -72,7 +72,7 @@ esac
 source "$REPO/ci/env.sh"
 af_cargo_setup || cannot "crates cannot be resolved (no crates.io, no vendored copy)"
 missing=()
-for tool in cargo rustc readelf nm strip tar gzip sha256sum python3 unzip cmp java mvn; do
+for tool in cargo rustc readelf nm strip tar gzip sha256sum python3 unzip cmp java mvn gcc; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 [[ ${#missing[@]} -eq 0 ]] || cannot "missing tools: ${missing[*]}"
@@ -245,8 +245,10 @@ rm -rf "$KB" && mkdir -p "$KB/native"
 cp -r bindings/kotlin/pom.xml bindings/kotlin/src "$KB/"
 install -m 755 "$SO" "$KB/native/libappfunctions.so"     # the stripped one, under the name JNA loads
 say "Kotlin: mvn -Pbundle-native package (native.resource.prefix=$JNA_PREFIX)"
-if ! (cd "$KB" && mvn -B -Dstyle.color=never "${MAVEN_OFFLINE[@]}" -Pbundle-native -Dmaven.test.skip=true \
-    "-Dnative.lib.dir=$KB/native" "-Dnative.resource.prefix=$JNA_PREFIX" package) >"$KB/mvn.log" 2>&1; then
+# jni: the JNI shim (src/main/c) compiled against the repository's header, beside the library
+if ! (cd "$KB" && mvn -B -Dstyle.color=never "${MAVEN_OFFLINE[@]}" -Pbundle-native,jni -Dmaven.test.skip=true \
+    "-Dnative.lib.dir=$KB/native" "-Dnative.resource.prefix=$JNA_PREFIX" "-Djni.resource.prefix=$JNA_PREFIX" \
+    "-Daf.include.dir=$REPO/include" package) >"$KB/mvn.log" 2>&1; then
   grep -E 'ERROR|BUILD' "$KB/mvn.log" | head -30 >&2
   fail "mvn package of the Kotlin binding (log: $KB/mvn.log; an artifact missing from the offline Maven copy?)"
 fi
@@ -257,7 +259,9 @@ install -m 644 "$JAR" "$DIST/kotlin/"
 install -m 644 bindings/kotlin/pom.xml "$DIST/kotlin/appfunctions-kotlin-$VERSION.pom"
 unzip -p "$JAR" "$JNA_PREFIX/libappfunctions.so" | cmp -s - "$SO" \
   || fail "the jar does not carry the stripped library at $JNA_PREFIX/libappfunctions.so"
-say "Kotlin: kotlin/appfunctions-kotlin-$VERSION.jar ($JNA_PREFIX/libappfunctions.so is the stripped library) and its pom"
+unzip -l "$JAR" "$JNA_PREFIX/libappfunctions_jni.so" >/dev/null \
+  || fail "the jar does not carry the JNI shim at $JNA_PREFIX/libappfunctions_jni.so"
+say "Kotlin: kotlin/appfunctions-kotlin-$VERSION.jar ($JNA_PREFIX/libappfunctions.so is the stripped library, $JNA_PREFIX/libappfunctions_jni.so the JNI shim) and its pom"
 
 # ---------------------------------------------------------------- Swift: the package, self-contained
 SW="$DIST/swift/AppFunctions"

@@ -10,7 +10,8 @@ binding:
 - every imported function exists in the baseline, with as many parameters, each parameter
   and the return of a type that carries the C type (int32_t -> int / Int, const char * ->
   byte* / ByteArray, a callback typedef -> a function pointer / Callback of the same
-  signature, an opaque handle -> nint, its SafeHandle or Pointer, ...);
+  signature (Kotlin: or a Pointer, a function by its address, as the JNI shim's
+  trampolines are handed over), an opaque handle -> nint, its SafeHandle or Pointer, ...);
 - every AF_ constant the binding declares has the baseline's value (and the binding's ABI
   version is AF_ABI_VERSION);
 - every struct the binding declares (af_invocation, af_delegate) has the baseline's size and
@@ -400,6 +401,8 @@ def kt_type_ok(kt, k, base, callbacks, is_return):
     if k[0] in ("out_handle", "out_str"):
         return None if kt in ("PointerByReference", "Pointer", "Memory") else f"is {kt}, the baseline says {describe(k)} (PointerByReference)"
     if k[0] == "fn":
+        if kt in ("Pointer", "Memory") and not is_return:
+            return None  # a function pointer by its address: the Kotlin JNI shim's trampolines (or JNA's)
         if kt not in callbacks:
             return f"is {kt}, the baseline says the callback {k[1]} (a com.sun.jna.Callback interface)"
         ret, params = base.callbacks[k[1]]
@@ -672,7 +675,7 @@ def self_test(base_text, cs, kt, sw):
         ("kt", r"/View\.kt$", "NativeCalls.viewReset(it)", "AfNative.af_view_reset(it)", "calls af_view_reset directly"),
         # the runtime under internal/ routes through NativeCalls too: the handler's completion,
         # a gate's answer, the entity lookup's request
-        ("kt", r"/internal/Runtime\.kt$", "NativeCalls.callReturn(call, resultJson)", "AfNative.af_call_return(call, resultJson?.cstr())",
+        ("kt", r"/internal/Runtime\.kt$", "NativeCalls.callReturn(call, resultJson?.cstr())", "AfNative.af_call_return(call, resultJson?.cstr())",
          "calls af_call_return directly"),
         ("kt", r"/internal/Runtime\.kt$", "NativeCalls.gateOpenApp(gate, answer.message)", "AfNative.af_gate_open_app(gate, answer.message.cstr())",
          "calls af_gate_open_app directly"),

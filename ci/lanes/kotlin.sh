@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Kotlin lane: build the native library, then run the Kotlin binding's tests on JDK 17.
+# Kotlin lane: build the native library, then run the Kotlin binding's tests on JDK 17: all of
+# them on the JNI shim's callbacks (the pom's jni profile compiles src/main/c/appfunctions_jni.c
+# with gcc, warnings as errors), then a subset again on JNA's callbacks (the fallback when the
+# shim is missing), and the shim's CMakeLists.txt (what Android's NDK builds) once with cmake.
 #   exit 0  tests passed
 #   exit 1  build or test failure
-#   exit 3  the lane cannot run here (no JDK 17 or no Maven)
+#   exit 3  the lane cannot run here (no JDK 17, no Maven or no C compiler)
 # Env: REPO (default: this script's repo root), MVN_ARGS (extra Maven args, e.g. -o).
 set -euo pipefail
 
@@ -55,6 +58,16 @@ say "maven: $(mvn -v 2>/dev/null | head -1 | sed 's/\x1b\[[0-9;]*m//g')"
 mapfile -t MAVEN_OFFLINE < <(af_maven_args)
 MVN_ARGS="${MVN_ARGS:-} ${MAVEN_OFFLINE[*]}"
 
+# --- the JNI shim's compiler ---------------------------------------------------------
+if ! command -v gcc >/dev/null 2>&1; then
+  say "gcc not found; trying apt-get install -y gcc"
+  if command -v apt-get >/dev/null 2>&1; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev; } || true
+  fi
+  command -v gcc >/dev/null 2>&1 || cannot_run "no gcc for the JNI shim (src/main/c/appfunctions_jni.c)"
+fi
+[[ -f "$JAVA_HOME/include/jni.h" ]] || cannot_run "no jni.h under $JAVA_HOME/include (a JDK, not a JRE, is needed for the JNI shim)"
+
 # --- native library ------------------------------------------------------------
 af_cargo_setup || cannot_run "crates cannot be resolved here"
 say "cargo build --release (in $REPO)"
@@ -89,11 +102,37 @@ then
 fi
 
 # --- tests -----------------------------------------------------------------------
-say "mvn -B clean test (in $BINDING, jna.library.path=$LIBDIR)"
+say "mvn -B clean test (in $BINDING, jna.library.path=$LIBDIR; callbacks through the JNI shim)"
 # clean: Kotlin leaves the classes of deleted test files in target/, and surefire would run them.
+# expectCallbacks=jni: CallbackPathTest fails if the binding fell back to JNA (a broken shim).
 # shellcheck disable=SC2086
-if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} clean test "-Djna.library.path=$LIBDIR"); then
+if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} clean test "-Djna.library.path=$LIBDIR" -Dappfunctions.expectCallbacks=jni); then
   say "FAILED: mvn test"
   exit 1
+fi
+SHIM="$BINDING/target/classes/linux-x86-64/libappfunctions_jni.so"
+[[ -f "$SHIM" ]] || { say "FAILED: no $SHIM after the build (the pom's jni profile)"; exit 1; }
+
+# The fallback: the same binding on JNA's callbacks, as where the shim cannot be loaded.
+FALLBACK_TESTS="CallbackPathTest,LifecycleTest,HooksTest,OrdersScenarioTest,AgentScenarioTest,McpSessionTest,EntitiesByIdTest"
+say "mvn -B surefire:test on JNA's callbacks (-Dappfunctions.callbacks=jna): $FALLBACK_TESTS"
+# shellcheck disable=SC2086
+if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} surefire:test "-Djna.library.path=$LIBDIR" \
+    -Dappfunctions.callbacks=jna -Dappfunctions.expectCallbacks=jna "-Dtest=$FALLBACK_TESTS"); then
+  say "FAILED: the tests on JNA's callbacks"
+  exit 1
+fi
+
+# The shim's CMakeLists.txt (Android's externalNativeBuild uses it): configure and build it here.
+if command -v cmake >/dev/null 2>&1; then
+  CM="$BINDING/target/jni-cmake"
+  if ! { cmake -S "$BINDING/src/main/c" -B "$CM" -DCMAKE_BUILD_TYPE=Release >"$CM.log" 2>&1 && cmake --build "$CM" >>"$CM.log" 2>&1; }; then
+    cat "$CM.log" >&2
+    say "FAILED: cmake build of src/main/c/CMakeLists.txt"
+    exit 1
+  fi
+  say "src/main/c/CMakeLists.txt builds the shim with cmake"
+else
+  say "warning: no cmake: src/main/c/CMakeLists.txt not built here"
 fi
 say "passed"

@@ -1,6 +1,5 @@
 package dev.appfunctions
 
-import com.sun.jna.CallbackReference
 import com.sun.jna.Memory
 import com.sun.jna.Native
 import com.sun.jna.Pointer
@@ -21,7 +20,7 @@ import dev.appfunctions.internal.PermissionData
 import dev.appfunctions.internal.ScopeHooksData
 import dev.appfunctions.internal.Shape
 import dev.appfunctions.internal.Shapes
-import dev.appfunctions.internal.Trampolines
+import dev.appfunctions.internal.Callbacks
 import dev.appfunctions.internal.UserData
 import dev.appfunctions.internal.awaitOutcome
 import dev.appfunctions.internal.blockingOutcomeJson
@@ -325,9 +324,9 @@ class AppFunctionDispatcher(
         val vtable = Memory(DelegateLayout.SIZE)
         vtable.clear()
         vtable.setInt(DelegateLayout.STRUCT_SIZE, DelegateLayout.SIZE.toInt())
-        vtable.setPointer(DelegateLayout.ON_INVOKING, if (overridesInvoking) CallbackReference.getFunctionPointer(Trampolines.OnInvoking) else null)
-        vtable.setPointer(DelegateLayout.ON_INVOKED, if (overridesInvoked) CallbackReference.getFunctionPointer(Trampolines.OnInvoked) else null)
-        vtable.setPointer(DelegateLayout.FREE_USER_DATA, CallbackReference.getFunctionPointer(Trampolines.Free))
+        vtable.setPointer(DelegateLayout.ON_INVOKING, if (overridesInvoking) Callbacks.fns.onInvoking else null)
+        vtable.setPointer(DelegateLayout.ON_INVOKED, if (overridesInvoked) Callbacks.fns.onInvoked else null)
+        vtable.setPointer(DelegateLayout.FREE_USER_DATA, Callbacks.fns.free)
         val data = DelegateData(state, delegate, cls.simpleName.ifEmpty { cls.name })
         val s = withNative { NativeCalls.addDelegate(it, vtable, data.handOver()) }
         check(s, "adding delegate")
@@ -569,7 +568,6 @@ class AppFunctionDispatcher(
         }
         check(s, "setting the MCP notification handler")
     }
-
 
     /**
      * Handles one MCP JSON-RPC message on the dispatcher's own session and returns the response,

@@ -2,6 +2,8 @@ package dev.appfunctions
 
 import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
+import dev.appfunctions.internal.Callbacks
+import dev.appfunctions.internal.JniShim
 
 /** Thrown when libappfunctions cannot be loaded or is not the ABI this binding was written for. */
 class AppFunctionsLibraryException(message: String, cause: Throwable? = null) : RuntimeException(message, cause)
@@ -33,8 +35,18 @@ object AppFunctionsLibrary {
                     throw AppFunctionsLibraryException("error code ${code.code} is '$name' in libappfunctions but ${code.name} in this binding")
                 }
             }
-            NativeCalls.version()
+            val version = NativeCalls.version()
+            logCallbackPath()
+            version
         }
+    }
+
+    private fun logCallbackPath() {
+        val jul = java.util.logging.Logger.getLogger("dev.appfunctions")
+        JniShim.loaded.fold(
+            { jul.info("appfunctions: callbacks through the JNI shim (lib${JniShim.LIBRARY}, from $it)") },
+            { jul.info("appfunctions: callbacks through JNA (lib${JniShim.LIBRARY} not used: ${it.message})") },
+        )
     }
 
     internal fun checkAbi(found: Int) {
@@ -51,6 +63,34 @@ object AppFunctionsLibrary {
         loaded.getOrThrow()
     }
 
+    /**
+     * How the core calls back into Kotlin: [AppFunctionCallbackPath.Jni] through the binding's
+     * JNI shim (`libappfunctions_jni`, shipped beside the library), else
+     * [AppFunctionCallbackPath.Jna] through JNA callbacks (slower, the same behaviour). Loads
+     * the library; logged once (`dev.appfunctions`, INFO).
+     */
+    val callbackPath: AppFunctionCallbackPath
+        get() {
+            ensureLoaded()
+            return if (Callbacks.jni) AppFunctionCallbackPath.Jni else AppFunctionCallbackPath.Jna
+        }
+
+    /** Where the JNI shim was loaded from, or why it is not used (with [callbackPath] `Jna`). */
+    val callbackPathDetail: String
+        get() {
+            ensureLoaded()
+            return JniShim.loaded.fold({ it }, { it.message ?: it.javaClass.name })
+        }
+
     /** The crate version of the loaded library (e.g. "0.1.0"). */
     val version: String get() = loaded.getOrThrow()
+}
+
+/** How the native core calls back into Kotlin ([AppFunctionsLibrary.callbackPath]). */
+enum class AppFunctionCallbackPath {
+    /** C trampolines of the binding's JNI shim calling Kotlin through JNI: the fast path. */
+    Jni,
+
+    /** JNA callbacks: when the shim is missing (or `-Dappfunctions.callbacks=jna`). */
+    Jna,
 }

@@ -1,6 +1,9 @@
 // The raw C ABI v1 (include/appfunctions.h), JNA direct mapping. Names are the C names;
 // an owned string comes from a function ending in _json or _copy (read, then freed with
 // af_string_free: takeUtf8), every other one is lent (utf8).
+// The hot callbacks (handlers, outcomes, hooks, releases) are taken as function pointers
+// (`Pointer`): the JNI shim's trampolines, or JNA's (JniShim.kt, Callbacks); the rest as JNA
+// Callback interfaces.
 // Strings in are NUL-terminated UTF-8 ByteArrays (never `String`: JNA would encode those
 // with the locale's charset); strings out are `Pointer`s read as UTF-8 (owned ones are then
 // freed with af_string_free). Opaque handles and user data are `Pointer`s.
@@ -85,13 +88,13 @@ internal object AfNative {
     external fun af_call_is_foreground(call: Pointer?): Byte
     external fun af_call_caller_package(call: Pointer?): Pointer?
     external fun af_call_is_cancelled(call: Pointer?): Byte
-    external fun af_call_on_cancel(call: Pointer?, cb: UserDataFn?, userData: Pointer?, free: UserDataFn?, outId: LongArray?): Int
+    external fun af_call_on_cancel(call: Pointer?, cb: Pointer?, userData: Pointer?, free: Pointer?, outId: LongArray?): Int
     external fun af_call_on_cancel_remove(call: Pointer?, id: Long): Int
     external fun af_call_item_set(call: Pointer?, key: ByteArray?, json: ByteArray?): Int
     external fun af_call_item_get_json(call: Pointer?, key: ByteArray?): Pointer?
     external fun af_call_say(call: Pointer?, text: ByteArray?): Int
     external fun af_call_log(call: Pointer?, level: Int, message: ByteArray?): Int
-    external fun af_call_set_host_data(call: Pointer?, data: Pointer?, free: UserDataFn?): Int
+    external fun af_call_set_host_data(call: Pointer?, data: Pointer?, free: Pointer?): Int
     external fun af_call_host_data(call: Pointer?): Pointer?
     external fun af_call_invocation_context(call: Pointer?): Pointer?
     external fun af_call_dialog_copy(call: Pointer?): Pointer?
@@ -102,8 +105,8 @@ internal object AfNative {
     external fun af_dispatcher_new(): Pointer?
     external fun af_dispatcher_free(d: Pointer?)
     external fun af_define_types(d: Pointer?, json: ByteArray?): Int
-    external fun af_register_function(d: Pointer?, descriptor: ByteArray?, handler: CallFn?, userData: Pointer?, free: UserDataFn?): Int
-    external fun af_register_entity(d: Pointer?, descriptor: ByteArray?, lookup: CallFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_register_function(d: Pointer?, descriptor: ByteArray?, handler: Pointer?, userData: Pointer?, free: Pointer?): Int
+    external fun af_register_entity(d: Pointer?, descriptor: ByteArray?, lookup: Pointer?, userData: Pointer?, free: Pointer?): Int
     external fun af_unregister_function(d: Pointer?, functionId: ByteArray?): Int
     external fun af_set_function_enabled(d: Pointer?, functionId: ByteArray?, enabled: Byte): Int
     external fun af_set_limits(d: Pointer?, maxInputBytes: Long, maxDepth: Int): Int
@@ -111,9 +114,9 @@ internal object AfNative {
     external fun af_set_function_caller_policy(d: Pointer?, functionId: ByteArray?, policy: ByteArray?): Int
     external fun af_set_log_callback(d: Pointer?, cb: LogFn?, userData: Pointer?, free: UserDataFn?): Int
     external fun af_execute_json(d: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
-    external fun af_execute_async(d: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: OutcomeFn?, userData: Pointer?): Int
+    external fun af_execute_async(d: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: Pointer?, userData: Pointer?): Int
     external fun af_entities_json(d: Pointer?, inv: Pointer?, entity: ByteArray?, idsJson: ByteArray?): Pointer?
-    external fun af_entities_async(d: Pointer?, inv: Pointer?, entity: ByteArray?, idsJson: ByteArray?, onOutcome: OutcomeFn?, userData: Pointer?): Int
+    external fun af_entities_async(d: Pointer?, inv: Pointer?, entity: ByteArray?, idsJson: ByteArray?, onOutcome: Pointer?, userData: Pointer?): Int
     external fun af_android_execute_json(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?): Pointer?
     external fun af_android_execute_async(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?, onResponse: OutcomeFn?, userData: Pointer?): Int
     external fun af_dispatcher_set_default_timeout(d: Pointer?, timeoutMs: Int): Int
@@ -131,7 +134,7 @@ internal object AfNative {
     external fun af_view_free(v: Pointer?)
     external fun af_view_tools_json(v: Pointer?, format: ByteArray?): Pointer?
     external fun af_view_execute_json(v: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
-    external fun af_view_execute_async(v: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: OutcomeFn?, userData: Pointer?): Int
+    external fun af_view_execute_async(v: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: Pointer?, userData: Pointer?): Int
     external fun af_view_generation(v: Pointer?): Long
     external fun af_view_instructions_copy(v: Pointer?): Pointer?
     external fun af_view_set_metadata(v: Pointer?, metadata: ByteArray?): Int
@@ -183,8 +186,8 @@ internal object AfNative {
     external fun af_gate_allow(gate: Pointer?): Int
     external fun af_gate_deny(gate: Pointer?, message: ByteArray?): Int
     external fun af_gate_open_app(gate: Pointer?, message: ByteArray?): Int
-    external fun af_set_scope_hooks(d: Pointer?, begin: CallFn?, end: CallFn?, userData: Pointer?, free: UserDataFn?): Int
-    external fun af_set_permission_hook(d: Pointer?, hook: GateFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_set_scope_hooks(d: Pointer?, begin: Pointer?, end: Pointer?, userData: Pointer?, free: Pointer?): Int
+    external fun af_set_permission_hook(d: Pointer?, hook: Pointer?, userData: Pointer?, free: Pointer?): Int
 
     const val AF_OK = 0
     const val AF_ERR_NOT_FOUND = 5

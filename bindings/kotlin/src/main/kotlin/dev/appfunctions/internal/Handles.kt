@@ -29,6 +29,9 @@ internal object Handles {
 
     fun key(p: Pointer?): Long = if (p == null) 0 else Pointer.nativeValue(p) and MASK
 
+    /** A key the JNI shim passed as its pointer's value. */
+    fun fromC(v: Long): Long = v and MASK
+
     operator fun get(p: Pointer?): Any? = map[key(p)]
     operator fun get(key: Long): Any? = map[key]
 

@@ -21,6 +21,10 @@ internal object NativeCalls {
     fun errorCodeName(code: Int): String? = AfNative.af_error_code_name(code).utf8()
     fun version(): String = AfNative.af_version().utf8().orEmpty()
 
+    /** The address of the loaded library's function [name] (for the JNI shim, which calls a few itself). */
+    fun functionAddress(name: String): Long =
+        Pointer.nativeValue(com.sun.jna.NativeLibrary.getInstance(AfNative.LIBRARY).getFunction(name))
+
     // --- the call context ------------------------------------------------------------------------
     fun callFunctionId(call: Pointer): String = AfNative.af_call_function_id(call).utf8().orEmpty()
     fun callPlatform(call: Pointer): Int = AfNative.af_call_platform(call)
@@ -40,12 +44,14 @@ internal object NativeCalls {
 
     // --- the call, answered by the runtime (the trampolines behind handlers, gates and hooks) ------
     // Their `call`/`gate` are what the core passed to a callback: nullable as JNA hands them over.
-    fun callReturn(call: Pointer, resultJson: String?): Int = AfNative.af_call_return(call, resultJson?.cstr())
+    fun callReturn(call: Pointer, resultJson: ByteArray?): Int = AfNative.af_call_return(call, resultJson)
     fun callFail(call: Pointer?, code: Int, message: String): Int = AfNative.af_call_fail(call, code, message.cstr())
-    fun callOnCancel(call: Pointer, cb: UserDataFn, userData: Pointer, free: UserDataFn): Int =
-        AfNative.af_call_on_cancel(call, cb, userData, free, null)
+    /** A suspended handler's coroutine, cancelled by the cancel trampoline, released by the release one. */
+    fun callOnCancel(call: Pointer, userData: Pointer): Int =
+        AfNative.af_call_on_cancel(call, Callbacks.fns.cancel, userData, Callbacks.fns.release, null)
     fun callLog(call: Pointer?, level: Int, message: String): Int = AfNative.af_call_log(call, level, message.cstr())
-    fun callSetHostData(call: Pointer?, data: Pointer, free: UserDataFn): Int = AfNative.af_call_set_host_data(call, data, free)
+    /** A scope hook's host scope, forgotten by the release trampoline. */
+    fun callSetHostData(call: Pointer?, data: Pointer): Int = AfNative.af_call_set_host_data(call, data, Callbacks.fns.release)
     fun textSet(out: Pointer?, text: String): Int = AfNative.af_text_set(out, text.cstr())
     fun gateAllow(gate: Pointer?): Int = AfNative.af_gate_allow(gate)
     fun gateDeny(gate: Pointer?, message: String): Int = AfNative.af_gate_deny(gate, message.cstr())
@@ -58,9 +64,9 @@ internal object NativeCalls {
     fun defineTypes(d: Pointer, json: String): Int = AfNative.af_define_types(d, json.cstr())
     fun registerFunction(d: Pointer, descriptor: String, userData: Pointer?): Int =
         if (userData == null) AfNative.af_register_function(d, descriptor.cstr(), null, null, null)
-        else AfNative.af_register_function(d, descriptor.cstr(), Trampolines.Handler, userData, Trampolines.Free)
+        else AfNative.af_register_function(d, descriptor.cstr(), Callbacks.fns.handler, userData, Callbacks.fns.free)
     fun registerEntity(d: Pointer, descriptor: String, userData: Pointer): Int =
-        AfNative.af_register_entity(d, descriptor.cstr(), Trampolines.Handler, userData, Trampolines.Free)
+        AfNative.af_register_entity(d, descriptor.cstr(), Callbacks.fns.handler, userData, Callbacks.fns.free)
     fun unregisterFunction(d: Pointer, functionId: String): Int = AfNative.af_unregister_function(d, functionId.cstr())
     fun defineToolkit(d: Pointer, json: String, userData: Pointer?): Int =
         if (userData == null) AfNative.af_define_toolkit(d, json.cstr(), null, null, null)
@@ -68,8 +74,8 @@ internal object NativeCalls {
     fun setMetadataSchema(d: Pointer, json: String): Int = AfNative.af_set_metadata_schema(d, json.cstr())
     fun addDelegate(d: Pointer, vtable: Pointer, userData: Pointer): Int = AfNative.af_add_delegate(d, vtable, userData)
     fun setScopeHooks(d: Pointer, userData: Pointer): Int =
-        AfNative.af_set_scope_hooks(d, Trampolines.ScopeBegin, Trampolines.ScopeEnd, userData, Trampolines.Free)
-    fun setPermissionHook(d: Pointer, userData: Pointer): Int = AfNative.af_set_permission_hook(d, Trampolines.Permission, userData, Trampolines.Free)
+        AfNative.af_set_scope_hooks(d, Callbacks.fns.scopeBegin, Callbacks.fns.scopeEnd, userData, Callbacks.fns.free)
+    fun setPermissionHook(d: Pointer, userData: Pointer): Int = AfNative.af_set_permission_hook(d, Callbacks.fns.permission, userData, Callbacks.fns.free)
     fun setFunctionEnabled(d: Pointer, functionId: String, enabled: Boolean): Int =
         AfNative.af_set_function_enabled(d, functionId.cstr(), if (enabled) 1 else 0)
     fun setCallerPolicy(d: Pointer, json: String): Int = AfNative.af_set_caller_policy(d, json.cstr())
@@ -77,10 +83,10 @@ internal object NativeCalls {
         AfNative.af_set_function_caller_policy(d, functionId.cstr(), json.cstr())
     fun setLimits(d: Pointer, maxInputBytes: Long, maxDepth: Int): Int = AfNative.af_set_limits(d, maxInputBytes, maxDepth)
     fun executeAsync(d: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
-        AfNative.af_execute_async(d, inv, args, Trampolines.Outcome, userData)
+        AfNative.af_execute_async(d, inv, args, Callbacks.fns.outcome, userData)
     fun executeJson(d: Pointer, inv: Pointer, args: String): Pointer? = AfNative.af_execute_json(d, inv, args.cstr())
     fun entitiesAsync(d: Pointer, inv: Pointer, entity: ByteArray, idsJson: ByteArray, userData: Pointer?): Int =
-        AfNative.af_entities_async(d, inv, entity, idsJson, Trampolines.Outcome, userData)
+        AfNative.af_entities_async(d, inv, entity, idsJson, Callbacks.fns.outcome, userData)
     fun entitiesJson(d: Pointer, inv: Pointer, entity: String, idsJson: String): Pointer? =
         AfNative.af_entities_json(d, inv, entity.cstr(), idsJson.cstr())
     fun androidExecuteAsync(d: Pointer, inv: Pointer, parametersDocument: String, userData: Pointer): Int =
@@ -122,7 +128,7 @@ internal object NativeCalls {
     fun viewToolsJson(v: Pointer, format: String): String? = AfNative.af_view_tools_json(v, format.cstr()).takeUtf8()
     fun viewInstructions(v: Pointer): String? = AfNative.af_view_instructions_copy(v).takeUtf8()
     fun viewExecuteAsync(v: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
-        AfNative.af_view_execute_async(v, inv, args, Trampolines.Outcome, userData)
+        AfNative.af_view_execute_async(v, inv, args, Callbacks.fns.outcome, userData)
     fun viewExecuteJson(v: Pointer, inv: Pointer, args: String): Pointer? = AfNative.af_view_execute_json(v, inv, args.cstr())
     fun viewSetMetadata(v: Pointer, metadataJson: String): Int = AfNative.af_view_set_metadata(v, metadataJson.cstr())
     fun viewReset(v: Pointer): Int = AfNative.af_view_reset(v)

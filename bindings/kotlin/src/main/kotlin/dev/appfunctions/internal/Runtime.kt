@@ -60,17 +60,21 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
     open fun runSync(ctx: AppFunctionContext): String? = throw UnsupportedOperationException()
     open suspend fun runSuspend(ctx: AppFunctionContext): String? = runSync(ctx)
 
-    fun run(call: Pointer) {
+    /**
+     * Runs the body. A sync body's result comes back as the C string to answer with
+     * `af_call_return` ([NULL_RESULT] for NULL): the JNI trampoline answers it in C, the JNA one
+     * through [answer]. Null when the body answered itself (a failure) or will (it suspended).
+     */
+    fun run(call: Pointer): ByteArray? {
         val ctx = AppFunctionContext(call)
         if (!isSuspend) {
             val r = try {
                 runSync(ctx)
             } catch (t: Throwable) {
                 fail(call, t)
-                return
+                return null
             }
-            complete(call, r)
-            return
+            return r?.cstr() ?: NULL_RESULT
         }
         val job = state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
             val r = try {
@@ -83,15 +87,24 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
         }
         if (!job.isCompleted) {
             // It suspended: let the core's cancellation (a cancelled token, a timeout) cancel it.
-            // The core releases the key exactly once (Trampolines.Release): after the cancel
+            // The core releases the key exactly once (the release trampoline): after the cancel
             // callback ran, or when the call ends without one, or at once on a refusal.
             val key = Handles.put(job)
-            NativeCalls.callOnCancel(call, Trampolines.CancelJob, Handles.pointer(key), Trampolines.Release)
+            NativeCalls.callOnCancel(call, Handles.pointer(key))
+        }
+        return null
+    }
+
+    /** Answers [call] with [run]'s result (the JNA path; the JNI trampoline does this in C). */
+    fun answer(call: Pointer, result: ByteArray) {
+        val s = NativeCalls.callReturn(call, if (result === NULL_RESULT) null else result)
+        if (s != AfNative.AF_OK && s != AfNative.AF_ERR_ALREADY_COMPLETED) {
+            state.log(2, "af_call_return: ${lastError()}")
         }
     }
 
     private fun complete(call: Pointer, resultJson: String?) {
-        val s = NativeCalls.callReturn(call, resultJson)
+        val s = NativeCalls.callReturn(call, resultJson?.cstr())
         if (s != AfNative.AF_OK && s != AfNative.AF_ERR_ALREADY_COMPLETED) {
             state.log(2, "af_call_return: ${lastError()}")
         }
@@ -109,6 +122,9 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
         NativeCalls.callFail(call, code.code, t.message ?: t.javaClass.name)
     }
 }
+
+/** [CallBody.run]'s result for a NULL `result_json` (a void function, JSON null). */
+internal val NULL_RESULT = ByteArray(0)
 
 internal class DelegateData(state: DispatcherState, val delegate: AppFunctionDelegate, val name: String) : UserData(state)
 
@@ -136,21 +152,38 @@ internal class PendingExecute(val cont: CancellableContinuation<AppFunctionOutco
     }
 }
 
-/** One trampoline per callback type, created once and strongly held for the life of the process. */
+/**
+ * What each callback does, and its JNA trampoline: one per callback type, created once and
+ * strongly held for the life of the process. The hot ones also have a C trampoline in the JNI
+ * shim (JniShim.kt), which calls the same functions through JniCallbacks; [Callbacks] says
+ * which of the two the core is handed.
+ */
 internal object Trampolines {
+    /** A handler or entity lookup: [CallBody.run]'s result, or null when answered otherwise. */
+    fun handle(userData: Long, call: Pointer?): ByteArray? {
+        try {
+            val body = Handles[userData] as? CallBody
+            if (body == null) {
+                NativeCalls.callFail(call, AppFunctionErrorCode.InternalError.code, "the Kotlin handler is gone")
+                return null
+            }
+            return body.run(call!!)
+        } catch (t: Throwable) {
+            NativeCalls.callFail(call, AppFunctionErrorCode.InternalError.code, "Kotlin binding: $t")
+            return null
+        }
+    }
+
     /**
      * The handler trampoline. A [CallbackProxy] (JNA calls `callback(args)` directly, no
      * reflective Method.invoke): the hot path of every call.
      */
     val Handler: CallFn = object : CallFn, CallbackProxy {
         override fun invoke(userData: Pointer?, call: Pointer?) {
+            val key = Handles.key(userData)
+            val r = handle(key, call) ?: return
             try {
-                val body = Handles[userData] as? CallBody
-                if (body == null) {
-                    NativeCalls.callFail(call, AppFunctionErrorCode.InternalError.code, "the Kotlin handler is gone")
-                    return
-                }
-                body.run(call!!)
+                (Handles[key] as CallBody).answer(call!!, r)
             } catch (t: Throwable) {
                 NativeCalls.callFail(call, AppFunctionErrorCode.InternalError.code, "Kotlin binding: $t")
             }
@@ -167,11 +200,13 @@ internal object Trampolines {
 
     private val TWO_POINTERS: Array<Class<*>> = arrayOf(Pointer::class.java, Pointer::class.java)
 
+    fun free(userData: Long) {
+        val d = Handles.remove(userData) as? UserData ?: return
+        d.state.released.incrementAndGet()
+    }
+
     val Free = object : UserDataFn {
-        override fun invoke(userData: Pointer?) {
-            val d = Handles.remove(userData) as? UserData ?: return
-            d.state.released.incrementAndGet()
-        }
+        override fun invoke(userData: Pointer?) = free(Handles.key(userData))
     }
 
     /** The release of a plain [Handles] entry (cancel callbacks, host data): forgets it. */
@@ -181,47 +216,53 @@ internal object Trampolines {
         }
     }
 
+    fun cancel(userData: Long) {
+        (Handles[userData] as? Job)?.cancel(CancellationException("the call was cancelled or timed out"))
+    }
+
     val CancelJob = object : UserDataFn {
-        override fun invoke(userData: Pointer?) {
-            (Handles[userData] as? Job)?.cancel(CancellationException("the call was cancelled or timed out"))
+        override fun invoke(userData: Pointer?) = cancel(Handles.key(userData))
+    }
+
+    fun outcome(userData: Long, outcomeJson: String?) {
+        val p = Handles.remove(userData) as? PendingExecute ?: return
+        try {
+            val outcome = try {
+                AppFunctionOutcome.parse(outcomeJson!!)
+            } catch (t: Throwable) {
+                AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "unreadable outcome: $t")
+            }
+            p.cont.resume(outcome)
+        } finally {
+            p.release()
         }
     }
 
     val Outcome = object : OutcomeFn {
-        override fun invoke(userData: Pointer?, outcomeJson: Pointer?) {
-            val p = Handles.remove(userData) as? PendingExecute ?: return
-            try {
-                val outcome = try {
-                    AppFunctionOutcome.parse(outcomeJson.utf8()!!)
-                } catch (t: Throwable) {
-                    AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "unreadable outcome: $t")
-                }
-                p.cont.resume(outcome)
-            } finally {
-                p.release()
+        override fun invoke(userData: Pointer?, outcomeJson: Pointer?) = outcome(Handles.key(userData), outcomeJson.utf8())
+    }
+
+    fun onInvoking(userData: Long, call: Pointer?, gate: Pointer?) {
+        val d = Handles[userData] as? DelegateData
+        if (d == null) {
+            NativeCalls.gateAllow(gate)
+            return
+        }
+        val ctx = AppFunctionContext(call!!)
+        d.state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
+            val answer = try {
+                d.delegate.onInvoking(ctx)
+            } catch (t: Throwable) {
+                if (t is CancellationException && ctx.isCancelled) return@launch
+                d.state.log(3, "delegate ${d.name}.onInvoking failed: $t")
+                AppFunctionGate.Deny(t.message ?: t.javaClass.name)
             }
+            answerGate(gate, answer)
         }
     }
 
     val OnInvoking = object : GateFn {
-        override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) {
-            val d = Handles[userData] as? DelegateData
-            if (d == null) {
-                NativeCalls.gateAllow(gate)
-                return
-            }
-            val ctx = AppFunctionContext(call!!)
-            d.state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
-                val answer = try {
-                    d.delegate.onInvoking(ctx)
-                } catch (t: Throwable) {
-                    if (t is CancellationException && ctx.isCancelled) return@launch
-                    d.state.log(3, "delegate ${d.name}.onInvoking failed: $t")
-                    AppFunctionGate.Deny(t.message ?: t.javaClass.name)
-                }
-                answerGate(gate, answer)
-            }
-        }
+        override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) = onInvoking(Handles.key(userData), call, gate)
     }
 
     fun answerGate(gate: Pointer?, answer: AppFunctionGate) {
@@ -232,63 +273,71 @@ internal object Trampolines {
         }
     }
 
+    fun onInvoked(userData: Long, call: Pointer?, outcomeJson: String?) {
+        val d = Handles[userData] as? DelegateData ?: return
+        try {
+            d.delegate.onInvoked(AppFunctionContext(call!!), AppFunctionOutcome.parse(outcomeJson!!))
+        } catch (t: Throwable) {
+            // to the core's log (which the dispatcher forwards to its logger)
+            val msg = "delegate ${d.name}.onInvoked failed (ignored): $t"
+            if (NativeCalls.callLog(call, 2, msg) != 0) d.state.log(2, msg)
+        }
+    }
+
     val OnInvoked = object : InvokedFn {
-        override fun invoke(userData: Pointer?, call: Pointer?, outcomeJson: Pointer?) {
-            val d = Handles[userData] as? DelegateData ?: return
-            try {
-                d.delegate.onInvoked(AppFunctionContext(call!!), AppFunctionOutcome.parse(outcomeJson.utf8()!!))
+        override fun invoke(userData: Pointer?, call: Pointer?, outcomeJson: Pointer?) = onInvoked(Handles.key(userData), call, outcomeJson.utf8())
+    }
+
+    fun permission(userData: Long, call: Pointer?, gate: Pointer?) {
+        val d = Handles[userData] as? PermissionData
+        if (d == null) {
+            NativeCalls.gateDeny(gate, "no permission hook")
+            return
+        }
+        val ctx = AppFunctionContext(call!!)
+        d.state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
+            val ok = try {
+                d.hook(ctx)
             } catch (t: Throwable) {
-                // to the core's log (which the dispatcher forwards to its logger)
-                val msg = "delegate ${d.name}.onInvoked failed (ignored): $t"
-                if (NativeCalls.callLog(call, 2, msg) != 0) d.state.log(2, msg)
+                if (t is CancellationException && ctx.isCancelled) return@launch
+                d.state.log(3, "permission hook failed: $t")
+                false
             }
+            if (ok) NativeCalls.gateAllow(gate) else NativeCalls.gateDeny(gate, "The user did not approve this action.")
         }
     }
 
     val Permission = object : GateFn {
-        override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) {
-            val d = Handles[userData] as? PermissionData
-            if (d == null) {
-                NativeCalls.gateDeny(gate, "no permission hook")
-                return
-            }
-            val ctx = AppFunctionContext(call!!)
-            d.state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
-                val ok = try {
-                    d.hook(ctx)
-                } catch (t: Throwable) {
-                    if (t is CancellationException && ctx.isCancelled) return@launch
-                    d.state.log(3, "permission hook failed: $t")
-                    false
-                }
-                if (ok) NativeCalls.gateAllow(gate) else NativeCalls.gateDeny(gate, "The user did not approve this action.")
-            }
+        override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) = permission(Handles.key(userData), call, gate)
+    }
+
+    fun scopeBegin(userData: Long, call: Pointer?) {
+        val d = Handles[userData] as? ScopeHooksData ?: return
+        try {
+            val scope = d.begin(AppFunctionContext(call!!))
+            // released by the core right after scope end (or at once if it refuses)
+            NativeCalls.callSetHostData(call, Handles.pointer(Handles.put(ScopeBox(scope))))
+        } catch (t: Throwable) {
+            d.state.log(3, "scope begin failed: $t")
         }
     }
 
     val ScopeBegin = object : CallFn {
-        override fun invoke(userData: Pointer?, call: Pointer?) {
-            val d = Handles[userData] as? ScopeHooksData ?: return
-            try {
-                val scope = d.begin(AppFunctionContext(call!!))
-                // released by the core right after scope end (or at once if it refuses)
-                NativeCalls.callSetHostData(call, Handles.pointer(Handles.put(ScopeBox(scope))), Release)
-            } catch (t: Throwable) {
-                d.state.log(3, "scope begin failed: $t")
-            }
+        override fun invoke(userData: Pointer?, call: Pointer?) = scopeBegin(Handles.key(userData), call)
+    }
+
+    fun scopeEnd(userData: Long, call: Pointer?) {
+        val d = Handles[userData] as? ScopeHooksData ?: return
+        val box = Handles[NativeCalls.callHostData(call)] as? ScopeBox ?: return
+        try {
+            d.end(AppFunctionContext(call!!), box.scope)
+        } catch (t: Throwable) {
+            d.state.log(3, "scope end failed: $t")
         }
     }
 
     val ScopeEnd = object : CallFn {
-        override fun invoke(userData: Pointer?, call: Pointer?) {
-            val d = Handles[userData] as? ScopeHooksData ?: return
-            val box = Handles[NativeCalls.callHostData(call)] as? ScopeBox ?: return
-            try {
-                d.end(AppFunctionContext(call!!), box.scope)
-            } catch (t: Throwable) {
-                d.state.log(3, "scope end failed: $t")
-            }
-        }
+        override fun invoke(userData: Pointer?, call: Pointer?) = scopeEnd(Handles.key(userData), call)
     }
 
     val ToolkitText = object : ToolkitTextFn {

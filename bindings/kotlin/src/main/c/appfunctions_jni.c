@@ -1,0 +1,272 @@
+/*
+ * The Kotlin binding's JNI shim: C trampolines for the hot callbacks of the C ABI, each calling
+ * one static method of dev.appfunctions.internal.JniCallbacks through a method id cached at
+ * init. JNA (the binding's downcalls) costs about 60 ns a call, but one JNA callback costs about
+ * 500 ns, more than the whole C round trip; a JNI upcall from C costs a small part of that.
+ *
+ * Part of the Kotlin binding, not of the core: it talks to the core only through the public
+ * header, and it does not link against libappfunctions (the binding loads that through JNA):
+ * the few ABI functions it calls are handed over at init as the addresses JNA resolved, typed
+ * from the header's declarations. When this library is missing the binding keeps working
+ * through JNA callbacks (AppFunctionsLibrary.callbackPath says which path it uses).
+ *
+ * Threads: a callback on a thread the JVM knows (the caller of af_execute_json) uses it as it
+ * is; one on a thread of the core (a completion thread, an async timeout) attaches it as a
+ * daemon once, and a pthread key's destructor detaches it when the thread ends.
+ * Exceptions: the Kotlin side catches what it can; should one still escape, it is cleared here
+ * and the call (or gate) is answered with an error, never left pending in the JVM.
+ */
+#include <jni.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "appfunctions.h"
+
+/* The trampolines, in the order JniShim.kt's constants name them. */
+enum {
+  AFJ_HANDLER,     /* af_handler_fn: handlers and entity lookups */
+  AFJ_OUTCOME,     /* af_outcome_fn: af_execute_async and the other async forms */
+  AFJ_SCOPE_BEGIN, /* af_scope_fn */
+  AFJ_SCOPE_END,   /* af_scope_fn */
+  AFJ_FREE,        /* af_free_fn: a registration's user data, counted */
+  AFJ_RELEASE,     /* af_free_fn: a plain handle (cancel registrations, host data) */
+  AFJ_CANCEL,      /* af_cancel_fn: a suspended handler's coroutine */
+  AFJ_ON_INVOKING, /* af_delegate.on_invoking */
+  AFJ_ON_INVOKED,  /* af_delegate.on_invoked */
+  AFJ_PERMISSION,  /* af_permission_fn */
+  AFJ_COUNT
+};
+
+static JavaVM *g_vm;
+static jclass g_callbacks;
+static jmethodID g_method[AFJ_COUNT];
+static pthread_key_t g_detach_key;
+static int g_key_made;
+
+/* The ABI functions the trampolines call, as JNA resolved them (typed from the header). */
+static __typeof__(&af_call_return) p_call_return;
+static __typeof__(&af_call_fail) p_call_fail;
+static __typeof__(&af_gate_deny) p_gate_deny;
+
+static const char *const NAMES[AFJ_COUNT] = {
+  "handler", "outcome", "scopeBegin", "scopeEnd", "free", "release", "cancel", "onInvoking", "onInvoked", "permission",
+};
+static const char *const SIGNATURES[AFJ_COUNT] = {
+  "(JJ)[B", "(J[B)V", "(JJ)V", "(JJ)V", "(J)V", "(J)V", "(J)V", "(JJJ)V", "(JJ[B)V", "(JJJ)V",
+};
+
+static void detach_thread(void *vm) {
+  JavaVM *jvm = (JavaVM *)vm;
+  (*jvm)->DetachCurrentThread(jvm);
+}
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+  (void)reserved;
+  g_vm = vm;
+  if (pthread_key_create(&g_detach_key, detach_thread) == 0) g_key_made = 1;
+  return JNI_VERSION_1_6;
+}
+
+/* The calling thread's JNIEnv, attaching a thread of the core (as a daemon) on its first callback. */
+static JNIEnv *thread_env(void) {
+  JNIEnv *env = NULL;
+  jint r = (*g_vm)->GetEnv(g_vm, (void **)&env, JNI_VERSION_1_6);
+  if (r == JNI_OK) return env;
+  if (r != JNI_EDETACHED || !g_key_made) return NULL;
+  JavaVMAttachArgs args;
+  args.version = JNI_VERSION_1_6;
+  args.name = (char *)"appfunctions";
+  args.group = NULL;
+#ifdef __ANDROID__
+  if ((*g_vm)->AttachCurrentThreadAsDaemon(g_vm, &env, &args) != JNI_OK) return NULL;
+#else
+  if ((*g_vm)->AttachCurrentThreadAsDaemon(g_vm, (void **)&env, &args) != JNI_OK) return NULL;
+#endif
+  pthread_setspecific(g_detach_key, g_vm); /* detached by the key's destructor when the thread ends */
+  return env;
+}
+
+/* True (and the exception cleared) when the upcall threw. */
+static int threw(JNIEnv *env) {
+  if (!(*env)->ExceptionCheck(env)) return 0;
+  (*env)->ExceptionClear(env);
+  return 1;
+}
+
+#define KEY(p) ((jlong)(intptr_t)(p))
+
+/* A C string's bytes as a new byte[] (UTF-8, without the NUL); NULL for NULL or when out of memory. */
+static jbyteArray bytes_of(JNIEnv *env, const char *s) {
+  if (s == NULL) return NULL;
+  jsize n = (jsize)strlen(s);
+  jbyteArray a = (*env)->NewByteArray(env, n);
+  if (a == NULL) {
+    (*env)->ExceptionClear(env);
+    return NULL;
+  }
+  (*env)->SetByteArrayRegion(env, a, 0, n, (const jbyte *)s);
+  return a;
+}
+
+static void trampoline_handler(void *user_data, struct af_call *call) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) {
+    p_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: the thread cannot be attached to the JVM");
+    return;
+  }
+  /* The result's UTF-8 (NUL-terminated; empty for NULL) to answer here, or null: answered already or later. */
+  jbyteArray result = (jbyteArray)(*env)->CallStaticObjectMethod(env, g_callbacks, g_method[AFJ_HANDLER], KEY(user_data), KEY(call));
+  if (threw(env)) {
+    if (result != NULL) (*env)->DeleteLocalRef(env, result);
+    p_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: an exception escaped the handler");
+    return;
+  }
+  if (result == NULL) return;
+  jsize n = (*env)->GetArrayLength(env, result);
+  if (n == 0) {
+    (*env)->DeleteLocalRef(env, result);
+    p_call_return(call, NULL);
+    return;
+  }
+  /* Copied out first: af_call_return may run host code (on_invoked), which a critical region forbids. */
+  char small[512];
+  char *buf = (size_t)n < sizeof small ? small : (char *)malloc((size_t)n + 1);
+  if (buf == NULL) {
+    (*env)->DeleteLocalRef(env, result);
+    p_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: out of memory for the result");
+    return;
+  }
+  (*env)->GetByteArrayRegion(env, result, 0, n, (jbyte *)buf);
+  (*env)->DeleteLocalRef(env, result);
+  buf[n] = '\0';
+  p_call_return(call, buf);
+  if (buf != small) free(buf);
+}
+
+static void trampoline_outcome(void *user_data, const char *outcome_json) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) return; /* nothing to answer: the awaiting side is the JVM's */
+  jbyteArray json = bytes_of(env, outcome_json);
+  (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[AFJ_OUTCOME], KEY(user_data), json);
+  threw(env);
+  if (json != NULL) (*env)->DeleteLocalRef(env, json);
+}
+
+static void call_fn(int which, void *user_data, struct af_call *call) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) return;
+  (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[which], KEY(user_data), KEY(call));
+  threw(env);
+}
+
+static void trampoline_scope_begin(void *user_data, struct af_call *call) { call_fn(AFJ_SCOPE_BEGIN, user_data, call); }
+static void trampoline_scope_end(void *user_data, struct af_call *call) { call_fn(AFJ_SCOPE_END, user_data, call); }
+
+static void user_data_fn(int which, void *user_data) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) return;
+  (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[which], KEY(user_data));
+  threw(env);
+}
+
+static void trampoline_free(void *user_data) { user_data_fn(AFJ_FREE, user_data); }
+static void trampoline_release(void *user_data) { user_data_fn(AFJ_RELEASE, user_data); }
+static void trampoline_cancel(void *user_data) { user_data_fn(AFJ_CANCEL, user_data); }
+
+static void gate_fn(int which, void *user_data, struct af_call *call, struct af_gate *gate) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) {
+    p_gate_deny(gate, "Kotlin binding: the thread cannot be attached to the JVM");
+    return;
+  }
+  (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[which], KEY(user_data), KEY(call), KEY(gate));
+  if (threw(env)) p_gate_deny(gate, "Kotlin binding: an exception escaped the gate"); /* ignored if answered */
+}
+
+static void trampoline_on_invoking(void *user_data, struct af_call *call, struct af_gate *gate) {
+  gate_fn(AFJ_ON_INVOKING, user_data, call, gate);
+}
+static void trampoline_permission(void *user_data, struct af_call *call, struct af_gate *gate) {
+  gate_fn(AFJ_PERMISSION, user_data, call, gate);
+}
+
+static void trampoline_on_invoked(void *user_data, struct af_call *call, const char *outcome_json) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) return;
+  jbyteArray json = bytes_of(env, outcome_json);
+  (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[AFJ_ON_INVOKED], KEY(user_data), KEY(call), json);
+  threw(env);
+  if (json != NULL) (*env)->DeleteLocalRef(env, json);
+}
+
+/* The trampolines, each as its callback type of the header (a mismatch does not compile). */
+static const af_handler_fn T_HANDLER = trampoline_handler;
+static const af_outcome_fn T_OUTCOME = trampoline_outcome;
+static const af_scope_fn T_SCOPE_BEGIN = trampoline_scope_begin;
+static const af_scope_fn T_SCOPE_END = trampoline_scope_end;
+static const af_free_fn T_FREE = trampoline_free;
+static const af_free_fn T_RELEASE = trampoline_release;
+static const af_cancel_fn T_CANCEL = trampoline_cancel;
+static const af_delegate T_DELEGATE = {sizeof(af_delegate), 0, trampoline_on_invoking, trampoline_on_invoked, trampoline_free};
+static const af_permission_fn T_PERMISSION = trampoline_permission;
+
+/*
+ * JniShim.nativeInit(callbacks, functions): caches the upcall methods of `callbacks` and the
+ * addresses of the ABI functions the shim calls, in the order of AFJ_FN_* (JniShim.FUNCTIONS).
+ * 0 on success; -1 when a method is missing (the binding then stays on JNA callbacks), -2 for a
+ * missing address, -3 without a JVM.
+ */
+enum { AFJ_FN_CALL_RETURN, AFJ_FN_CALL_FAIL, AFJ_FN_GATE_DENY, AFJ_FN_COUNT };
+
+JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeInit(JNIEnv *env, jobject self, jclass callbacks,
+                                                                        jlongArray functions) {
+  (void)self;
+  if (g_vm == NULL || !g_key_made) return -3;
+  jlong fns[AFJ_FN_COUNT];
+  if (functions == NULL || (*env)->GetArrayLength(env, functions) != AFJ_FN_COUNT) return -2;
+  (*env)->GetLongArrayRegion(env, functions, 0, AFJ_FN_COUNT, fns);
+  for (int i = 0; i < AFJ_FN_COUNT; i++) {
+    if (fns[i] == 0) return -2;
+  }
+  jmethodID ids[AFJ_COUNT];
+  for (int i = 0; i < AFJ_COUNT; i++) {
+    ids[i] = (*env)->GetStaticMethodID(env, callbacks, NAMES[i], SIGNATURES[i]);
+    if (ids[i] == NULL) {
+      (*env)->ExceptionClear(env);
+      return -1;
+    }
+  }
+  jclass global = (jclass)(*env)->NewGlobalRef(env, callbacks);
+  if (global == NULL) {
+    (*env)->ExceptionClear(env);
+    return -1;
+  }
+  if (g_callbacks != NULL) (*env)->DeleteGlobalRef(env, g_callbacks);
+  g_callbacks = global;
+  memcpy(g_method, ids, sizeof ids);
+  p_call_return = (__typeof__(p_call_return))(intptr_t)fns[AFJ_FN_CALL_RETURN];
+  p_call_fail = (__typeof__(p_call_fail))(intptr_t)fns[AFJ_FN_CALL_FAIL];
+  p_gate_deny = (__typeof__(p_gate_deny))(intptr_t)fns[AFJ_FN_GATE_DENY];
+  return 0;
+}
+
+/* JniShim.nativeAddress(which): the trampoline's address as a function pointer for the C ABI; 0 for no such one. */
+JNIEXPORT jlong JNICALL Java_dev_appfunctions_internal_JniShim_nativeAddress(JNIEnv *env, jobject self, jint which) {
+  (void)env;
+  (void)self;
+  switch (which) {
+  case AFJ_HANDLER: return (jlong)(intptr_t)T_HANDLER;
+  case AFJ_OUTCOME: return (jlong)(intptr_t)T_OUTCOME;
+  case AFJ_SCOPE_BEGIN: return (jlong)(intptr_t)T_SCOPE_BEGIN;
+  case AFJ_SCOPE_END: return (jlong)(intptr_t)T_SCOPE_END;
+  case AFJ_FREE: return (jlong)(intptr_t)T_FREE;
+  case AFJ_RELEASE: return (jlong)(intptr_t)T_RELEASE;
+  case AFJ_CANCEL: return (jlong)(intptr_t)T_CANCEL;
+  case AFJ_ON_INVOKING: return (jlong)(intptr_t)T_DELEGATE.on_invoking;
+  case AFJ_ON_INVOKED: return (jlong)(intptr_t)T_DELEGATE.on_invoked;
+  case AFJ_PERMISSION: return (jlong)(intptr_t)T_PERMISSION;
+  default: return 0;
+  }
+}

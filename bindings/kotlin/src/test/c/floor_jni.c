@@ -1,0 +1,116 @@
+/*
+ * The benchmark's JNI floor (bench/Floor.kt): what one callback through JNI costs, the way the
+ * binding's shim (src/main/c/appfunctions_jni.c) makes one, without the core. A plain C
+ * function, called through JNA direct mapping like the JNA floor's qsort, that calls a static
+ * Kotlin method with two pointer arguments (the shape of af_handler_fn) through a cached
+ * method id: GetEnv, CallStaticVoidMethod, ExceptionCheck.
+ *
+ * And the C figure in the same JVM (afj_c_*): the round trip ci/bench.sh's C figure times
+ * (benches/execute.rs, "plain": create_order with its three arguments, a C handler answering
+ * "ok", af_execute_json and af_string_free), run in a C loop here so that it sees the same
+ * machine at the same moment as the Kotlin loops beside it, its thread CPU time included. The
+ * ABI functions come as the addresses JNA resolved (as the binding's shim gets them).
+ */
+#include <jni.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "appfunctions.h"
+
+static JavaVM *g_vm;
+static jclass g_cls;
+static jmethodID g_upcall;
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+  (void)reserved;
+  g_vm = vm;
+  return JNI_VERSION_1_6;
+}
+
+/* FloorJni.nativeInit(cls): caches cls.upcall(JJ)V; 0 when done. */
+JNIEXPORT jint JNICALL Java_dev_appfunctions_bench_FloorJni_nativeInit(JNIEnv *env, jobject self, jclass cls) {
+  (void)self;
+  g_upcall = (*env)->GetStaticMethodID(env, cls, "upcall", "(JJ)V");
+  if (g_upcall == NULL) {
+    (*env)->ExceptionClear(env);
+    return -1;
+  }
+  g_cls = (jclass)(*env)->NewGlobalRef(env, cls);
+  return g_cls == NULL ? -1 : 0;
+}
+
+/* One callback into the JVM through JNI, as the shim's trampolines make it. */
+void afj_floor_call_back_once(void *a, void *b) {
+  JNIEnv *env = NULL;
+  if ((*g_vm)->GetEnv(g_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) return;
+  (*env)->CallStaticVoidMethod(env, g_cls, g_upcall, (jlong)(uintptr_t)a, (jlong)(uintptr_t)b);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+}
+
+static __typeof__(&af_dispatcher_new) c_dispatcher_new;
+static __typeof__(&af_define_types) c_define_types;
+static __typeof__(&af_register_function) c_register_function;
+static __typeof__(&af_execute_json) c_execute_json;
+static __typeof__(&af_string_free) c_string_free;
+static __typeof__(&af_call_return) c_call_return;
+static struct af_dispatcher *c_d;
+static struct af_invocation c_inv = AF_INVOCATION_INIT;
+
+static __typeof__(&af_call_args) c_call_args;
+static struct af_invocation c_inv_args = AF_INVOCATION_INIT;
+
+static void c_handler(void *user_data, struct af_call *call) {
+  (void)user_data;
+  c_call_return(call, "\"ok\"");
+}
+
+/* The same handler reading its arguments first (the bound, normalised request the core writes). */
+static size_t c_args_seen;
+static void c_handler_args(void *user_data, struct af_call *call) {
+  (void)user_data;
+  const char *args = c_call_args(call);
+  c_args_seen += args != NULL && args[0] == '{';
+  c_call_return(call, "\"ok\"");
+}
+
+/* fns: af_dispatcher_new, af_define_types, af_register_function, af_execute_json, af_string_free, af_call_return, af_call_args. */
+int32_t afj_c_setup(const int64_t *fns) {
+  c_dispatcher_new = (__typeof__(c_dispatcher_new))(intptr_t)fns[0];
+  c_define_types = (__typeof__(c_define_types))(intptr_t)fns[1];
+  c_register_function = (__typeof__(c_register_function))(intptr_t)fns[2];
+  c_execute_json = (__typeof__(c_execute_json))(intptr_t)fns[3];
+  c_string_free = (__typeof__(c_string_free))(intptr_t)fns[4];
+  c_call_return = (__typeof__(c_call_return))(intptr_t)fns[5];
+  c_call_args = (__typeof__(c_call_args))(intptr_t)fns[6];
+  c_d = c_dispatcher_new();
+  if (c_d == NULL) return -1;
+  if (c_define_types(c_d, "{\"enums\":[{\"name\":\"Priority\",\"members\":[\"Low\",\"Normal\",\"High\"]}]}") != AF_OK) return -2;
+  if (c_register_function(c_d,
+                          "{\"id\":\"create_order\",\"parameters\":[{\"name\":\"customer\",\"type\":\"string\"},"
+                          "{\"name\":\"quantity\",\"type\":\"int32\"},{\"name\":\"priority\",\"type\":{\"enum\":\"Priority\"}}],"
+                          "\"result\":\"string\"}",
+                          c_handler, NULL, NULL) != AF_OK)
+    return -3;
+  if (c_register_function(c_d,
+                          "{\"id\":\"create_order_args\",\"parameters\":[{\"name\":\"customer\",\"type\":\"string\"},"
+                          "{\"name\":\"quantity\",\"type\":\"int32\"},{\"name\":\"priority\",\"type\":{\"enum\":\"Priority\"}}],"
+                          "\"result\":\"string\"}",
+                          c_handler_args, NULL, NULL) != AF_OK)
+    return -4;
+  c_inv.function_id = "create_order";
+  c_inv_args.function_id = "create_order_args";
+  return 0;
+}
+
+/* n round trips of the C figure's call (args_read: its handler reads the arguments); n when the first outcome was a success. */
+int32_t afj_c_execute(int32_t n, int32_t args_read) {
+  int32_t ok = 0;
+  const struct af_invocation *inv = args_read ? &c_inv_args : &c_inv;
+  for (int32_t i = 0; i < n; i++) {
+    char *out = c_execute_json(c_d, inv, "{\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Normal\"}");
+    if (i > 0 || (out != NULL && strstr(out, "\"success\"") != NULL)) ok++; /* the first one read */
+    c_string_free(out);
+  }
+  return ok;
+}

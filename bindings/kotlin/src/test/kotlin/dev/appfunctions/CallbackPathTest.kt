@@ -1,0 +1,110 @@
+package dev.appfunctions
+
+import dev.appfunctions.internal.Handles
+import dev.appfunctions.internal.JniCallbacks
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonPrimitive
+import org.junit.jupiter.api.Assumptions.assumeTrue
+import org.junit.jupiter.api.Test
+import kotlin.test.assertEquals
+import kotlin.test.assertTrue
+import kotlin.time.Duration.Companion.milliseconds
+
+/**
+ * The two ways the core calls back into Kotlin (AppFunctionsLibrary.callbackPath): the JNI
+ * shim's trampolines, or JNA callbacks when the shim is not there. The kotlin lane runs every
+ * test on the JNI path and a subset, this class included, again with
+ * `-Dappfunctions.callbacks=jna` (ci/lanes/kotlin.sh); `appfunctions.expectCallbacks` says
+ * which path that run must be on.
+ */
+class CallbackPathTest {
+    @Test
+    fun `the callback path is the one the run expects, and says why`() {
+        val expected = System.getProperty("appfunctions.expectCallbacks").orEmpty()
+        val path = AppFunctionsLibrary.callbackPath
+        if (expected.isNotEmpty()) assertEquals(expected, path.name.lowercase(), AppFunctionsLibrary.callbackPathDetail)
+        assertTrue(AppFunctionsLibrary.callbackPathDetail.isNotEmpty())
+        if (System.getProperty("appfunctions.callbacks") == "jna") {
+            assertEquals(AppFunctionCallbackPath.Jna, path)
+            assertEquals("-Dappfunctions.callbacks=jna", AppFunctionsLibrary.callbackPathDetail)
+        }
+    }
+
+    private fun app(d: AppFunctionDispatcher) {
+        d.function("echo") {
+            parameter("text", AppFunctionType.String)
+            result(AppFunctionType.String)
+            blockingHandler { _, args -> args["text"] }
+        }
+        d.function("nothing") { blockingHandler { _, _ -> null } }
+        d.function("later") {
+            result(AppFunctionType.String)
+            handler { _, _ ->
+                delay(5)
+                JsonPrimitive("late")
+            }
+        }
+        d.function("never") {
+            result(AppFunctionType.String)
+            handler { _, _ -> awaitCancellation() }
+        }
+    }
+
+    @Test
+    fun `results of every size and encoding cross both ways`() {
+        AppFunctionDispatcher().use { d ->
+            app(d)
+            for (text in listOf("", "a", "Åsa – 日本 – 😀", "x".repeat(511), "y".repeat(512), "z".repeat(100_000))) {
+                val o = d.executeBlocking(AppFunctionInvocation("echo"), buildString { append("{\"text\":"); append(JsonPrimitive(text)); append('}') })
+                assertEquals(AppFunctionStatus.Success, o.status, o.json)
+                assertEquals(text, o.result.jsonPrimitive.content)
+            }
+            val none = d.executeBlocking(AppFunctionInvocation("nothing"), "{}")
+            assertEquals(AppFunctionStatus.Success, none.status, none.json)
+        }
+    }
+
+    @Test
+    fun `outcomes arrive from other threads and from the core's own, many at once`() = runBlocking {
+        AppFunctionDispatcher().use { d ->
+            app(d)
+            val before = Handles.size
+            val late = (1..50).map { async(Dispatchers.Default) { d.execute(AppFunctionInvocation("later"), "{}") } }.awaitAll()
+            assertTrue(late.all { it.status == AppFunctionStatus.Success && it.resultJson == "\"late\"" }, late.first().json)
+            // a timeout's outcome comes on a completion thread of the library: attached to the JVM once
+            repeat(5) {
+                val o = d.execute(AppFunctionInvocation("never", timeout = 20.milliseconds), "{}")
+                assertEquals(AppFunctionErrorCode.TimedOut, o.errorCode, o.json)
+            }
+            val threads = (1..4).map { Thread { repeat(200) { d.executeBlockingJson(AppFunctionInvocation("echo"), """{"text":"t"}""") } } }
+            threads.forEach { it.start() }
+            threads.forEach { it.join() }
+            delay(50)
+            assertEquals(before, Handles.size, "every per-call handle released")
+        }
+    }
+
+    @Test
+    fun `an exception escaping a handler upcall fails the call and leaves nothing pending`() {
+        assumeTrue(AppFunctionsLibrary.callbackPath == AppFunctionCallbackPath.Jni, "the JNI path only")
+        AppFunctionDispatcher().use { d ->
+            app(d)
+            JniCallbacks.throwFromHandlerForTest = StackOverflowError("test")
+            val o = try {
+                d.executeBlocking(AppFunctionInvocation("echo"), """{"text":"x"}""")
+            } finally {
+                JniCallbacks.throwFromHandlerForTest = null
+            }
+            assertEquals(AppFunctionErrorCode.InternalError, o.errorCode, o.json)
+            assertEquals("Kotlin binding: an exception escaped the handler", o.message)
+            // the thread is fine afterwards
+            assertEquals("\"x\"", d.executeBlocking(AppFunctionInvocation("echo"), """{"text":"x"}""").resultJson)
+        }
+    }
+}
