@@ -45,10 +45,13 @@ static jmethodID g_method[AFJ_COUNT];
 static pthread_key_t g_detach_key;
 static int g_key_made;
 
-/* The ABI functions the trampolines call, as JNA resolved them (typed from the header). */
+/* The ABI functions the shim calls, as JNA resolved them (typed from the header). */
 static __typeof__(&af_call_return) p_call_return;
 static __typeof__(&af_call_fail) p_call_fail;
 static __typeof__(&af_gate_deny) p_gate_deny;
+static __typeof__(&af_execute_json) p_execute_json;
+static __typeof__(&af_view_execute_json) p_view_execute_json;
+static __typeof__(&af_string_free) p_string_free;
 
 static const char *const NAMES[AFJ_COUNT] = {
   "handler", "outcome", "scopeBegin", "scopeEnd", "free", "release", "cancel", "onInvoking", "onInvoked", "permission",
@@ -218,7 +221,7 @@ static const af_permission_fn T_PERMISSION = trampoline_permission;
  * 0 on success; -1 when a method is missing (the binding then stays on JNA callbacks), -2 for a
  * missing address, -3 without a JVM.
  */
-enum { AFJ_FN_CALL_RETURN, AFJ_FN_CALL_FAIL, AFJ_FN_GATE_DENY, AFJ_FN_COUNT };
+enum { AFJ_FN_CALL_RETURN, AFJ_FN_CALL_FAIL, AFJ_FN_GATE_DENY, AFJ_FN_EXECUTE_JSON, AFJ_FN_VIEW_EXECUTE_JSON, AFJ_FN_STRING_FREE, AFJ_FN_COUNT };
 
 JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeInit(JNIEnv *env, jobject self, jclass callbacks,
                                                                         jlongArray functions) {
@@ -249,7 +252,38 @@ JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeInit(JNIEnv 
   p_call_return = (__typeof__(p_call_return))(intptr_t)fns[AFJ_FN_CALL_RETURN];
   p_call_fail = (__typeof__(p_call_fail))(intptr_t)fns[AFJ_FN_CALL_FAIL];
   p_gate_deny = (__typeof__(p_gate_deny))(intptr_t)fns[AFJ_FN_GATE_DENY];
+  p_execute_json = (__typeof__(p_execute_json))(intptr_t)fns[AFJ_FN_EXECUTE_JSON];
+  p_view_execute_json = (__typeof__(p_view_execute_json))(intptr_t)fns[AFJ_FN_VIEW_EXECUTE_JSON];
+  p_string_free = (__typeof__(p_string_free))(intptr_t)fns[AFJ_FN_STRING_FREE];
   return 0;
+}
+
+/*
+ * JniShim.nativeExecuteJson(view, target, inv, args): af_execute_json (view 0: target is the
+ * dispatcher) or af_view_execute_json (view 1: a view) with `args`' UTF-8 (without its NUL),
+ * the outcome read into a byte[] and freed here: one crossing where JNA takes three (the call,
+ * the read, af_string_free). NULL when the core answered NULL (never for a live dispatcher).
+ */
+JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecuteJson(JNIEnv *env, jobject self, jint view,
+                                                                                     jlong target, jlong inv, jbyteArray args) {
+  (void)self;
+  jsize n = args == NULL ? 0 : (*env)->GetArrayLength(env, args);
+  /* copied out: the call runs host code (upcalls), which a critical region forbids */
+  char small[256];
+  char *buf = (size_t)n < sizeof small ? small : (char *)malloc((size_t)n + 1);
+  if (buf == NULL) return NULL;
+  if (n > 0) (*env)->GetByteArrayRegion(env, args, 0, n, (jbyte *)buf);
+  buf[n] = '\0';
+  const struct af_invocation *invocation = (const struct af_invocation *)(intptr_t)inv;
+  char *out = view ? p_view_execute_json((struct af_view *)(intptr_t)target, invocation, args == NULL ? NULL : buf)
+                   : p_execute_json((struct af_dispatcher *)(intptr_t)target, invocation, args == NULL ? NULL : buf);
+  if (buf != small) free(buf);
+  if (out == NULL) return NULL;
+  jsize len = (jsize)strlen(out);
+  jbyteArray r = (*env)->NewByteArray(env, len); /* NULL with an OutOfMemoryError pending: thrown in Kotlin */
+  if (r != NULL) (*env)->SetByteArrayRegion(env, r, 0, len, (const jbyte *)out);
+  p_string_free(out);
+  return r;
 }
 
 /* JniShim.nativeAddress(which): the trampoline's address as a function pointer for the C ABI; 0 for no such one. */

@@ -91,6 +91,23 @@ class CallbackPathTest {
     }
 
     @Test
+    fun `a cancelled call's token is never used again`() = runBlocking {
+        AppFunctionDispatcher().use { d ->
+            app(d)
+            repeat(3) {
+                // the suspend execute keeps one token for the next call: never a cancelled one
+                val job = async(Dispatchers.Default) { d.execute(AppFunctionInvocation("never"), "{}") }
+                delay(20)
+                job.cancel()
+                assertTrue(runCatching { job.await() }.exceptionOrNull() is kotlinx.coroutines.CancellationException)
+                val o = d.execute(AppFunctionInvocation("later"), "{}")
+                assertEquals(AppFunctionStatus.Success, o.status, o.json)
+                assertEquals("\"late\"", d.execute(AppFunctionInvocation("later"), "{}").resultJson)
+            }
+        }
+    }
+
+    @Test
     fun `an exception escaping a handler upcall fails the call and leaves nothing pending`() {
         assumeTrue(AppFunctionsLibrary.callbackPath == AppFunctionCallbackPath.Jni, "the JNI path only")
         AppFunctionDispatcher().use { d ->

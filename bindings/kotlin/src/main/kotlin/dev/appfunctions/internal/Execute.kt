@@ -62,7 +62,7 @@ internal suspend fun awaitOutcome(
     val hostKey = hostContextKey(invocation)
     try {
         return suspendCancellableCoroutine { cont ->
-            val token = NativeCalls.cancelTokenNewOrNull()
+            val token = Tokens.take()
             val p = PendingExecute(cont, token)
             pending = p
             val key = Handles.put(p)
@@ -75,7 +75,10 @@ internal suspend fun awaitOutcome(
                     cont.resumeWith(Result.success(AppFunctionOutcome.error(AppFunctionErrorCode.InvalidArgument, lastError())))
                 }
             } else {
-                cont.invokeOnCancellation { if (token != null) NativeCalls.cancelTokenCancel(token) }
+                cont.invokeOnCancellation {
+                    p.cancelled = true
+                    if (token != null) NativeCalls.cancelTokenCancel(token)
+                }
             }
         }
     } finally {
@@ -84,18 +87,19 @@ internal suspend fun awaitOutcome(
     }
 }
 
-/** The blocking form: [run] is `af_execute_json` or `af_view_execute_json` with the invocation block. */
+/** The blocking form: [run] is `af_execute_json` or `af_view_execute_json` with the invocation block, answering the outcome JSON. */
 internal fun blockingOutcomeJson(
     native: NativeDispatcher,
     invocation: AppFunctionInvocation,
     cancel: AppFunctionCancellationToken?,
-    run: (inv: Pointer) -> Pointer?,
+    run: (inv: Pointer) -> String?,
 ): String {
     val inv = InvocationLayout.threadBlock()
     val tokenPtr = cancel?.acquire()
     val hostKey = hostContextKey(invocation)
     try {
-        return withInvocation(native, inv, invocation, tokenPtr, hostKey) { run(inv) }.takeUtf8()!!
+        return withInvocation(native, inv, invocation, tokenPtr, hostKey) { run(inv) }
+            ?: throw IllegalStateException("the core answered no outcome: ${lastError()}")
     } finally {
         if (tokenPtr != null) cancel.releaseUse()
         if (hostKey != 0L) Handles.remove(hostKey)

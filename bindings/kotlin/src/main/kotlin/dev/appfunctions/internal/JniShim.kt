@@ -31,13 +31,19 @@ internal object JniShim {
     const val PERMISSION = 9
 
     /** The ABI functions the shim calls, in the order of its AFJ_FN_* (handed over at init). */
-    private val FUNCTIONS = arrayOf("af_call_return", "af_call_fail", "af_gate_deny")
+    private val FUNCTIONS = arrayOf("af_call_return", "af_call_fail", "af_gate_deny", "af_execute_json", "af_view_execute_json", "af_string_free")
 
     /** Caches [callbacks]' upcall methods and the addresses of [FUNCTIONS]: 0 when done. */
     external fun nativeInit(callbacks: Class<*>, functions: LongArray): Int
 
     /** Trampoline [which]'s address (0: none). */
     external fun nativeAddress(which: Int): Long
+
+    /**
+     * `af_execute_json` ([view] 0, [target] a dispatcher) or `af_view_execute_json` ([view] 1, a
+     * view) with [args] (UTF-8 without a NUL): the outcome's UTF-8, read and freed in C.
+     */
+    external fun nativeExecuteJson(view: Int, target: Long, inv: Long, args: ByteArray?): ByteArray?
 
     /** Where the shim was loaded from, or why not: `Result.failure` keeps the JNA callbacks. */
     val loaded: Result<String> by lazy { runCatching { load() } }

@@ -84,11 +84,14 @@ internal object NativeCalls {
     fun setLimits(d: Pointer, maxInputBytes: Long, maxDepth: Int): Int = AfNative.af_set_limits(d, maxInputBytes, maxDepth)
     fun executeAsync(d: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
         AfNative.af_execute_async(d, inv, args, Callbacks.fns.outcome, userData)
-    fun executeJson(d: Pointer, inv: Pointer, args: String): Pointer? = AfNative.af_execute_json(d, inv, args.cstr())
+    /** The outcome JSON of af_execute_json: through the JNI shim when it is loaded (one crossing), else JNA. */
+    fun executeJson(d: Pointer, inv: Pointer, args: String): String? =
+        if (Callbacks.jni) JniShim.nativeExecuteJson(0, Pointer.nativeValue(d), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8))?.toString(Charsets.UTF_8)
+        else AfNative.af_execute_json(d, inv, args.cstr()).takeUtf8()
     fun entitiesAsync(d: Pointer, inv: Pointer, entity: ByteArray, idsJson: ByteArray, userData: Pointer?): Int =
         AfNative.af_entities_async(d, inv, entity, idsJson, Callbacks.fns.outcome, userData)
-    fun entitiesJson(d: Pointer, inv: Pointer, entity: String, idsJson: String): Pointer? =
-        AfNative.af_entities_json(d, inv, entity.cstr(), idsJson.cstr())
+    fun entitiesJson(d: Pointer, inv: Pointer, entity: String, idsJson: String): String? =
+        AfNative.af_entities_json(d, inv, entity.cstr(), idsJson.cstr()).takeUtf8()
     fun androidExecuteAsync(d: Pointer, inv: Pointer, parametersDocument: String, userData: Pointer): Int =
         AfNative.af_android_execute_async(d, inv, parametersDocument.cstr(), AndroidResponse, userData)
     fun setDefaultTimeout(d: Pointer, timeoutMs: Int): Int = AfNative.af_dispatcher_set_default_timeout(d, timeoutMs)
@@ -129,7 +132,10 @@ internal object NativeCalls {
     fun viewInstructions(v: Pointer): String? = AfNative.af_view_instructions_copy(v).takeUtf8()
     fun viewExecuteAsync(v: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
         AfNative.af_view_execute_async(v, inv, args, Callbacks.fns.outcome, userData)
-    fun viewExecuteJson(v: Pointer, inv: Pointer, args: String): Pointer? = AfNative.af_view_execute_json(v, inv, args.cstr())
+    /** The outcome JSON of af_view_execute_json, as [executeJson]. */
+    fun viewExecuteJson(v: Pointer, inv: Pointer, args: String): String? =
+        if (Callbacks.jni) JniShim.nativeExecuteJson(1, Pointer.nativeValue(v), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8))?.toString(Charsets.UTF_8)
+        else AfNative.af_view_execute_json(v, inv, args.cstr()).takeUtf8()
     fun viewSetMetadata(v: Pointer, metadataJson: String): Int = AfNative.af_view_set_metadata(v, metadataJson.cstr())
     fun viewReset(v: Pointer): Int = AfNative.af_view_reset(v)
     fun viewSetConfirmation(v: Pointer, text: String): Int = AfNative.af_view_set_confirmation(v, text.cstr())

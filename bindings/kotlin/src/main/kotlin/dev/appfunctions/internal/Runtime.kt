@@ -23,6 +23,7 @@ import kotlinx.coroutines.Job
 import kotlinx.coroutines.launch
 import java.lang.reflect.InvocationTargetException
 import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.coroutines.resume
 
@@ -144,11 +145,35 @@ internal class ToolkitTextsData(state: DispatcherState, val texts: AppFunctionTo
 /** Where an MCP session's notifications go (af_mcp_session_set_notify, af_mcp_set_notify). */
 internal class NotifyData(state: DispatcherState, val sink: (String) -> Unit) : UserData(state)
 
-/** One pending suspend execute: the continuation and the cancel token (freed when both sides let go). */
+/**
+ * One pending suspend execute: the continuation and the cancel token, given back to [Tokens]
+ * when both sides let go (the outcome arrived and the awaiting side returned).
+ */
 internal class PendingExecute(val cont: CancellableContinuation<AppFunctionOutcome>, val token: Pointer?) {
     private val refs = AtomicInteger(2)
+
+    /** Set before the token is cancelled: a cancelled token is freed, never reused. */
+    @Volatile
+    var cancelled = false
+
     fun release() {
-        if (refs.decrementAndGet() == 0 && token != null) NativeCalls.cancelTokenFree(token)
+        if (refs.decrementAndGet() == 0 && token != null) Tokens.giveBack(token, cancelled)
+    }
+}
+
+/**
+ * The suspend execute's per-call cancel tokens, one kept for the next call: a token that was not
+ * cancelled is as new once its call ended (each call registers with it and leaves it when it
+ * ends), and making and freeing one per call cost about 180 ns. At most one is kept (for the
+ * life of the process); a cancelled one is always freed.
+ */
+internal object Tokens {
+    private val kept = AtomicReference<Pointer?>()
+
+    fun take(): Pointer? = kept.getAndSet(null) ?: NativeCalls.cancelTokenNewOrNull()
+
+    fun giveBack(token: Pointer, cancelled: Boolean) {
+        if (cancelled || !kept.compareAndSet(null, token)) NativeCalls.cancelTokenFree(token)
     }
 }
 
