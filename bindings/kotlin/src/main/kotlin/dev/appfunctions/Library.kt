@@ -41,12 +41,15 @@ object AppFunctionsLibrary {
         }
     }
 
+    /**
+     * One line when the binding runs on JNA's callbacks (the shim missing, or not wanted). Silent on
+     * the shim's path: java.util.logging's first use costs tens of milliseconds of a cold start.
+     */
     private fun logCallbackPath() {
+        val why = JniShim.loaded.exceptionOrNull() ?: return
         val jul = java.util.logging.Logger.getLogger("dev.appfunctions")
-        JniShim.loaded.fold(
-            { jul.info("appfunctions: callbacks through the JNI shim (lib${JniShim.LIBRARY}, from $it)") },
-            { jul.info("appfunctions: callbacks through JNA (lib${JniShim.LIBRARY} not used: ${it.message})") },
-        )
+        val level = if (System.getProperty(JniShim.PROPERTY) == "jna") java.util.logging.Level.INFO else java.util.logging.Level.WARNING
+        jul.log(level, "appfunctions: callbacks through JNA, slower (lib${JniShim.LIBRARY} not used: ${why.message})")
     }
 
     internal fun checkAbi(found: Int) {
@@ -66,8 +69,8 @@ object AppFunctionsLibrary {
     /**
      * How the core calls back into Kotlin: [AppFunctionCallbackPath.Jni] through the binding's
      * JNI shim (`libappfunctions_jni`, shipped beside the library), else
-     * [AppFunctionCallbackPath.Jna] through JNA callbacks (slower, the same behaviour). Loads
-     * the library; logged once (`dev.appfunctions`, INFO).
+     * [AppFunctionCallbackPath.Jna] through JNA callbacks (slower, the same behaviour; the first
+     * load then logs one line saying why: `dev.appfunctions`, WARNING). Loads the library.
      */
     val callbackPath: AppFunctionCallbackPath
         get() {
