@@ -12,7 +12,9 @@
 package dev.appfunctions.internal
 
 import com.sun.jna.Callback
+import com.sun.jna.Library
 import com.sun.jna.Native
+import com.sun.jna.NativeLibrary
 import com.sun.jna.Pointer
 import com.sun.jna.ptr.PointerByReference
 
@@ -64,8 +66,16 @@ internal interface LogFn : Callback {
 internal object AfNative {
     const val LIBRARY = "appfunctions"
 
+    /**
+     * The library, held for the life of the process: the JNI shim calls a few of its functions
+     * by the addresses this instance resolves (NativeCalls.functionAddress). Another
+     * `NativeLibrary.getInstance` could load a second copy (from the jar, unpacked again) and
+     * close it when collected.
+     */
+    val library: NativeLibrary = NativeLibrary.getInstance(LIBRARY, mapOf(Library.OPTION_CLASSLOADER to AfNative::class.java.classLoader))
+
     init {
-        Native.register(AfNative::class.java, LIBRARY)
+        Native.register(AfNative::class.java, library)
     }
 
     external fun af_last_error(): Pointer?

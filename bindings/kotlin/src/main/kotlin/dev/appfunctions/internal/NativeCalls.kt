@@ -21,9 +21,8 @@ internal object NativeCalls {
     fun errorCodeName(code: Int): String? = AfNative.af_error_code_name(code).utf8()
     fun version(): String = AfNative.af_version().utf8().orEmpty()
 
-    /** The address of the loaded library's function [name] (for the JNI shim, which calls a few itself). */
-    fun functionAddress(name: String): Long =
-        Pointer.nativeValue(com.sun.jna.NativeLibrary.getInstance(AfNative.LIBRARY).getFunction(name))
+    /** The address of the loaded library's function [name] (for the JNI shim, which calls a few itself): the registered instance's. */
+    fun functionAddress(name: String): Long = Pointer.nativeValue(AfNative.library.getFunction(name))
 
     // --- the call context ------------------------------------------------------------------------
     fun callFunctionId(call: Pointer): String = AfNative.af_call_function_id(call).utf8().orEmpty()

@@ -10,7 +10,6 @@ package dev.appfunctions.bench
 import com.sun.jna.Callback
 import com.sun.jna.Memory
 import com.sun.jna.Native
-import com.sun.jna.NativeLibrary
 import com.sun.jna.Pointer
 import dev.appfunctions.AppFunctionDispatcher
 import dev.appfunctions.AppFunctionInvocation
@@ -142,7 +141,7 @@ private val OK = JsonPrimitive("ok")
 /** What afj_c_setup takes, in its order. */
 private val C_FUNCTIONS = listOf("af_dispatcher_new", "af_define_types", "af_register_function", "af_execute_json", "af_string_free", "af_call_return", "af_call_args")
 
-private fun functionAddress(name: String): Long = Pointer.nativeValue(NativeLibrary.getInstance("appfunctions").getFunction(name))
+private fun functionAddress(name: String): Long = dev.appfunctions.internal.NativeCalls.functionAddress(name)
 
 private fun measureAll(n: Int, loops: List<Loop>, rounds: Int = 5) {
     var sink = 0
