@@ -543,9 +543,11 @@ def kotlin_floor_table(s, c_ns):
                 "handle table, the context, encoding the result, decoding the outcome)."]
     c_cpu = s.get("kotlin_c_same_jvm_cpu_ns")
     if c_cpu:
-        def vs(key):
-            v = s.get(key)
-            return f"{fmt(v)} ns ({fmt(v / c_cpu)}×)" if v else "not measured"
+        def vs(key, base="kotlin_c_same_jvm_cpu_ns"):
+            v, b = s.get(key), s.get(base)
+            if not v or not b:
+                return "not measured"
+            return f"{fmt(v)} ns ({fmt(v / b)}×)" if base == "kotlin_c_same_jvm_cpu_ns" else f"{fmt(v / b)}×"
         out += ["", "The same machine at the same moment: the C figure's call (`create_order` with its three arguments, "
                 "a C handler answering `\"ok\"`, `af_execute_json` and `af_string_free`, as `benches/execute.rs` "
                 f"times it) in a C loop of the Kotlin bench's JVM (`src/test/c/floor_jni.c`) took {fmt(c_cpu)} ns of "
@@ -554,8 +556,8 @@ def kotlin_floor_table(s, c_ns):
                 f"the C figure's own call through Kotlin {vs('kotlin_c_call_cpu_ns')}, and `suspend` `execute` "
                 f"with the trivial handler {vs('kotlin_execute_suspend_cpu_ns')}. A DSL handler gets its arguments "
                 f"parsed, which the C figure's handler never asks for: the same C loop with its handler reading them "
-                f"(`af_call_args`, the bound request the core then writes) took {fmt(s.get('kotlin_c_args_same_jvm_cpu_ns'))} ns, "
-                f"so the Kotlin call is {fmt(s.get('binding_kotlin_c_call_vs_c_args_same_jvm_cpu_ratio'))}× a C handler "
+                f"(`af_call_args`, the bound request) took {fmt(s.get('kotlin_c_args_same_jvm_cpu_ns'))} ns, "
+                f"so the Kotlin call is {vs('kotlin_c_call_cpu_ns', 'kotlin_c_args_same_jvm_cpu_ns')} a C handler "
                 f"doing that; parsing them with kotlinx.serialization takes {fmt(s.get('kotlin_floor_parse_args_cpu_ns'))} ns."]
     return out
 
@@ -845,19 +847,32 @@ if s.get("dotnet_execute_ns"):
 # profiles of benches/instructions.rs). Printed for the targets missed in this run.
 REASONS = {
     "binding_kotlin_vs_c_ratio":
-        "JNA itself is over the target: the Bindings section's floor (the C call, plus a downcall that "
-        "calls back once, two downcalls and one string read, each measured in the same JVM) is about "
-        "3.1× the C figure, and the callback alone (about 480 ns of CPU) costs more than the whole C "
-        "call. The binding's own work above that floor is about 400 ns (the invocation block is "
-        "written with plain stores, no JNI call per field, since 2026-12-01). Under 2× needs another "
-        "way across than JNA callbacks (JNI code of our own or Java's FFM API, neither on Android's "
-        "JDK 17 level with JNA's artifact alone).",
+        "Since the JNI shim (2026-12-01) the Kotlin round trip crosses once each way: the floor, the "
+        "C call plus one downcall calling back once through JNI (about 125 ns of CPU), is about 1.3× "
+        "the C figure (JNA's callback alone cost about 540 ns, more than the C call). Above the floor "
+        "is the binding's own work: the invocation block, the C string of the id, the handle table's "
+        "lookup, the context, the result's encoding, the outcome's decoding into a String. On a "
+        "loaded machine this ratio of two runs' wall clocks is noise; the same-JVM row below (the C "
+        "call in a C loop beside the Kotlin one, in the thread's CPU time) is one moment's.",
     "binding_kotlin_suspend_vs_c_ratio":
-        "The suspend form is the blocking one plus, measured with a probe on 2026-12-01: the outcome "
-        "callback (a second JNA callback, about 480 ns), the call's own cancel token made and freed "
-        "(about 180 ns), the continuation and its cancellation hook (about 85 ns), the handle table "
-        "(about 40 ns). Reusing the token per thread and answering a blocking handler through "
-        "`af_execute_json` would take off about 660 ns; the JNA floor above still stands.",
+        "The suspend form answers a parsed `AppFunctionOutcome` (kotlinx.serialization over the "
+        "outcome, about 350 ns: `executeBlocking` beside `executeBlockingJson`), and pays the "
+        "coroutine machinery (the continuation and its cancellation hook, the handle table) and "
+        "`af_execute_async`'s own work in the core (the call's cancel token attached and detached, "
+        "the outcome callback: a JNI callback since the shim, about 70 ns; the token is kept for "
+        "the next call since 2026-12-01, not made and freed per call). The C figure's call parses "
+        "nothing; the blocking JSON form is the one within 2×.",
+    "binding_kotlin_suspend_vs_c_same_jvm_cpu_ratio":
+        "As the row above says for the wall clock: the parsed outcome (about 350 ns) and the "
+        "asynchronous path (the continuation, the handle table, `af_execute_async`'s token and "
+        "outcome callback) over the blocking round trip, which is within 2×.",
+    "binding_kotlin_c_call_vs_c_same_jvm_cpu_ratio":
+        "A DSL handler gets its arguments parsed, which the C figure's handler never asks for: JNA "
+        "reads the bound request (`af_call_args`; a C handler reading it costs the core nothing "
+        "measurable, the Bindings section's C loop beside) and kotlinx.serialization parses it into a "
+        "`JsonObject` (about 150 ns). That leaves about 300 ns more than the trivial handler's "
+        "round trip not yet attributed (measured 2026-12-01: the trivial handler's call is 1.5× the "
+        "same-JVM C figure, this one 3.2×).",
     "coldstart_jvm_register_vs_c_x":
         "The core's share of the JVM's registration is a fraction of a millisecond, as in C; the rest "
         "is the JVM running the DSL, kotlinx.serialization and JNA's callback set-up for the first "
