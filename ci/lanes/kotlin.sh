@@ -2,7 +2,8 @@
 # Kotlin lane: build the native library, then run the Kotlin binding's tests on JDK 17: all of
 # them on the JNI shim's callbacks (the pom's jni profile compiles src/main/c/appfunctions_jni.c
 # with gcc, warnings as errors), then a subset again on JNA's callbacks (the fallback when the
-# shim is missing), and the shim's CMakeLists.txt (what Android's NDK builds) once with cmake.
+# shim is missing), a subset with the shim built under AddressSanitizer and UBSan, and the shim's
+# CMakeLists.txt (what Android's NDK builds) once with cmake.
 #   exit 0  tests passed
 #   exit 1  build or test failure
 #   exit 3  the lane cannot run here (no JDK 17, no Maven or no C compiler)
@@ -121,6 +122,33 @@ if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} surefire:test "-
     -Dappfunctions.callbacks=jna -Dappfunctions.expectCallbacks=jna "-Dtest=$FALLBACK_TESTS"); then
   say "FAILED: the tests on JNA's callbacks"
   exit 1
+fi
+
+# The shim under AddressSanitizer and UBSan once: built instrumented into target/asan, found first
+# on java.library.path by the test JVM, which preloads the sanitizer runtime; a report aborts it.
+ASAN_LIB="$(gcc -print-file-name=libasan.so)"
+if [[ -f "$ASAN_LIB" ]]; then
+  ASAN_DIR="$BINDING/target/asan"
+  mkdir -p "$ASAN_DIR"
+  if ! gcc -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+      -Wall -Wextra -Werror -shared -fPIC -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -I"$REPO/include" \
+      "$BINDING/src/main/c/appfunctions_jni.c" -o "$ASAN_DIR/libappfunctions_jni.so"; then
+    say "FAILED: building the shim with -fsanitize=address,undefined"
+    exit 1
+  fi
+  ASAN_TESTS="CallbackPathTest,HooksTest,LifecycleTest,OrdersScenarioTest"
+  say "the shim under AddressSanitizer and UBSan: $ASAN_TESTS"
+  # the JVM handles its own SIGSEGVs (implicit null checks): the sanitizer must leave them to it
+  # shellcheck disable=SC2086
+  if ! (cd "$BINDING" && ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:allow_user_segv_handler=1:use_sigaltstack=0:abort_on_error=1 \
+      mvn -B -Dstyle.color=never ${MVN_ARGS:-} surefire:test "-Djna.library.path=$LIBDIR" -Dappfunctions.expectCallbacks=jni \
+      "-Dtest.ld.preload=$ASAN_LIB" "-Dtest.jvm.args=-Djava.library.path=$ASAN_DIR" \
+      -Dappfunctions.expectShimFrom=java.library.path "-Dtest=$ASAN_TESTS"); then
+    say "FAILED: the tests with the shim under AddressSanitizer (a hs_err or sanitizer report is above)"
+    exit 1
+  fi
+else
+  say "warning: no libasan for gcc: the shim is not run under AddressSanitizer here"
 fi
 
 # The shim's CMakeLists.txt (Android's externalNativeBuild uses it): configure and build it here.

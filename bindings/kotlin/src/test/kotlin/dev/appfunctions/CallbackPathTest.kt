@@ -29,6 +29,10 @@ class CallbackPathTest {
         val expected = System.getProperty("appfunctions.expectCallbacks").orEmpty()
         val path = AppFunctionsLibrary.callbackPath
         if (expected.isNotEmpty()) assertEquals(expected, path.name.lowercase(), AppFunctionsLibrary.callbackPathDetail)
+        // the lane's AddressSanitizer run: the instrumented shim, found first on java.library.path
+        System.getProperty("appfunctions.expectShimFrom").orEmpty().takeIf { it.isNotEmpty() }?.let {
+            assertEquals(it, AppFunctionsLibrary.callbackPathDetail)
+        }
         assertTrue(AppFunctionsLibrary.callbackPathDetail.isNotEmpty())
         if (System.getProperty("appfunctions.callbacks") == "jna") {
             assertEquals(AppFunctionCallbackPath.Jna, path)
