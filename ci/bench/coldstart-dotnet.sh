@@ -3,9 +3,12 @@
 # SAMPLES, DEMO and LIB set: bindings/dotnet/benchmarks/AppFunctions.ColdStart (the demo's app
 # of 50 functions with AddAppFunctions(): library load and ABI check, registration, the first
 # call) beside AppFunctions.ColdStart.Floor (the same app and program without appfunctions),
-# each built for the JIT (dotnet build, the apphost) and for NativeAOT (dotnet publish), the
-# full program with LIB (the dist library) beside it. Writes $OUT/coldstart_dotnet_jit.json and
-# $OUT/coldstart_dotnet_aot.json (ci/bench/coldstart.py --binding); says loudly what it cannot run.
+# each built for the JIT (dotnet build, the apphost), for ReadyToRun (dotnet publish
+# -p:PublishReadyToRun=true, framework-dependent: CoreCLR's form of the
+# precompiled startup Android's release builds ship) and for
+# NativeAOT (dotnet publish), the full program with LIB (the dist library) beside it. Writes
+# $OUT/coldstart_dotnet_jit.json, $OUT/coldstart_dotnet_r2r.json and $OUT/coldstart_dotnet_aot.json
+# (ci/bench/coldstart.py --binding); says loudly what it cannot run.
 set -euo pipefail
 : "${REPO:?}" "${OUT:?}" "${SAMPLES:?}" "${DEMO:?}" "${LIB:?}"
 loud() {
@@ -21,16 +24,22 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPE
 BENCH="$REPO/bindings/dotnet/benchmarks"
 W="$OUT/dotnet-coldstart"
 rm -rf "$W"
-build() { # project, output dir, publish (1) or build (0)
+build() { # project, output dir, publish with NativeAOT (1), build for the JIT (0) or publish ReadyToRun (r2r)
   local log="$W/$(basename "$2").log"
   mkdir -p "$W"
   if [[ $3 == 1 ]]; then
     dotnet publish "$BENCH/$1" -c Release -r linux-x64 -o "$2" >"$log" 2>&1
+  elif [[ $3 == r2r ]]; then
+    # crossgen2 (Microsoft.NETCore.App.Crossgen2.linux-x64, restored from NuGet) compiles the
+    # program, appfunctions and the packages it uses; the shared framework is ReadyToRun already
+    dotnet publish "$BENCH/$1" -c Release -r linux-x64 --self-contained false -p:PublishAot=false \
+      -p:PublishReadyToRun=true -o "$2" >"$log" 2>&1
   else
     dotnet build "$BENCH/$1" -c Release -o "$2" >"$log" 2>&1
   fi || { tail -20 "$log" >&2; return 1; }
 }
-WHAT_JIT="The demo's app in C# (bindings/dotnet/benchmarks/AppFunctions.ColdStart: its metadata schema, toolkit, types, the order entity and its functions, and numbered copies up to 50 functions, C# methods with the generator's attributes) started by its apphost, the JIT compiling as it goes (no ReadyToRun): \`load\` is the library loaded and its ABI checked (the first use of appfunctions), \`register\` \`AddAppFunctions()\`, the host built and the dispatcher made (every registration), \`call\` the first outcome (\`await Execute\` of create_order, its handler answering an \`Order\`). The floor (AppFunctions.ColdStart.Floor) is the same app and program without appfunctions: its services in a host, the function's class resolved from a scope and create_order called directly."
+WHAT_JIT="The demo's app in C# (bindings/dotnet/benchmarks/AppFunctions.ColdStart: its metadata schema, toolkit, types, the order entity and its functions, and numbered copies up to 50 functions, C# methods with the generator's attributes) started by its apphost, the JIT compiling as it goes (no ReadyToRun): \`load\` is the library loaded and its ABI checked (the first use of appfunctions), \`container\` the services with \`AddAppFunctions()\` and the container built, \`register\` the dispatcher resolved from it and made (every registration; the registration part is \`container\` and \`register\`), \`call\` the first outcome (\`await Execute\` of create_order, its handler answering an \`Order\`). The floor (AppFunctions.ColdStart.Floor) is the same app and program without appfunctions: its services in a host, the function's class resolved from a scope and create_order called directly."
+WHAT_R2R="The same two programs published ReadyToRun (\`dotnet publish -p:PublishReadyToRun=true\`, linux-x64, framework-dependent: crossgen2 compiles the program, appfunctions and the DI package ahead of time, the shared framework is ReadyToRun already: CoreCLR's form of what Android's release builds ship, whose startup is precompiled by profiled AOT; iOS is fully AOT, as NativeAOT below), the JIT compiling only what ReadyToRun cannot hold (generic instantiations over other assemblies' value types, dynamic methods), the full one with the dist library beside it."
 WHAT_AOT="The same two programs compiled with NativeAOT (\`dotnet publish\`, linux-x64), the full one with the dist library beside it."
 measure() { # label, full exe, floor exe, what
   "$2" --check || { loud "$2 --check failed"; return 1; }
@@ -43,6 +52,13 @@ if build AppFunctions.ColdStart "$W/jit" 0 && build AppFunctions.ColdStart.Floor
   measure dotnet_jit "$W/jit/AppFunctions.ColdStart" "$W/jit-floor/AppFunctions.ColdStart.Floor" "$WHAT_JIT"
 else
   loud "the JIT programs did not build (logs in $W)"
+fi
+echo "-- .NET (ReadyToRun): dotnet publish -p:PublishReadyToRun=true"
+if build AppFunctions.ColdStart "$W/r2r" r2r && build AppFunctions.ColdStart.Floor "$W/r2r-floor" r2r; then
+  cp "$LIB" "$W/r2r/libappfunctions.so"
+  measure dotnet_r2r "$W/r2r/AppFunctions.ColdStart" "$W/r2r-floor/AppFunctions.ColdStart.Floor" "$WHAT_R2R"
+else
+  loud "the ReadyToRun programs did not publish (the Crossgen2 pack from NuGet? logs in $W)"
 fi
 echo "-- .NET (NativeAOT): dotnet publish"
 if build AppFunctions.ColdStart "$W/aot" 1 && build AppFunctions.ColdStart.Floor "$W/aot-floor" 1; then

@@ -320,6 +320,8 @@ internal static class Units
             var reqName = Names.Pascal(id);
             var req = new StringBuilder();
             var bind = new StringBuilder();
+            var fast = new StringBuilder();
+            bool allFast = true;
             var callArgs = new List<string>();
             var ps = new List<string>();
             bool failed = false;
@@ -382,6 +384,19 @@ internal static class Units
                 var init = p.HasExplicitDefaultValue ? " = " + DefaultExpr(p) + ";" : " = default!;";
                 req.AppendLine($"        public {ptype} {prop} {{ get; set; }}{init}");
                 bind.AppendLine($"            {(bind.Length == 0 ? "" : "else ")}if (r.ValueTextEquals({Json.Str(name)}u8)) {{ r.Read(); req.{prop} = {t.Read}; }}");
+                if (t.Fast is null)
+                {
+                    allFast = false;
+                }
+                else
+                {
+                    var v = "v" + callArgs.Count.ToString(CultureInfo.InvariantCulture);
+                    var read = string.Format(CultureInfo.InvariantCulture, t.Fast, v);
+                    var set = t.Nullable
+                        ? $"if (f.Null()) {{ req.{prop} = null; }} else if ({read}) {{ req.{prop} = {v}; }} else {{ break; }}"
+                        : $"if (!{read}) {{ break; }} req.{prop} = {v};";
+                    fast.AppendLine($"            {(fast.Length == 0 ? "" : "else ")}if (global::System.MemoryExtensions.SequenceEqual(name, {Json.Str(name)}u8)) {{ {set} }}");
+                }
                 callArgs.Add("req." + prop);
             }
             if (failed)
@@ -481,7 +496,29 @@ internal static class Units
             requests.AppendLine("    {");
             requests.Append(req);
             requests.AppendLine("    }");
-            members.AppendLine($"    private static object Bind_{id}(global::System.ReadOnlySpan<byte> json)");
+            var readerBinder = "Bind_" + id;
+            if (allFast)
+            {
+                // the compact arguments the core wrote, read in one pass; anything else (an
+                // escaped string, say) by the general reader below
+                readerBinder = "BindWithReader_" + id;
+                members.AppendLine($"    private static object Bind_{id}(global::System.ReadOnlySpan<byte> json)");
+                members.AppendLine("    {");
+                members.AppendLine("        var f = new global::AppFunctions.Generated.ArgumentScanner(json);");
+                members.AppendLine($"        var req = new {reqFq}();");
+                members.AppendLine("        while (true)");
+                members.AppendLine("        {");
+                members.AppendLine("            int next = f.Next(out var name);");
+                members.AppendLine("            if (next == 0) { return req; }");
+                members.AppendLine("            if (next < 0) { break; }");
+                members.Append(fast);
+                members.AppendLine(fast.Length == 0 ? "            break;" : "            else { break; }");
+                members.AppendLine("        }");
+                members.AppendLine($"        return {readerBinder}(json);");
+                members.AppendLine("    }");
+                members.AppendLine();
+            }
+            members.AppendLine($"    private static object {readerBinder}(global::System.ReadOnlySpan<byte> json)");
             members.AppendLine("    {");
             members.AppendLine("        var r = global::AppFunctions.Generated.JsonHelpers.Reader(json);");
             members.AppendLine($"        var req = new {reqFq}();");

@@ -55,12 +55,21 @@ internal static class Emitter
         foreach (var u in m.Units)
         {
             var typeOf = u.DeclaringType.Split('|')[0];
+            // the unit's Register as a method group and no lambda for a unit without services:
+            // every method the module runs at startup is one more for a JIT to compile
             sb.AppendLine($"        new global::AppFunctions.Generated.AppFunctionUnit(typeof({typeOf}),");
-            sb.AppendLine("            static s =>");
-            sb.AppendLine("            {");
-            sb.Append(u.Services.Length > 0 ? u.Services.Replace("            ", "                ") : "");
-            sb.AppendLine("            },");
-            sb.AppendLine($"            static r => __Unit{i}.Register(r)),");
+            if (u.Services.Length > 0)
+            {
+                sb.AppendLine("            static s =>");
+                sb.AppendLine("            {");
+                sb.Append(u.Services.Replace("            ", "                "));
+                sb.AppendLine("            },");
+            }
+            else
+            {
+                sb.AppendLine("            null,");
+            }
+            sb.AppendLine($"            __Unit{i}.Register),");
             i++;
         }
         sb.AppendLine("    });");

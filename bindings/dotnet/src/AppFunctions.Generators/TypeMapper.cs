@@ -23,6 +23,10 @@ internal sealed class TypeRef
 
     /// <summary>A statement writing <c>{0}</c> with <c>w</c>.</summary>
     public string Write = "w.WriteNullValue();";
+
+    /// <summary>A condition reading the value with the <c>ArgumentScanner</c> <c>f</c> into <c>out var {0}</c>
+    /// (false: the general reader binds the call); null for a type it does not read.</summary>
+    public string? Fast;
 }
 
 /// <summary>Maps C# types onto descriptor types and emits their readers and writers.</summary>
@@ -70,17 +74,17 @@ internal sealed class TypeMapper(Compilation compilation)
         switch (type.SpecialType)
         {
             case SpecialType.System_String:
-                return Prim(r, "\"string\"", "r.GetString()!", "w.WriteStringValue({0});", str: true);
+                return Fast(Prim(r, "\"string\"", "r.GetString()!", "w.WriteStringValue({0});", str: true), "f.String(out var {0})");
             case SpecialType.System_Boolean:
-                return Prim(r, "\"boolean\"", "r.GetBoolean()", "w.WriteBooleanValue({0});");
+                return Fast(Prim(r, "\"boolean\"", "r.GetBoolean()", "w.WriteBooleanValue({0});"), "f.Boolean(out var {0})");
             case SpecialType.System_Int32:
-                return Prim(r, "\"int32\"", "r.GetInt32()", "w.WriteNumberValue({0});", num: true);
+                return Fast(Prim(r, "\"int32\"", "r.GetInt32()", "w.WriteNumberValue({0});", num: true), "f.Int32(out var {0})");
             case SpecialType.System_Int16:
                 return Prim(r, "\"int32\"", "r.GetInt16()", "w.WriteNumberValue({0});", num: true);
             case SpecialType.System_Byte:
                 return Prim(r, "\"int32\"", "r.GetByte()", "w.WriteNumberValue({0});", num: true);
             case SpecialType.System_Int64:
-                return Prim(r, "\"int64\"", "r.GetInt64()", "w.WriteNumberValue({0});", num: true);
+                return Fast(Prim(r, "\"int64\"", "r.GetInt64()", "w.WriteNumberValue({0});", num: true), "f.Int64(out var {0})");
             case SpecialType.System_Double:
                 return Prim(r, "\"double\"", "r.GetDouble()", "w.WriteNumberValue({0});", num: true);
             case SpecialType.System_Single:
@@ -150,6 +154,12 @@ internal sealed class TypeMapper(Compilation compilation)
         return r;
     }
 
+    private static TypeRef Fast(TypeRef r, string fast)
+    {
+        r.Fast = fast;
+        return r;
+    }
+
     private static TypeRef MakeNullable(TypeRef inner, bool valueType)
     {
         if (inner.Unsupported is not null)
@@ -165,6 +175,7 @@ internal sealed class TypeMapper(Compilation compilation)
             IsString = inner.IsString,
             IsNumber = inner.IsNumber,
             IsSet = inner.IsSet,
+            Fast = inner.Fast,
             Read = $"(r.TokenType == global::System.Text.Json.JsonTokenType.Null ? default{(valueType ? "" : "!")} : ({(valueType ? inner.Display + "?" : inner.Display)}){inner.Read})",
             Write = valueType
                 ? "if (({0}).HasValue) {{ " + inner.Write.Replace("{0}", "({0}).Value") + " }} else {{ w.WriteNullValue(); }}"
@@ -225,6 +236,7 @@ internal sealed class TypeMapper(Compilation compilation)
         var r = new TypeRef { Display = type.ToDisplayString(), DescriptorJson = "{\"enum\":" + Json.Str(name) + "}" };
         r.Read = $"__AppFunctionsJson.Read_{key}(ref r)";
         r.Write = $"__AppFunctionsJson.Write_{key}(w, {{0}});";
+        r.Fast = $"__AppFunctionsJson.Fast_{key}(ref f, out var {{0}})";
         if (Types.ContainsKey(key))
         {
             return r;
@@ -251,6 +263,17 @@ internal sealed class TypeMapper(Compilation compilation)
             code.AppendLine($"        if (r.ValueTextEquals({Json.Str(m.Name)}u8)) return {fq}.{m.Name};");
         }
         code.AppendLine($"        throw global::AppFunctions.Generated.JsonHelpers.Unexpected({Json.Str(name)}, ref r);");
+        code.AppendLine("    }");
+        code.AppendLine();
+        code.AppendLine($"    internal static bool Fast_{key}(ref global::AppFunctions.Generated.ArgumentScanner f, out {fq} value)");
+        code.AppendLine("    {");
+        code.AppendLine("        value = default;");
+        code.AppendLine("        if (!f.RawString(out var s)) return false;");
+        foreach (var m in members)
+        {
+            code.AppendLine($"        if (global::System.MemoryExtensions.SequenceEqual(s, {Json.Str(m.Name)}u8)) {{ value = {fq}.{m.Name}; return true; }}");
+        }
+        code.AppendLine("        return false;");
         code.AppendLine("    }");
         code.AppendLine();
         // the members' names encoded once: writing them skips the escaping scan

@@ -123,7 +123,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
     /// <summary>The ids as a JSON array of strings.</summary>
     private static string IdsJson(IEnumerable<string> ids)
     {
-        var buffer = new System.Buffers.ArrayBufferWriter<byte>();
+        var buffer = new ByteBuffer(256);
         using (var w = new System.Text.Json.Utf8JsonWriter(buffer))
         {
             w.WriteStartArray();
@@ -485,28 +485,27 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
                     }
                     NativeCalls.SetMetadataSchema(_handle, schema.Append(']').ToString());
                 }
-                foreach (var (json, texts) in r.Toolkits)
+                foreach (var t in r.Toolkits)
                 {
-                    NativeCalls.DefineToolkit(_handle, json, texts is null ? null : new ToolkitTexts(texts));
+                    NativeCalls.DefineToolkit(_handle, t.Json, t.Texts is null ? null : new ToolkitTexts(t.Texts));
                 }
-                foreach (var (name, json, lookup) in r.Entities)
+                foreach (var e in r.Entities)
                 {
-                    NativeCalls.RegisterEntity(_handle, json, new EntityRegistration(_core, name, lookup));
+                    NativeCalls.RegisterEntity(_handle, e.Json, new EntityRegistration(_core, e.Name, e.Lookup));
                 }
-                foreach (var (id, json, handler, bind) in r.Functions)
+                foreach (var f in r.Functions)
                 {
-                    var reg = new FunctionRegistration(_core, id, handler, bind, RequiresPermission(json));
-                    NativeCalls.RegisterFunction(_handle, json, reg);
+                    var reg = new FunctionRegistration(_core, f.Id, f.Handler, f.Bind, RequiresPermission(f.Json));
+                    NativeCalls.RegisterFunction(_handle, f.Json, reg);
                     _core.Add(reg);
                 }
-                foreach (var (type, _, dependencies) in r.Delegates)
+                foreach (var d in r.Delegates)
                 {
-                    CheckDependencies(type, dependencies);
+                    CheckDependencies(d.Type, d.Dependencies);
                 }
-                for (int i = 0; i < r.Delegates.Count; i++)
+                foreach (var d in r.Delegates)
                 {
-                    var (invoking, invoked) = r.DelegateCallbacks[i];
-                    NativeCalls.AddDelegate(_handle, new DelegateRegistration(_core, r.Delegates[i].Type, r.Delegates[i].Resolve), invoking, invoked);
+                    NativeCalls.AddDelegate(_handle, new DelegateRegistration(_core, d.Type, d.Resolve), d.Invoking, d.Invoked);
                     _core.HasDelegates = true;
                 }
             }

@@ -322,14 +322,14 @@ internal sealed class JsonBuffer
 
     private JsonBuffer()
     {
-        Output = new ArrayBufferWriter<byte>(256);
+        Output = new ByteBuffer(256);
         // the core keeps a result only when it is in its normal form (else it binds and writes it
         // again), so an encoder that escapes only what JSON requires gives the same outcome, and
         // does not build JavaScriptEncoder.Default's tables at the first call
         Writer = new Utf8JsonWriter(Output, new JsonWriterOptions { SkipValidation = true, Encoder = CoreJsonEncoder.Instance });
     }
 
-    internal ArrayBufferWriter<byte> Output { get; }
+    internal ByteBuffer Output { get; }
 
     internal Utf8JsonWriter Writer { get; }
 
@@ -356,14 +356,67 @@ internal sealed class JsonBuffer
     }
 }
 
+/// <summary>A growing byte buffer for <see cref="Utf8JsonWriter"/>: <c>ArrayBufferWriter&lt;byte&gt;</c>
+/// is an instantiation ReadyToRun does not hold (the JIT compiles it at each start's first
+/// call); this class is compiled ahead of time with appfunctions.</summary>
+internal sealed class ByteBuffer(int capacity) : IBufferWriter<byte>
+{
+    private byte[] _buffer = new byte[capacity];
+    private int _written;
+
+    internal ReadOnlySpan<byte> WrittenSpan => _buffer.AsSpan(0, _written);
+
+    internal int Capacity => _buffer.Length;
+
+    internal void ResetWrittenCount() => _written = 0;
+
+    public void Advance(int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(count);
+        if (count > _buffer.Length - _written)
+        {
+            throw new InvalidOperationException("advanced past the buffer's end");
+        }
+        _written += count;
+    }
+
+    public Memory<byte> GetMemory(int sizeHint = 0)
+    {
+        Reserve(sizeHint);
+        return _buffer.AsMemory(_written);
+    }
+
+    public Span<byte> GetSpan(int sizeHint = 0)
+    {
+        Reserve(sizeHint);
+        return _buffer.AsSpan(_written);
+    }
+
+    private void Reserve(int sizeHint)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(sizeHint);
+        int need = Math.Max(sizeHint, 1);
+        if (need > _buffer.Length - _written)
+        {
+            int size = (int)Math.Min(Array.MaxLength, Math.Max((long)_buffer.Length * 2, (long)_written + need));
+            if (size - _written < need)
+            {
+                throw new OutOfMemoryException("the JSON is larger than an array can hold");
+            }
+            Array.Resize(ref _buffer, size);
+        }
+    }
+}
+
 /// <summary>One generated unit: the functions of one class, a delegate, an entity or a provider.</summary>
 [EditorBrowsable(EditorBrowsableState.Never)]
-public sealed class AppFunctionUnit(Type declaringType, Action<IServiceCollection> configureServices, Action<AppFunctionRegistrar> register)
+public sealed class AppFunctionUnit(Type declaringType, Action<IServiceCollection>? configureServices, Action<AppFunctionRegistrar> register)
 {
     /// <summary>The type the unit was generated from.</summary>
     public Type DeclaringType { get; } = declaringType;
 
-    internal Action<IServiceCollection> ConfigureServices { get; } = configureServices;
+    /// <summary>Registers the unit's services; null when it has none.</summary>
+    internal Action<IServiceCollection>? ConfigureServices { get; } = configureServices;
 
     internal Action<AppFunctionRegistrar> Register { get; } = register;
 }
@@ -406,23 +459,25 @@ public static class AppFunctionCatalog
 [EditorBrowsable(EditorBrowsableState.Never)]
 public sealed class AppFunctionRegistrar
 {
-    internal readonly List<(string Name, bool IsEnum, string Json)> Types = [];
+    // Lists of classes, not of value tuples: List<T> over a reference type is the runtime's shared
+    // code, compiled ahead of time with the framework, where each List<(...)> of a value tuple is
+    // an instantiation that ReadyToRun cannot hold and the JIT compiles at every start.
+    internal readonly List<TypeEntry> Types = [];
     internal readonly SortedSet<string> MetadataProperties = new(StringComparer.Ordinal);
-    internal readonly List<(string Json, Func<int, string, string?>? Texts)> Toolkits = [];
-    internal readonly List<(string Name, string Json, FunctionHandler Lookup)> Entities = [];
-    internal readonly List<(string Id, string Json, FunctionHandler? Handler, RequestBinder? Bind)> Functions = [];
-    internal readonly List<(Type Type, Func<IServiceProvider, IAppFunctionDelegate> Resolve, Type[]? Dependencies)> Delegates = [];
-    internal readonly List<(bool Invoking, bool Invoked)> DelegateCallbacks = [];
+    internal readonly List<ToolkitEntry> Toolkits = [];
+    internal readonly List<EntityEntry> Entities = [];
+    internal readonly List<FunctionEntry> Functions = [];
+    internal readonly List<DelegateEntry> Delegates = [];
 
     internal AppFunctionRegistrar()
     {
     }
 
     /// <summary>A named enum (<c>{"name","members":[...]}</c>).</summary>
-    public void DefineEnum(string name, string json) => Types.Add((name, true, json));
+    public void DefineEnum(string name, string json) => Types.Add(new(name, true, json));
 
     /// <summary>A named record (<c>{"name","fields":[...]}</c>).</summary>
-    public void DefineRecord(string name, string json) => Types.Add((name, false, json));
+    public void DefineRecord(string name, string json) => Types.Add(new(name, false, json));
 
     /// <summary>Properties of the agent views' metadata (from <c>[AppFunction&lt;TMetadata&gt;]</c>).</summary>
     public void AddMetadataProperties(params string[] names)
@@ -434,14 +489,14 @@ public sealed class AppFunctionRegistrar
     }
 
     /// <summary>A toolkit; <paramref name="texts"/> computes its texts (0 functionResult, 1 systemPrompt).</summary>
-    public void DefineToolkit(string json, Func<int, string, string?>? texts = null) => Toolkits.Add((json, texts));
+    public void DefineToolkit(string json, Func<int, string, string?>? texts = null) => Toolkits.Add(new(json, texts));
 
     /// <summary>An entity and its lookup.</summary>
-    public void RegisterEntity(string name, string json, FunctionHandler lookup) => Entities.Add((name, json, lookup));
+    public void RegisterEntity(string name, string json, FunctionHandler lookup) => Entities.Add(new(name, json, lookup));
 
     /// <summary>An entity whose lookup is the <see cref="IAppFunctionEntityProvider{TEntity}"/> in DI.</summary>
     public void RegisterEntity<TEntity>(string name, string json, JsonValueWriter<TEntity> write) =>
-        Entities.Add((name, json, call =>
+        Entities.Add(new(name, json, call =>
         {
             var provider = call.Service<IAppFunctionEntityProvider<TEntity>>();
             var (ids, query, limit) = call.LookupRequest;
@@ -462,14 +517,13 @@ public sealed class AppFunctionRegistrar
 
     /// <summary>A function (a null handler only for output functions).</summary>
     public void RegisterFunction(string id, string json, FunctionHandler? handler, RequestBinder? bind) =>
-        Functions.Add((id, json, handler, bind));
+        Functions.Add(new(id, json, handler, bind));
 
     /// <summary>A delegate resolved from the call's scope; the flags say which methods it implements.</summary>
     public void AddDelegate<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TDelegate>(bool onInvoking, bool onInvoked)
         where TDelegate : class, IAppFunctionDelegate
     {
-        Delegates.Add((typeof(TDelegate), static sp => sp.GetRequiredService<TDelegate>(), null));
-        DelegateCallbacks.Add((onInvoking, onInvoked));
+        Delegates.Add(new(typeof(TDelegate), static sp => sp.GetRequiredService<TDelegate>(), null, onInvoking, onInvoked));
     }
 
     /// <summary>A delegate resolved from the call's scope, with the services its constructor takes:
@@ -477,9 +531,232 @@ public sealed class AppFunctionRegistrar
     public void AddDelegate<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TDelegate>(bool onInvoking, bool onInvoked, params Type[] dependencies)
         where TDelegate : class, IAppFunctionDelegate
     {
-        Delegates.Add((typeof(TDelegate), static sp => sp.GetRequiredService<TDelegate>(), dependencies));
-        DelegateCallbacks.Add((onInvoking, onInvoked));
+        Delegates.Add(new(typeof(TDelegate), static sp => sp.GetRequiredService<TDelegate>(), dependencies, onInvoking, onInvoked));
     }
+}
+
+/// <summary>A named enum or record a unit defines.</summary>
+internal sealed class TypeEntry(string name, bool isEnum, string json)
+{
+    internal readonly string Name = name;
+    internal readonly bool IsEnum = isEnum;
+    internal readonly string Json = json;
+}
+
+/// <summary>A toolkit a unit defines, and what computes its texts.</summary>
+internal sealed class ToolkitEntry(string json, Func<int, string, string?>? texts)
+{
+    internal readonly string Json = json;
+    internal readonly Func<int, string, string?>? Texts = texts;
+}
+
+/// <summary>An entity a unit registers, with its lookup.</summary>
+internal sealed class EntityEntry(string name, string json, FunctionHandler lookup)
+{
+    internal readonly string Name = name;
+    internal readonly string Json = json;
+    internal readonly FunctionHandler Lookup = lookup;
+}
+
+/// <summary>A function a unit registers, with its handler and its request's binder.</summary>
+internal sealed class FunctionEntry(string id, string json, FunctionHandler? handler, RequestBinder? bind)
+{
+    internal readonly string Id = id;
+    internal readonly string Json = json;
+    internal readonly FunctionHandler? Handler = handler;
+    internal readonly RequestBinder? Bind = bind;
+}
+
+/// <summary>A delegate a unit adds: how it is resolved, the services its constructor takes, which methods it implements.</summary>
+internal sealed class DelegateEntry(Type type, Func<IServiceProvider, IAppFunctionDelegate> resolve, Type[]? dependencies, bool invoking, bool invoked)
+{
+    internal readonly Type Type = type;
+    internal readonly Func<IServiceProvider, IAppFunctionDelegate> Resolve = resolve;
+    internal readonly Type[]? Dependencies = dependencies;
+    internal readonly bool Invoking = invoking;
+    internal readonly bool Invoked = invoked;
+}
+
+/// <summary>Reads the bound arguments the core hands a handler (generated binders): the core has
+/// checked them against the function's parameters and written them compact (no whitespace,
+/// names without escapes, integers without fraction or exponent), so a binder that knows its
+/// parameters reads them in one pass without a general JSON reader. Anything it does not expect
+/// (an escaped string, a value of another kind) makes it answer false, and the binder reads the
+/// arguments again with <see cref="Utf8JsonReader"/>.</summary>
+[EditorBrowsable(EditorBrowsableState.Never)]
+public ref struct ArgumentScanner
+{
+    private readonly ReadOnlySpan<byte> _json;
+    private int _pos;
+
+    /// <summary>A scanner before the first argument of <paramref name="json"/>.</summary>
+    public ArgumentScanner(ReadOnlySpan<byte> json)
+    {
+        _json = json;
+        _pos = json.Length >= 2 && json[0] == (byte)'{' ? 1 : int.MaxValue;
+    }
+
+    /// <summary>The next argument's name (then the scanner is at its value): 1; the object's end: 0;
+    /// anything else: -1.</summary>
+    public int Next(out ReadOnlySpan<byte> name)
+    {
+        name = default;
+        var json = _json;
+        int p = _pos;
+        if ((uint)p >= (uint)json.Length)
+        {
+            return -1;
+        }
+        byte c = json[p];
+        if (c == (byte)'}')
+        {
+            _pos = p + 1;
+            return p + 1 == json.Length ? 0 : -1;
+        }
+        if (c == (byte)',' && p > 1)
+        {
+            p++;
+        }
+        else if (p != 1)
+        {
+            return -1;
+        }
+        if ((uint)p >= (uint)json.Length || json[p] != (byte)'"')
+        {
+            return -1;
+        }
+        int start = ++p;
+        int end = json[start..].IndexOfAny((byte)'"', (byte)'\\');
+        if (end < 0)
+        {
+            return -1;
+        }
+        p = start + end;
+        if ((uint)(p + 1) >= (uint)json.Length || json[p] != (byte)'"' || json[p + 1] != (byte)':')
+        {
+            return -1;
+        }
+        name = json[start..p];
+        _pos = p + 2;
+        return 1;
+    }
+
+    /// <summary>A string without escapes.</summary>
+    public bool String(out string value)
+    {
+        if (RawString(out var raw))
+        {
+            value = System.Text.Encoding.UTF8.GetString(raw);
+            return true;
+        }
+        value = "";
+        return false;
+    }
+
+    /// <summary>A string's UTF-8 bytes between its quotes, when it has no escape (an enum member's name).</summary>
+    public bool RawString(out ReadOnlySpan<byte> value)
+    {
+        value = default;
+        var json = _json;
+        int p = _pos;
+        if ((uint)p >= (uint)json.Length || json[p] != (byte)'"')
+        {
+            return false;
+        }
+        var rest = json[(p + 1)..];
+        int end = rest.IndexOfAny((byte)'"', (byte)'\\');
+        if (end < 0 || rest[end] != (byte)'"')
+        {
+            return false;
+        }
+        value = rest[..end];
+        _pos = p + 1 + end + 1;
+        return true;
+    }
+
+    /// <summary>An int32 (digits with an optional minus).</summary>
+    public bool Int32(out int value)
+    {
+        if (Integer(out long v, out int end) && v is >= int.MinValue and <= int.MaxValue)
+        {
+            value = (int)v;
+            _pos = end;
+            return true;
+        }
+        value = 0;
+        return false; // the scanner stays where it was
+    }
+
+    /// <summary>An int64 (digits with an optional minus, at most 18 of them: longer ones take the general reader).</summary>
+    public bool Int64(out long value)
+    {
+        if (Integer(out value, out int end))
+        {
+            _pos = end;
+            return true;
+        }
+        return false;
+    }
+
+    private readonly bool Integer(out long value, out int end)
+    {
+        value = 0;
+        end = _pos;
+        int p = _pos;
+        bool negative = (uint)p < (uint)_json.Length && _json[p] == (byte)'-';
+        if (negative)
+        {
+            p++;
+        }
+        int start = p;
+        long v = 0;
+        while ((uint)p < (uint)_json.Length && (uint)(_json[p] - '0') <= 9)
+        {
+            v = v * 10 + (_json[p] - '0');
+            p++;
+        }
+        int digits = p - start;
+        if (digits == 0 || digits > 18 || (digits > 1 && _json[start] == (byte)'0') || !AtValueEnd(p))
+        {
+            return false;
+        }
+        value = negative ? -v : v;
+        end = p;
+        return true;
+    }
+
+    /// <summary>true or false.</summary>
+    public bool Boolean(out bool value)
+    {
+        var rest = _json[Math.Min(_pos, _json.Length)..];
+        if (rest.StartsWith("true"u8) && AtValueEnd(_pos + 4))
+        {
+            _pos += 4;
+            value = true;
+            return true;
+        }
+        if (rest.StartsWith("false"u8) && AtValueEnd(_pos + 5))
+        {
+            _pos += 5;
+            value = false;
+            return true;
+        }
+        value = false;
+        return false;
+    }
+
+    /// <summary>Whether the value is null (then the scanner is past it).</summary>
+    public bool Null()
+    {
+        if (_json[Math.Min(_pos, _json.Length)..].StartsWith("null"u8) && AtValueEnd(_pos + 4))
+        {
+            _pos += 4;
+            return true;
+        }
+        return false;
+    }
+
+    private readonly bool AtValueEnd(int p) => (uint)p < (uint)_json.Length && _json[p] is (byte)',' or (byte)'}';
 }
 
 /// <summary>Small helpers the generated readers and writers share.</summary>

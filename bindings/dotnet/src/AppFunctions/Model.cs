@@ -263,7 +263,7 @@ public sealed class AppFunctionOutcome
     /// the text between them is the result, copied as UTF-8, not parsed again.</summary>
     internal static AppFunctionOutcome Parse(ReadOnlySpan<byte> json)
     {
-        if (json.Length > SuccessPrefix.Length + NothingElseSuffix.Length && json.StartsWith(SuccessPrefix) && json.EndsWith(NothingElseSuffix))
+        if (json.Length > SuccessPrefix.Length + NothingElseSuffix.Length && json.StartsWith(SuccessPrefix) && json[^NothingElseSuffix.Length..].SequenceEqual(NothingElseSuffix))
         {
             // valid JSON whose outermost object starts and ends so: no string or nested value can
             // hold the unescaped quotes of the suffix, so what lies between is the result value
@@ -379,8 +379,25 @@ internal sealed class CoreJsonEncoder : System.Text.Encodings.Web.JavaScriptEnco
     private static readonly System.Buffers.SearchValues<char> Escaped = System.Buffers.SearchValues.Create(
         "\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000B\f\r\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F\"\\");
 
-    private static readonly System.Buffers.SearchValues<byte> EscapedOrNonAscii = System.Buffers.SearchValues.Create(
-        [.. Enumerable.Range(0, 0x20).Select(b => (byte)b), (byte)'"', (byte)'\\', .. Enumerable.Range(0x80, 0x80).Select(b => (byte)b)]);
+    private static readonly System.Buffers.SearchValues<byte> EscapedOrNonAscii = System.Buffers.SearchValues.Create(EscapedOrNonAsciiBytes());
+
+    // a loop, not Enumerable.Range(...).Select(...): LINQ over bytes is generic code the JIT
+    // compiles at the first call of every process (ReadyToRun does not hold it)
+    private static byte[] EscapedOrNonAsciiBytes()
+    {
+        var bytes = new byte[0x20 + 2 + 0x80];
+        for (int b = 0; b < 0x20; b++)
+        {
+            bytes[b] = (byte)b;
+        }
+        bytes[0x20] = (byte)'"';
+        bytes[0x21] = (byte)'\\';
+        for (int b = 0; b < 0x80; b++)
+        {
+            bytes[0x22 + b] = (byte)(0x80 + b);
+        }
+        return bytes;
+    }
 
     public override unsafe int FindFirstCharacterToEncode(char* text, int textLength) =>
         new ReadOnlySpan<char>(text, textLength).IndexOfAny(Escaped);

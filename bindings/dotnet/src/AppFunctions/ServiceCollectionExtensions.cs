@@ -23,7 +23,7 @@ public static class AppFunctionsServiceCollectionExtensions
         {
             if (options.Include?.Invoke(unit.DeclaringType) ?? true)
             {
-                unit.ConfigureServices(services);
+                unit.ConfigureServices?.Invoke(services);
             }
         }
         services.TryAddSingleton(options);

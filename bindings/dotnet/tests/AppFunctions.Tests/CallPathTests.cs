@@ -142,4 +142,95 @@ public sealed class CallPathTests : IDisposable
 
         Assert.Equal(plain.ToJson(), Parse(plain.ToJson()).ToJson());
     }
+
+    [Fact]
+    public void The_result_buffer_grows_keeps_what_was_written_and_refuses_to_advance_past_its_end()
+    {
+        var b = new AppFunctions.Generated.ByteBuffer(4);
+        using (var w = new System.Text.Json.Utf8JsonWriter(b))
+        {
+            w.WriteStringValue(new string('a', 10_000)); // many times the first capacity
+        }
+        Assert.Equal(10_002, b.WrittenSpan.Length);
+        Assert.True(b.WrittenSpan[1..^1].IndexOfAnyExcept((byte)'a') < 0);
+        Assert.True(b.GetSpan(100_000).Length >= 100_000);
+        Assert.Throws<InvalidOperationException>(() => b.Advance(b.Capacity + 1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => b.GetSpan(-1));
+        b.ResetWrittenCount();
+        Assert.Equal(0, b.WrittenSpan.Length);
+        b.GetSpan(1)[0] = (byte)'x';
+        b.Advance(1);
+        Assert.Equal("x"u8.ToArray(), b.WrittenSpan.ToArray());
+    }
+
+    [Fact]
+    public void The_argument_scanner_reads_the_compact_arguments_the_core_writes()
+    {
+        var f = new AppFunctions.Generated.ArgumentScanner("""{"customer":"café ☃","quantity":-12,"big":9007199254740993,"on":true,"off":false,"note":null,"priority":"High"}"""u8);
+        Assert.Equal(1, f.Next(out var name));
+        Assert.Equal("customer", Encoding.UTF8.GetString(name));
+        Assert.False(f.Null());
+        Assert.True(f.String(out var customer));
+        Assert.Equal("caf\u00e9 \u2603", customer);
+        Assert.Equal(1, f.Next(out name));
+        Assert.True(f.Int32(out int quantity));
+        Assert.Equal(-12, quantity);
+        Assert.Equal(1, f.Next(out name));
+        Assert.False(f.Int32(out _)); // out of range: the general reader answers
+        Assert.True(f.Int64(out long big));
+        Assert.Equal(9007199254740993L, big);
+        Assert.Equal(1, f.Next(out name));
+        Assert.True(f.Boolean(out bool on));
+        Assert.True(on);
+        Assert.Equal(1, f.Next(out name));
+        Assert.True(f.Boolean(out bool off));
+        Assert.False(off);
+        Assert.Equal(1, f.Next(out name));
+        Assert.True(f.Null());
+        Assert.Equal(1, f.Next(out name));
+        Assert.True(f.RawString(out var priority));
+        Assert.Equal("High", Encoding.UTF8.GetString(priority));
+        Assert.Equal(0, f.Next(out _));
+        Assert.Equal(0, new AppFunctions.Generated.ArgumentScanner("{}"u8).Next(out _));
+    }
+
+    [Theory]
+    [InlineData("""{"customer":"a\"b"}""")]     // an escape: the general reader unescapes it
+    [InlineData("""{"cust\u006fmer":"a"}""")]   // an escaped name
+    [InlineData("""{ "customer":"a"}""")]        // whitespace
+    [InlineData("""{"customer":2}""")]           // another kind of value
+    [InlineData("""{"customer":"a"} """)]        // something after the object
+    [InlineData("""{"customer":"a",}""")]
+    [InlineData("""[]""")]
+    [InlineData("")]
+    public void The_argument_scanner_refuses_what_it_does_not_expect(string json)
+    {
+        var f = new AppFunctions.Generated.ArgumentScanner(Encoding.UTF8.GetBytes(json));
+        Assert.False(f.Next(out _) == 1 && f.String(out _) && f.Next(out _) == 0);
+    }
+
+    [Theory]
+    [InlineData("""{"n":01}""")]
+    [InlineData("""{"n":1.5}""")]
+    [InlineData("""{"n":1e3}""")]
+    [InlineData("""{"n":-}""")]
+    [InlineData("""{"n":1234567890123456789}""")] // more digits than the scanner reads
+    [InlineData("""{"n":"1"}""")]
+    public void The_argument_scanner_leaves_other_numbers_to_the_general_reader(string json)
+    {
+        var f = new AppFunctions.Generated.ArgumentScanner(Encoding.UTF8.GetBytes(json));
+        Assert.Equal(1, f.Next(out _));
+        Assert.False(f.Int64(out _));
+    }
+
+    [Theory]
+    [InlineData("say \"hi\" \\ back")]
+    [InlineData("tab\there")]
+    [InlineData("caf\u00e9 \ud83d\ude00")]
+    public async Task Arguments_with_escapes_or_beyond_ASCII_are_bound_as_sent(string text)
+    {
+        var o = await _host.Dispatcher.Execute(new AppFunctionInvocation("echo"), System.Text.Json.JsonSerializer.Serialize(new { text }));
+        Assert.True(o.Status == AppFunctionStatus.Success, o.ToJson());
+        Assert.Equal(text, System.Text.Json.JsonDocument.Parse(o.ResultJson!).RootElement.GetString());
+    }
 }

@@ -161,7 +161,7 @@ public static class AppFunctionsPlatform
     /// <summary>An <c>{"errorCode", "message"}</c> response as the core writes them.</summary>
     internal static string Error(int code, string message)
     {
-        var buffer = new System.Buffers.ArrayBufferWriter<byte>();
+        var buffer = new AppFunctions.Generated.ByteBuffer(256);
         using (var w = new System.Text.Json.Utf8JsonWriter(buffer))
         {
             w.WriteStartObject();
