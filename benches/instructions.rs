@@ -31,6 +31,8 @@ const SCENARIOS: &[&str] = &[
     "execute_async_inline_untimed",
     "execute_async_inline_token",
     "execute_two_delegates_entity",
+    "execute_patterns",
+    "execute_patterns_none",
     "async_handoff_floor",
     "execute_async_completion",
     "register_10k",
@@ -107,6 +109,12 @@ fn main() {
             let e = entity();
             (0..100).for_each(|_| execute(d, &e.inv, &e.args));
             (0..n).for_each(|_| measured(|| execute(d, &e.inv, &e.args)));
+        }
+        "execute_patterns" | "execute_patterns_none" => {
+            let d = setup_patterns(name == "execute_patterns");
+            let inv = invocation(c"sign_up");
+            (0..100).for_each(|_| execute(d, &inv, SIGN_UP_ARGS));
+            (0..n).for_each(|_| measured(|| execute(d, &inv, SIGN_UP_ARGS)));
         }
         "async_handoff_floor" => {
             let h = Handoff::with_worker_wrap(measured_worker);

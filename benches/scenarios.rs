@@ -92,6 +92,42 @@ pub fn setup(delegates: usize) -> *mut af_dispatcher {
     }
 }
 
+/// `sign_up`: three string parameters, each with a typical `pattern` (an id, an email, a
+/// date) or, with `patterns` false, the same parameters without one: the difference is what
+/// checking the three patterns costs a call.
+pub const SIGN_UP: &CStr = c"{\"id\":\"sign_up\",\"parameters\":[{\"name\":\"user\",\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{2,31}$\"},{\"name\":\"email\",\"type\":\"string\",\"pattern\":\"^[^\\\\s@]+@[^\\\\s@]+\\\\.[^\\\\s@]+$\"},{\"name\":\"born\",\"type\":\"string\",\"pattern\":\"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\"}],\"result\":\"string\"}";
+pub const SIGN_UP_ARGS: &CStr =
+    c"{\"user\":\"ada_lovelace\",\"email\":\"ada@example.org\",\"born\":\"1815-12-10\"}";
+
+/// A dispatcher with `sign_up` (its patterns, or none with `patterns` false).
+pub fn setup_patterns(patterns: bool) -> *mut af_dispatcher {
+    let desc = SIGN_UP.to_str().unwrap().to_string();
+    let desc = if patterns {
+        desc
+    } else {
+        let v: serde_json::Value = serde_json::from_str(&desc).unwrap();
+        let mut v = v;
+        for p in v["parameters"].as_array_mut().unwrap() {
+            p.as_object_mut().unwrap().remove("pattern");
+        }
+        v.to_string()
+    };
+    let desc = CString::new(desc).unwrap();
+    unsafe {
+        let d = af_dispatcher_new();
+        assert_eq!(
+            af_register_function(d, desc.as_ptr(), Some(handler), ptr::null_mut(), None),
+            AF_OK
+        );
+        let inv = invocation(c"sign_up");
+        let out = af_execute_json(d, &inv, SIGN_UP_ARGS.as_ptr());
+        let text = CStr::from_ptr(out).to_str().unwrap().to_owned();
+        af_string_free(out);
+        assert!(text.contains("\"ok\""), "{text}");
+        d
+    }
+}
+
 /// A dispatcher whose one delegate refuses every call.
 pub fn setup_refusing() -> *mut af_dispatcher {
     let d = setup(0);
