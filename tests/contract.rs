@@ -134,11 +134,11 @@ fn descriptors_with_constraints_that_cannot_hold_are_refused_at_registration() {
         ),
         (
             json!({"id": "f", "parameters": [{"name": "s", "type": "string", "pattern": "^(?!x)"}]}),
-            "f.parameters.s.pattern: the pattern \"^(?!x)\": negative lookahead \"(?!\" at position 1 is not supported: the core's regex engine has no lookaround, so it could not enforce what the pattern says",
+            "f.parameters.s.pattern: the pattern \"^(?!x)\": negative lookahead \"(?!\" at position 1 is not supported: the core's matcher has no lookaround, so it could not enforce what the pattern says",
         ),
         (
             json!({"id": "f", "parameters": [{"name": "s", "type": "string", "pattern": "(a)\\1"}]}),
-            "f.parameters.s.pattern: the pattern \"(a)\\\\1\": the backreference \"\\1\" at position 3 is not supported: the core's regex engine has no backreferences",
+            "f.parameters.s.pattern: the pattern \"(a)\\\\1\": the backreference \"\\1\" at position 3 is not supported: the core's matcher has no backreferences",
         ),
         (
             json!({"id": "f", "result": {"type": "string", "minItems": 1}}),

@@ -62,7 +62,22 @@ fn read_module(c: &mut Crate, here: ModPath, file: &Path, dir: &Path, items: Vec
             None => {
                 let flat = dir.join(format!("{}.rs", m.ident));
                 let nested = child_dir.join("mod.rs");
-                let path = if flat.is_file() { flat } else { nested };
+                // `#[path = "..."]` (a test's corpus shared with examples/): beside the file
+                let named = m.attrs.iter().find_map(|a| match &a.meta {
+                    syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(s),
+                            ..
+                        }) => Some(file.parent().expect("a folder").join(s.value())),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let path = match named {
+                    Some(named) => named,
+                    None if flat.is_file() => flat,
+                    None => nested,
+                };
                 let text = std::fs::read_to_string(&path)
                     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 let parsed =

@@ -1,5 +1,5 @@
-//! `pattern` constraints never panic and are never refused by the regex engine's own error
-//! (its "error building NFA" names nothing): every pattern the generator draws from the
+//! `pattern` constraints never panic and are never refused by an engine's own error (one
+//! that names nothing): every pattern the generator draws from the
 //! constructs of docs/descriptors.md is either registered, and then judges every text
 //! without an internal error, or refused naming the parameter, the pattern and the position.
 //! node judges what the accepted ones match (the schema lane, examples/schema_corpus.rs).

@@ -192,7 +192,7 @@ for i, d in enumerate(doc["descriptors"]):
 
 # Patterns the core refuses (examples/schema_corpus.rs draws them with a fixed generator):
 # node refuses each too, or the core's message names a construct docs/descriptors.md says it
-# refuses, with its position and the pattern; never the regex engine's own error.
+# refuses, with its position and the pattern; never an engine's own error.
 REFUSED_BY_DESIGN = ("lookahead", "lookbehind", "backreference", '"\\B"', "Unicode property escape",
                      "inline modifiers", "used twice", "lone surrogate")
 for r in doc.get("refused_patterns", []):
