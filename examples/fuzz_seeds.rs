@@ -77,6 +77,12 @@ fn descriptors(dir: &Path) {
   {"name": "any", "type": "string", "pattern": "^(?:\\u{1F600}|.){1,3}?(?<tail>\\S)$"}]}"#,
             r#"{"word": "a cat", "sku": "AB-123", "mail": "a@b", "any": "😀x"}"#,
         ),
+        // a string long enough for the matcher's Pike VM (2,400 bytes times a program of
+        // more than 109 steps is past the backtracker's 262,144 bits)
+        (
+            r#"{"id": "long", "parameters": [{"name": "s", "type": "string", "pattern": "^(?:[a-z]{1,3}\\d?|\\s){1,20}(?:\\w+\\b.)*$"}]}"#,
+            &format!(r#"{{"s": "{}"}}"#, "ab1 cd ".repeat(343)),
+        ),
         (
             r#"{"id": "refused", "parameters": [{"name": "s", "type": "string", "pattern": "a\\Bb"}]}"#,
             r#"{"s": "ab"}"#,
