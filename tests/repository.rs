@@ -61,9 +61,10 @@ const NOT_REPOSITORY_FILES: &[(&str, &str)] = &[
 /// `(document, line, path)` for every repository path a document names.
 fn named_paths() -> Vec<(PathBuf, usize, String)> {
     // a path starting at one of the repository's folders (or ../ from a binding); it ends
-    // at a letter, digit or _ so that punctuation after it is not taken in
+    // at a letter, digit or _ so that punctuation after it is not taken in; a shell
+    // variable's value (`"target/jni-build/$abi/..."`) is not a folder of the repository
     let re = Regex::new(
-        r"(?:^|[^A-Za-z0-9_./-])((?:\.\./)*(?:ci|docs|include|abi|examples|tests|src|benches|fuzz|bindings|scripts|Sources|Tests)/[A-Za-z0-9_.+/*{},-]*[A-Za-z0-9_}*])",
+        r"(?:^|[^A-Za-z0-9_./$-])((?:\.\./)*(?:ci|docs|include|abi|examples|tests|src|benches|fuzz|bindings|scripts|Sources|Tests)/[A-Za-z0-9_.+/*{},-]*[A-Za-z0-9_}*])",
     )
     .unwrap();
     let mut out = Vec::new();
