@@ -539,7 +539,7 @@ def kotlin_floor_table(s, c_ns):
            "| what is timed | ns per call | CPU ns per call |", "|---|---|---|"]
     for label, key in [("a direct-mapped downcall (libc `strlen` of 12 bytes)", "kotlin_floor_downcall"),
                        ("a direct-mapped downcall calling back once (libc `qsort` of 2 elements: one comparator call, two pointer arguments like `af_handler_fn`)", "kotlin_floor_callback"),
-                       ("a direct-mapped downcall calling back once through JNI (`src/test/c/floor_jni.c`: `GetEnv`, `CallStaticVoidMethod` of a cached method id with two pointer arguments, as the shim's trampolines do)", "kotlin_floor_jni_callback"),
+                       ("a direct-mapped downcall calling back once through JNI (`bindings/kotlin/src/test/c/floor_jni.c`: `GetEnv`, `CallStaticVoidMethod` of a cached method id with two pointer arguments, as the shim's trampolines do)", "kotlin_floor_jni_callback"),
                        ("reading a 12-byte C string (`Pointer.getString`)", "kotlin_floor_get_string"),
                        ("parsing the C figure's arguments with kotlinx.serialization (what the DSL does before its handler runs; the C handler does not)", "kotlin_floor_parse_args"),
                        ("ten `Memory.setInt` (one JNI call each; the binding wrote `af_invocation` so before issue 30)", "kotlin_floor_set_int_10"),
@@ -570,7 +570,7 @@ def kotlin_floor_table(s, c_ns):
             return f"{fmt(v)} ns ({fmt(v / b)}×)" if base == "kotlin_c_same_jvm_cpu_ns" else f"{fmt(v / b)}×"
         out += ["", "The same machine at the same moment: the C figure's call (`create_order` with its three arguments, "
                 "a C handler answering `\"ok\"`, `af_execute_json` and `af_string_free`, as `benches/execute.rs` "
-                f"times it) in a C loop of the Kotlin bench's JVM (`src/test/c/floor_jni.c`) took {fmt(c_cpu)} ns of "
+                f"times it) in a C loop of the Kotlin bench's JVM (`bindings/kotlin/src/test/c/floor_jni.c`) took {fmt(c_cpu)} ns of "
                 f"the thread's CPU per call ({fmt(s.get('kotlin_c_same_jvm_ns'))} ns of wall clock). Beside it, in CPU "
                 f"time: `executeBlockingJson` with the trivial handler {vs('kotlin_floor_run_execute_blocking_cpu_ns')}, "
                 f"the C figure's own call through Kotlin {vs('kotlin_c_call_cpu_ns')}, and `suspend` `execute` "
