@@ -630,14 +630,32 @@ fn streams_are_bounded_and_a_closed_one_frees_its_slot() {
     assert_eq!(get(&ids[2]).status, 200);
 }
 
+/// Whether `f` holds within `within` (polled every 10 ms).
+fn eventually(within: Duration, f: impl Fn() -> bool) -> bool {
+    let until = std::time::Instant::now() + within;
+    loop {
+        if f() {
+            return true;
+        }
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn ping(s: &HttpServer, sid: &str) -> u16 {
+    in_session(s, sid, json!({"jsonrpc":"2.0","id":1,"method":"ping"})).status
+}
+
 #[test]
-fn idle_sessions_expire() {
+fn idle_sessions_expire_with_no_request_coming() {
     assert_eq!(
         HttpConfig::default().session_idle,
         Duration::from_secs(1800)
     );
     let (_a, s) = server(HttpConfig {
-        session_idle: Duration::from_millis(30),
+        session_idle: Duration::from_millis(100),
         ..Default::default()
     });
     let idle = init(&s, "2025-11-25");
@@ -651,26 +669,108 @@ fn idle_sessions_expire() {
         ],
         "",
     );
-    std::thread::sleep(Duration::from_millis(60));
-    assert_eq!(
-        s.expire_idle(),
-        1,
-        "a session with an open stream is not idle"
+    assert_eq!((g.status, s.sessions()), (200, 2));
+    // nobody calls the server: its own timer ends the idle session
+    assert!(
+        eventually(Duration::from_secs(10), || s.sessions() == 1),
+        "the idle session was not swept without a request: {} sessions",
+        s.sessions()
     );
-    assert_eq!(
-        in_session(&s, &idle, json!({"jsonrpc":"2.0","id":1,"method":"ping"})).status,
-        404
-    );
-    assert_eq!(
-        in_session(
-            &s,
-            &streaming,
-            json!({"jsonrpc":"2.0","id":1,"method":"ping"})
-        )
-        .status,
-        200
-    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(s.sessions(), 1, "a session with an open stream is not idle");
+    assert_eq!(s.expire_idle(), 0, "the timer swept already");
+    assert_eq!(ping(&s, &idle), 404);
+    assert_eq!(ping(&s, &streaming), 200);
+    // its stream closed, the other session is idle from then on, and ends too
     drop(g);
+    assert!(eventually(Duration::from_secs(10), || s.sessions() == 0));
+    assert_eq!(ping(&s, &streaming), 404);
+}
+
+#[test]
+fn a_session_used_within_its_idle_time_is_kept() {
+    // an idle time far above a loaded machine's scheduling noise, pings ten times as often
+    let (_a, s) = server(HttpConfig {
+        session_idle: Duration::from_secs(1),
+        ..Default::default()
+    });
+    let used = init(&s, "2025-11-25");
+    let unused = init(&s, "2025-11-25");
+    let start = std::time::Instant::now();
+    // used throughout: past twice its idle time and until the unused one has been swept
+    while start.elapsed() < Duration::from_millis(2500) || s.sessions() == 2 {
+        assert_eq!(ping(&s, &used), 200, "after {:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "the unused session was never swept"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(s.sessions(), 1);
+    assert_eq!(ping(&s, &unused), 404);
+    assert_eq!(ping(&s, &used), 200);
+    // no longer used, it ends in its turn
+    assert!(eventually(Duration::from_secs(10), || s.sessions() == 0));
+}
+
+#[test]
+fn freeing_the_server_with_sessions_pending_leaks_nothing() {
+    // the dispatcher's handler holds `marker`: once the dispatcher is gone, only a session,
+    // the server or a sweep it left behind could still hold it
+    let marker = Arc::new(());
+    let d = Dispatcher::new();
+    let m = marker.clone();
+    d.register_function(
+        r#"{"id":"ping","result":"string"}"#,
+        Some(sync_handler(move |_| {
+            let _ = &m;
+            Ok(Some("\"pong\"".into()))
+        })),
+    )
+    .unwrap();
+    let s = HttpServer::new(
+        &d,
+        HttpConfig {
+            session_idle: Duration::from_secs(3600),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let streaming = init(&s, "2025-11-25");
+    let calling = init(&s, "2025-11-25");
+    let g = send(
+        &s,
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", &streaming),
+        ],
+        "",
+    );
+    assert_eq!(g.status, 200);
+    let call = in_session(
+        &s,
+        &calling,
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ping","arguments":{}}}),
+    );
+    assert!(events(call, 1)[0]["result"].to_string().contains("pong"));
+    assert_eq!(s.sessions(), 2);
+    drop(s);
+    let Body::Stream(st) = g.body else {
+        panic!("not a stream")
+    };
+    assert_eq!(
+        st.next(Duration::from_secs(10)),
+        Next::End,
+        "the session's server stream ends with the server"
+    );
+    drop(st);
+    drop(d);
+    // (a worker may still be letting go of the call it ran)
+    assert!(
+        eventually(Duration::from_secs(10), || Arc::strong_count(&marker) == 1),
+        "something the server made outlives it"
+    );
 }
 
 #[test]

@@ -5,9 +5,10 @@
 //!
 //! | thread | started by | runs host code? |
 //! |---|---|---|
-//! | `appfunctions-timer` (one) | the first asynchronous call with a timeout | never: it only decides. At a deadline it marks the call timed out (from then on `is_cancelled` is true and any host answer is refused as late) and hands the rest of the call to the completion pool |
+//! | `appfunctions-timer` (one) | the first asynchronous call with a timeout, or the first session of an HTTP exchange | never: it only decides. At a deadline it marks the call timed out (from then on `is_cancelled` is true and any host answer is refused as late) and hands the rest of the call to the completion pool; at an HTTP exchange's sweep it hands the sweep of idle sessions to that exchange's workers |
 //! | `appfunctions-completion` (0 to [`completion_threads_max`] per dispatcher: 64 unless [`set_completion_threads_max`] says otherwise) | a timed-out call, or a cancellation token that ends several calls | yes: the rest of one call each — its cancel callbacks, every delegate's `on_invoked`, the scope-end hook, the outcome callback, the dispatcher's log sink |
 //! | `appfunctions-mcp` (0 to 32 per [`crate::mcp::stdio::serve`]) | a `tools/call` arriving on the stdio transport | yes: the whole call (gates, handler, `on_invoked`, scope end) |
+//! | `appfunctions-http` (0 to 32 per `http::HttpServer`) | a `tools/call` the HTTP exchange runs as a stream, or its sweep of idle sessions | yes: the whole call; the sweep itself none |
 //!
 //! The completion pool starts a thread whenever a completion is handed to it and no
 //! thread of it is free, so a thread blocked in host code (a slow `on_invoked`, a scope end

@@ -1,6 +1,7 @@
-//! Deadlines of asynchronous calls. One timer thread for the process, started when a
-//! deadline is first scheduled and gone again after [`crate::engine::threads::IDLE_EXIT`] with
-//! none (synchronous `execute` waits on its own thread and needs none).
+//! Deadlines of asynchronous calls, and the HTTP exchange's sweeps of idle sessions. One
+//! timer thread for the process, started when a deadline is first scheduled and gone again
+//! after [`crate::engine::threads::IDLE_EXIT`] with none (synchronous `execute` waits on its
+//! own thread and needs none).
 //!
 //! The timer only decides: at a deadline it calls [`Expire::expire`], which must return
 //! at once and run no host code (a call marks itself timed out and hands the rest to the
@@ -246,6 +247,13 @@ pub(crate) fn unschedule(deadline: Instant, seq: u64) {
     let removed = t.state.lock().due.remove(&Key(deadline, seq));
     // the weak reference is released with no lock held
     drop(removed);
+}
+
+/// Whether the deadline `seq` at `deadline` ([`schedule`]) is still on the timer (tests of
+/// what schedules: that it takes its deadlines off).
+#[cfg(all(test, feature = "http"))]
+pub(crate) fn is_scheduled(deadline: Instant, seq: u64) -> bool {
+    timer().state.lock().due.contains_key(&Key(deadline, seq))
 }
 
 #[cfg(test)]

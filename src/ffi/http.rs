@@ -193,8 +193,9 @@ pub unsafe extern "C" fn af_http_server_new(
     })
 }
 
-/// Frees the exchange: its sessions end; streams already handed out end when freed.
-/// Calling with NULL is fine.
+/// Frees the exchange: its sessions end (a session's `GET` stream answers its end) and
+/// its sweep of idle sessions leaves the core's timer; streams already handed out are
+/// still the host's to free. Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_http_server_free(s: *mut af_http_server) {
     boundary(|| {

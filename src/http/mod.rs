@@ -26,6 +26,7 @@ mod types;
 
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::threads::{Pool, MCP_WORKERS_MAX};
+use crate::engine::timer::{self, Expire};
 use crate::mcp::{Reply, Session, HANDSHAKE_REVISIONS, MODERN_REVISION};
 use parking_lot::{Mutex, RwLock};
 use serde::Deserialize;
@@ -93,10 +94,54 @@ pub(crate) struct Inner {
     streams: AtomicUsize,
     /// Tool calls in flight now.
     calls: AtomicUsize,
-    workers: Pool,
+    workers: Arc<Pool>,
     authorize: RwLock<Option<Authorize>>,
-    last_sweep: Mutex<Instant>,
+    /// What the core's timer holds (weakly) for the sweep of idle sessions.
+    sweeper: Arc<Sweeper>,
+    /// The sweep on the timer now, if any: its deadline and number. Held while a sweep
+    /// runs, so a session made meanwhile is either seen by the sweep or schedules after it.
+    next_sweep: Mutex<Option<(Instant, u64)>>,
     pub(crate) debug: Option<debug::Debug>,
+}
+
+/// The sweep of idle sessions, on the core's timer (`engine::timer`): no request needs to
+/// come for an expired session to end. The timer thread runs no host code and must return
+/// at once, and the sweep may drop the last reference to a session or to the server (whose
+/// dispatcher may hold the host's data), so the timer only hands the sweep to the server's
+/// workers, the threads that run its tool calls. It holds the server weakly: a server
+/// freed meanwhile is not kept, and its drop takes the timer entry off.
+struct Sweeper {
+    server: Weak<Inner>,
+    workers: Arc<Pool>,
+}
+
+impl Expire for Sweeper {
+    fn expire(self: Arc<Self>) {
+        let server = self.server.clone();
+        self.workers.submit(Box::new(move |_| {
+            if let Some(inner) = server.upgrade() {
+                HttpServer { inner }.sweep();
+            }
+        }));
+    }
+}
+
+/// The shortest time between two sweeps of one server (or its idle time, when shorter):
+/// sessions whose idle times run out close together end in one sweep, a second apart at
+/// most.
+const SWEEP_GAP: Duration = Duration::from_secs(1);
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // no timer entry outlives the server, and its sessions end with it (their server
+        // streams end, their subscriptions go)
+        if let Some((at, n)) = self.next_sweep.get_mut().take() {
+            timer::unschedule(at, n);
+        }
+        for (_, e) in self.sessions.get_mut().drain() {
+            end_session(&e);
+        }
+    }
 }
 
 /// The exchange: one per endpoint set (an MCP endpoint and, when on, a debug page) over
@@ -335,16 +380,21 @@ impl HttpServer {
             .debug_path
             .as_ref()
             .map(|_| debug::Debug::new(dispatcher));
+        let workers = Arc::new(Pool::new("appfunctions-http", MCP_WORKERS_MAX));
         Ok(HttpServer {
-            inner: Arc::new(Inner {
+            inner: Arc::new_cyclic(|server| Inner {
                 dispatcher: dispatcher.clone(),
                 config,
                 sessions: Mutex::new(HashMap::new()),
                 streams: AtomicUsize::new(0),
                 calls: AtomicUsize::new(0),
-                workers: Pool::new("appfunctions-http", MCP_WORKERS_MAX),
+                workers: workers.clone(),
                 authorize: RwLock::new(None),
-                last_sweep: Mutex::new(Instant::now()),
+                sweeper: Arc::new(Sweeper {
+                    server: server.clone(),
+                    workers,
+                }),
+                next_sweep: Mutex::new(None),
                 debug,
             }),
         })
@@ -370,17 +420,32 @@ impl HttpServer {
         self.inner.streams.load(Ordering::Acquire)
     }
 
-    /// Ends the sessions idle longer than the configured time (also done, at most once a
-    /// second, as requests come in). Returns how many ended.
+    /// Ends the sessions idle longer than the configured time now. Returns how many ended.
+    /// The server does it by itself too, on the core's timer, within a second after a
+    /// session's idle time has run out: no request needs to come.
     pub fn expire_idle(&self) -> usize {
+        self.expire(Instant::now()).0
+    }
+
+    /// Ends the sessions idle at `now`: how many ended, and when the next one can (a
+    /// session with a stream or a call is idle no sooner than its idle time from now,
+    /// since its end of use is its last use).
+    fn expire(&self, now: Instant) -> (usize, Option<Instant>) {
         let idle = self.inner.config.session_idle;
-        let now = Instant::now();
         let mut gone = Vec::new();
+        let mut next: Option<Instant> = None;
         {
             let mut s = self.inner.sessions.lock();
             s.retain(|_, e| {
-                let keep = e.busy() || now.duration_since(*e.last_used.lock()) < idle;
-                if !keep {
+                let until = if e.busy() {
+                    now + idle
+                } else {
+                    *e.last_used.lock() + idle
+                };
+                let keep = until > now;
+                if keep {
+                    next = Some(next.map_or(until, |n| n.min(until)));
+                } else {
                     gone.push(e.clone());
                 }
                 keep
@@ -389,20 +454,48 @@ impl HttpServer {
         for e in &gone {
             end_session(e);
         }
-        gone.len()
+        (gone.len(), next)
+    }
+
+    /// The timer's sweep (on a worker): ends the idle sessions and schedules the next
+    /// sweep for when the next one can end, if any session is left.
+    fn sweep(&self) {
+        let inner = &self.inner;
+        let mut next = inner.next_sweep.lock();
+        let now = Instant::now();
+        let (_, due) = self.expire(now);
+        // (a deadline that fired is off the timer already: taking it off again is a no-op)
+        if let Some((at, n)) = next.take() {
+            timer::unschedule(at, n);
+        }
+        if let Some(at) = due {
+            let at = at.max(now + SWEEP_GAP.min(inner.config.session_idle));
+            *next = Some((at, timer::schedule(at, self.sweeper_target())));
+        }
+    }
+
+    /// Makes sure a sweep is on the timer by `at` (a new session's end if nobody uses it).
+    fn sweep_by(&self, at: Instant) {
+        let mut next = self.inner.next_sweep.lock();
+        match *next {
+            Some((d, _)) if d <= at => {}
+            _ => {
+                if let Some((d, n)) = next.take() {
+                    timer::unschedule(d, n);
+                }
+                *next = Some((at, timer::schedule(at, self.sweeper_target())));
+            }
+        }
+    }
+
+    fn sweeper_target(&self) -> Weak<dyn Expire> {
+        let w: Weak<Sweeper> = Arc::downgrade(&self.inner.sweeper);
+        w
     }
 
     /// Handles one request.
     pub fn handle(&self, req: &Request<'_>) -> Response {
         let inner = &self.inner;
-        {
-            let mut last = inner.last_sweep.lock();
-            if last.elapsed() >= Duration::from_secs(1) {
-                *last = Instant::now();
-                drop(last);
-                self.expire_idle();
-            }
-        }
         let path = req.path;
         let route = if inner.config.mcp_path.as_deref() == Some(path) {
             Route::Mcp
@@ -542,20 +635,39 @@ impl HttpServer {
                 "bad request: no Mcp-Session-Id header; send initialize first (or use the 2026-07-28 request envelope)",
             ));
         };
-        match self.inner.sessions.lock().get(sid) {
-            Some(e) => {
-                *e.last_used.lock() = Instant::now();
-                Ok((sid.to_owned(), e.clone()))
+        let found = {
+            let mut sessions = self.inner.sessions.lock();
+            match sessions.get(sid) {
+                Some(e) => {
+                    let now = Instant::now();
+                    let unused = now.duration_since(*e.last_used.lock());
+                    // idle past its time, not swept yet (the sweep comes within a second)
+                    if unused >= self.inner.config.session_idle && !e.busy() {
+                        Err(sessions.remove(sid))
+                    } else {
+                        *e.last_used.lock() = now;
+                        Ok(e.clone())
+                    }
+                }
+                None => Err(None),
             }
+        };
+        match found {
+            Ok(e) => Ok((sid.to_owned(), e)),
             // 2025-11-25 transport: "The server MAY terminate the session at any time,
             // after which it MUST respond to requests containing that session ID with
             // HTTP 404 Not Found."
-            None => Err(Self::bad(
-                404,
-                SESSION_NOT_FOUND,
-                None,
-                "session not found: it ended or never existed; initialize a new one",
-            )),
+            Err(expired) => {
+                if let Some(e) = expired {
+                    end_session(&e);
+                }
+                Err(Self::bad(
+                    404,
+                    SESSION_NOT_FOUND,
+                    None,
+                    "session not found: it ended or never existed; initialize a new one",
+                ))
+            }
         }
     }
 
@@ -710,14 +822,18 @@ impl HttpServer {
             return Response::json(200, out);
         };
         let id = new_session_id();
+        let now = Instant::now();
         let e = Arc::new(Entry {
             session,
             version: Mutex::new(version),
-            last_used: Mutex::new(Instant::now()),
+            last_used: Mutex::new(now),
             server_stream: slot,
             calls: AtomicUsize::new(0),
         });
         inner.sessions.lock().insert(id.clone(), e);
+        // after the insertion: a sweep running now either sees this session or is over
+        // before this schedules
+        self.sweep_by(now + inner.config.session_idle);
         // 2025-11-25 transport: the server assigns the session id "by including it in an
         // `Mcp-Session-Id` header on the HTTP response containing the `InitializeResult`"
         Response::json(200, out).with("Mcp-Session-Id", &id)
@@ -746,8 +862,9 @@ impl HttpServer {
                 e.calls.fetch_add(1, Ordering::AcqRel);
                 let entry = e.clone();
                 let done = move || {
-                    entry.calls.fetch_sub(1, Ordering::AcqRel);
+                    // used until now: so before it stops counting as busy
                     *entry.last_used.lock() = Instant::now();
+                    entry.calls.fetch_sub(1, Ordering::AcqRel);
                 };
                 self.run_call(s.clone(), c, sse, None, done)
             }
@@ -1136,6 +1253,82 @@ mod tests {
         let b = new_session_id();
         assert_eq!(a.len(), 32);
         assert_ne!(a, b);
+    }
+
+    fn initialize(s: &HttpServer) -> String {
+        let r = s.handle(&Request {
+            method: "POST",
+            path: "/mcp",
+            query: "",
+            headers: vec![
+                ("Accept", "application/json, text/event-stream"),
+                ("Content-Type", "application/json"),
+            ],
+            body: br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        });
+        assert_eq!(r.status, 200);
+        r.header("Mcp-Session-Id").expect("a session id").to_owned()
+    }
+
+    #[test]
+    fn freeing_the_server_takes_its_sweep_off_the_timer_and_ends_its_sessions() {
+        let d = Dispatcher::new();
+        let s = HttpServer::new(&d, HttpConfig::default()).unwrap();
+        assert!(s.inner.next_sweep.lock().is_none(), "no session, no sweep");
+        let before = Instant::now();
+        let sid = initialize(&s);
+        initialize(&s);
+        let g = s.handle(&Request {
+            method: "GET",
+            path: "/mcp",
+            query: "",
+            headers: vec![("Accept", "text/event-stream"), ("Mcp-Session-Id", &sid)],
+            body: b"",
+        });
+        let Body::Stream(stream) = g.body else {
+            panic!("not a stream")
+        };
+        let (at, n) = s.inner.next_sweep.lock().expect("a sweep on the timer");
+        assert!(timer::is_scheduled(at, n));
+        assert!(
+            at >= before + s.config().session_idle,
+            "due when the first session can end"
+        );
+        let server = Arc::downgrade(&s.inner);
+        let sweeper = Arc::downgrade(&s.inner.sweeper);
+        drop(s);
+        assert!(
+            !timer::is_scheduled(at, n),
+            "no timer entry outlives the server"
+        );
+        assert!(server.upgrade().is_none() && sweeper.upgrade().is_none());
+        assert_eq!(stream.next(Duration::from_secs(5)), Next::End);
+    }
+
+    #[test]
+    fn the_last_session_swept_leaves_no_sweep_on_the_timer() {
+        let d = Dispatcher::new();
+        let s = HttpServer::new(
+            &d,
+            HttpConfig {
+                session_idle: Duration::from_millis(50),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        initialize(&s);
+        let until = Instant::now() + Duration::from_secs(10);
+        while (s.sessions() > 0 || s.inner.next_sweep.lock().is_some()) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(s.sessions(), 0, "swept by the timer");
+        assert!(
+            s.inner.next_sweep.lock().is_none(),
+            "nothing left to sweep: the timer is let go"
+        );
+        // a new session schedules again
+        initialize(&s);
+        assert!(s.inner.next_sweep.lock().is_some());
     }
 
     #[test]

@@ -287,3 +287,31 @@ TEST(http__the_debug_page_and_its_api) {
     af_http_server_free(s);
     app_close(a);
 }
+
+TEST(http__freeing_the_server_with_sessions_pending_ends_them_and_leaks_nothing) {
+    /* two sessions (one with its server stream open), their sweep due in an hour on the
+     * core's timer: the free ends both, takes the sweep off, and ASan / valgrind see
+     * nothing of them left */
+    app *a = app_new();
+    af_http_server *s = af_http_server_new(a->d, "{\"sessionIdleSeconds\":3600}");
+    CHECK(s != NULL);
+    char sid[128], get_hdrs[512];
+    reply r = http(s, "POST", "/mcp", ACCEPT_BOTH, INIT_BODY);
+    CHECK_EQ_INT(r.status, 200);
+    header_of(r.headers, "Mcp-Session-Id", sid, sizeof sid);
+    reply_free(&r);
+    r = http(s, "POST", "/mcp", ACCEPT_BOTH, INIT_BODY);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    snprintf(get_hdrs, sizeof get_hdrs, "Accept: text/event-stream\nMcp-Session-Id: %s\n", sid);
+    reply g = http(s, "GET", "/mcp", get_hdrs, NULL);
+    CHECK_EQ_INT(g.status, 200);
+    CHECK(g.stream != NULL);
+    af_http_server_free(s);
+    af_status st;
+    char *f = next_frame(g.stream, 10000, &st);
+    CHECK_STATUS(st, AF_OK);
+    CHECK(f == NULL); /* the session's stream ended with the server */
+    reply_free(&g);
+    app_close(a);
+}
