@@ -7,6 +7,9 @@
 // Strings in are NUL-terminated UTF-8 ByteArrays (never `String`: JNA would encode those
 // with the locale's charset); strings out are `Pointer`s read as UTF-8 (owned ones are then
 // freed with af_string_free). Opaque handles and user data are `Pointer`s.
+// Every function of the ABI is declared here, called or not (ci/interop_abi.py holds this
+// file to abi/v1.txt, as it holds the .NET binding's Native.cs); those the binding does not
+// call are in its NOT_WRAPPED list with the reason, and in the binding's README.
 @file:Suppress("FunctionName", "LocalVariableName")
 
 package dev.appfunctions.internal
@@ -93,12 +96,15 @@ internal object AfNative {
     external fun af_call_lookup_request(call: Pointer?): Pointer?
     external fun af_call_descriptor_json(call: Pointer?): Pointer?
     external fun af_call_kind(call: Pointer?): Int
+    // not called, as in .NET and Swift: an entity lookup reads af_call_lookup_request
     external fun af_call_entity_copy(call: Pointer?): Pointer?
     external fun af_call_platform(call: Pointer?): Int
     external fun af_call_is_foreground(call: Pointer?): Byte
     external fun af_call_caller_package(call: Pointer?): Pointer?
     external fun af_call_is_cancelled(call: Pointer?): Byte
     external fun af_call_on_cancel(call: Pointer?, cb: Pointer?, userData: Pointer?, free: Pointer?, outId: LongArray?): Int
+    // not called, as in .NET and Swift: the one cancel handler a call gets (Runtime.kt, the
+    // coroutine's cancellation) lives as long as the call
     external fun af_call_on_cancel_remove(call: Pointer?, id: Long): Int
     external fun af_call_item_set(call: Pointer?, key: ByteArray?, json: ByteArray?): Int
     external fun af_call_item_get_json(call: Pointer?, key: ByteArray?): Pointer?
