@@ -2,234 +2,338 @@ import Foundation
 
 // The binding's own JSON Codable coder: what crosses the C ABI is JSON text, and Foundation's
 // JSONDecoder/JSONEncoder (a Data copy, a tree of `Any`, a second pass) cost more than the
-// rest of a call together (issue 30). This one reads the UTF-8 bytes the core lends into a
-// small tree and writes straight into a String. It follows JSONDecoder/JSONEncoder's default
-// behaviour, with the binding's date convention (ISO 8601, `AppJSON`): `Data` as base64,
-// `URL` as its absolute string, `Decimal` as a number, non-finite floats refused, keys as
-// the Codable keys are spelled.
+// rest of a call together (issue 30). Decoding reads the UTF-8 bytes the core lends once,
+// into a flat list of their values (`JSONTape`: no tree, no String per key), and converts a
+// scalar only when a `Decodable` asks for it; encoding writes straight into a String. It
+// follows JSONDecoder/JSONEncoder's default behaviour, with the binding's date convention
+// (ISO 8601, `AppJSON`): `Data` as base64, `URL` as its absolute string, `Decimal` as a
+// number, non-finite floats refused, keys as the Codable keys are spelled.
 
-/// A parsed JSON value. Numbers keep their text, so integers convert exactly. (Not
-/// `indirect`: arrays already hold their elements apart, and a scalar needs no box.)
-enum JSONNode {
-    case null
-    case bool(Bool)
-    case number(String)
-    case string(String)
-    case array([JSONNode])
-    case object([(key: String, value: JSONNode)])
+// MARK: Decoding
 
-    var kind: String {
-        switch self {
+/// One JSON value of a `JSONTape`: its kind, where its text is, and where the values after
+/// it start (past its members or elements), so a container steps from one member to the next
+/// without reading what is inside them.
+struct JSONToken {
+    enum Kind: UInt8 {
+        case null, bool, number
+        /// A string without escapes (its bytes are its text), or with some.
+        case string, escapedString
+        case array, object
+    }
+    var kind: Kind
+    /// A bool's value.
+    var isTrue: Bool
+    /// The value's bytes: a string's between its quotes, a container's from its bracket.
+    var start: Int32
+    var end: Int32
+    /// The index of the token after this value and everything in it.
+    var next: Int32
+    /// A container's members or elements.
+    var count: Int32
+
+    var kindName: String {
+        switch kind {
         case .null: return "null"
         case .bool: return "a boolean"
         case .number: return "a number"
-        case .string: return "a string"
+        case .string, .escapedString: return "a string"
         case .array: return "an array"
         case .object: return "an object"
         }
     }
 }
 
-/// A strict JSON parser over UTF-8 bytes (RFC 8259, one value, surrounding whitespace).
-struct JSONParser {
-    private let u: UnsafeBufferPointer<UInt8>
-    private var i = 0
-    private var depth = 0
+/// JSON text (RFC 8259: one value, surrounding whitespace), checked and read in one pass into
+/// its values in document order: an object's token is followed by its members' keys (string
+/// tokens), each followed by its value; an array's by its elements.
+final class JSONTape: @unchecked Sendable { // one decode at a time: see `decode`
+    /// The text, copied into the tape's own storage: a decoder kept past `init(from:)` still
+    /// reads bytes of its own (such a tape is never reused).
+    @exclusivity(unchecked) private(set) var u = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    @exclusivity(unchecked) private var storage = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+    /// The tokens (plain values in memory of the tape's own: read without reference counting).
+    @exclusivity(unchecked) private var tokens = UnsafeMutablePointer<JSONToken>.allocate(capacity: 16)
+    @exclusivity(unchecked) private var capacity = 16
+    @exclusivity(unchecked) private(set) var count = 0
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONNode {
-        var p = JSONParser(u: bytes)
+    deinit {
+        storage.deallocate()
+        tokens.deallocate()
+    }
+
+    /// Token `i` (the first is the whole value).
+    @inline(__always) subscript(i: Int) -> JSONToken { tokens[i] }
+
+    /// Checks `text` and reads it into this tape (copied once it is known to be JSON).
+    func read(_ text: UnsafeBufferPointer<UInt8>) throws {
+        var p = JSONTapeParser(u: text, tokens: tokens, capacity: capacity)
+        // (the parser may move the tokens to a larger block: taken back even when it throws)
+        defer {
+            tokens = p.tokens
+            capacity = p.capacity
+            count = p.count
+        }
+        guard text.count < Int(Int32.max) else { throw p.error("the text is too long") }
         p.ws()
-        let v = try p.value()
+        try p.value()
         p.ws()
-        guard p.i == bytes.count else { throw p.error("unexpected text after the JSON value") }
-        return v
-    }
-
-    static func parse(_ text: String) throws -> JSONNode {
-        var text = text
-        return try text.withUTF8 { try parse($0) }
-    }
-
-    private init(u: UnsafeBufferPointer<UInt8>) { self.u = u }
-
-    private func error(_ what: String) -> DecodingError {
-        DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON: \(what) at byte \(i)."))
-    }
-
-    @inline(__always) private mutating func ws() {
-        while i < u.count, u[i] == 0x20 || u[i] == 0x0A || u[i] == 0x0D || u[i] == 0x09 { i += 1 }
-    }
-
-    private mutating func literal(_ word: StaticString, _ v: JSONNode) throws -> JSONNode {
-        let n = word.utf8CodeUnitCount
-        guard i + n <= u.count else { throw error("unexpected end") }
-        for k in 0..<n where u[i + k] != word.utf8Start[k] { throw error("unexpected character") }
-        i += n
-        return v
-    }
-
-    private mutating func value() throws -> JSONNode {
-        guard i < u.count else { throw error("unexpected end") }
-        switch u[i] {
-        case 0x22: return .string(try string())
-        case 0x7B: return try object()
-        case 0x5B: return try array()
-        case 0x74: return try literal("true", .bool(true))
-        case 0x66: return try literal("false", .bool(false))
-        case 0x6E: return try literal("null", .null)
-        case 0x2D, 0x30...0x39: return try number()
-        default: throw error("unexpected character")
+        guard p.i == text.count else { throw p.error("unexpected text after the JSON value") }
+        if storage.count < text.count {
+            storage.deallocate()
+            storage = .allocate(capacity: max(text.count, 64))
         }
+        if let from = text.baseAddress, let to = storage.baseAddress { to.update(from: from, count: text.count) }
+        u = UnsafeBufferPointer(start: storage.baseAddress, count: text.count)
     }
 
-    private mutating func nest() throws {
-        depth += 1
-        if depth > 512 { throw error("too deeply nested") }
-    }
-
-    private mutating func object() throws -> JSONNode {
-        try nest()
-        defer { depth -= 1 }
-        i += 1
-        var members: [(key: String, value: JSONNode)] = []
-        ws()
-        if i < u.count, u[i] == 0x7D { i += 1; return .object(members) }
-        while true {
-            ws()
-            guard i < u.count, u[i] == 0x22 else { throw error("expected a key") }
-            let key = try string()
-            ws()
-            guard i < u.count, u[i] == 0x3A else { throw error("expected ':'") }
-            i += 1
-            ws()
-            members.append((key, try value()))
-            ws()
-            guard i < u.count else { throw error("unexpected end") }
-            if u[i] == 0x2C { i += 1; continue }
-            if u[i] == 0x7D { i += 1; return .object(members) }
-            throw error("expected ',' or '}'")
+    /// Decodes a value from `text` on a tape of this thread's: the one kept from the thread's
+    /// last decode when no decoder of it outlived that (no allocation in the steady state),
+    /// else a new one.
+    static func decode<T: Decodable>(_ type: T.Type, _ text: UnsafeBufferPointer<UInt8>) throws -> T {
+        var tape: JSONTape
+        if let kept = pthread_getspecific(tapeKey) {
+            // taken out while in use: a decode inside this one gets a tape of its own
+            pthread_setspecific(tapeKey, nil)
+            tape = Unmanaged<JSONTape>.fromOpaque(kept).takeRetainedValue()
+        } else {
+            tape = JSONTape()
         }
-    }
-
-    private mutating func array() throws -> JSONNode {
-        try nest()
-        defer { depth -= 1 }
-        i += 1
-        var items: [JSONNode] = []
-        ws()
-        if i < u.count, u[i] == 0x5D { i += 1; return .array(items) }
-        while true {
-            ws()
-            items.append(try value())
-            ws()
-            guard i < u.count else { throw error("unexpected end") }
-            if u[i] == 0x2C { i += 1; continue }
-            if u[i] == 0x5D { i += 1; return .array(items) }
-            throw error("expected ',' or ']'")
-        }
-    }
-
-    private mutating func number() throws -> JSONNode {
-        let start = i
-        if u[i] == 0x2D { i += 1 }
-        func digits(_ p: inout JSONParser) -> Int {
-            let s = p.i
-            while p.i < p.u.count, (0x30...0x39).contains(p.u[p.i]) { p.i += 1 }
-            return p.i - s
-        }
-        guard i < u.count else { throw error("bad number") }
-        if u[i] == 0x30 { i += 1 } else if digits(&self) == 0 { throw error("bad number") }
-        if i < u.count, u[i] == 0x2E {
-            i += 1
-            if digits(&self) == 0 { throw error("bad number") }
-        }
-        if i < u.count, u[i] == 0x65 || u[i] == 0x45 {
-            i += 1
-            if i < u.count, u[i] == 0x2B || u[i] == 0x2D { i += 1 }
-            if digits(&self) == 0 { throw error("bad number") }
-        }
-        return .number(String(decoding: UnsafeBufferPointer(rebasing: u[start..<i]), as: UTF8.self))
-    }
-
-    private mutating func hex4() throws -> UInt32 {
-        guard i + 4 <= u.count else { throw error("bad \\u escape") }
-        var v: UInt32 = 0
-        for _ in 0..<4 {
-            let c = u[i]
-            let d: UInt8
-            switch c {
-            case 0x30...0x39: d = c - 0x30
-            case 0x41...0x46: d = c - 0x41 + 10
-            case 0x61...0x66: d = c - 0x61 + 10
-            default: throw error("bad \\u escape")
+        defer {
+            // kept for the next decode unless a decoder still holds it (or it grew large)
+            if isKnownUniquelyReferenced(&tape), tape.storage.count <= 1 << 16, tape.capacity <= 1 << 12,
+               pthread_getspecific(tapeKey) == nil {
+                pthread_setspecific(tapeKey, Unmanaged.passRetained(tape).toOpaque())
             }
-            v = v << 4 | UInt32(d)
-            i += 1
         }
-        return v
+        try tape.read(text)
+        return try TapeDecoder.value(type, tape, 0, [])
     }
 
-    /// At the opening quote.
-    private mutating func string() throws -> String {
-        i += 1
-        let start = i
+    /// A string token's value (`.string` or `.escapedString`).
+    func string(_ t: JSONToken) -> String {
+        let bytes = UnsafeBufferPointer(rebasing: u[Int(t.start)..<Int(t.end)])
+        if t.kind == .string { return String(decoding: bytes, as: UTF8.self) }
+        return String(decoding: JSONTape.unescaped(bytes), as: UTF8.self)
+    }
+
+    /// The text of a number token.
+    func text(_ t: JSONToken) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: u[Int(t.start)..<Int(t.end)]), as: UTF8.self)
+    }
+
+    /// True when the key token `t` is `name` (UTF-8).
+    @inline(__always)
+    func keyEquals(_ t: JSONToken, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if t.kind == .escapedString { return JSONTape.unescaped(UnsafeBufferPointer(rebasing: u[Int(t.start)..<Int(t.end)])).elementsEqual(name) }
+        let n = Int(t.end - t.start)
+        guard n == name.count else { return false }
+        return n == 0 || memcmp(u.baseAddress! + Int(t.start), name.baseAddress!, n) == 0
+    }
+
+    /// The bytes a string's escapes stand for (the escapes were checked by the parser).
+    static func unescaped(_ u: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(u.count)
+        var i = 0
+        func hex4(_ at: Int) -> UInt32 {
+            var v: UInt32 = 0
+            for k in at..<(at + 4) {
+                let c = u[k]
+                v = v << 4 | UInt32(c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x61 + 10)
+            }
+            return v
+        }
         while i < u.count {
             let c = u[i]
-            if c == 0x22 {
-                let s = String(decoding: UnsafeBufferPointer(rebasing: u[start..<i]), as: UTF8.self)
-                i += 1
-                return s
-            }
-            if c == 0x5C { break }
-            if c < 0x20 { throw error("a control character in a string") }
-            i += 1
-        }
-        // escapes: decode into bytes from here
-        var bytes = Array(u[start..<i])
-        while i < u.count {
-            let c = u[i]
-            if c == 0x22 {
-                i += 1
-                return String(decoding: bytes, as: UTF8.self)
-            }
-            if c < 0x20 { throw error("a control character in a string") }
             if c != 0x5C {
                 bytes.append(c)
                 i += 1
                 continue
             }
-            i += 1
-            guard i < u.count else { break }
-            let e = u[i]
-            i += 1
+            let e = u[i + 1]
+            i += 2
             switch e {
-            case 0x22, 0x5C, 0x2F: bytes.append(e)
             case 0x62: bytes.append(0x08)
             case 0x66: bytes.append(0x0C)
             case 0x6E: bytes.append(0x0A)
             case 0x72: bytes.append(0x0D)
             case 0x74: bytes.append(0x09)
             case 0x75:
-                var v = try hex4()
+                var v = hex4(i)
+                i += 4
                 if (0xD800..<0xDC00).contains(v), i + 6 <= u.count, u[i] == 0x5C, u[i + 1] == 0x75 {
-                    let save = i
-                    i += 2
-                    let lo = try hex4()
+                    let lo = hex4(i + 2)
                     if (0xDC00..<0xE000).contains(lo) {
                         v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00)
-                    } else {
-                        i = save
+                        i += 6
                     }
                 }
                 bytes.append(contentsOf: String(Unicode.Scalar(v) ?? "\u{FFFD}").utf8)
-            default: throw error("bad escape")
+            default: bytes.append(e) // \" \\ \/
             }
+        }
+        return bytes
+    }
+}
+
+/// Builds a tape's tokens (a struct with its cursor: closures over a captured index would
+/// check exclusive access on every step).
+struct JSONTapeParser {
+    let u: UnsafeBufferPointer<UInt8>
+    var i = 0
+    var depth = 0
+    /// The tokens so far: `count` of `capacity` (the block is the tape's; grown here).
+    var tokens: UnsafeMutablePointer<JSONToken>
+    var capacity: Int
+    var count = 0
+
+    init(u: UnsafeBufferPointer<UInt8>, tokens: UnsafeMutablePointer<JSONToken>, capacity: Int) {
+        self.u = u
+        self.tokens = tokens
+        self.capacity = capacity
+    }
+
+    func error(_ what: String) -> DecodingError {
+        DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON: \(what) at byte \(i)."))
+    }
+
+    @inline(__always) mutating func ws() {
+        while i < u.count, u[i] == 0x20 || u[i] == 0x0A || u[i] == 0x0D || u[i] == 0x09 { i += 1 }
+    }
+
+    @inline(__always) private mutating func token(_ kind: JSONToken.Kind, _ start: Int, _ end: Int, isTrue: Bool = false) {
+        if count == capacity {
+            let larger = UnsafeMutablePointer<JSONToken>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: tokens, count: count)
+            tokens.deallocate()
+            tokens = larger
+            capacity *= 2
+        }
+        (tokens + count).initialize(to: JSONToken(kind: kind, isTrue: isTrue, start: Int32(start), end: Int32(end),
+                                                  next: Int32(count + 1), count: 0))
+        count += 1
+    }
+
+    private mutating func literal(_ word: StaticString, _ kind: JSONToken.Kind, isTrue: Bool = false) throws {
+        let n = word.utf8CodeUnitCount
+        guard i + n <= u.count else { throw error("unexpected end") }
+        guard memcmp(u.baseAddress! + i, word.utf8Start, n) == 0 else { throw error("unexpected character") }
+        token(kind, i, i + n, isTrue: isTrue)
+        i += n
+    }
+
+    mutating func value() throws {
+        guard i < u.count else { throw error("unexpected end") }
+        switch u[i] {
+        case 0x22: try string()
+        case 0x7B: try container(close: 0x7D, .object)
+        case 0x5B: try container(close: 0x5D, .array)
+        case 0x74: try literal("true", .bool, isTrue: true)
+        case 0x66: try literal("false", .bool)
+        case 0x6E: try literal("null", .null)
+        case 0x2D, 0x30...0x39: try number()
+        default: throw error("unexpected character")
+        }
+    }
+
+    /// An object (each member a key token and its value) or an array.
+    private mutating func container(close: UInt8, _ kind: JSONToken.Kind) throws {
+        depth += 1
+        if depth > 512 { throw error("too deeply nested") }
+        defer { depth -= 1 }
+        let at = count
+        token(kind, i, i)
+        i += 1
+        var members: Int32 = 0
+        ws()
+        if i < u.count, u[i] == close {
+            i += 1
+        } else {
+            while true {
+                ws()
+                if kind == .object {
+                    guard i < u.count, u[i] == 0x22 else { throw error("expected a key") }
+                    try string()
+                    ws()
+                    guard i < u.count, u[i] == 0x3A else { throw error("expected ':'") }
+                    i += 1
+                    ws()
+                }
+                try value()
+                members += 1
+                ws()
+                guard i < u.count else { throw error("unexpected end") }
+                if u[i] == 0x2C { i += 1; continue }
+                if u[i] == close { i += 1; break }
+                throw error(kind == .object ? "expected ',' or '}'" : "expected ',' or ']'")
+            }
+        }
+        tokens[at].end = Int32(i)
+        tokens[at].next = Int32(self.count)
+        tokens[at].count = members
+    }
+
+    private mutating func digits() -> Int {
+        let s = i
+        while i < u.count, u[i] >= 0x30, u[i] <= 0x39 { i += 1 }
+        return i - s
+    }
+
+    private mutating func number() throws {
+        let start = i
+        if u[i] == 0x2D { i += 1 }
+        guard i < u.count else { throw error("bad number") }
+        if u[i] == 0x30 { i += 1 } else if digits() == 0 { throw error("bad number") }
+        if i < u.count, u[i] == 0x2E {
+            i += 1
+            if digits() == 0 { throw error("bad number") }
+        }
+        if i < u.count, u[i] == 0x65 || u[i] == 0x45 {
+            i += 1
+            if i < u.count, u[i] == 0x2B || u[i] == 0x2D { i += 1 }
+            if digits() == 0 { throw error("bad number") }
+        }
+        token(.number, start, i)
+    }
+
+    /// At the opening quote: a string token of the bytes between the quotes, its escapes checked.
+    private mutating func string() throws {
+        i += 1
+        let start = i
+        var escaped = false
+        while i < u.count {
+            let c = u[i]
+            if c == 0x22 {
+                token(escaped ? .escapedString : .string, start, i)
+                i += 1
+                return
+            }
+            if c < 0x20 { throw error("a control character in a string") }
+            if c == 0x5C {
+                escaped = true
+                i += 1
+                guard i < u.count else { break }
+                switch u[i] {
+                case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: i += 1
+                case 0x75:
+                    i += 1
+                    guard i + 4 <= u.count else { throw error("bad \\u escape") }
+                    for _ in 0..<4 {
+                        switch u[i] {
+                        case 0x30...0x39, 0x41...0x46, 0x61...0x66: i += 1
+                        default: throw error("bad \\u escape")
+                        }
+                    }
+                default: throw error("bad escape")
+                }
+                continue
+            }
+            i += 1
         }
         throw error("unterminated string")
     }
 }
-
-// MARK: Decoding
 
 struct JSONCodingKey: CodingKey {
     var stringValue: String
@@ -245,142 +349,196 @@ struct JSONCodingKey: CodingKey {
     }
 }
 
-/// Decodes one value of the tree; the entry point is `decode(_:)`.
-final class NodeDecoder: Decoder, SingleValueDecodingContainer {
-    let node: JSONNode
+/// Decodes one value of a tape (a struct of three words: passed as `any Decoder` it needs no
+/// allocation); the entry point is `value(_:_:_:_:)`.
+struct TapeDecoder: Decoder, SingleValueDecodingContainer {
+    let tape: JSONTape
+    let index: Int
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(_ node: JSONNode, _ codingPath: [any CodingKey]) {
-        self.node = node
+    init(_ tape: JSONTape, _ index: Int, _ codingPath: [any CodingKey]) {
+        self.tape = tape
+        self.index = index
         self.codingPath = codingPath
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .object(let members) = node else {
-            throw Self.mismatch([String: Any].self, node, codingPath)
-        }
-        return KeyedDecodingContainer(NodeKeyedDecoder<Key>(members, codingPath))
+        let t = tape[index]
+        guard t.kind == .object else { throw Self.mismatch([String: Any].self, t, codingPath) }
+        return KeyedDecodingContainer(TapeKeyedDecoder<Key>(tape, index, codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let items) = node else { throw Self.mismatch([Any].self, node, codingPath) }
-        return NodeUnkeyedDecoder(items, codingPath)
+        let t = tape[index]
+        guard t.kind == .array else { throw Self.mismatch([Any].self, t, codingPath) }
+        return TapeUnkeyedDecoder(tape, index, codingPath)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-    func decodeNil() -> Bool {
-        if case .null = node { return true }
-        return false
-    }
+    func decodeNil() -> Bool { tape[index].kind == .null }
 
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try Self.value(type, node, codingPath) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try Self.value(type, tape, index, codingPath) }
 
-    static func mismatch(_ type: Any.Type, _ node: JSONNode, _ path: [any CodingKey]) -> DecodingError {
-        if case .null = node {
+    static func mismatch(_ type: Any.Type, _ t: JSONToken, _ path: [any CodingKey]) -> DecodingError {
+        if t.kind == .null {
             return .valueNotFound(type, .init(codingPath: path, debugDescription: "Expected \(type) value but found null instead."))
         }
-        return .typeMismatch(type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(node.kind) instead."))
+        return .typeMismatch(type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(t.kindName) instead."))
     }
 
     static func corrupted(_ path: [any CodingKey], _ what: String) -> DecodingError {
         .dataCorrupted(.init(codingPath: path, debugDescription: what))
     }
 
-    /// A value of `type` at `node`: the scalars directly, dates by the binding's convention,
-    /// everything else through its `init(from:)`.
-    static func value<T: Decodable>(_ type: T.Type, _ node: JSONNode, _ path: [any CodingKey]) throws -> T {
+    /// A value of `type` at token `index`: the scalars directly, dates by the binding's
+    /// convention, everything else through its `init(from:)`.
+    static func value<T: Decodable>(_ type: T.Type, _ tape: JSONTape, _ index: Int, _ path: [any CodingKey]) throws -> T {
         // (unsafeBitCast once the types are known equal: `as! T` would be a dynamic cast)
-        if T.self == String.self { return unsafeBitCast(try string(node, path), to: T.self) }
-        if T.self == Int.self { return unsafeBitCast(try integer(Int.self, node, path), to: T.self) }
-        if T.self == Bool.self {
-            guard case .bool(let b) = node else { throw mismatch(type, node, path) }
-            return unsafeBitCast(b, to: T.self)
-        }
-        if T.self == Double.self { return unsafeBitCast(try double(node, path), to: T.self) }
-        if T.self == Int32.self { return unsafeBitCast(try integer(Int32.self, node, path), to: T.self) }
-        if T.self == Int64.self { return unsafeBitCast(try integer(Int64.self, node, path), to: T.self) }
+        if T.self == String.self { return unsafeBitCast(try string(tape, index, path), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try integer(Int.self, tape, index, path), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try bool(tape, index, path), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try double(tape, index, path), to: T.self) }
+        if T.self == Int32.self { return unsafeBitCast(try integer(Int32.self, tape, index, path), to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try integer(Int64.self, tape, index, path), to: T.self) }
         if T.self == Date.self {
-            let text = try string(node, path)
+            let text = try string(tape, index, path)
             guard let date = AppJSON.parseDate(text) else {
-                throw corrupted(path, "expected an ISO 8601 date-time, got \"\(text)\"")
+                throw corrupted(path, "Expected an ISO 8601 date-time, got \"\(text)\".")
             }
             return date as! T
         }
         if T.self == Float.self {
-            let d = try double(node, path)
+            let d = try double(tape, index, path)
             guard let f = Float(exactly: d) ?? (d.isFinite && abs(d) <= Double(Float.greatestFiniteMagnitude) ? Float(d) : nil) else {
                 throw corrupted(path, "Parsed JSON number <\(d)> does not fit in Float.")
             }
             return f as! T
         }
         if T.self == URL.self {
-            let text = try string(node, path)
+            let text = try string(tape, index, path)
             guard let url = URL(string: text) else { throw corrupted(path, "Invalid URL string.") }
             return url as! T
         }
         if T.self == Data.self {
-            let text = try string(node, path)
+            let text = try string(tape, index, path)
             guard let data = Data(base64Encoded: text) else {
                 throw corrupted(path, "Encountered Data is not valid Base64.")
             }
             return data as! T
         }
         if T.self == Decimal.self {
-            guard case .number(let text) = node, let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                throw mismatch(type, node, path)
+            let t = tape[index]
+            guard t.kind == .number, let d = Decimal(string: tape.text(t), locale: Locale(identifier: "en_US_POSIX")) else {
+                throw mismatch(type, t, path)
             }
             return d as! T
         }
-        return try T(from: NodeDecoder(node, path))
+        // the other integers (the generic `decode` witnesses their requirements too: without
+        // these their `init(from:)` would come back here)
+        if T.self == UInt.self { return unsafeBitCast(try integer(UInt.self, tape, index, path), to: T.self) }
+        if T.self == UInt64.self { return unsafeBitCast(try integer(UInt64.self, tape, index, path), to: T.self) }
+        if T.self == UInt32.self { return unsafeBitCast(try integer(UInt32.self, tape, index, path), to: T.self) }
+        if T.self == UInt16.self { return unsafeBitCast(try integer(UInt16.self, tape, index, path), to: T.self) }
+        if T.self == UInt8.self { return unsafeBitCast(try integer(UInt8.self, tape, index, path), to: T.self) }
+        if T.self == Int16.self { return unsafeBitCast(try integer(Int16.self, tape, index, path), to: T.self) }
+        if T.self == Int8.self { return unsafeBitCast(try integer(Int8.self, tape, index, path), to: T.self) }
+        return try T(from: TapeDecoder(tape, index, path))
     }
 
-    static func string(_ node: JSONNode, _ path: [any CodingKey]) throws -> String {
-        guard case .string(let s) = node else { throw mismatch(String.self, node, path) }
-        return s
+    static func string(_ tape: JSONTape, _ index: Int, _ path: [any CodingKey]) throws -> String {
+        let t = tape[index]
+        guard t.kind == .string || t.kind == .escapedString else { throw mismatch(String.self, t, path) }
+        return tape.string(t)
     }
 
-    static func double(_ node: JSONNode, _ path: [any CodingKey]) throws -> Double {
-        guard case .number(let text) = node, let d = Double(text) else { throw mismatch(Double.self, node, path) }
+    static func bool(_ tape: JSONTape, _ index: Int, _ path: [any CodingKey]) throws -> Bool {
+        let t = tape[index]
+        guard t.kind == .bool else { throw mismatch(Bool.self, t, path) }
+        return t.isTrue
+    }
+
+    static func double(_ tape: JSONTape, _ index: Int, _ path: [any CodingKey]) throws -> Double {
+        let t = tape[index]
+        guard t.kind == .number, let d = Double(tape.text(t)) else { throw mismatch(Double.self, t, path) }
         return d
     }
 
-    static func integer<I: FixedWidthInteger>(_ type: I.Type, _ node: JSONNode, _ path: [any CodingKey]) throws -> I {
-        guard case .number(let text) = node else { throw mismatch(type, node, path) }
-        if let i = I(text) { return i }
+    /// An integer: read from the digits when it is written as one, else as JSONDecoder does
+    /// (`1e2` and `100.0` are 100; a fraction or a value out of range is refused).
+    static func integer<I: FixedWidthInteger>(_ type: I.Type, _ tape: JSONTape, _ index: Int, _ path: [any CodingKey]) throws -> I {
+        let t = tape[index]
+        guard t.kind == .number else { throw mismatch(type, t, path) }
+        let u = tape.u
+        var k = Int(t.start)
+        let end = Int(t.end)
+        let negative = u[k] == 0x2D
+        if negative { k += 1 }
+        var v: I = 0
+        var plain = true
+        while k < end {
+            let c = u[k]
+            guard c >= 0x30, c <= 0x39 else { plain = false; break }
+            let (m, o1) = v.multipliedReportingOverflow(by: 10)
+            let (s, o2) = negative ? m.subtractingReportingOverflow(I(c - 0x30)) : m.addingReportingOverflow(I(c - 0x30))
+            if o1 || o2 { plain = false; break }
+            v = s
+            k += 1
+        }
+        if plain { return v }
+        let text = tape.text(t)
         if let d = Double(text), d == d.rounded(.towardZero), let i = I(exactly: d) { return i }
         throw corrupted(path, "Parsed JSON number <\(text)> does not fit in \(type).")
     }
 }
 
-struct NodeKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let members: [(key: String, value: JSONNode)]
+/// An object's members, found by key in the tape (the last member with a key wins, as
+/// JSONDecoder's).
+struct TapeKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let tape: JSONTape
+    /// The object's token.
+    let index: Int
     let codingPath: [any CodingKey]
 
-    init(_ members: [(key: String, value: JSONNode)], _ codingPath: [any CodingKey]) {
-        self.members = members
+    init(_ tape: JSONTape, _ index: Int, _ codingPath: [any CodingKey]) {
+        self.tape = tape
+        self.index = index
         self.codingPath = codingPath
     }
 
-    var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
-
-    /// The last member with the key (JSON objects with a repeated key: the last wins).
-    private func find(_ key: Key) -> JSONNode? { find(key.stringValue) }
-
-    private func find(_ name: String) -> JSONNode? {
-        var k = members.count
-        while k > 0 {
-            k -= 1
-            if members[k].key == name { return members[k].value }
+    var allKeys: [Key] {
+        var keys: [Key] = []
+        var k = index + 1
+        let stop = Int(tape[index].next)
+        while k < stop {
+            if let key = Key(stringValue: tape.string(tape[k])) { keys.append(key) }
+            k = Int(tape[k + 1].next)
         }
-        return nil
+        return keys
     }
 
-    private func node(_ key: Key) throws -> JSONNode {
+    /// The token of the member's value, or nil.
+    private func find(_ key: Key) -> Int? { find(key.stringValue) }
+
+    private func find(_ name: String) -> Int? {
+        var name = name
+        return name.withUTF8 { name in
+            var found: Int?
+            var k = index + 1
+            let stop = Int(tape[index].next)
+            while k < stop {
+                if tape.keyEquals(tape[k], name) { found = k + 1 }
+                k = Int(tape[k + 1].next)
+            }
+            return found
+        }
+    }
+
+    private func node(_ key: Key) throws -> Int {
         guard let n = find(key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath,
-                debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+                debugDescription: "No value associated with key \"\(key.stringValue)\"."))
         }
         return n
     }
@@ -388,106 +546,140 @@ struct NodeKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool { find(key) != nil }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        if case .null = try node(key) { return true }
-        return false
+        let n = try node(key)
+        return tape[n].kind == .null
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try NodeDecoder.value(type, try node(key), codingPath + [key])
+        try TapeDecoder.value(type, tape, try node(key), codingPath + [key])
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let n = find(key) else { return nil }
-        if case .null = n { return nil }
-        return try NodeDecoder.value(type, n, codingPath + [key])
+        guard let n = find(key), tape[n].kind != .null else { return nil }
+        return try TapeDecoder.value(type, tape, n, codingPath + [key])
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let n = try node(key)
-        if case .string(let s) = n { return s }
-        throw NodeDecoder.mismatch(type, n, codingPath + [key])
+        let t = tape[n]
+        if t.kind == .string || t.kind == .escapedString { return tape.string(t) }
+        throw TapeDecoder.mismatch(type, t, codingPath + [key])
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
         let n = try node(key)
-        if case .bool(let b) = n { return b }
-        throw NodeDecoder.mismatch(type, n, codingPath + [key])
+        let t = tape[n]
+        if t.kind == .bool { return t.isTrue }
+        throw TapeDecoder.mismatch(type, t, codingPath + [key])
     }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try NodeDecoder.integer(type, try node(key), codingPath + [key]) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try NodeDecoder.integer(type, try node(key), codingPath + [key]) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try NodeDecoder.integer(type, try node(key), codingPath + [key]) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try NodeDecoder.double(try node(key), codingPath + [key]) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try TapeDecoder.integer(type, tape, try node(key), codingPath + [key]) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try TapeDecoder.integer(type, tape, try node(key), codingPath + [key]) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try TapeDecoder.integer(type, tape, try node(key), codingPath + [key]) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try TapeDecoder.double(tape, try node(key), codingPath + [key]) }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey> {
-        try NodeDecoder(try node(key), codingPath + [key]).container(keyedBy: type)
+        try TapeDecoder(tape, try node(key), codingPath + [key]).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try NodeDecoder(try node(key), codingPath + [key]).unkeyedContainer()
+        try TapeDecoder(tape, try node(key), codingPath + [key]).unkeyedContainer()
     }
 
+    /// A decoder of the member `super`, or of null when there is none.
     func superDecoder() throws -> any Decoder {
         let key = JSONCodingKey(stringValue: "super")
-        return NodeDecoder(find("super") ?? .null, codingPath + [key])
+        return try memberDecoder(find("super"), codingPath + [key])
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        NodeDecoder(find(key) ?? .null, codingPath + [key])
+        try memberDecoder(find(key), codingPath + [key])
+    }
+
+    private func memberDecoder(_ n: Int?, _ path: [any CodingKey]) throws -> any Decoder {
+        if let n { return TapeDecoder(tape, n, path) }
+        return TapeDecoder(nullTape, 0, path)
     }
 }
 
-struct NodeUnkeyedDecoder: UnkeyedDecodingContainer {
-    let items: [JSONNode]
-    let codingPath: [any CodingKey]
-    var currentIndex = 0
+/// A tape of the one value `null` (a missing super member decodes as null), never reused.
+let nullTape: JSONTape = {
+    let null: StaticString = "null", tape = JSONTape()
+    try! tape.read(UnsafeBufferPointer(start: null.utf8Start, count: null.utf8CodeUnitCount))
+    return tape
+}()
 
-    init(_ items: [JSONNode], _ codingPath: [any CodingKey]) {
-        self.items = items
+/// Each thread's spare tape (released with its thread).
+let tapeKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { p in releaseTape(p) }
+    return key
+}()
+
+private func releaseTape(_ p: UnsafeMutableRawPointer?) {
+    if let p { Unmanaged<JSONTape>.fromOpaque(p).release() }
+}
+
+struct TapeUnkeyedDecoder: UnkeyedDecodingContainer {
+    let tape: JSONTape
+    let codingPath: [any CodingKey]
+    let count: Int?
+    var currentIndex = 0
+    /// The token of the element at `currentIndex` (the array's end once at end).
+    private var cursor: Int
+
+    init(_ tape: JSONTape, _ index: Int, _ codingPath: [any CodingKey]) {
+        self.tape = tape
         self.codingPath = codingPath
+        count = Int(tape[index].count)
+        cursor = index + 1
     }
 
-    var count: Int? { items.count }
-    var isAtEnd: Bool { currentIndex >= items.count }
+    var isAtEnd: Bool { currentIndex >= count! }
 
     private var path: [any CodingKey] { codingPath + [JSONCodingKey(index: currentIndex)] }
 
-    private func next<T>(_ type: T.Type) throws -> JSONNode {
+    private func next<T>(_ type: T.Type) throws -> Int {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "Unkeyed container is at end."))
         }
-        return items[currentIndex]
+        return cursor
+    }
+
+    private mutating func advance() {
+        cursor = Int(tape[cursor].next)
+        currentIndex += 1
     }
 
     mutating func decodeNil() throws -> Bool {
-        if case .null = try next(Never.self) {
-            currentIndex += 1
+        if tape[try next(Never.self)].kind == .null {
+            advance()
             return true
         }
         return false
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let v = try NodeDecoder.value(type, try next(type), path)
-        currentIndex += 1
+        let v = try TapeDecoder.value(type, tape, try next(type), path)
+        advance()
         return v
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        let c = try NodeDecoder(try next(type), path).container(keyedBy: type)
-        currentIndex += 1
+        let c = try TapeDecoder(tape, try next(type), path).container(keyedBy: type)
+        advance()
         return c
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let c = try NodeDecoder(try next([Any].self), path).unkeyedContainer()
-        currentIndex += 1
+        let c = try TapeDecoder(tape, try next([Any].self), path).unkeyedContainer()
+        advance()
         return c
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let d = NodeDecoder(try next(Any.self), path)
-        currentIndex += 1
+        let d = TapeDecoder(tape, try next(Any.self), path)
+        advance()
         return d
     }
 }
@@ -583,6 +775,14 @@ enum JSONWriter {
         if T.self == URL.self { return .text(quoted((value as! URL).absoluteString)) }
         if T.self == Data.self { return .text(quoted((value as! Data).base64EncodedString())) }
         if T.self == Decimal.self { return .text((value as! Decimal).description) }
+        // the other integers (as when decoding: the generic `encode` witnesses them too)
+        if T.self == UInt.self { return .text(String(unsafeBitCast(value, to: UInt.self))) }
+        if T.self == UInt64.self { return .text(String(unsafeBitCast(value, to: UInt64.self))) }
+        if T.self == UInt32.self { return .text(String(unsafeBitCast(value, to: UInt32.self))) }
+        if T.self == UInt16.self { return .text(String(unsafeBitCast(value, to: UInt16.self))) }
+        if T.self == UInt8.self { return .text(String(unsafeBitCast(value, to: UInt8.self))) }
+        if T.self == Int16.self { return .text(String(unsafeBitCast(value, to: Int16.self))) }
+        if T.self == Int8.self { return .text(String(unsafeBitCast(value, to: Int8.self))) }
         let e = NodeEncoder(path)
         try value.encode(to: e)
         return e.result ?? .text("{}")

@@ -17,9 +17,11 @@ public struct AppFunctionContext: Sendable {
     /// True when this is an entity lookup (no arguments).
     public let isEntityLookup: Bool
 
-    init(_ call: CallHandle) {
+    /// `functionId`: the id when the caller knows it already (a handler registered for one
+    /// function), so it is not read and copied again.
+    init(_ call: CallHandle, functionId: String? = nil) {
         self.call = call
-        functionId = af_call_function_id(call.raw).map { String(cString: $0) } ?? ""
+        self.functionId = functionId ?? af_call_function_id(call.raw).map { String(cString: $0) } ?? ""
         platform = AppFunctionPlatform(rawValue: af_call_platform(call.raw)) ?? .other
         isForeground = af_call_is_foreground(call.raw) != 0
         // (in-process calls have none: no String made for "")

@@ -45,10 +45,10 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         handler: @escaping @Sendable (AppFunctionContext, Args) async throws -> Result
     ) throws {
         let id = descriptor.id
-        try register(descriptor, result: Result.self, HandlerBox { context, json in
+        try register(descriptor, result: Result.self, HandlerBox({ context, json in
             let args = try decodeArguments(Args.self, json, function: id)
             return try AppJSON.encode(try await handler(context, args))
-        })
+        }, functionId: id))
     }
 
     /// Registers a function whose handler answers at once (a closure without `await`): it
@@ -64,7 +64,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try register(descriptor, result: Result.self, HandlerBox(inline: { context, input in
             let args = try decodeArguments(Args.self, input, function: id)
             return try AppJSON.encode(try handler(context, args))
-        }))
+        }, functionId: id))
     }
 
     /// Registers a function without a result (`void`).
@@ -73,10 +73,10 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         handler: @escaping @Sendable (AppFunctionContext, Args) async throws -> Void
     ) throws {
         let id = descriptor.id
-        try register(descriptor, result: nil, HandlerBox { context, json in
+        try register(descriptor, result: nil, HandlerBox({ context, json in
             try await handler(context, try decodeArguments(Args.self, json, function: id))
             return nil
-        })
+        }, functionId: id))
     }
 
     /// Registers a function without a result (`void`) whose handler answers at once: it
@@ -89,7 +89,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try register(descriptor, result: nil, HandlerBox(inline: { context, input in
             try handler(context, try decodeArguments(Args.self, input, function: id))
             return nil
-        }))
+        }, functionId: id))
     }
 
     /// Registers a function from descriptor JSON (docs/descriptors.md) with a handler that
@@ -413,11 +413,16 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 
 /// Runs one call through `af_execute_async` or `af_view_execute_async` (`start`, given the
 /// filled-in v1 invocation and the outcome box) and awaits its outcome. Cancelling the calling
-/// task cancels the call through a core cancel token (`Cancelled`).
+/// task cancels the call through a core cancel token (`Cancelled`), from before it starts until
+/// its outcome is back.
 ///
 /// When everything answers inline (an inline handler, no delegate that awaits) the core
 /// delivers the outcome before `start` returns, on this thread: then the call returns it
-/// without suspending. Otherwise it waits on a continuation the outcome resumes.
+/// without suspending, and without an `async` frame of its own: the task's cancellation handler
+/// is the runtime's record added and removed around the synchronous start (what
+/// `withTaskCancellationHandler` does around its `async` operation, less the operation's frame
+/// and executor hops). Otherwise it waits on a continuation the outcome resumes, the handler
+/// still in place.
 @inline(__always)
 func runCall(
     _ invocation: AppFunctionInvocation, arguments: String,
@@ -425,26 +430,41 @@ func runCall(
     start: (UnsafePointer<af_invocation>, UnsafeMutableRawPointer) -> af_status
 ) async -> AppFunctionOutcome {
     let token = CancelToken.take()
-    let outcome = await withTaskCancellationHandler {
-        let box = OutcomeBox()
-        let retained = Unmanaged.passRetained(box).toOpaque()
-        let st = invocation.withCInvocation(token: token.raw) { start($0, retained) }
-        box.starting = false
-        if st != AF_OK {
-            // Not started: the callback will not run, so the box comes back here.
-            Unmanaged<OutcomeBox>.fromOpaque(retained).release()
-            return AppFunctionOutcome(failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError())
-        }
-        if let inline = box.inline { return inline }
-        return await withUnsafeContinuation { (continuation: UnsafeContinuation<AppFunctionOutcome, Never>) in
+    let box = OutcomeBox(token)
+    // Kept until the record is removed (below): the record refers to this closure.
+    let onCancel = { box.token.cancel() }
+    // (runs at once, on this thread, when the task is cancelled already)
+    let record = taskAddCancellationHandler(handler: onCancel)
+    let retained = Unmanaged.passRetained(box).toOpaque()
+    let st = invocation.withCInvocation(token: token.raw) { start($0, retained) }
+    box.starting = false
+    let outcome: AppFunctionOutcome
+    if st != AF_OK {
+        // Not started: the callback will not run, so the box comes back here.
+        Unmanaged<OutcomeBox>.fromOpaque(retained).release()
+        outcome = AppFunctionOutcome(failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError())
+    } else if let inline = box.inline {
+        outcome = inline
+    } else {
+        outcome = await withUnsafeContinuation { (continuation: UnsafeContinuation<AppFunctionOutcome, Never>) in
             box.wait(continuation)
         }
-    } onCancel: {
-        token.cancel()
     }
+    taskRemoveCancellationHandler(record)
+    withExtendedLifetime(onCancel) {}
     token.recycle()
     return outcome
 }
+
+// The Swift runtime's cancellation records, as `withTaskCancellationHandler` adds and removes
+// them (its own inlinable code calls these entry points of libswift_Concurrency, part of the
+// runtime's ABI): `handler` runs at most once, on the cancelling thread (at once when the task
+// is cancelled already), until the record is removed. Only from inside a task.
+@_silgen_name("swift_task_addCancellationHandler")
+private func taskAddCancellationHandler(handler: () -> Void) -> UnsafeRawPointer
+
+@_silgen_name("swift_task_removeCancellationHandler")
+private func taskRemoveCancellationHandler(_ record: UnsafeRawPointer)
 
 extension AppFunctionInvocation {
     /// The header's v1 `af_invocation` of this invocation, lent to `body`: struct_size first,
@@ -489,7 +509,33 @@ func decodeArguments<Args: Decodable>(_ type: Args.Type, _ json: UnsafeBufferPoi
         return try AppJSON.decode(type, from: json)
     } catch {
         throw AppFunctionError(.handlerFailed,
-            "\(function): the bound arguments do not decode into \(Args.self) (does the descriptor match the type?): \(error)")
+            "\(function): the bound arguments do not decode into \(Args.self) (does the descriptor match the type?): \(describeDecoding(error))")
+    }
+}
+
+/// What a decoding error says, with where: "at `order.lines[2].sku`: Expected to decode String
+/// but found a number instead." (the members by key, the elements by index).
+func describeDecoding(_ error: any Error) -> String {
+    guard let e = error as? DecodingError else { return String(describing: error) }
+    func at(_ path: [any CodingKey]) -> String {
+        if path.isEmpty { return "" }
+        var text = ""
+        for key in path {
+            if key is JSONCodingKey, let i = key.intValue {
+                text += "[\(i)]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+        return "at `\(text)`: "
+    }
+    switch e {
+    case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c):
+        return at(c.codingPath) + c.debugDescription
+    case .keyNotFound(let key, let c):
+        return at(c.codingPath + [key]) + c.debugDescription
+    @unknown default:
+        return String(describing: e)
     }
 }
 

@@ -26,12 +26,13 @@ enum AppJSON {
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
-        try NodeDecoder.value(type, try JSONParser.parse(text), [])
+        var text = text
+        return try text.withUTF8 { try decode(type, from: $0) }
     }
 
     /// Decodes from UTF-8 bytes the core lends (no String made first).
     static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeBufferPointer<UInt8>) throws -> T {
-        try NodeDecoder.value(type, try JSONParser.parse(bytes), [])
+        try JSONTape.decode(type, bytes)
     }
 }
 

@@ -77,7 +77,10 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
     public let errorCode: AppFunctionErrorCode?
     public let message: String?
     /// The whole outcome JSON: `{"status", "result", "dialog", "errorCode", "message"}`.
-    public let json: String
+    public var json: String { storedJSON ?? Self.plainSuccessJSON(resultJSON) }
+    /// The outcome's JSON as the core wrote it; nil for a plain success (a result, nothing
+    /// else), whose text `json` writes again when asked: most callers never ask.
+    private let storedJSON: String?
     /// True for an output tool's outcome: the arguments are the final, structured result and
     /// the agent's run ends here.
     public let isFinal: Bool
@@ -108,7 +111,7 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
     init(json: String) {
         var json = json
         let fields = json.withUTF8 { Self.read($0) }
-        self.json = json
+        storedJSON = json
         guard let fields else {
             self.status = .error
             self.resultJSON = nil
@@ -121,9 +124,37 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
         (status, resultJSON, dialog, errorCode, message, isFinal) = fields
     }
 
-    /// The outcome JSON the core lends (copied once, into `json`).
+    /// The outcome JSON the core lends: a plain success keeps only its result's text, any
+    /// other outcome is copied once, into `json`.
     init(cString: UnsafePointer<CChar>) {
-        self.init(json: String(cString: cString))
+        let u = UnsafeBufferPointer(start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), count: strlen(cString))
+        if let result = Self.plainSuccessResult(u) {
+            self.init(plainSuccess: result)
+        } else {
+            self.init(json: String(decoding: u, as: UTF8.self))
+        }
+    }
+
+    private init(plainSuccess result: String?) {
+        status = .success
+        resultJSON = result
+        dialog = nil
+        errorCode = nil
+        message = nil
+        storedJSON = nil
+        isFinal = false
+    }
+
+    private static var plainHead: StaticString { #"{"status":"success","result":"# }
+    private static var plainTail: StaticString { #","dialog":null,"errorCode":null,"message":null}"# }
+
+    /// What the core writes for a success with this result and nothing else.
+    private static func plainSuccessJSON(_ result: String?) -> String {
+        var out = JSONOut(capacity: plainHead.utf8CodeUnitCount + plainTail.utf8CodeUnitCount + (result?.utf8.count ?? 4))
+        out.ascii(plainHead)
+        if let result { out.raw(result) } else { out.ascii("null") }
+        out.ascii(plainTail)
+        return out.text
     }
 
     private typealias Fields = (AppFunctionStatus, String?, String?, AppFunctionErrorCode?, String?, Bool)
@@ -138,8 +169,7 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
     /// the result, and `,"dialog":null,"errorCode":null,"message":null}` (src/model/outcome.rs):
     /// its result, or nil for any other outcome (read member by member).
     private static func plainSuccessResult(_ u: UnsafeBufferPointer<UInt8>) -> String?? {
-        let head: StaticString = #"{"status":"success","result":"#
-        let tail: StaticString = #","dialog":null,"errorCode":null,"message":null}"#
+        let head = plainHead, tail = plainTail
         let h = head.utf8CodeUnitCount, t = tail.utf8CodeUnitCount
         guard u.count > h + t, let base = u.baseAddress,
               memcmp(base, head.utf8Start, h) == 0, memcmp(base + (u.count - t), tail.utf8Start, t) == 0
@@ -181,7 +211,7 @@ public struct AppFunctionOutcome: Sendable, CustomStringConvertible {
         errorCode = code
         self.message = message
         isFinal = false
-        json = JSONValue.object([
+        storedJSON = JSONValue.object([
             ("status", .string("error")), ("result", .null), ("dialog", .null),
             ("errorCode", .string(code.rawValue)), ("message", .string(message)),
         ]).text

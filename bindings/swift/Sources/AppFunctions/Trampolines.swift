@@ -15,13 +15,18 @@ typealias InlineHandler = @Sendable (AppFunctionContext, UnsafeBufferPointer<UIn
 final class HandlerBox: UserDataBox, @unchecked Sendable {
     let run: JSONHandler?
     let inline: InlineHandler?
-    init(_ run: @escaping JSONHandler) {
+    /// The id of the one function this handler serves, when it is known (a typed
+    /// registration): its calls' contexts take it instead of reading it from the call.
+    let functionId: String?
+    init(_ run: @escaping JSONHandler, functionId: String? = nil) {
         self.run = run
         inline = nil
+        self.functionId = functionId
     }
-    init(inline: @escaping InlineHandler) {
+    init(inline: @escaping InlineHandler, functionId: String? = nil) {
         run = nil
         self.inline = inline
+        self.functionId = functionId
     }
 }
 
@@ -94,8 +99,8 @@ let releaseRunningTask: af_free_fn = { userData in
 }
 
 /// Starts a handler or lookup on a new task and completes the call from it.
-func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle) {
-    let context = AppFunctionContext(call)
+func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle, functionId: String?) {
+    let context = AppFunctionContext(call, functionId: functionId)
     let inputPointer = context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
     let input = inputPointer.map { String(cString: $0) } ?? "{}"
     let running = RunningTask()
@@ -115,8 +120,8 @@ func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle) {
 }
 
 /// Runs an inline handler or lookup on this thread and completes the call before returning.
-func runInline(_ run: InlineHandler, _ call: CallHandle) {
-    let context = AppFunctionContext(call)
+func runInline(_ run: InlineHandler, _ call: CallHandle, functionId: String?) {
+    let context = AppFunctionContext(call, functionId: functionId)
     let input = context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
     do {
         let result: String?
@@ -169,9 +174,9 @@ let handlerTrampoline: af_handler_fn = { userData, call in
         return
     }
     if let inline = b.inline {
-        runInline(inline, CallHandle(raw: call))
+        runInline(inline, CallHandle(raw: call), functionId: b.functionId)
     } else if let run = b.run {
-        startHandler(run, CallHandle(raw: call))
+        startHandler(run, CallHandle(raw: call), functionId: b.functionId)
     }
 }
 
@@ -257,6 +262,9 @@ let logTrampoline: af_log_fn = { userData, level, message in
 final class OutcomeBox: @unchecked Sendable {
     /// The thread that starts the call.
     let thread = pthread_self()
+    /// The call's cancel token (the task's cancellation handler cancels it).
+    let token: CancelToken
+    init(_ token: CancelToken) { self.token = token }
     /// True while `start` runs; written and (by the callback) read on `thread` only.
     var starting = true
     /// The outcome delivered inline (on `thread`, while starting).
