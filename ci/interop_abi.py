@@ -570,7 +570,6 @@ NOT_WRAPPED = {
         "af_last_error_copy": "errors are read with af_last_error on the thread of the failed call",
         "af_call_on_cancel_remove": "a call's cancellation handler lives as long as its call",
         "af_call_entity_copy": "lookups read the request (af_call_lookup_request), not the entity's descriptor",
-        "af_call_invocation_context": "not wrapped yet: Kotlin AppFunctionInvocation.hostContext",
         **{f: HTTP for f in ("af_http_server_new", "af_http_server_free", "af_http_server_set_authorize",
                              "af_http_server_max_body_bytes", "af_http_handle", "af_http_response_status",
                              "af_http_response_headers_copy", "af_http_response_body", "af_http_response_take_stream",

@@ -907,7 +907,7 @@ REASONS = {
         "this ratio.",
     "binding_swift_vs_c_same_run_ratio":
         "In instructions (callgrind, `ci/bench/instructions-swift.sh`, 2026-12-01) the inline-handler "
-        "`execute` is 12,666 per call against about 5,690 for C (2.2×; it was 15,240, 2.7×, before its "
+        "`execute` is 12,550 per call against about 5,690 for C (2.2×; it was 15,240, 2.7×, before its "
         "start ran synchronously under the task's cancellation record and the arguments were decoded "
         "from a tape of their JSON). Its parts: the core's own about 4,300 (its `af_execute_async` "
         "with the cancel token's subscription); `Echo`'s synthesized `init(from:)` through the "
@@ -917,7 +917,7 @@ REASONS = {
         "reading the outcome about 1,500; Swift's asynchronous path outside the core about 3,000 "
         "(the `async` frames of `execute` and its caller with their executor hops, the cancellation "
         "record added and removed, the outcome box, the token kept per thread). The same call with "
-        "a raw JSON handler is 9,660 (1.7×) and through `executeBlocking` 6,854 (1.2×): what is left "
+        "a raw JSON handler is 9,540 (1.7×) and through `executeBlocking` 6,650 (1.2×): what is left "
         "above C is Codable's protocol machinery and Swift's `async` call itself. "
         "Swift concurrency's own floor is small (a continuation resumed inline: 56-86 ns), so it "
         "is not the blocker. The same call through `executeBlocking` with a raw JSON handler meets "

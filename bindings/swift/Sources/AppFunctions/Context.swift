@@ -74,6 +74,18 @@ public struct AppFunctionContext: Sendable {
 
     /// The host scope as a given type.
     public func hostScope<T>(as type: T.Type) -> T? { hostScope as? T }
+
+    /// The `AppFunctionInvocation.hostContext` of the invocation that started this call (for
+    /// an entity lookup, of the call it serves): nil when none was set, for a call the library
+    /// started itself (an MCP `tools/call`) and once the call's outcome has been delivered.
+    /// Kotlin's `context.invocationContext`.
+    public var invocationContext: (any Sendable)? {
+        let key = UInt(userData: af_call_invocation_context(call.raw))
+        return key == 0 ? nil : invocationContexts.get(key)
+    }
+
+    /// The invocation's host context as a given type.
+    public func invocationContext<T>(as type: T.Type) -> T? { invocationContext as? T }
 }
 
 /// Items: JSON values keyed by name, shared by every delegate and the handler of one call.
@@ -107,6 +119,11 @@ public struct AppFunctionItems: Sendable {
 
 /// Host scopes by key (the C library holds the key as the call's host data).
 let hostScopes = HandleTable<any Sendable>()
+
+/// Invocations' host contexts by key (the C library carries the key as the call's
+/// `host_context`): inserted when a call with one starts, removed when its outcome has been
+/// delivered, so a callback that reads it later finds nothing (never freed memory).
+let invocationContexts = HandleTable<any Sendable>()
 
 /// What a delegate answers before the handler runs.
 public enum AppFunctionGate: Sendable, Equatable {

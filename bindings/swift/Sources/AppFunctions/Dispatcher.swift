@@ -318,7 +318,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     /// needs. No task, so nothing to cancel: the invocation's timeout applies.
     @available(*, noasync, message: "blocks the thread: use await execute")
     public func executeBlocking(_ invocation: AppFunctionInvocation, arguments: String = "{}") -> AppFunctionOutcome {
-        invocation.withCInvocation(token: nil) { inv in
+        invocation.withBlockingCInvocation { inv in
             arguments.withCString { takeOutcome(af_execute_json(raw, inv, $0)) }
         }
     }
@@ -430,18 +430,22 @@ func runCall(
     start: (UnsafePointer<af_invocation>, UnsafeMutableRawPointer) -> af_status
 ) async -> AppFunctionOutcome {
     let token = CancelToken.take()
-    let box = OutcomeBox(token)
+    // (a call without a host context inserts nothing: no lock, no table)
+    let hostKey = invocation.insertHostContext()
+    let box = OutcomeBox(token, hostKey: hostKey)
     // Kept until the record is removed (below): the record refers to this closure.
     let onCancel = { box.token.cancel() }
     // (runs at once, on this thread, when the task is cancelled already)
     let record = taskAddCancellationHandler(handler: onCancel)
     let retained = Unmanaged.passRetained(box).toOpaque()
-    let st = invocation.withCInvocation(token: token.raw) { start($0, retained) }
+    let st = invocation.withCInvocation(token: token.raw, hostKey: hostKey) { start($0, retained) }
     box.starting = false
     let outcome: AppFunctionOutcome
     if st != AF_OK {
-        // Not started: the callback will not run, so the box comes back here.
+        // Not started: the callback will not run, so the box (and the host context) come
+        // back here.
         Unmanaged<OutcomeBox>.fromOpaque(retained).release()
+        if hostKey != 0 { invocationContexts.remove(hostKey) }
         outcome = AppFunctionOutcome(failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError())
     } else if let inline = box.inline {
         outcome = inline
@@ -468,9 +472,12 @@ private func taskRemoveCancellationHandler(_ record: UnsafeRawPointer)
 
 extension AppFunctionInvocation {
     /// The header's v1 `af_invocation` of this invocation, lent to `body`: struct_size first,
-    /// the rest zero (reserved, and host_context: this binding carries its state in the
-    /// outcome box instead).
-    func withCInvocation<R>(token: OpaquePointer?, _ body: (UnsafePointer<af_invocation>) -> R) -> R {
+    /// reserved zero, `host_context` the `invocationContexts` key of `hostContext` (0, NULL:
+    /// none). This binding carries its own state in the outcome box, not there: the key is
+    /// only the host's value, which `context.invocationContext` reads back.
+    func withCInvocation<R>(
+        token: OpaquePointer?, hostKey: UInt, _ body: (UnsafePointer<af_invocation>) -> R
+    ) -> R {
         functionId.withCString { id in
             withOptionalCString(callerPackage) { caller in
                 var inv = af_invocation()
@@ -481,9 +488,27 @@ extension AppFunctionInvocation {
                 inv.cancel_token = token
                 inv.timeout_ms = timeoutMilliseconds
                 inv.is_foreground = isForeground ? 1 : 0
+                inv.host_context = hostKey.asUserData
                 return body(&inv)
             }
         }
+    }
+
+    /// `hostContext` put in `invocationContexts` for one call: its key, 0 when there is none.
+    /// The caller removes it once the call's outcome has been delivered.
+    @inline(__always)
+    func insertHostContext() -> UInt {
+        guard let hostContext else { return 0 }
+        return invocationContexts.insert(hostContext)
+    }
+
+    /// `withCInvocation` for a blocking call (`af_execute_json`, `af_view_execute_json`, no
+    /// cancel token): the call's outcome is delivered before `body` returns, so the host
+    /// context is held exactly as long.
+    func withBlockingCInvocation<R>(_ body: (UnsafePointer<af_invocation>) -> R) -> R {
+        let hostKey = insertHostContext()
+        defer { if hostKey != 0 { invocationContexts.remove(hostKey) } }
+        return withCInvocation(token: nil, hostKey: hostKey, body)
     }
 }
 

@@ -241,6 +241,14 @@ public struct AppFunctionInvocation: Sendable {
     /// dispatcher's default (30 s unless `setDefaultTimeout` changed it);
     /// `AppFunctionInvocation.noTimeout` (or anything from 49.7 days up): none at all.
     public var timeout: Duration?
+    /// A value of the host's that the call carries and the library never reads (a request's
+    /// session, a DI scope of the caller's, a trace): every callback of the call (delegates,
+    /// the handler, the permission hook, the scope hooks and the call's entity lookups) reads
+    /// it back as `context.invocationContext`. The call holds it (a class instance retained)
+    /// from its start until its outcome has been delivered, and not after: a callback still
+    /// running then reads nil. `Sendable`, as the invocation is: it is read on the threads
+    /// and tasks that run the call.
+    public var hostContext: (any Sendable)?
 
     /// A timeout that never elapses (`AF_TIMEOUT_NONE`).
     public static let noTimeout: Duration = .seconds(Int64(UInt32.max))
@@ -250,13 +258,15 @@ public struct AppFunctionInvocation: Sendable {
         platform: AppFunctionPlatform = .other,
         isForeground: Bool = false,
         callerPackage: String? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        hostContext: (any Sendable)? = nil
     ) {
         self.functionId = functionId
         self.platform = platform
         self.isForeground = isForeground
         self.callerPackage = callerPackage
         self.timeout = timeout
+        self.hostContext = hostContext
     }
 
     /// `af_invocation.timeout_ms`: 0 (nil) is the dispatcher's default, `AF_TIMEOUT_NONE` none.

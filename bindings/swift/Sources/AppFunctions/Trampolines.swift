@@ -264,7 +264,13 @@ final class OutcomeBox: @unchecked Sendable {
     let thread = pthread_self()
     /// The call's cancel token (the task's cancellation handler cancels it).
     let token: CancelToken
-    init(_ token: CancelToken) { self.token = token }
+    /// The `invocationContexts` key of the invocation's host context (0: none), removed when
+    /// the outcome is delivered.
+    let hostKey: UInt
+    init(_ token: CancelToken, hostKey: UInt) {
+        self.token = token
+        self.hostKey = hostKey
+    }
     /// True while `start` runs; written and (by the callback) read on `thread` only.
     var starting = true
     /// The outcome delivered inline (on `thread`, while starting).
@@ -307,6 +313,8 @@ let outcomeLock = NSLock()
 let outcomeTrampoline: af_outcome_fn = { userData, json in
     guard let userData else { return }
     let b = Unmanaged<OutcomeBox>.fromOpaque(userData).takeRetainedValue()
+    // the call has ended (the core released its handle first): its host context goes now
+    if b.hostKey != 0 { invocationContexts.remove(b.hostKey) }
     b.deliver(json.map { AppFunctionOutcome(cString: $0) }
         ?? AppFunctionOutcome(failure: .internalError, "the core returned no outcome"))
 }

@@ -117,7 +117,7 @@ public final class AppFunctionView: @unchecked Sendable {
     /// synchronous code, as `AppFunctionDispatcher.executeBlocking`.
     @available(*, noasync, message: "blocks the thread: use await execute")
     public func executeBlocking(_ invocation: AppFunctionInvocation, arguments: String = "{}") -> AppFunctionOutcome {
-        let outcome = invocation.withCInvocation(token: nil) { inv in
+        let outcome = invocation.withBlockingCInvocation { inv in
             arguments.withCString { takeOutcome(af_view_execute_json(raw, inv, $0)) }
         }
         refreshGeneration()
