@@ -18,6 +18,8 @@
  */
 #include <jni.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ enum {
   AFJ_ON_INVOKING, /* af_delegate.on_invoking */
   AFJ_ON_INVOKED,  /* af_delegate.on_invoked */
   AFJ_PERMISSION,  /* af_permission_fn */
+  AFJ_ASYNC_OUTCOME, /* not a trampoline: the upcall of nativeExecuteAsync's outcome when it comes late */
   AFJ_COUNT
 };
 
@@ -52,12 +55,17 @@ static __typeof__(&af_gate_deny) p_gate_deny;
 static __typeof__(&af_execute_json) p_execute_json;
 static __typeof__(&af_view_execute_json) p_view_execute_json;
 static __typeof__(&af_string_free) p_string_free;
+static __typeof__(&af_execute_async) p_execute_async;
+static __typeof__(&af_view_execute_async) p_view_execute_async;
+static __typeof__(&af_call_args) p_call_args;
 
 static const char *const NAMES[AFJ_COUNT] = {
   "handler", "outcome", "scopeBegin", "scopeEnd", "free", "release", "cancel", "onInvoking", "onInvoked", "permission",
+  "asyncOutcome",
 };
 static const char *const SIGNATURES[AFJ_COUNT] = {
   "(JJ)[B", "(J[B)V", "(JJ)V", "(JJ)V", "(J)V", "(J)V", "(J)V", "(JJJ)V", "(JJ[B)V", "(JJJ)V",
+  "(Ljava/lang/Object;[B)V",
 };
 
 static void detach_thread(void *vm) {
@@ -221,7 +229,18 @@ static const af_permission_fn T_PERMISSION = trampoline_permission;
  * 0 on success; -1 when a method is missing (the binding then stays on JNA callbacks), -2 for a
  * missing address, -3 without a JVM.
  */
-enum { AFJ_FN_CALL_RETURN, AFJ_FN_CALL_FAIL, AFJ_FN_GATE_DENY, AFJ_FN_EXECUTE_JSON, AFJ_FN_VIEW_EXECUTE_JSON, AFJ_FN_STRING_FREE, AFJ_FN_COUNT };
+enum {
+  AFJ_FN_CALL_RETURN,
+  AFJ_FN_CALL_FAIL,
+  AFJ_FN_GATE_DENY,
+  AFJ_FN_EXECUTE_JSON,
+  AFJ_FN_VIEW_EXECUTE_JSON,
+  AFJ_FN_STRING_FREE,
+  AFJ_FN_EXECUTE_ASYNC,
+  AFJ_FN_VIEW_EXECUTE_ASYNC,
+  AFJ_FN_CALL_ARGS,
+  AFJ_FN_COUNT
+};
 
 JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeInit(JNIEnv *env, jobject self, jclass callbacks,
                                                                         jlongArray functions) {
@@ -255,6 +274,9 @@ JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeInit(JNIEnv 
   p_execute_json = (__typeof__(p_execute_json))(intptr_t)fns[AFJ_FN_EXECUTE_JSON];
   p_view_execute_json = (__typeof__(p_view_execute_json))(intptr_t)fns[AFJ_FN_VIEW_EXECUTE_JSON];
   p_string_free = (__typeof__(p_string_free))(intptr_t)fns[AFJ_FN_STRING_FREE];
+  p_execute_async = (__typeof__(p_execute_async))(intptr_t)fns[AFJ_FN_EXECUTE_ASYNC];
+  p_view_execute_async = (__typeof__(p_view_execute_async))(intptr_t)fns[AFJ_FN_VIEW_EXECUTE_ASYNC];
+  p_call_args = (__typeof__(p_call_args))(intptr_t)fns[AFJ_FN_CALL_ARGS];
   return 0;
 }
 
@@ -284,6 +306,123 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
   if (r != NULL) (*env)->SetByteArrayRegion(env, r, 0, len, (const jbyte *)out);
   p_string_free(out);
   return r;
+}
+
+/*
+ * nativeExecuteAsync's rendezvous with its outcome. The outcome that comes before
+ * af_*_execute_async returns (the handler answered inline: the common case) is kept here and
+ * becomes nativeExecuteAsync's return value, with no upcall; one that comes after it returned
+ * goes up to JniCallbacks.asyncOutcome(pending, json). `state` says which side came first.
+ */
+enum { AFJ_IN_CALL, AFJ_KEPT, AFJ_RETURNED };
+struct afj_async {
+  _Atomic int state;
+  pthread_t caller;   /* the thread in nativeExecuteAsync */
+  jbyteArray kept;    /* kept on the caller's thread: a local reference of nativeExecuteAsync's frame */
+  char *copy;         /* kept by another thread (malloc'd), or NULL */
+  int kept_null;      /* the outcome was NULL (never, by the ABI): answered as the text null */
+  jobject pending;    /* set before AFJ_RETURNED: a global reference to the PendingExecute */
+};
+
+static char *copy_of(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *c = (char *)malloc(n);
+  if (c != NULL) memcpy(c, s, n);
+  return c;
+}
+
+static void trampoline_async_outcome(void *user_data, const char *outcome_json) {
+  struct afj_async *a = (struct afj_async *)user_data;
+  if (pthread_equal(pthread_self(), a->caller) && atomic_load(&a->state) == AFJ_IN_CALL) {
+    /* inside nativeExecuteAsync on this very thread: nobody else can change the state now */
+    JNIEnv *env = thread_env();
+    if (outcome_json == NULL) a->kept_null = 1;
+    else if (env != NULL) a->kept = bytes_of(env, outcome_json);
+    if (outcome_json != NULL && a->kept == NULL) a->copy = copy_of(outcome_json);
+    atomic_store(&a->state, AFJ_KEPT);
+    return;
+  }
+  /* another thread: keep a copy if the caller has not returned yet, else hand the outcome up */
+  char *copy = outcome_json == NULL ? NULL : copy_of(outcome_json);
+  a->copy = copy;
+  a->kept_null = outcome_json == NULL;
+  int expected = AFJ_IN_CALL;
+  if (atomic_compare_exchange_strong(&a->state, &expected, AFJ_KEPT)) return; /* the caller takes it */
+  free(copy);
+  JNIEnv *env = thread_env();
+  if (env != NULL) {
+    jbyteArray json = bytes_of(env, outcome_json == NULL ? "null" : outcome_json);
+    (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[AFJ_ASYNC_OUTCOME], a->pending, json);
+    threw(env);
+    if (json != NULL) (*env)->DeleteLocalRef(env, json);
+    (*env)->DeleteGlobalRef(env, a->pending);
+  }
+  free(a);
+}
+
+static const af_outcome_fn T_ASYNC_OUTCOME = trampoline_async_outcome;
+
+/*
+ * JniShim.nativeExecuteAsync(view, target, inv, args, pending): af_execute_async (view 0:
+ * target is the dispatcher) or af_view_execute_async (view 1: a view) with `args`' UTF-8
+ * (without its NUL). Answers the outcome's UTF-8 when it came before the call returned (the
+ * handler answered inline); null when it is still to come (then JniCallbacks.asyncOutcome gets
+ * it with `pending`); an empty array when the call was refused (an error status: the outcome
+ * never comes; af_last_error says why).
+ */
+JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecuteAsync(JNIEnv *env, jobject self, jint view,
+                                                                                      jlong target, jlong inv, jbyteArray args,
+                                                                                      jobject pending) {
+  (void)self;
+  struct afj_async *a = (struct afj_async *)malloc(sizeof *a);
+  if (a == NULL) return (*env)->NewByteArray(env, 0); /* refused: nothing was started */
+  atomic_init(&a->state, AFJ_IN_CALL);
+  a->caller = pthread_self();
+  a->kept = NULL;
+  a->copy = NULL;
+  a->kept_null = 0;
+  a->pending = NULL;
+  jsize n = args == NULL ? 0 : (*env)->GetArrayLength(env, args);
+  char small[256];
+  char *buf = (size_t)n < sizeof small ? small : (char *)malloc((size_t)n + 1);
+  if (buf == NULL) {
+    free(a);
+    return (*env)->NewByteArray(env, 0);
+  }
+  if (n > 0) (*env)->GetByteArrayRegion(env, args, 0, n, (jbyte *)buf);
+  buf[n] = '\0';
+  const struct af_invocation *invocation = (const struct af_invocation *)(intptr_t)inv;
+  af_status s = view ? p_view_execute_async((struct af_view *)(intptr_t)target, invocation, args == NULL ? NULL : buf, T_ASYNC_OUTCOME, a)
+                     : p_execute_async((struct af_dispatcher *)(intptr_t)target, invocation, args == NULL ? NULL : buf, T_ASYNC_OUTCOME, a);
+  if (buf != small) free(buf);
+  if (s != AF_OK) { /* the outcome never comes */
+    free(a);
+    return (*env)->NewByteArray(env, 0);
+  }
+  if (atomic_load(&a->state) == AFJ_IN_CALL) {
+    /* still running: the late side needs the PendingExecute; made before the state says so */
+    a->pending = (*env)->NewGlobalRef(env, pending);
+    int expected = AFJ_IN_CALL;
+    if (a->pending != NULL && atomic_compare_exchange_strong(&a->state, &expected, AFJ_RETURNED)) return NULL;
+    /* it came in between; or no global reference could be made (HotSpot and ART abort before
+       that happens): then nothing could hand it up later, so it is waited for here */
+    while (atomic_load(&a->state) == AFJ_IN_CALL) sched_yield();
+    if (a->pending != NULL) (*env)->DeleteGlobalRef(env, a->pending);
+  }
+  jbyteArray r = a->kept;
+  if (r == NULL) {
+    r = bytes_of(env, a->kept_null ? "null" : a->copy);
+    if (r == NULL) r = (*env)->NewByteArray(env, 0); /* out of memory: refused */
+  }
+  free(a->copy);
+  free(a);
+  return r;
+}
+
+/* JniShim.nativeCallArgs(call): af_call_args' UTF-8 as a byte[] (one crossing where JNA takes two); null for NULL. */
+JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeCallArgs(JNIEnv *env, jobject self, jlong call) {
+  (void)self;
+  return bytes_of(env, p_call_args((struct af_call *)(intptr_t)call));
 }
 
 /* JniShim.nativeAddress(which): the trampoline's address as a function pointer for the C ABI; 0 for no such one. */

@@ -393,8 +393,7 @@ class AppFunctionDispatcher(
     suspend fun execute(invocation: AppFunctionInvocation, argumentsJson: String = "{}"): AppFunctionOutcome {
         if (!native.enter()) return closedOutcome(invocation.functionId)
         try {
-            val args = argumentsJson.cstr()
-            return awaitOutcome(native, invocation) { inv, ud -> NativeCalls.executeAsync(native.ptr, inv, args, ud) }
+            return awaitOutcome(native, invocation) { inv, p -> NativeCalls.executeAsync(native.ptr, inv, argumentsJson, p) }
         } finally {
             native.exit()
             Reference.reachabilityFence(this)
@@ -404,7 +403,7 @@ class AppFunctionDispatcher(
     /** The blocking variant of [execute] (from a plain thread; not from a coroutine's thread that a handler needs). */
     @JvmOverloads
     fun executeBlocking(invocation: AppFunctionInvocation, argumentsJson: String = "{}", cancel: AppFunctionCancellationToken? = null): AppFunctionOutcome =
-        AppFunctionOutcome.parse(executeBlockingJson(invocation, argumentsJson, cancel))
+        AppFunctionOutcome.fromCore(executeBlockingJson(invocation, argumentsJson, cancel))
 
     /** [executeBlocking] returning the outcome JSON as the core wrote it (no parsing). */
     @JvmOverloads
@@ -436,7 +435,7 @@ class AppFunctionDispatcher(
         try {
             val name = entity.cstr()
             val idsJson = idsJson(ids).cstr()
-            return awaitOutcome(native, inv) { block, ud -> NativeCalls.entitiesAsync(native.ptr, block, name, idsJson, ud) }
+            return awaitOutcome(native, inv) { block, p -> NativeCalls.entitiesAsync(native.ptr, block, name, idsJson, p) }
         } finally {
             native.exit()
             Reference.reachabilityFence(this)
@@ -449,7 +448,7 @@ class AppFunctionDispatcher(
         val inv = (invocation ?: AppFunctionInvocation("search_$entity")).copy(functionId = "search_$entity")
         if (!native.enter()) return closedOutcome(inv.functionId)
         try {
-            return AppFunctionOutcome.parse(blockingOutcomeJson(native, inv, cancel) { block -> NativeCalls.entitiesJson(native.ptr, block, entity, idsJson(ids)) })
+            return AppFunctionOutcome.fromCore(blockingOutcomeJson(native, inv, cancel) { block -> NativeCalls.entitiesJson(native.ptr, block, entity, idsJson(ids)) })
         } finally {
             native.exit()
             Reference.reachabilityFence(this)

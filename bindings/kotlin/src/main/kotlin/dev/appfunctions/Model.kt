@@ -74,30 +74,45 @@ sealed class AppFunctionGate {
 
 /**
  * The outcome of one call, exactly as the core reports it. `execute` never throws: every
- * failure is an outcome.
+ * failure is an outcome. An outcome from the core is read in one pass over the fields of its
+ * fixed shape; [result] is parsed to a [JsonElement] on its first read (and kept).
  */
-class AppFunctionOutcome internal constructor(
+class AppFunctionOutcome private constructor(
     /** The outcome JSON as the core wrote it. */
     val json: String,
-    element: JsonObject,
+    val status: AppFunctionStatus,
+    /** [result] when it is already a tree (a parsed outcome; JSON null), else null: parsed from [resultText] on first read. */
+    @Volatile private var parsedResult: JsonElement?,
+    /** The result's JSON text in [json] (the shape scanner's), when [parsedResult] is not there yet. */
+    private val resultText: String?,
+    val dialog: String?,
+    val errorCode: AppFunctionErrorCode?,
+    val message: String?,
+    /** True for output tools: the arguments are the final, structured result. */
+    val isFinal: Boolean,
 ) {
-    val status: AppFunctionStatus = when ((element["status"] as? JsonPrimitive)?.contentOrNull) {
-        "success" -> AppFunctionStatus.Success
-        "openApp" -> AppFunctionStatus.OpenApp
-        else -> AppFunctionStatus.Error
-    }
+    internal constructor(json: String, element: JsonObject) : this(
+        json,
+        statusOf((element["status"] as? JsonPrimitive)?.contentOrNull),
+        element["result"] ?: JsonNull,
+        null,
+        (element["dialog"] as? JsonPrimitive)?.contentOrNull,
+        AppFunctionErrorCode.of((element["errorCode"] as? JsonPrimitive)?.contentOrNull),
+        (element["message"] as? JsonPrimitive)?.contentOrNull,
+        (element["final"] as? JsonPrimitive)?.contentOrNull == "true",
+    )
 
-    /** The result value (JSON null for void functions and failures). */
-    val result: JsonElement = element["result"] ?: JsonNull
+    /** The result value (JSON null for void functions and failures), parsed on the first read. */
+    val result: JsonElement
+        get() {
+            parsedResult?.let { return it }
+            return synchronized(this) {
+                parsedResult ?: AppJson.parseToJsonElement(resultText!!).also { parsedResult = it }
+            }
+        }
 
     /** The result as JSON text. */
     val resultJson: String get() = result.toString()
-    val dialog: String? = (element["dialog"] as? JsonPrimitive)?.contentOrNull
-    val errorCode: AppFunctionErrorCode? = AppFunctionErrorCode.of((element["errorCode"] as? JsonPrimitive)?.contentOrNull)
-    val message: String? = (element["message"] as? JsonPrimitive)?.contentOrNull
-
-    /** True for output tools: the arguments are the final, structured result. */
-    val isFinal: Boolean = (element["final"] as? JsonPrimitive)?.contentOrNull == "true"
 
     val isSuccess: Boolean get() = status == AppFunctionStatus.Success
 
@@ -114,7 +129,14 @@ class AppFunctionOutcome internal constructor(
     override fun toString(): String = json
 
     companion object {
+        /** Parses any outcome JSON (kotlinx.serialization over the whole text: malformed JSON throws). */
         fun parse(json: String): AppFunctionOutcome = AppFunctionOutcome(json, AppJson.parseToJsonElement(json).jsonObject)
+
+        /**
+         * An outcome the core wrote (`af_execute_async`'s callback, `af_execute_json`, `on_invoked`):
+         * read by [OutcomeScanner] when it has the core's fixed shape (valid JSON, the core's), else [parse]d.
+         */
+        internal fun fromCore(json: String): AppFunctionOutcome = OutcomeScanner(json).read() ?: parse(json)
 
         internal fun error(code: AppFunctionErrorCode, message: String): AppFunctionOutcome = parse(
             buildString {
@@ -122,6 +144,154 @@ class AppFunctionOutcome internal constructor(
                 append(code.name).append("\",\"message\":").append(JsonPrimitive(message).toString()).append('}')
             },
         )
+
+        private fun statusOf(s: String?): AppFunctionStatus = when (s) {
+            "success" -> AppFunctionStatus.Success
+            "openApp" -> AppFunctionStatus.OpenApp
+            else -> AppFunctionStatus.Error
+        }
+
+        private val CODES: Map<String, AppFunctionErrorCode> = AppFunctionErrorCode.entries.associateBy { it.name }
+    }
+
+    /**
+     * Reads the core's outcome shape, `{"status":"…","result":<JSON>,"dialog":<string|null>,
+     * "errorCode":<string|null>,"message":<string|null>}` with `,"final":true` before the brace for
+     * output tools (src/model/outcome.rs writes exactly that, no whitespace), in one pass: the
+     * result's text is skipped (strings and nesting followed), not parsed. Anything else: null.
+     */
+    private class OutcomeScanner(private val s: String) {
+        private var i = 0
+
+        fun read(): AppFunctionOutcome? {
+            if (!lit("{\"status\":")) return null
+            val status = str() ?: return null
+            if (!lit(",\"result\":")) return null
+            val r0 = i
+            if (!skipValue()) return null
+            val r1 = i
+            if (!lit(",\"dialog\":")) return null
+            val dialog = strOrNull() ?: return null
+            if (!lit(",\"errorCode\":")) return null
+            val code = strOrNull() ?: return null
+            if (!lit(",\"message\":")) return null
+            val message = strOrNull() ?: return null
+            val final = lit(",\"final\":true")
+            if (!lit("}") || i != s.length) return null
+            val nullResult = r1 - r0 == 4 && s.startsWith("null", r0)
+            return AppFunctionOutcome(
+                s,
+                statusOf(status),
+                if (nullResult) JsonNull else null,
+                if (nullResult) null else s.substring(r0, r1),
+                dialog.value,
+                code.value?.let { CODES[it] },
+                message.value,
+                final,
+            )
+        }
+
+        private fun lit(t: String): Boolean {
+            if (!s.startsWith(t, i)) return false
+            i += t.length
+            return true
+        }
+
+        /** A string or null, boxed (null: not one of those). */
+        private class Opt(val value: String?)
+
+        private fun strOrNull(): Opt? = if (lit("null")) NONE else str()?.let { Opt(it) }
+
+        /** A JSON string at [i], unescaped. */
+        private fun str(): String? {
+            if (i >= s.length || s[i] != '"') return null
+            val start = ++i
+            while (i < s.length) {
+                when (s[i]) {
+                    '"' -> return s.substring(start, i++)
+                    '\\' -> return unescape(start)
+                    else -> i++
+                }
+            }
+            return null
+        }
+
+        private fun unescape(start: Int): String? {
+            val b = StringBuilder(s.length - start).append(s, start, i)
+            while (i < s.length) {
+                val c = s[i++]
+                when (c) {
+                    '"' -> return b.toString()
+                    '\\' -> {
+                        if (i >= s.length) return null
+                        when (val e = s[i++]) {
+                            '"', '\\', '/' -> b.append(e)
+                            'b' -> b.append('\b')
+                            'f' -> b.append('\u000C')
+                            'n' -> b.append('\n')
+                            'r' -> b.append('\r')
+                            't' -> b.append('\t')
+                            'u' -> {
+                                if (i + 4 > s.length) return null
+                                val v = s.substring(i, i + 4).toIntOrNull(16) ?: return null
+                                b.append(v.toChar())
+                                i += 4
+                            }
+                            else -> return null
+                        }
+                    }
+                    else -> b.append(c)
+                }
+            }
+            return null
+        }
+
+        /** Skips one JSON value at [i] (the core's, so valid): a string, an object or array with what it nests, or a literal or number. */
+        private fun skipValue(): Boolean {
+            if (i >= s.length) return false
+            when (s[i]) {
+                '"' -> return skipString()
+                '{', '[' -> {
+                    var depth = 0
+                    while (i < s.length) {
+                        when (s[i]) {
+                            '"' -> if (!skipString()) return false else continue
+                            '{', '[' -> depth++
+                            '}', ']' -> if (--depth == 0) {
+                                i++
+                                return true
+                            }
+                        }
+                        i++
+                    }
+                    return false
+                }
+                else -> {
+                    val start = i
+                    while (i < s.length && s[i] != ',' && s[i] != '}') i++
+                    return i > start
+                }
+            }
+        }
+
+        private fun skipString(): Boolean {
+            i++
+            while (i < s.length) {
+                when (s[i]) {
+                    '"' -> {
+                        i++
+                        return true
+                    }
+                    '\\' -> i += 2
+                    else -> i++
+                }
+            }
+            return false
+        }
+
+        private companion object {
+            val NONE = Opt(null)
+        }
     }
 }
 

@@ -8,7 +8,6 @@ import dev.appfunctions.internal.NativeDispatcher
 import dev.appfunctions.internal.NativeObject
 import dev.appfunctions.internal.awaitOutcome
 import dev.appfunctions.internal.blockingOutcomeJson
-import dev.appfunctions.internal.cstr
 import dev.appfunctions.internal.lastError
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.MutableStateFlow
@@ -123,9 +122,8 @@ class AppFunctionView internal constructor(
     suspend fun execute(invocation: AppFunctionInvocation, argumentsJson: String = "{}"): AppFunctionOutcome {
         if (!native.enter()) return closedOutcome(invocation.functionId)
         try {
-            val args = argumentsJson.cstr()
-            return awaitOutcome(dispatcherNative, invocation) { inv, ud ->
-                NativeCalls.viewExecuteAsync(native.ptr, inv, args, ud)
+            return awaitOutcome(dispatcherNative, invocation) { inv, p ->
+                NativeCalls.viewExecuteAsync(native.ptr, inv, argumentsJson, p)
             }
         } finally {
             native.exit()
@@ -145,7 +143,7 @@ class AppFunctionView internal constructor(
     /** The blocking variant of [execute] (from a plain thread; not from one a handler needs). */
     @JvmOverloads
     fun executeBlocking(invocation: AppFunctionInvocation, argumentsJson: String = "{}", cancel: AppFunctionCancellationToken? = null): AppFunctionOutcome =
-        AppFunctionOutcome.parse(executeBlockingJson(invocation, argumentsJson, cancel))
+        AppFunctionOutcome.fromCore(executeBlockingJson(invocation, argumentsJson, cancel))
 
     /** [executeBlocking] returning the outcome JSON as the core wrote it. */
     @JvmOverloads

@@ -8,7 +8,10 @@ import dev.appfunctions.AppFunctionErrorCode
 import dev.appfunctions.AppFunctionInvocation
 import dev.appfunctions.AppFunctionOutcome
 import java.lang.ref.Reference
+import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.suspendCancellableCoroutine
+import kotlin.coroutines.coroutineContext
+import kotlin.coroutines.resume
 import kotlin.time.Duration
 
 /** A timeout as af_invocation.timeout_ms: null is 0 (the dispatcher's default), INFINITE is AF_TIMEOUT_NONE. */
@@ -49,43 +52,72 @@ internal inline fun <R> withInvocation(native: NativeDispatcher, m: InvocationBl
 internal fun hostContextKey(inv: AppFunctionInvocation): Long = inv.hostContext?.let { Handles.put(it) } ?: 0L
 
 /**
- * The suspend form of a call: [start] is `af_execute_async` or `af_view_execute_async` with the
- * invocation block and the outcome callback's user data. A per-call cancel token carries the
- * coroutine's cancellation to the core; the caller then gets its `CancellationException`.
+ * The suspend form of a call: [start] is `af_execute_async`, `af_view_execute_async` or
+ * `af_entities_async` with the invocation block, and [PendingExecute] where the outcome lands
+ * ([startWithKey] on JNA's outcome callback, or the JNI shim's rendezvous); it answers the
+ * status. A per-call cancel token carries the coroutine's cancellation to the core; the caller
+ * then gets its `CancellationException`. An outcome there when [start] returns (the handler
+ * answered inline) is answered without suspending: no continuation, no cancellation hook.
  */
 internal suspend fun awaitOutcome(
     native: NativeDispatcher,
     invocation: AppFunctionInvocation,
-    start: (inv: Pointer, userData: Pointer) -> Int,
+    start: (inv: Pointer, pending: PendingExecute) -> Int,
 ): AppFunctionOutcome {
-    var pending: PendingExecute? = null
     val hostKey = hostContextKey(invocation)
+    val p = PendingExecute(Tokens.take())
     try {
+        // af_*_async copies the invocation before any host code runs: a per-thread block is safe
+        val inv = InvocationLayout.threadBlock()
+        val s = withInvocation(native, inv, invocation, p.token, hostKey) { start(inv, p) }
+        if (s != AfNative.AF_OK) {
+            p.release() // no outcome will come: its side's share of the token
+            return AppFunctionOutcome.error(AppFunctionErrorCode.InvalidArgument, lastError())
+        }
+        p.outcome?.let {
+            // a coroutine cancelled while the call ran inline throws, as it would have on resuming
+            coroutineContext.ensureActive()
+            return it
+        }
         return suspendCancellableCoroutine { cont ->
-            val token = Tokens.take()
-            val p = PendingExecute(cont, token)
-            pending = p
-            val key = Handles.put(p)
-            // af_*_execute_async copies the invocation before any host code runs: a per-thread block is safe
-            val inv = InvocationLayout.threadBlock()
-            val s = withInvocation(native, inv, invocation, token, hostKey) { start(inv, Handles.pointer(key)) }
-            if (s != AfNative.AF_OK) {
-                if (Handles.remove(key) != null) {
-                    p.release()
-                    cont.resumeWith(Result.success(AppFunctionOutcome.error(AppFunctionErrorCode.InvalidArgument, lastError())))
-                }
-            } else {
+            if (p.attach(cont)) {
                 cont.invokeOnCancellation {
                     p.cancelled = true
-                    if (token != null) NativeCalls.cancelTokenCancel(token)
+                    p.token?.let { NativeCalls.cancelTokenCancel(it) }
                 }
+            } else {
+                cont.resume(p.outcome!!) // it arrived in between
             }
         }
     } finally {
-        pending?.release()
+        p.release()
         if (hostKey != 0L) Handles.remove(hostKey)
     }
 }
+
+/**
+ * An `af_*_async` call on JNA's outcome callback: [p] under a [Handles] key (its `user_data`),
+ * which the callback removes to deliver the outcome; removed here when [start] refuses.
+ */
+internal inline fun startWithKey(p: PendingExecute, start: (userData: Pointer) -> Int): Int {
+    val key = Handles.put(p)
+    val s = start(Handles.pointer(key))
+    if (s != AfNative.AF_OK) Handles.remove(key)
+    return s
+}
+
+/** What the JNI shim's `nativeExecuteAsync` answered, as a status: an inline outcome delivered to [p], pending, or refused. */
+internal fun shimStarted(answer: ByteArray?, p: PendingExecute): Int = when {
+    answer == null -> AfNative.AF_OK // pending: the shim delivers the outcome to p later
+    answer.isEmpty() -> REFUSED
+    else -> {
+        p.deliver(answer.toString(Charsets.UTF_8))
+        AfNative.AF_OK
+    }
+}
+
+/** A refusal by `af_*_async` through the shim (its status is not carried back; af_last_error says why). */
+internal const val REFUSED = -1
 
 /** The blocking form: [run] is `af_execute_json` or `af_view_execute_json` with the invocation block, answering the outcome JSON. */
 internal fun blockingOutcomeJson(

@@ -31,7 +31,10 @@ internal object JniShim {
     const val PERMISSION = 9
 
     /** The ABI functions the shim calls, in the order of its AFJ_FN_* (handed over at init). */
-    private val FUNCTIONS = arrayOf("af_call_return", "af_call_fail", "af_gate_deny", "af_execute_json", "af_view_execute_json", "af_string_free")
+    private val FUNCTIONS = arrayOf(
+        "af_call_return", "af_call_fail", "af_gate_deny", "af_execute_json", "af_view_execute_json", "af_string_free",
+        "af_execute_async", "af_view_execute_async", "af_call_args",
+    )
 
     /** Caches [callbacks]' upcall methods and the addresses of [FUNCTIONS]: 0 when done. */
     external fun nativeInit(callbacks: Class<*>, functions: LongArray): Int
@@ -44,6 +47,18 @@ internal object JniShim {
      * view) with [args] (UTF-8 without a NUL): the outcome's UTF-8, read and freed in C.
      */
     external fun nativeExecuteJson(view: Int, target: Long, inv: Long, args: ByteArray?): ByteArray?
+
+    /**
+     * `af_execute_async` ([view] 0, [target] a dispatcher) or `af_view_execute_async` ([view] 1)
+     * with [args] (UTF-8 without a NUL) and the shim's own outcome callback: the outcome's UTF-8
+     * when it came before the call returned (a handler answering inline; no upcall), null when it
+     * comes later (then [JniCallbacks.asyncOutcome] delivers it to [pending]), an empty array when
+     * the call was refused (its outcome never comes; `af_last_error` says why).
+     */
+    external fun nativeExecuteAsync(view: Int, target: Long, inv: Long, args: ByteArray?, pending: PendingExecute): ByteArray?
+
+    /** `af_call_args(call)` as UTF-8 (null for NULL): one crossing where JNA takes two (the call, the read). */
+    external fun nativeCallArgs(call: Long): ByteArray?
 
     /** Where the shim was loaded from, or why not: `Result.failure` keeps the JNA callbacks. */
     val loaded: Result<String> by lazy { runCatching { load() } }
@@ -143,6 +158,10 @@ internal object JniCallbacks {
 
     @JvmStatic
     fun outcome(userData: Long, outcomeJson: ByteArray?) = Trampolines.outcome(Handles.fromC(userData), outcomeJson?.toString(Charsets.UTF_8))
+
+    /** nativeExecuteAsync's outcome when it came after the call returned (on the thread that finished the call). */
+    @JvmStatic
+    fun asyncOutcome(pending: Any, outcomeJson: ByteArray?) = (pending as PendingExecute).deliver(outcomeJson?.toString(Charsets.UTF_8))
 
     @JvmStatic
     fun scopeBegin(userData: Long, call: Long) = Trampolines.scopeBegin(Handles.fromC(userData), ptr(call))

@@ -29,7 +29,10 @@ internal object NativeCalls {
     fun callPlatform(call: Pointer): Int = AfNative.af_call_platform(call)
     fun callIsForeground(call: Pointer): Boolean = AfNative.af_call_is_foreground(call).toInt() != 0
     fun callCallerPackage(call: Pointer): String = AfNative.af_call_caller_package(call).utf8().orEmpty()
-    fun callArgs(call: Pointer): String? = AfNative.af_call_args(call).utf8()
+    /** Through the JNI shim when it is loaded (one crossing), else JNA (the call, then the read). */
+    fun callArgs(call: Pointer): String? =
+        if (Callbacks.jni) JniShim.nativeCallArgs(Pointer.nativeValue(call))?.toString(Charsets.UTF_8)
+        else AfNative.af_call_args(call).utf8()
     fun callDescriptorJson(call: Pointer): String? = AfNative.af_call_descriptor_json(call).takeUtf8()
     fun callIsEntityLookup(call: Pointer): Boolean = AfNative.af_call_kind(call) == AfNative.AF_CALL_ENTITY_LOOKUP
     fun callIsCancelled(call: Pointer): Boolean = AfNative.af_call_is_cancelled(call).toInt() != 0
@@ -81,14 +84,19 @@ internal object NativeCalls {
     fun setFunctionCallerPolicy(d: Pointer, functionId: String, json: String): Int =
         AfNative.af_set_function_caller_policy(d, functionId.cstr(), json.cstr())
     fun setLimits(d: Pointer, maxInputBytes: Long, maxDepth: Int): Int = AfNative.af_set_limits(d, maxInputBytes, maxDepth)
-    fun executeAsync(d: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
-        AfNative.af_execute_async(d, inv, args, Callbacks.fns.outcome, userData)
+    /**
+     * af_execute_async delivering its outcome to [p]: through the JNI shim when it is loaded (one
+     * crossing; an inline outcome comes back as the call's answer, no callback), else JNA's.
+     */
+    fun executeAsync(d: Pointer, inv: Pointer, args: String, p: PendingExecute): Int =
+        if (Callbacks.jni) shimStarted(JniShim.nativeExecuteAsync(0, Pointer.nativeValue(d), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8), p), p)
+        else startWithKey(p) { AfNative.af_execute_async(d, inv, args.cstr(), Callbacks.fns.outcome, it) }
     /** The outcome JSON of af_execute_json: through the JNI shim when it is loaded (one crossing), else JNA. */
     fun executeJson(d: Pointer, inv: Pointer, args: String): String? =
         if (Callbacks.jni) JniShim.nativeExecuteJson(0, Pointer.nativeValue(d), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8))?.toString(Charsets.UTF_8)
         else AfNative.af_execute_json(d, inv, args.cstr()).takeUtf8()
-    fun entitiesAsync(d: Pointer, inv: Pointer, entity: ByteArray, idsJson: ByteArray, userData: Pointer?): Int =
-        AfNative.af_entities_async(d, inv, entity, idsJson, Callbacks.fns.outcome, userData)
+    fun entitiesAsync(d: Pointer, inv: Pointer, entity: ByteArray, idsJson: ByteArray, p: PendingExecute): Int =
+        startWithKey(p) { AfNative.af_entities_async(d, inv, entity, idsJson, Callbacks.fns.outcome, it) }
     fun entitiesJson(d: Pointer, inv: Pointer, entity: String, idsJson: String): String? =
         AfNative.af_entities_json(d, inv, entity.cstr(), idsJson.cstr()).takeUtf8()
     fun androidExecuteAsync(d: Pointer, inv: Pointer, parametersDocument: String, userData: Pointer): Int =
@@ -129,8 +137,10 @@ internal object NativeCalls {
     fun viewFree(v: Pointer) = AfNative.af_view_free(v)
     fun viewToolsJson(v: Pointer, format: String): String? = AfNative.af_view_tools_json(v, format.cstr()).takeUtf8()
     fun viewInstructions(v: Pointer): String? = AfNative.af_view_instructions_copy(v).takeUtf8()
-    fun viewExecuteAsync(v: Pointer, inv: Pointer, args: ByteArray, userData: Pointer?): Int =
-        AfNative.af_view_execute_async(v, inv, args, Callbacks.fns.outcome, userData)
+    /** af_view_execute_async delivering its outcome to [p], as [executeAsync]. */
+    fun viewExecuteAsync(v: Pointer, inv: Pointer, args: String, p: PendingExecute): Int =
+        if (Callbacks.jni) shimStarted(JniShim.nativeExecuteAsync(1, Pointer.nativeValue(v), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8), p), p)
+        else startWithKey(p) { AfNative.af_view_execute_async(v, inv, args.cstr(), Callbacks.fns.outcome, it) }
     /** The outcome JSON of af_view_execute_json, as [executeJson]. */
     fun viewExecuteJson(v: Pointer, inv: Pointer, args: String): String? =
         if (Callbacks.jni) JniShim.nativeExecuteJson(1, Pointer.nativeValue(v), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8))?.toString(Charsets.UTF_8)

@@ -23,7 +23,9 @@ import kotlinx.coroutines.Job
 import kotlinx.coroutines.launch
 import java.lang.reflect.InvocationTargetException
 import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater
 import java.util.concurrent.atomic.AtomicReference
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.coroutines.resume
 
@@ -75,7 +77,9 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
                 fail(call, t)
                 return null
             }
-            return r?.cstr() ?: NULL_RESULT
+            // the shim copies the bytes and ends them itself (an empty array is its NULL: "" keeps its NUL);
+            // JNA hands them to af_call_return as they are
+            return if (r == null) NULL_RESULT else if (Callbacks.jni && r.isNotEmpty()) r.toByteArray(Charsets.UTF_8) else r.cstr()
         }
         val job = state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
             val r = try {
@@ -92,6 +96,7 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
             // callback ran, or when the call ends without one, or at once on a refusal.
             val key = Handles.put(job)
             NativeCalls.callOnCancel(call, Handles.pointer(key))
+            afterSuspendForTest?.run()
         }
         return null
     }
@@ -124,6 +129,10 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
     }
 }
 
+/** Test-only: runs in a suspended body's handler callback, before it returns to the core (the call still in af_execute_async). */
+@Volatile
+internal var afterSuspendForTest: Runnable? = null
+
 /** [CallBody.run]'s result for a NULL `result_json` (a void function, JSON null). */
 internal val NULL_RESULT = ByteArray(0)
 
@@ -146,18 +155,58 @@ internal class ToolkitTextsData(state: DispatcherState, val texts: AppFunctionTo
 internal class NotifyData(state: DispatcherState, val sink: (String) -> Unit) : UserData(state)
 
 /**
- * One pending suspend execute: the continuation and the cancel token, given back to [Tokens]
- * when both sides let go (the outcome arrived and the awaiting side returned).
+ * One suspend execute between its start and its outcome: where the outcome lands (delivered by
+ * the outcome callback, on whatever thread finishes the call) and the call's cancel token,
+ * given back to [Tokens] when both sides let go (the outcome arrived and the awaiting side
+ * returned). An outcome that arrives before the awaiting side asks for it (the handler answered
+ * inline, during `af_execute_async`) is kept here, and the awaiting side returns it without
+ * suspending; otherwise the awaiting side attaches its continuation and the outcome resumes it.
  */
-internal class PendingExecute(val cont: CancellableContinuation<AppFunctionOutcome>, val token: Pointer?) {
-    private val refs = AtomicInteger(2)
+internal class PendingExecute(val token: Pointer?) {
+    /** null (nothing yet), the [AppFunctionOutcome] (delivered first), or the waiting continuation (attached first). */
+    @Volatile
+    private var state: Any? = null
+
+    /** The two sides' shares of [token]. */
+    @Volatile
+    private var refs = 2
 
     /** Set before the token is cancelled: a cancelled token is freed, never reused. */
     @Volatile
     var cancelled = false
 
+    /** The outcome side, exactly once: [outcomeJson] read, kept or handed to the waiting continuation; then its share of the token let go. */
+    fun deliver(outcomeJson: String?) {
+        try {
+            val outcome = try {
+                AppFunctionOutcome.fromCore(outcomeJson!!)
+            } catch (t: Throwable) {
+                AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "unreadable outcome: $t")
+            }
+            if (!STATE.compareAndSet(this, null, outcome)) {
+                @Suppress("UNCHECKED_CAST")
+                (state as? CancellableContinuation<AppFunctionOutcome>)?.resume(outcome)
+            }
+        } finally {
+            release()
+        }
+    }
+
+    /** The outcome, when it was delivered before a continuation was attached. */
+    val outcome: AppFunctionOutcome? get() = state as? AppFunctionOutcome
+
+    /** The awaiting side: waits in [cont] for the outcome; false when it is here already ([outcome]). */
+    fun attach(cont: CancellableContinuation<AppFunctionOutcome>): Boolean = STATE.compareAndSet(this, null, cont)
+
     fun release() {
-        if (refs.decrementAndGet() == 0 && token != null) Tokens.giveBack(token, cancelled)
+        if (REFS.decrementAndGet(this) == 0 && token != null) Tokens.giveBack(token, cancelled)
+    }
+
+    private companion object {
+        // field updaters: one object per call, where AtomicReference and AtomicInteger made three
+        val STATE: AtomicReferenceFieldUpdater<PendingExecute, Any> =
+            AtomicReferenceFieldUpdater.newUpdater(PendingExecute::class.java, Any::class.java, "state")
+        val REFS: AtomicIntegerFieldUpdater<PendingExecute> = AtomicIntegerFieldUpdater.newUpdater(PendingExecute::class.java, "refs")
     }
 }
 
@@ -250,17 +299,7 @@ internal object Trampolines {
     }
 
     fun outcome(userData: Long, outcomeJson: String?) {
-        val p = Handles.remove(userData) as? PendingExecute ?: return
-        try {
-            val outcome = try {
-                AppFunctionOutcome.parse(outcomeJson!!)
-            } catch (t: Throwable) {
-                AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "unreadable outcome: $t")
-            }
-            p.cont.resume(outcome)
-        } finally {
-            p.release()
-        }
+        (Handles.remove(userData) as? PendingExecute)?.deliver(outcomeJson)
     }
 
     val Outcome = object : OutcomeFn {
@@ -301,7 +340,7 @@ internal object Trampolines {
     fun onInvoked(userData: Long, call: Pointer?, outcomeJson: String?) {
         val d = Handles[userData] as? DelegateData ?: return
         try {
-            d.delegate.onInvoked(AppFunctionContext(call!!), AppFunctionOutcome.parse(outcomeJson!!))
+            d.delegate.onInvoked(AppFunctionContext(call!!), AppFunctionOutcome.fromCore(outcomeJson!!))
         } catch (t: Throwable) {
             // to the core's log (which the dispatcher forwards to its logger)
             val msg = "delegate ${d.name}.onInvoked failed (ignored): $t"
