@@ -579,6 +579,11 @@ def kotlin_floor_table(s, c_ns):
                 f"(`af_call_args`, the bound request) took {fmt(s.get('kotlin_c_args_same_jvm_cpu_ns'))} ns, "
                 f"so the Kotlin call is {vs('kotlin_c_call_cpu_ns', 'kotlin_c_args_same_jvm_cpu_ns')} a C handler "
                 f"doing that; parsing them with kotlinx.serialization takes {fmt(s.get('kotlin_floor_parse_args_cpu_ns'))} ns."]
+        if s.get("kotlin_c_ping_same_jvm_cpu_ns") and s.get("kotlin_c_async_ping_same_jvm_cpu_ns"):
+            out[-1] += (f" The trivial call itself in C (dsl_ping: no arguments, a handler answering 1) took "
+                        f"{fmt(s['kotlin_c_ping_same_jvm_cpu_ns'])} ns through `af_execute_json` and "
+                        f"{fmt(s['kotlin_c_async_ping_same_jvm_cpu_ns'])} ns through `af_execute_async` with a kept "
+                        "cancel token and the outcome callback answered inline (what the suspend `execute` asks of the core).")
     return out
 
 
@@ -867,6 +872,26 @@ lines += timeouts_section(s, meta.get("timeouts") or meta)
 lines += bindings_section(s, meta.get("bindings") or meta)
 if s.get("dotnet_execute_ns"):
     lines += dotnet_section(s, meta.get("dotnet") or meta)
+def kotlin_c_call_reason(s):
+    """Where `create_order` through Kotlin spends its time over the trivial call, from this run's same-JVM loops."""
+    text = ("A DSL handler gets its arguments parsed, which the C figure's handler never asks for: the "
+            "binding reads the bound request (`af_call_args`: one JNI crossing since 2026-12-01, where JNA "
+            "took two; a C handler reading it costs the core nothing measurable, the Bindings section's C "
+            "loop beside) and kotlinx.serialization parses it into a `JsonObject`. And the call itself costs "
+            "the core more than the trivial one: three arguments bound and checked (the trivial call in C "
+            "beside the C figure's, same JVM).")
+    k, kb = s.get("kotlin_c_call_cpu_ns"), s.get("kotlin_floor_run_execute_blocking_cpu_ns")
+    c, cp, parse = s.get("kotlin_c_same_jvm_cpu_ns"), s.get("kotlin_c_ping_same_jvm_cpu_ns"), s.get("kotlin_floor_parse_args_cpu_ns")
+    if all((k, kb, c, cp, parse)):
+        rest = (k - kb) - (c - cp) - parse
+        text += (f" In this run's CPU time: the Kotlin call is {fmt(round(k - kb))} ns over the trivial one; of that "
+                 f"the core's three arguments are {fmt(round(c - cp))} ns and kotlinx.serialization's parse "
+                 f"{fmt(round(parse))} ns, leaving {fmt(round(rest))} ns these loops do not separate (the request "
+                 "read into a String, the handler's `JsonPrimitive` result encoded, the longer arguments and "
+                 "outcome crossing).")
+    return text
+
+
 # Why a target is missed: measured reasons, written where the work goes (callgrind
 # profiles of benches/instructions.rs). Printed for the targets missed in this run.
 REASONS = {
@@ -879,24 +904,22 @@ REASONS = {
         "loaded machine this ratio of two runs' wall clocks is noise; the same-JVM row below (the C "
         "call in a C loop beside the Kotlin one, in the thread's CPU time) is one moment's.",
     "binding_kotlin_suspend_vs_c_ratio":
-        "The suspend form answers a parsed `AppFunctionOutcome` (kotlinx.serialization over the "
-        "outcome, about 350 ns: `executeBlocking` beside `executeBlockingJson`), and pays the "
-        "coroutine machinery (the continuation and its cancellation hook, the handle table) and "
+        "A handler that answers inline is answered without suspending (since 2026-12-01): the JNI "
+        "shim's `nativeExecuteAsync` keeps the outcome that comes before `af_execute_async` returns "
+        "and answers it (no outcome upcall, no continuation or cancellation hook, no handle table "
+        "entry), and the outcome is read by a scanner of the core's fixed shape, its result parsed "
+        "on first read. What the suspend form adds to the blocking round trip is "
         "`af_execute_async`'s own work in the core (the call's cancel token attached and detached, "
-        "the outcome callback: a JNI callback since the shim, about 70 ns; the token is kept for "
-        "the next call since 2026-12-01, not made and freed per call). The C figure's call parses "
-        "nothing; the blocking JSON form is the one within 2×.",
+        "the outcome callback: the trivial call's two C loops in the Bindings section) and the "
+        "binding's per-call record and kept token. This ratio compares two runs' wall clocks; the "
+        "same-JVM row below is one moment's.",
     "binding_kotlin_suspend_vs_c_same_jvm_cpu_ratio":
-        "As the row above says for the wall clock: the parsed outcome (about 350 ns) and the "
-        "asynchronous path (the continuation, the handle table, `af_execute_async`'s token and "
-        "outcome callback) over the blocking round trip, which is within 2×.",
-    "binding_kotlin_c_call_vs_c_same_jvm_cpu_ratio":
-        "A DSL handler gets its arguments parsed, which the C figure's handler never asks for: JNA "
-        "reads the bound request (`af_call_args`; a C handler reading it costs the core nothing "
-        "measurable, the Bindings section's C loop beside) and kotlinx.serialization parses it into a "
-        "`JsonObject` (about 150 ns). That leaves about 300 ns more than the trivial handler's "
-        "round trip not yet attributed (measured 2026-12-01: the trivial handler's call is 1.5× the "
-        "same-JVM C figure, this one 3.2×).",
+        "As the row above says for the wall clock: over the blocking round trip, `af_execute_async`'s "
+        "own work in the core (the trivial call in C through `af_execute_async` against "
+        "`af_execute_json`, the Bindings section's C loops) and the binding's per-call record and "
+        "token; the outcome is no longer parsed by kotlinx.serialization, nor is the caller suspended "
+        "when the handler answers inline.",
+    "binding_kotlin_c_call_vs_c_same_jvm_cpu_ratio": kotlin_c_call_reason(s),
     "coldstart_jvm_register_vs_c_x":
         "The core's share of the JVM's registration is a fraction of a millisecond, as in C; the rest "
         "is the JVM running the DSL, kotlinx.serialization and JNA's callback set-up for the first "

@@ -9,7 +9,11 @@
  * (benches/execute.rs, "plain": create_order with its three arguments, a C handler answering
  * "ok", af_execute_json and af_string_free), run in a C loop here so that it sees the same
  * machine at the same moment as the Kotlin loops beside it, its thread CPU time included. The
- * ABI functions come as the addresses JNA resolved (as the binding's shim gets them).
+ * ABI functions come as the addresses JNA resolved (as the binding's shim gets them). Beside
+ * it, the Kotlin bench's trivial call in C (dsl_ping: no parameters, a handler answering 1),
+ * through af_execute_json and through af_execute_async with a cancel token and an outcome
+ * callback answered inline (what the suspend execute asks of the core), to say which part of a
+ * Kotlin figure is the core's.
  */
 #include <jni.h>
 #include <stddef.h>
@@ -60,6 +64,22 @@ static struct af_invocation c_inv = AF_INVOCATION_INIT;
 static __typeof__(&af_call_args) c_call_args;
 static struct af_invocation c_inv_args = AF_INVOCATION_INIT;
 
+static __typeof__(&af_execute_async) c_execute_async;
+static __typeof__(&af_cancel_token_new) c_cancel_token_new;
+static struct af_invocation c_inv_ping = AF_INVOCATION_INIT;
+static struct af_invocation c_inv_ping_async = AF_INVOCATION_INIT;
+
+static void c_handler_ping(void *user_data, struct af_call *call) {
+  (void)user_data;
+  c_call_return(call, "1");
+}
+
+static size_t c_outcomes;
+static void c_outcome(void *user_data, const char *outcome_json) {
+  (void)user_data;
+  c_outcomes += outcome_json != NULL && outcome_json[0] == '{';
+}
+
 static void c_handler(void *user_data, struct af_call *call) {
   (void)user_data;
   c_call_return(call, "\"ok\"");
@@ -74,7 +94,8 @@ static void c_handler_args(void *user_data, struct af_call *call) {
   c_call_return(call, "\"ok\"");
 }
 
-/* fns: af_dispatcher_new, af_define_types, af_register_function, af_execute_json, af_string_free, af_call_return, af_call_args. */
+/* fns: af_dispatcher_new, af_define_types, af_register_function, af_execute_json, af_string_free, af_call_return, af_call_args,
+   af_execute_async, af_cancel_token_new. */
 int32_t afj_c_setup(const int64_t *fns) {
   c_dispatcher_new = (__typeof__(c_dispatcher_new))(intptr_t)fns[0];
   c_define_types = (__typeof__(c_define_types))(intptr_t)fns[1];
@@ -83,6 +104,8 @@ int32_t afj_c_setup(const int64_t *fns) {
   c_string_free = (__typeof__(c_string_free))(intptr_t)fns[4];
   c_call_return = (__typeof__(c_call_return))(intptr_t)fns[5];
   c_call_args = (__typeof__(c_call_args))(intptr_t)fns[6];
+  c_execute_async = (__typeof__(c_execute_async))(intptr_t)fns[7];
+  c_cancel_token_new = (__typeof__(c_cancel_token_new))(intptr_t)fns[8];
   c_d = c_dispatcher_new();
   if (c_d == NULL) return -1;
   if (c_define_types(c_d, "{\"enums\":[{\"name\":\"Priority\",\"members\":[\"Low\",\"Normal\",\"High\"]}]}") != AF_OK) return -2;
@@ -98,15 +121,38 @@ int32_t afj_c_setup(const int64_t *fns) {
                           "\"result\":\"string\"}",
                           c_handler_args, NULL, NULL) != AF_OK)
     return -4;
+  if (c_register_function(c_d, "{\"id\":\"dsl_ping\",\"result\":\"int32\"}", c_handler_ping, NULL, NULL) != AF_OK) return -5;
   c_inv.function_id = "create_order";
   c_inv_args.function_id = "create_order_args";
-  return 0;
+  c_inv_ping.function_id = "dsl_ping";
+  c_inv_ping_async.function_id = "dsl_ping";
+  c_inv_ping_async.cancel_token = c_cancel_token_new(); /* one token for every call, as the binding keeps one */
+  return c_inv_ping_async.cancel_token == NULL ? -6 : 0;
 }
 
-/* n round trips of the C figure's call (args_read: its handler reads the arguments); n when the first outcome was a success. */
-int32_t afj_c_execute(int32_t n, int32_t args_read) {
+/*
+ * n round trips; mode 0: the C figure's call, 1: the same with its handler reading the
+ * arguments, 2: the trivial call (dsl_ping, "{}"), 3: the trivial call through af_execute_async
+ * (its token, the outcome callback inline). n when the first outcome was a success.
+ */
+int32_t afj_c_execute(int32_t n, int32_t mode) {
   int32_t ok = 0;
-  const struct af_invocation *inv = args_read ? &c_inv_args : &c_inv;
+  if (mode == 3) {
+    size_t before = c_outcomes;
+    for (int32_t i = 0; i < n; i++) {
+      if (c_execute_async(c_d, &c_inv_ping_async, "{}", c_outcome, NULL) == AF_OK) ok++;
+    }
+    return c_outcomes - before == (size_t)n ? ok : 0;
+  }
+  if (mode == 2) {
+    for (int32_t i = 0; i < n; i++) {
+      char *out = c_execute_json(c_d, &c_inv_ping, "{}");
+      if (i > 0 || (out != NULL && strstr(out, "\"success\"") != NULL)) ok++;
+      c_string_free(out);
+    }
+    return ok;
+  }
+  const struct af_invocation *inv = mode == 1 ? &c_inv_args : &c_inv;
   for (int32_t i = 0; i < n; i++) {
     char *out = c_execute_json(c_d, inv, "{\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Normal\"}");
     if (i > 0 || (out != NULL && strstr(out, "\"success\"") != NULL)) ok++; /* the first one read */

@@ -74,8 +74,12 @@ object FloorJniC {
     /** The C figure's dispatcher (benches/execute.rs "plain"), from the ABI functions' addresses. */
     external fun afj_c_setup(fns: LongArray): Int
 
-    /** [n] of the C figure's round trips in a C loop (argsRead 1: its handler reads its arguments); [n] when they succeeded. */
-    external fun afj_c_execute(n: Int, argsRead: Int): Int
+    /**
+     * [n] round trips in a C loop ([mode] 0: the C figure's call; 1: its handler reading its
+     * arguments; 2: the trivial call, dsl_ping; 3: dsl_ping through af_execute_async, answered
+     * inline); [n] when they succeeded.
+     */
+    external fun afj_c_execute(n: Int, mode: Int): Int
 }
 
 /** The C figure's round trips in a C loop of this JVM: [C_PER] calls per downcall, so JNA's own cost is spread thin. */
@@ -122,6 +126,9 @@ fun floorBench(n: Int) {
             // the same call in C and in Kotlin, one beside the other: a ratio of one moment's machine
             if (cLoop) Loop("C af_execute_json, the C figure's call (same JVM)", per = C_PER) { FloorJniC.afj_c_execute(C_PER, 0) } else null,
             if (cLoop) Loop("C af_execute_json, handler reading its arguments", per = C_PER) { FloorJniC.afj_c_execute(C_PER, 1) } else null,
+            // the trivial call in C, blocking and as the suspend execute makes it: the core's part of those Kotlin figures
+            if (cLoop) Loop("C af_execute_json, the trivial call (dsl_ping)", per = C_PER) { FloorJniC.afj_c_execute(C_PER, 2) } else null,
+            if (cLoop) Loop("C af_execute_async, the trivial call, inline", per = C_PER) { FloorJniC.afj_c_execute(C_PER, 3) } else null,
             Loop("executeBlockingJson, the C figure's call") { d.executeBlockingJson(createOrder, ARGS).length },
             // what the DSL does for a handler with parameters and the C handler does not: its arguments parsed
             Loop("parse the C figure's arguments (kotlinx)") { (AppJson.parseToJsonElement(ARGS) as JsonObject).size },
@@ -139,7 +146,10 @@ private const val ARGS = """{"customer":"acme","quantity":2,"priority":"Normal"}
 private val OK = JsonPrimitive("ok")
 
 /** What afj_c_setup takes, in its order. */
-private val C_FUNCTIONS = listOf("af_dispatcher_new", "af_define_types", "af_register_function", "af_execute_json", "af_string_free", "af_call_return", "af_call_args")
+private val C_FUNCTIONS = listOf(
+    "af_dispatcher_new", "af_define_types", "af_register_function", "af_execute_json", "af_string_free", "af_call_return", "af_call_args",
+    "af_execute_async", "af_cancel_token_new",
+)
 
 private fun functionAddress(name: String): Long = dev.appfunctions.internal.NativeCalls.functionAddress(name)
 
