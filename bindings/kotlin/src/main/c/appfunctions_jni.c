@@ -310,45 +310,47 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
 
 /*
  * nativeExecuteAsync's rendezvous with its outcome. The outcome that comes before
- * af_*_execute_async returns (the handler answered inline: the common case) is kept here and
+ * af_*_execute_async returns (the handler answered inline: the common case) is copied here and
  * becomes nativeExecuteAsync's return value, with no upcall; one that comes after it returned
- * goes up to JniCallbacks.asyncOutcome(pending, json). `state` says which side came first.
+ * goes up to JniCallbacks.asyncOutcome(pending, json). `state` says which side came first. The
+ * kept outcome is bytes, not a Java array: a callback may run inside a nested native frame
+ * whose local references end with it, so the array is made in nativeExecuteAsync's own.
  */
 enum { AFJ_IN_CALL, AFJ_KEPT, AFJ_RETURNED };
 struct afj_async {
   _Atomic int state;
-  pthread_t caller;   /* the thread in nativeExecuteAsync */
-  jbyteArray kept;    /* kept on the caller's thread: a local reference of nativeExecuteAsync's frame */
-  char *copy;         /* kept by another thread (malloc'd), or NULL */
-  int kept_null;      /* the outcome was NULL (never, by the ABI): answered as the text null */
-  jobject pending;    /* set before AFJ_RETURNED: a global reference to the PendingExecute */
+  pthread_t caller;  /* the thread in nativeExecuteAsync */
+  char *copy;        /* the kept outcome: `small` or malloc'd; NULL when it could not be kept */
+  int kept_null;     /* the outcome was NULL (never, by the ABI): answered as the text null */
+  jobject pending;   /* set before AFJ_RETURNED: a global reference to the PendingExecute */
+  char small[240];
 };
 
-static char *copy_of(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *c = (char *)malloc(n);
-  if (c != NULL) memcpy(c, s, n);
-  return c;
+static void keep(struct afj_async *a, const char *outcome_json) {
+  if (outcome_json == NULL) {
+    a->kept_null = 1;
+    return;
+  }
+  size_t n = strlen(outcome_json) + 1;
+  a->copy = n <= sizeof a->small ? a->small : (char *)malloc(n);
+  if (a->copy != NULL) memcpy(a->copy, outcome_json, n);
 }
 
 static void trampoline_async_outcome(void *user_data, const char *outcome_json) {
   struct afj_async *a = (struct afj_async *)user_data;
   if (pthread_equal(pthread_self(), a->caller) && atomic_load(&a->state) == AFJ_IN_CALL) {
     /* inside nativeExecuteAsync on this very thread: nobody else can change the state now */
-    JNIEnv *env = thread_env();
-    if (outcome_json == NULL) a->kept_null = 1;
-    else if (env != NULL) a->kept = bytes_of(env, outcome_json);
-    if (outcome_json != NULL && a->kept == NULL) a->copy = copy_of(outcome_json);
+    keep(a, outcome_json);
     atomic_store(&a->state, AFJ_KEPT);
     return;
   }
-  /* another thread: keep a copy if the caller has not returned yet, else hand the outcome up */
-  char *copy = outcome_json == NULL ? NULL : copy_of(outcome_json);
-  a->copy = copy;
-  a->kept_null = outcome_json == NULL;
-  int expected = AFJ_IN_CALL;
-  if (atomic_compare_exchange_strong(&a->state, &expected, AFJ_KEPT)) return; /* the caller takes it */
-  free(copy);
+  /* another thread: keep it if the caller has not returned yet, else hand it up */
+  if (atomic_load(&a->state) == AFJ_IN_CALL) {
+    keep(a, outcome_json);
+    int expected = AFJ_IN_CALL;
+    if (atomic_compare_exchange_strong(&a->state, &expected, AFJ_KEPT)) return; /* the caller takes it */
+    if (a->copy != a->small) free(a->copy);
+  }
   JNIEnv *env = thread_env();
   if (env != NULL) {
     jbyteArray json = bytes_of(env, outcome_json == NULL ? "null" : outcome_json);
@@ -378,7 +380,6 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
   if (a == NULL) return (*env)->NewByteArray(env, 0); /* refused: nothing was started */
   atomic_init(&a->state, AFJ_IN_CALL);
   a->caller = pthread_self();
-  a->kept = NULL;
   a->copy = NULL;
   a->kept_null = 0;
   a->pending = NULL;
@@ -409,12 +410,9 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
     while (atomic_load(&a->state) == AFJ_IN_CALL) sched_yield();
     if (a->pending != NULL) (*env)->DeleteGlobalRef(env, a->pending);
   }
-  jbyteArray r = a->kept;
-  if (r == NULL) {
-    r = bytes_of(env, a->kept_null ? "null" : a->copy);
-    if (r == NULL) r = (*env)->NewByteArray(env, 0); /* out of memory: refused */
-  }
-  free(a->copy);
+  jbyteArray r = bytes_of(env, a->kept_null ? "null" : a->copy);
+  if (r == NULL) r = (*env)->NewByteArray(env, 0); /* out of memory: answered as refused */
+  if (a->copy != a->small) free(a->copy);
   free(a);
   return r;
 }
