@@ -329,7 +329,9 @@ else
   done
   IFS=: read -r -a extra_mounts <<<"${SWIFT_LANE_EXTRA_MOUNTS:-}"
   for d in "${extra_mounts[@]+"${extra_mounts[@]}"}"; do [[ -n "$d" ]] && mount_dirs+=("$(readlink -f -- "$d")"); done
-  mapfile -t mount_dirs < <(printf '%s\n' "${mount_dirs[@]}" | awk '{ print length, $0 }' | sort -n -u | cut -d' ' -f2-)
+  # (shortest first, duplicates once: `sort -n -u` would also drop a different dir of the same
+  # length, since -u compares only the numeric key)
+  mapfile -t mount_dirs < <(printf '%s\n' "${mount_dirs[@]}" | sort -u | awk '{ print length, $0 }' | sort -n -s | cut -d' ' -f2-)
 
   do_mount "$CHROOT/proc" -t proc proc
   do_mount "$CHROOT/sys" -t sysfs -o ro sysfs
