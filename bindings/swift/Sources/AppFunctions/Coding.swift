@@ -131,49 +131,10 @@ final class JSONTape: @unchecked Sendable { // one decode at a time: see `decode
         return n == 0 || memcmp(u.baseAddress! + Int(t.start), name.baseAddress!, n) == 0
     }
 
-    /// The bytes a string's escapes stand for (the escapes were checked by the parser).
+    /// The bytes a string's escapes stand for (the escapes were checked by the parser, so
+    /// RawJSON's unescaper never answers nil here).
     static func unescaped(_ u: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(u.count)
-        var i = 0
-        func hex4(_ at: Int) -> UInt32 {
-            var v: UInt32 = 0
-            for k in at..<(at + 4) {
-                let c = u[k]
-                v = v << 4 | UInt32(c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x61 + 10)
-            }
-            return v
-        }
-        while i < u.count {
-            let c = u[i]
-            if c != 0x5C {
-                bytes.append(c)
-                i += 1
-                continue
-            }
-            let e = u[i + 1]
-            i += 2
-            switch e {
-            case 0x62: bytes.append(0x08)
-            case 0x66: bytes.append(0x0C)
-            case 0x6E: bytes.append(0x0A)
-            case 0x72: bytes.append(0x0D)
-            case 0x74: bytes.append(0x09)
-            case 0x75:
-                var v = hex4(i)
-                i += 4
-                if (0xD800..<0xDC00).contains(v), i + 6 <= u.count, u[i] == 0x5C, u[i + 1] == 0x75 {
-                    let lo = hex4(i + 2)
-                    if (0xDC00..<0xE000).contains(lo) {
-                        v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00)
-                        i += 6
-                    }
-                }
-                bytes.append(contentsOf: String(Unicode.Scalar(v) ?? "\u{FFFD}").utf8)
-            default: bytes.append(e) // \" \\ \/
-            }
-        }
-        return bytes
+        RawJSON.unescaped(u) ?? []
     }
 }
 

@@ -242,36 +242,61 @@ enum RawJSON {
         }
         let body = raw[raw.index(after: raw.startIndex)..<raw.index(before: raw.endIndex)]
         if !body.contains(0x5C) { return String(decoding: body, as: UTF8.self) }
+        return body.withUnsafeBufferPointer { unescaped($0) }.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes a JSON string's body (between its quotes) stands for, its escapes replaced; nil
+    /// for a broken escape (a lone backslash, `\u` without four hex digits). A lone surrogate
+    /// becomes U+FFFD. The one unescaper of the binding: the outcome's reader and the Codable
+    /// tape (whose parser has checked the escapes already) both use it.
+    static func unescaped(_ u: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(body.count)
-        var i = body.startIndex
+        bytes.reserveCapacity(u.count)
         func hex4(_ at: Int) -> UInt32? {
-            guard at + 4 <= body.endIndex else { return nil }
-            return UInt32(String(decoding: body[at..<at + 4], as: UTF8.self), radix: 16)
+            guard at + 4 <= u.count else { return nil }
+            var v: UInt32 = 0
+            for k in at..<(at + 4) {
+                let c = u[k]
+                let d: UInt8
+                switch c {
+                case 0x30...0x39: d = c - 0x30
+                case 0x41...0x46, 0x61...0x66: d = (c | 0x20) - 0x61 + 10
+                default: return nil
+                }
+                v = v << 4 | UInt32(d)
+            }
+            return v
         }
-        while i < body.endIndex {
-            let c = body[i]
-            guard c == 0x5C, i + 1 < body.endIndex else { bytes.append(c); i += 1; continue }
-            let e = body[i + 1]
+        var i = 0
+        while i < u.count {
+            let c = u[i]
+            if c != 0x5C {
+                bytes.append(c)
+                i += 1
+                continue
+            }
+            guard i + 1 < u.count else { return nil }
+            let e = u[i + 1]
             i += 2
             switch e {
+            case 0x62: bytes.append(0x08)
+            case 0x66: bytes.append(0x0C)
             case 0x6E: bytes.append(0x0A)
             case 0x72: bytes.append(0x0D)
             case 0x74: bytes.append(0x09)
-            case 0x62: bytes.append(0x08)
-            case 0x66: bytes.append(0x0C)
             case 0x75:
                 guard var v = hex4(i) else { return nil }
                 i += 4
-                if (0xD800..<0xDC00).contains(v), i + 6 <= body.endIndex, body[i] == 0x5C, body[i + 1] == 0x75,
+                if (0xD800..<0xDC00).contains(v), i + 6 <= u.count, u[i] == 0x5C, u[i + 1] == 0x75,
                    let lo = hex4(i + 2), (0xDC00..<0xE000).contains(lo) {
                     v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00)
                     i += 6
                 }
-                bytes.append(contentsOf: Array(String(Unicode.Scalar(v) ?? "\u{FFFD}").utf8))
-            default: bytes.append(e) // \" \\ \/
+                bytes.append(contentsOf: String(Unicode.Scalar(v) ?? "\u{FFFD}").utf8)
+            case 0x22, 0x5C, 0x2F: bytes.append(e)
+            default: return nil
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

@@ -205,4 +205,19 @@ final class CodingTests: XCTestCase {
         json = "overwritten"
         XCTAssertEqual(try Address(from: kept.decoder), Address(city: "Lyon", zip: nil))
     }
+
+    /// The binding's one unescaper, as the outcome's reader uses it (RawJSON.string) and as the
+    /// Codable tape does: every escape, a surrogate pair, a lone surrogate, broken escapes.
+    func testTheOutcomeReaderAndTheTapeUnescapeAlike() throws {
+        let literal = #""a\"b\\c\/d\b\f\n\r\t \u00e9 \ud83d\ude00 \ud800!""#
+        let expected = "a\"b\\c/d\u{08}\u{0C}\n\r\t é 😀 \u{FFFD}!"
+        XCTAssertEqual(RawJSON.string(Array(literal.utf8)), expected)
+        XCTAssertEqual(try AppJSON.decode(String.self, from: literal), expected)
+        XCTAssertEqual(RawJSON.string(Array(#""plain""#.utf8)), "plain")
+        for broken in [#""\u12""#, #""\uZZZZ""#, #""\x""#, #""ends\""#] {
+            XCTAssertNil(RawJSON.string(Array(broken.utf8)), broken)
+            XCTAssertThrowsError(try AppJSON.decode(String.self, from: broken), broken)
+        }
+        XCTAssertNil(RawJSON.string(Array("null".utf8)))
+    }
 }
