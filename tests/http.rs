@@ -29,6 +29,16 @@ fn send(s: &HttpServer, method: &str, headers: &[(&str, &str)], body: &str) -> R
     })
 }
 
+/// The GET of a session's event stream (`Accept: text/event-stream`, its `Mcp-Session-Id`).
+fn get_stream(s: &HttpServer, sid: &str) -> Response {
+    send(
+        s,
+        "GET",
+        &[("Accept", "text/event-stream"), ("Mcp-Session-Id", sid)],
+        "",
+    )
+}
+
 /// A POST to /mcp as a client sends it (Accept and Content-Type set), with these headers more.
 fn post(s: &HttpServer, headers: &[(&str, &str)], body: &str) -> Response {
     let mut all = vec![ACCEPT, JSON];
@@ -153,12 +163,7 @@ fn a_handshake_session_lists_calls_streams_and_ends() {
     assert_eq!(ev[0]["result"]["isError"], false);
 
     // the GET stream carries list_changed when a toolkit expands (a call of its container)
-    let g = send(
-        &s,
-        "GET",
-        &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &sid)],
-        "",
-    );
+    let g = get_stream(&s, &sid);
     assert_eq!(g.status, 200);
     let Body::Stream(gs) = g.body else { panic!() };
     assert_eq!(
@@ -175,12 +180,7 @@ fn a_handshake_session_lists_calls_streams_and_ends() {
     let n = drain(&gs, 1);
     assert_eq!(n[0]["method"], "notifications/tools/list_changed");
     // a second GET stream on the same session is refused while the first is open
-    let g2 = send(
-        &s,
-        "GET",
-        &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &sid)],
-        "",
-    );
+    let g2 = get_stream(&s, &sid);
     assert_eq!(g2.status, 409);
 
     // DELETE ends the session (and its stream); the id is unknown afterwards
@@ -580,14 +580,7 @@ fn sessions_are_bounded_the_oldest_idle_one_evicted_else_the_new_one_refused() {
     // every session busy (a stream open): the new one is refused with 503
     let streams: Vec<Response> = [&ids[0], &ids[2], &fourth]
         .iter()
-        .map(|id| {
-            send(
-                &s,
-                "GET",
-                &[("Accept", "text/event-stream"), ("Mcp-Session-Id", id)],
-                "",
-            )
-        })
+        .map(|id| get_stream(&s, id))
         .collect();
     assert!(streams.iter().all(|r| r.status == 200));
     let r = post(
@@ -607,18 +600,10 @@ fn streams_are_bounded_and_a_closed_one_frees_its_slot() {
         ..Default::default()
     });
     let ids: Vec<String> = (0..3).map(|_| init(&s, "2025-11-25")).collect();
-    let get = |id: &str| {
-        send(
-            &s,
-            "GET",
-            &[("Accept", "text/event-stream"), ("Mcp-Session-Id", id)],
-            "",
-        )
-    };
-    let a = get(&ids[0]);
-    let b = get(&ids[1]);
+    let a = get_stream(&s, &ids[0]);
+    let b = get_stream(&s, &ids[1]);
     assert_eq!((a.status, b.status), (200, 200));
-    assert_eq!(get(&ids[2]).status, 503);
+    assert_eq!(get_stream(&s, &ids[2]).status, 503);
     let listen = modern(
         &s,
         "subscriptions/listen",
@@ -627,7 +612,7 @@ fn streams_are_bounded_and_a_closed_one_frees_its_slot() {
     );
     assert_eq!(listen.status, 503, "listen streams count too");
     drop(a);
-    assert_eq!(get(&ids[2]).status, 200);
+    assert_eq!(get_stream(&s, &ids[2]).status, 200);
 }
 
 /// Whether `f` holds within `within` (polled every 10 ms).
@@ -660,15 +645,7 @@ fn idle_sessions_expire_with_no_request_coming() {
     });
     let idle = init(&s, "2025-11-25");
     let streaming = init(&s, "2025-11-25");
-    let g = send(
-        &s,
-        "GET",
-        &[
-            ("Accept", "text/event-stream"),
-            ("Mcp-Session-Id", &streaming),
-        ],
-        "",
-    );
+    let g = get_stream(&s, &streaming);
     assert_eq!((g.status, s.sessions()), (200, 2));
     // nobody calls the server: its own timer ends the idle session
     assert!(
@@ -738,15 +715,7 @@ fn freeing_the_server_with_sessions_pending_leaks_nothing() {
     .unwrap();
     let streaming = init(&s, "2025-11-25");
     let calling = init(&s, "2025-11-25");
-    let g = send(
-        &s,
-        "GET",
-        &[
-            ("Accept", "text/event-stream"),
-            ("Mcp-Session-Id", &streaming),
-        ],
-        "",
-    );
+    let g = get_stream(&s, &streaming);
     assert_eq!(g.status, 200);
     let call = in_session(
         &s,
@@ -779,12 +748,7 @@ fn a_flood_of_sessions_and_streams_leaves_the_server_serving() {
     let mut held = Vec::new();
     for _ in 0..150 {
         let id = init(&s, "2025-11-25");
-        let g = send(
-            &s,
-            "GET",
-            &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &id)],
-            "",
-        );
+        let g = get_stream(&s, &id);
         if g.status == 200 {
             held.push(g);
         } else {
