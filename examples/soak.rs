@@ -18,6 +18,13 @@
 //! begin has exactly one end; every `user_data` handed to the library is freed exactly
 //! once (refused registrations included); RSS stays flat after warm-up (sampled from
 //! /proc/self/statm). The last line is `soak: N passed, M failed` (invariant checks).
+//!
+//! An asynchronous call that gets no outcome is named in the failure: its function, its
+//! timeout, whether its dispatcher was freed with calls in flight, the steps the host saw
+//! it take (scope begin, gate, handler entered and returned, cancel callback registered,
+//! ran and released, parked and completed with which status, `on_invoked`, scope end,
+//! `af_execute_async` returned) with their times, and what its handle says now
+//! (`af_call_function_id`, `af_call_is_cancelled`).
 
 use appfunctions::ffi::*;
 use appfunctions::{sync_handler, Dispatcher, ErrorCode, Invocation};
@@ -34,6 +41,9 @@ static FAILED: AtomicU64 = AtomicU64::new(0);
 static CALLS: AtomicU64 = AtomicU64::new(0);
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 static STOP: AtomicBool = AtomicBool::new(false);
+/// Every traffic thread has returned (after waiting for its calls' outcomes): no handle
+/// is parked for the completer any more.
+static WORKERS_DONE: AtomicBool = AtomicBool::new(false);
 
 /// Counters of injected faults, by name.
 fn faults() -> &'static Mutex<HashMap<&'static str, u64>> {
@@ -95,6 +105,115 @@ struct Pending {
     /// Its own host callbacks are slow: its lateness is taken when its cancel callback
     /// starts, and its outcome callback blocks too.
     slow: bool,
+    /// What was called, for a call that never gets its outcome: the function, the
+    /// invocation's timeout (0: the dispatcher's default), whether its dispatcher is the
+    /// one freed with calls in flight, and when it started.
+    function: String,
+    timeout_ms: u32,
+    freed_dispatcher: bool,
+    started: Instant,
+    /// The call's handle, as its scope begin and handler saw it (0: not seen).
+    handle: usize,
+    /// Where it got to ([`Step`]), each with the time since it started.
+    steps: Vec<(Step, Duration)>,
+}
+
+/// What an asynchronous call went through (`Pending::steps`), as the host saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    ScopeBegan,
+    GateAllowed,
+    HandlerEntered,
+    CancelCallbackRegistered,
+    HandlerReturned,
+    /// `af_execute_async` returned to the thread that started it.
+    ExecuteReturned,
+    /// A `later` call parked for the completer, then completed by it (`af_call_return`'s
+    /// status).
+    Parked,
+    Completed(af_status),
+    CancelCallbackRan,
+    CancelCallbackReleased,
+    OnInvoked,
+    ScopeEnded,
+}
+
+/// Notes that ticket `t`'s call reached `step` (nothing for a ticket that is not an
+/// asynchronous call of the soak's, or has had its outcome).
+fn step(t: u64, step: Step) {
+    if t == 0 {
+        return;
+    }
+    if let Some(p) = pending().lock().unwrap().get_mut(&t) {
+        let at = p.started.elapsed();
+        p.steps.push((step, at));
+    }
+}
+
+/// The ticket of the asynchronous call whose handle is `call` (0 for a synchronous one).
+fn ticket_of(call: *mut af_call) -> u64 {
+    calls_by_handle()
+        .lock()
+        .unwrap()
+        .get(&(call as usize))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// Handles of asynchronous calls in flight → their tickets (a handle is reused once its
+/// call ended, so an entry goes with its call's outcome).
+fn calls_by_handle() -> &'static Mutex<HashMap<usize, u64>> {
+    static C: OnceLock<Mutex<HashMap<usize, u64>>> = OnceLock::new();
+    C.get_or_init(Default::default)
+}
+
+/// Says where each call of `tickets` (that got no outcome) stood: what it called, its
+/// timeout, the steps the host saw and what the library says of its handle now.
+fn describe_lost(tickets: &[u64]) -> String {
+    let p = pending().lock().unwrap();
+    let mut out = Vec::new();
+    for t in tickets.iter().take(5) {
+        let Some(c) = p.get(t) else { continue };
+        let live = if c.handle == 0 {
+            "no handle seen".to_string()
+        } else {
+            let h = c.handle as *mut af_call;
+            let id = af_call_function_id(h);
+            let id = if id.is_null() {
+                "NULL".into()
+            } else {
+                unsafe { CStr::from_ptr(id) }.to_string_lossy().into_owned()
+            };
+            format!(
+                "handle {:#x}: function id now {id:?}, af_call_is_cancelled {}",
+                c.handle,
+                af_call_is_cancelled(h)
+            )
+        };
+        let steps: Vec<String> = c
+            .steps
+            .iter()
+            .map(|(s, at)| format!("{s:?} at {:.3} ms", at.as_secs_f64() * 1e3))
+            .collect();
+        out.push(format!(
+            "ticket {t}: {} (timeout {}, {}{}), started {:.1} s ago, wanted {}; steps: [{}]; {live}",
+            c.function,
+            if c.timeout_ms == 0 {
+                "the default 30 s".to_string()
+            } else {
+                format!("{} ms", c.timeout_ms)
+            },
+            if c.deadline.is_some() { "a timeout fault" } else { "no timeout fault" },
+            if c.freed_dispatcher { ", on a dispatcher freed with calls in flight" } else { "" },
+            c.started.elapsed().as_secs_f64(),
+            c.want,
+            steps.join(", ")
+        ));
+    }
+    if tickets.len() > 5 {
+        out.push(format!("and {} more", tickets.len() - 5));
+    }
+    out.join("; ")
 }
 
 /// Async calls waiting for their outcome, by ticket.
@@ -187,6 +306,12 @@ unsafe extern "C" fn on_outcome(p: *mut c_void, json: *const c_char) {
         .to_string_lossy()
         .into_owned();
     let expected = pending().lock().unwrap().remove(&id);
+    if let Some(p) = &expected {
+        let mut by_handle = calls_by_handle().lock().unwrap();
+        if by_handle.get(&p.handle) == Some(&id) {
+            by_handle.remove(&p.handle);
+        }
+    }
     match expected {
         None => check(false, || {
             format!("a second or unknown outcome for ticket {id}: {text}")
@@ -213,6 +338,18 @@ fn open_scopes() -> &'static Mutex<HashMap<u64, bool>> {
 }
 
 unsafe extern "C" fn scope_begin(_: *mut c_void, call: *mut af_call) {
+    // an asynchronous call's scope begins on the thread that starts it
+    let ticket = TICKET.with(|t| t.get());
+    if ticket != 0 {
+        if let Some(p) = pending().lock().unwrap().get_mut(&ticket) {
+            p.handle = call as usize;
+        }
+        calls_by_handle()
+            .lock()
+            .unwrap()
+            .insert(call as usize, ticket);
+        step(ticket, Step::ScopeBegan);
+    }
     let token = next_id();
     open_scopes().lock().unwrap().insert(token, false);
     let st = af_call_set_host_data(call, token as usize as *mut c_void, Some(scope_release));
@@ -228,6 +365,7 @@ unsafe fn is_slow(call: *mut af_call) -> bool {
 }
 
 unsafe extern "C" fn scope_end(_: *mut c_void, call: *mut af_call) {
+    step(ticket_of(call), Step::ScopeEnded);
     if is_slow(call) {
         fault("slow scope end");
         std::thread::sleep(slow());
@@ -281,15 +419,22 @@ unsafe extern "C" fn h_twice(_: *mut c_void, call: *mut af_call) {
 }
 
 unsafe extern "C" fn h_later(_: *mut c_void, call: *mut af_call) {
+    let ticket = ticket_of(call);
+    step(ticket, Step::HandlerEntered);
     // completed normally later: its cancel callback is released unrun
     watch_cancel(call, false);
+    step(ticket, Step::Parked);
     parked().lock().unwrap().push(call as usize);
+    step(ticket, Step::HandlerReturned);
 }
 
 unsafe extern "C" fn h_never(_: *mut c_void, call: *mut af_call) {
+    let ticket = ticket_of(call);
+    step(ticket, Step::HandlerEntered);
     // ended by its timeout: its cancel callback runs, then is released
     watch_cancel(call, true);
     NEVER.with(|n| n.set(call as usize));
+    step(ticket, Step::HandlerReturned);
 }
 
 thread_local! {
@@ -301,6 +446,7 @@ thread_local! {
 /// Never completes; its cancel callback notes when the timeout fired, then blocks.
 unsafe extern "C" fn h_slow(_: *mut c_void, call: *mut af_call) {
     let ticket = TICKET.with(|t| t.get());
+    step(ticket, Step::HandlerEntered);
     let st = af_call_on_cancel(
         call,
         Some(slow_cancel),
@@ -309,10 +455,13 @@ unsafe extern "C" fn h_slow(_: *mut c_void, call: *mut af_call) {
         std::ptr::null_mut(),
     );
     check(st == AF_OK, || format!("af_call_on_cancel: status {st}"));
+    step(ticket, Step::CancelCallbackRegistered);
+    step(ticket, Step::HandlerReturned);
 }
 
 unsafe extern "C" fn slow_cancel(p: *mut c_void) {
     let ticket = p as usize as u64;
+    step(ticket, Step::CancelCallbackRan);
     let deadline = pending()
         .lock()
         .unwrap()
@@ -326,6 +475,7 @@ unsafe extern "C" fn slow_cancel(p: *mut c_void) {
 }
 
 unsafe extern "C" fn on_invoked(_: *mut c_void, call: *mut af_call, _outcome: *const c_char) {
+    step(ticket_of(call), Step::OnInvoked);
     if is_slow(call) {
         fault("slow on_invoked");
         std::thread::sleep(slow());
@@ -337,7 +487,8 @@ static CANCEL_LIVE: AtomicU64 = AtomicU64::new(0);
 
 /// Registers a cancel callback whose user_data says whether it must run before release.
 unsafe fn watch_cancel(call: *mut af_call, must_run: bool) {
-    let state = Box::into_raw(Box::new((must_run, AtomicBool::new(false)))) as *mut c_void;
+    let ticket = ticket_of(call);
+    let state = Box::into_raw(Box::new((must_run, AtomicBool::new(false), ticket))) as *mut c_void;
     CANCEL_LIVE.fetch_add(1, Ordering::SeqCst);
     let st = af_call_on_cancel(
         call,
@@ -347,16 +498,19 @@ unsafe fn watch_cancel(call: *mut af_call, must_run: bool) {
         std::ptr::null_mut(),
     );
     check(st == AF_OK, || format!("af_call_on_cancel: status {st}"));
+    step(ticket, Step::CancelCallbackRegistered);
 }
 
 unsafe extern "C" fn cancel_ran(p: *mut c_void) {
-    let s = &*(p as *const (bool, AtomicBool));
+    let s = &*(p as *const (bool, AtomicBool, u64));
+    step(s.2, Step::CancelCallbackRan);
     let twice = s.1.swap(true, Ordering::SeqCst);
     check(!twice, || "a cancel callback ran twice".into());
 }
 
 unsafe extern "C" fn cancel_released(p: *mut c_void) {
-    let s = Box::from_raw(p as *mut (bool, AtomicBool));
+    let s = Box::from_raw(p as *mut (bool, AtomicBool, u64));
+    step(s.2, Step::CancelCallbackReleased);
     let ran = s.1.load(Ordering::SeqCst);
     // a `later` call may time out too (its default timeout is 30 s); a `never` one must
     // have run its callback
@@ -381,7 +535,9 @@ unsafe extern "C" fn on_invoking(_: *mut c_void, call: *mut af_call, gate: *mut 
             format!("re-entered call: {out}")
         });
     }
+    let ticket = ticket_of(call);
     af_gate_allow(gate);
+    step(ticket, Step::GateAllowed);
 }
 
 static DISPATCHER: AtomicU64 = AtomicU64::new(0);
@@ -550,7 +706,10 @@ fn wait_pending(tickets: &mut Vec<u64>) {
     }
     let missing = tickets.len();
     check(missing == 0, || {
-        format!("{missing} asynchronous calls got no outcome in 10 s")
+        format!(
+            "{missing} asynchronous calls got no outcome in 10 s: {}",
+            describe_lost(tickets)
+        )
     });
     tickets.clear();
 }
@@ -572,6 +731,12 @@ fn start_async(
             want,
             deadline,
             slow: id.to_bytes() == b"slow_cb",
+            function: id.to_string_lossy().into_owned(),
+            timeout_ms,
+            freed_dispatcher: d as usize as u64 != DISPATCHER.load(Ordering::Acquire),
+            started: Instant::now(),
+            handle: 0,
+            steps: Vec::new(),
         },
     );
     tickets.push(t);
@@ -585,6 +750,8 @@ fn start_async(
             t as usize as *mut c_void,
         )
     };
+    TICKET.with(|x| x.set(0));
+    step(t, Step::ExecuteReturned);
     if st != AF_OK {
         pending().lock().unwrap().remove(&t);
         check(false, || format!("af_execute_async: {st}"));
@@ -771,14 +938,20 @@ fn worker(seed: u64, rust: Dispatcher) {
 }
 
 fn completer() {
-    while !STOP.load(Ordering::Relaxed) || !parked().lock().unwrap().is_empty() {
+    // not until STOP: a worker in the middle of its last iteration when STOP is set can
+    // still park a `later` call, and then waits for its outcome (before this waited for
+    // the workers, such a call was never completed: the soak's rare "1 asynchronous calls
+    // got no outcome in 10 s", after a run 10 s longer than asked)
+    while !WORKERS_DONE.load(Ordering::SeqCst) || !parked().lock().unwrap().is_empty() {
         let batch: Vec<usize> = std::mem::take(&mut *parked().lock().unwrap());
         if batch.is_empty() {
             std::thread::sleep(Duration::from_micros(200));
             continue;
         }
         for h in batch {
+            let ticket = ticket_of(h as *mut af_call);
             let st = unsafe { af_call_return(h as *mut af_call, cr#"{"x": 7}"#.as_ptr()) };
+            step(ticket, Step::Completed(st));
             check(st == AF_OK, || format!("completing a parked call: {st}"));
         }
     }
@@ -888,6 +1061,7 @@ fn main() {
     for h in handles {
         h.join().expect("worker");
     }
+    WORKERS_DONE.store(true, Ordering::SeqCst);
     churn.join().expect("churner");
     comp.join().expect("completer");
     let elapsed = start.elapsed().as_secs_f64();
@@ -920,8 +1094,14 @@ fn main() {
     });
     let open = open_scopes().lock().unwrap().len();
     check(open == 0, || format!("{open} scopes began and never ended"));
-    let left = pending().lock().unwrap().len();
-    check(left == 0, || format!("{left} calls without an outcome"));
+    let left: Vec<u64> = pending().lock().unwrap().keys().copied().collect();
+    check(left.is_empty(), || {
+        format!(
+            "{} calls without an outcome: {}",
+            left.len(),
+            describe_lost(&left)
+        )
+    });
 
     // memory: medians of the first and last thirds of the samples after warm-up
     let after: Vec<&(f64, u64, u64)> = samples
