@@ -788,6 +788,20 @@ if TIMEOUTS_ONLY:
     put_section(doc, "## Timeouts", timeouts_section(s, meta["timeouts"]), ("## Bindings", MISSED_HEADING))
     finish_partial(doc, "the timeout figures", timeouts)
 
+def speed_line():
+    """The machine's speed in this run: the plain call's time over its instruction count, both
+    of this run. Shared machines differ by several times from one day to the next at the same
+    load; a run's absolute figures scale with this, its ratios of like with like (instructions,
+    one loop's CPU time beside another's) do not."""
+    ns, ins = s.get("execute_plain_ns"), s.get("instructions_execute_plain")
+    if not ns or not ins:
+        return []
+    return ["", f"Machine speed: the plain call took {fmt(ns)} ns for {ins:,} instructions "
+            f"({ns / ins:.3f} ns per instruction). Compare it between runs before their absolute figures: "
+            "a slower machine inflates every figure in time, and unevenly (criterion's means more than "
+            "the bindings' best-of-rounds loops), while the instruction counts stay exact."]
+
+
 lines = [
     "# Performance",
     "",
@@ -798,6 +812,7 @@ lines = [
     "",
     f"Run: {meta['when']}, commit {meta['commit']}, {meta['cpus']} CPUs ({meta['machine']}), "
     f"load average {fmt(load_avg)}. Raw figures: `target/bench/summary.json`.",
+    *speed_line(),
     "",
     "## Targets",
     "",
