@@ -37,7 +37,10 @@ enum class AppFunctionErrorCode(val code: Int) {
     InternalError(12);
 
     companion object {
-        fun of(name: String?): AppFunctionErrorCode? = entries.firstOrNull { it.name == name }
+        private val BY_NAME: Map<String, AppFunctionErrorCode> = entries.associateBy { it.name }
+
+        /** The code of this name (`AF_CODE_*`'s, e.g. "InvalidArgument"); null for null or an unknown name. */
+        fun of(name: String?): AppFunctionErrorCode? = name?.let { BY_NAME[it] }
     }
 }
 
@@ -150,8 +153,6 @@ class AppFunctionOutcome private constructor(
             "openApp" -> AppFunctionStatus.OpenApp
             else -> AppFunctionStatus.Error
         }
-
-        private val CODES: Map<String, AppFunctionErrorCode> = AppFunctionErrorCode.entries.associateBy { it.name }
     }
 
     /**
@@ -185,7 +186,7 @@ class AppFunctionOutcome private constructor(
                 if (nullResult) JsonNull else null,
                 if (nullResult) null else s.substring(r0, r1),
                 dialog.value,
-                code.value?.let { CODES[it] },
+                AppFunctionErrorCode.of(code.value),
                 message.value,
                 final,
             )
