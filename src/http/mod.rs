@@ -76,13 +76,22 @@ struct Entry {
 }
 
 impl Entry {
-    fn busy(&self) -> bool {
-        self.calls.load(Ordering::Acquire) > 0
-            || self
-                .server_stream
-                .lock()
-                .as_ref()
-                .is_some_and(|s| !s.is_closed())
+    /// Since when the session has been idle: its last request, its last tool call's end
+    /// or its server stream's close, whichever came last; `None` while a call or the
+    /// server stream is open (the session is in use).
+    fn idle_since(&self) -> Option<Instant> {
+        // a call's end marks the session used before it stops counting (`done` in
+        // `post_in_session`), so a count of 0 read here finds that use in `last_used`
+        if self.calls.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        let used = *self.last_used.lock();
+        match self.server_stream.lock().as_ref() {
+            // the stream's close time is set in the step that closes it, so a stream
+            // never reads as closed with its end unknown
+            Some(s) => s.closed_at().map(|closed| closed.max(used)),
+            None => Some(used),
+        }
     }
 }
 
@@ -437,11 +446,7 @@ impl HttpServer {
         {
             let mut s = self.inner.sessions.lock();
             s.retain(|_, e| {
-                let until = if e.busy() {
-                    now + idle
-                } else {
-                    *e.last_used.lock() + idle
-                };
+                let until = e.idle_since().map_or(now + idle, |t| t + idle);
                 let keep = until > now;
                 if keep {
                     next = Some(next.map_or(until, |n| n.min(until)));
@@ -640,9 +645,11 @@ impl HttpServer {
             match sessions.get(sid) {
                 Some(e) => {
                     let now = Instant::now();
-                    let unused = now.duration_since(*e.last_used.lock());
                     // idle past its time, not swept yet (the sweep comes within a second)
-                    if unused >= self.inner.config.session_idle && !e.busy() {
+                    let expired = e
+                        .idle_since()
+                        .is_some_and(|t| now.duration_since(t) >= self.inner.config.session_idle);
+                    if expired {
                         Err(sessions.remove(sid))
                     } else {
                         *e.last_used.lock() = now;
@@ -763,9 +770,9 @@ impl HttpServer {
             if s.len() >= inner.config.max_sessions {
                 let oldest = s
                     .iter()
-                    .filter(|(_, e)| !e.busy())
-                    .min_by_key(|(_, e)| *e.last_used.lock())
-                    .map(|(k, _)| k.clone());
+                    .filter_map(|(k, e)| e.idle_since().map(|t| (t, k)))
+                    .min()
+                    .map(|(_, k)| k.clone());
                 match oldest {
                     Some(k) => {
                         if let Some(e) = s.remove(&k) {
@@ -983,13 +990,8 @@ impl HttpServer {
             return r;
         }
         let weak = Arc::downgrade(&self.inner);
-        let entry = Arc::downgrade(&e);
-        let (stream, tx) = EventStream::new(Some(Box::new(move || {
-            Self::release_slot(&weak);
-            if let Some(e) = entry.upgrade() {
-                *e.last_used.lock() = Instant::now();
-            }
-        })));
+        // (the session's idle time counts from the stream's close: `Entry::idle_since`)
+        let (stream, tx) = EventStream::new(Some(Box::new(move || Self::release_slot(&weak))));
         *slot = Some(tx);
         Response::stream(stream)
     }
@@ -1329,6 +1331,65 @@ mod tests {
         // a new session schedules again
         initialize(&s);
         assert!(s.inner.next_sweep.lock().is_some());
+    }
+
+    #[test]
+    fn a_session_whose_stream_outlived_its_idle_time_is_idle_from_the_streams_close() {
+        let d = Dispatcher::new();
+        let s = HttpServer::new(&d, HttpConfig::default()).unwrap();
+        let idle = s.config().session_idle;
+        let sid = initialize(&s);
+        let g = s.handle(&Request {
+            method: "GET",
+            path: "/mcp",
+            query: "",
+            headers: vec![("Accept", "text/event-stream"), ("Mcp-Session-Id", &sid)],
+            body: b"",
+        });
+        let Body::Stream(stream) = g.body else {
+            panic!("not a stream")
+        };
+        let e = s.inner.sessions.lock()[&sid].clone();
+        let opened = *e.last_used.lock();
+        assert_eq!(e.idle_since(), None, "an open stream is a use");
+        // however long the stream stays open (here: a sweep as if hours later), it is kept
+        assert_eq!(s.expire(opened + idle * 100).0, 0);
+        std::thread::sleep(Duration::from_millis(2));
+        drop(stream);
+        let closed = e.server_stream.lock().as_ref().and_then(|t| t.closed_at());
+        let closed = closed.expect("the close is timed in the step that closes the stream");
+        assert!(closed > opened);
+        // the idle time counts from the close (the last use), not from the stream's opening
+        assert_eq!(e.idle_since(), Some(closed));
+        assert_eq!(
+            s.expire(opened + idle).0,
+            0,
+            "idle since its close, not since it opened"
+        );
+        assert_eq!(s.expire(closed + idle - Duration::from_millis(1)).0, 0);
+        assert_eq!(s.expire(closed + idle).0, 1);
+        assert_eq!(s.sessions(), 0);
+    }
+
+    #[test]
+    fn a_call_in_flight_keeps_its_session_and_its_end_is_its_last_use() {
+        let d = Dispatcher::new();
+        let s = HttpServer::new(&d, HttpConfig::default()).unwrap();
+        let idle = s.config().session_idle;
+        let sid = initialize(&s);
+        let e = s.inner.sessions.lock()[&sid].clone();
+        let started = *e.last_used.lock();
+        e.calls.fetch_add(1, Ordering::AcqRel);
+        assert_eq!(e.idle_since(), None);
+        assert_eq!(s.expire(started + idle * 100).0, 0);
+        // what a call's end does (`done` in `post_in_session`)
+        std::thread::sleep(Duration::from_millis(2));
+        let ended = Instant::now();
+        *e.last_used.lock() = ended;
+        e.calls.fetch_sub(1, Ordering::AcqRel);
+        assert_eq!(e.idle_since(), Some(ended));
+        assert_eq!(s.expire(started + idle).0, 0);
+        assert_eq!(s.expire(ended + idle).0, 1);
     }
 
     #[test]

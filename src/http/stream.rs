@@ -33,6 +33,8 @@ struct Queue {
     frames: VecDeque<String>,
     ended: bool,
     closed: bool,
+    /// When the host closed the stream (with `closed`).
+    closed_at: Option<Instant>,
     dropped: u64,
 }
 
@@ -73,6 +75,13 @@ impl Sender {
     /// Whether the host has closed the stream.
     pub(crate) fn is_closed(&self) -> bool {
         self.0.q.lock().closed
+    }
+
+    /// When the host closed the stream; `None` while it is open. Set in the same step
+    /// that closes it, before the stream's close action runs: an idle time counted from
+    /// here has no window where the stream reads as closed and its end as long ago.
+    pub(crate) fn closed_at(&self) -> Option<Instant> {
+        self.0.q.lock().closed_at
     }
 }
 
@@ -143,6 +152,7 @@ impl Drop for EventStream {
         {
             let mut q = self.shared.q.lock();
             q.closed = true;
+            q.closed_at = Some(Instant::now());
             q.frames.clear();
         }
         self.shared.cv.notify_all();
@@ -179,9 +189,14 @@ mod tests {
         let (s, tx) = EventStream::new(Some(Box::new(move || {
             h.store(true, std::sync::atomic::Ordering::SeqCst)
         })));
+        assert_eq!(tx.closed_at(), None);
+        let before = Instant::now();
         drop(s);
         assert!(hit.load(std::sync::atomic::Ordering::SeqCst));
         assert!(tx.is_closed());
+        assert!(tx
+            .closed_at()
+            .is_some_and(|t| t >= before && t <= Instant::now()));
         assert!(!tx.send("{}"));
     }
 
