@@ -89,26 +89,47 @@ final class JSONTape: @unchecked Sendable { // one decode at a time: see `decode
 
     /// Decodes a value from `text` on a tape of this thread's: the one kept from the thread's
     /// last decode when no decoder of it outlived that (no allocation in the steady state),
-    /// else a new one.
+    /// else a new one. The kept tape stays in its slot while in use (`busy`: a decode inside
+    /// this one, on this thread, gets a tape of its own); only this thread ever reads it there.
     static func decode<T: Decodable>(_ type: T.Type, _ text: UnsafeBufferPointer<UInt8>) throws -> T {
-        var tape: JSONTape
-        if let kept = pthread_getspecific(tapeKey) {
-            // taken out while in use: a decode inside this one gets a tape of its own
-            pthread_setspecific(tapeKey, nil)
-            tape = Unmanaged<JSONTape>.fromOpaque(kept).takeRetainedValue()
-        } else {
-            tape = JSONTape()
+        guard let kept = pthread_getspecific(tapeKey) else {
+            // (none kept yet: this one is, when no decoder outlives the decode)
+            var tape = JSONTape()
+            defer {
+                if isKnownUniquelyReferenced(&tape), tape.keepable, pthread_getspecific(tapeKey) == nil {
+                    pthread_setspecific(tapeKey, Unmanaged.passRetained(tape).toOpaque())
+                }
+            }
+            try tape.read(text)
+            return try TapeDecoder.value(type, tape, 0, [])
         }
+        let slot = Unmanaged<JSONTape>.fromOpaque(kept)
+        if slot.takeUnretainedValue().busy {
+            let tape = JSONTape()
+            try tape.read(text)
+            return try TapeDecoder.value(type, tape, 0, [])
+        }
+        // The slot's reference, taken for the decode: given back when no decoder holds the
+        // tape any more, else the slot is emptied and the decoders keep it.
+        var tape = slot.takeRetainedValue()
+        tape.busy = true
         defer {
-            // kept for the next decode unless a decoder still holds it (or it grew large)
-            if isKnownUniquelyReferenced(&tape), tape.storage.count <= 1 << 16, tape.capacity <= 1 << 12,
-               pthread_getspecific(tapeKey) == nil {
-                pthread_setspecific(tapeKey, Unmanaged.passRetained(tape).toOpaque())
+            tape.busy = false
+            if isKnownUniquelyReferenced(&tape), tape.keepable {
+                _ = Unmanaged.passRetained(tape)
+            } else {
+                pthread_setspecific(tapeKey, nil)
             }
         }
         try tape.read(text)
         return try TapeDecoder.value(type, tape, 0, [])
     }
+
+    /// True while a decode on this thread uses the tape in its slot.
+    @exclusivity(unchecked) private var busy = false
+
+    /// Small enough to keep for the next decode.
+    private var keepable: Bool { storage.count <= 1 << 16 && capacity <= 1 << 12 }
 
     /// A string token's value (`.string` or `.escapedString`).
     func string(_ t: JSONToken) -> String {
@@ -747,6 +768,37 @@ enum JSONWriter {
         let e = NodeEncoder(path)
         try value.encode(to: e)
         return e.result ?? .text("{}")
+    }
+
+    /// `value` as JSON, NUL-terminated, lent to `reply` (an inline handler's result on its way
+    /// to `af_call_return`): a String without escapes straight into a buffer on the stack, any
+    /// other value written as bytes; no String is made for either.
+    static func answer<T: Encodable>(_ value: T, _ reply: InlineReply) throws -> InlineReply.Answered {
+        if T.self == String.self, let answered = answerPlain(unsafeBitCast(value, to: String.self), reply) {
+            return answered
+        }
+        var out = JSONOut()
+        try node(value, []).write(to: &out)
+        out.byte(0)
+        return out.bytes.withUnsafeBufferPointer { reply.answer(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+    }
+
+    /// A string with nothing to escape (most text) quoted into a buffer on the stack and
+    /// answered; nil for any other (`answer` writes it with its escapes).
+    private static func answerPlain(_ s: String, _ reply: InlineReply) -> InlineReply.Answered? {
+        var s = s
+        return s.withUTF8 { u -> InlineReply.Answered? in
+            guard u.count <= 1024 else { return nil }
+            for c in u where c < 0x20 || c == 0x22 || c == 0x5C { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: u.count + 3) { out -> InlineReply.Answered in
+                let p = out.baseAddress!
+                p[0] = 0x22
+                if let from = u.baseAddress { (p + 1).initialize(from: from, count: u.count) }
+                p[u.count + 1] = 0x22
+                p[u.count + 2] = 0
+                return reply.answer(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))
+            }
+        }
     }
 
     static func text<T: Encodable>(_ value: T) throws -> String {

@@ -61,9 +61,9 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         handler: @escaping @Sendable (AppFunctionContext, Args) throws -> Result
     ) throws {
         let id = descriptor.id
-        try register(descriptor, result: Result.self, HandlerBox(inline: { context, input in
+        try register(descriptor, result: Result.self, HandlerBox(inline: { context, input, reply in
             let args = try decodeArguments(Args.self, input, function: id)
-            return try AppJSON.encode(try handler(context, args))
+            return try JSONWriter.answer(try handler(context, args), reply)
         }, functionId: id))
     }
 
@@ -86,9 +86,9 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         handler: @escaping @Sendable (AppFunctionContext, Args) throws -> Void
     ) throws {
         let id = descriptor.id
-        try register(descriptor, result: nil, HandlerBox(inline: { context, input in
+        try register(descriptor, result: nil, HandlerBox(inline: { context, input, reply in
             try handler(context, try decodeArguments(Args.self, input, function: id))
-            return nil
+            return reply.answer(nil as String?)
         }, functionId: id))
     }
 
@@ -108,8 +108,8 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         descriptorJSON: String,
         handler: @escaping @Sendable (AppFunctionContext, String) throws -> String?
     ) throws {
-        try registerRaw(descriptorJSON, HandlerBox(inline: { context, input in
-            try handler(context, String(decoding: input, as: UTF8.self))
+        try registerRaw(descriptorJSON, HandlerBox(inline: { context, input, reply in
+            reply.answer(try handler(context, String(decoding: input, as: UTF8.self)))
         }))
     }
 
@@ -422,32 +422,21 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 /// is the runtime's record added and removed around the synchronous start (what
 /// `withTaskCancellationHandler` does around its `async` operation, less the operation's frame
 /// and executor hops). Otherwise it waits on a continuation the outcome resumes, the handler
-/// still in place.
+/// still in place. The start itself is a synchronous function (`OutcomeBox.start`): what it
+/// keeps while the core runs is on the thread's stack, not in the task's allocator. The box
+/// and its token are this thread's spare when the last call left them unused.
 @inline(__always)
 func runCall(
     _ invocation: AppFunctionInvocation, arguments: String,
     isolation: isolated (any Actor)? = #isolation,
     start: (UnsafePointer<af_invocation>, UnsafeMutableRawPointer) -> af_status
 ) async -> AppFunctionOutcome {
-    let token = CancelToken.take()
-    // (a call without a host context inserts nothing: no lock, no table)
-    let hostKey = invocation.insertHostContext()
-    let box = OutcomeBox(token, hostKey: hostKey)
-    // Kept until the record is removed (below): the record refers to this closure.
-    let onCancel = { box.token.cancel() }
-    // (runs at once, on this thread, when the task is cancelled already)
-    let record = taskAddCancellationHandler(handler: onCancel)
-    let retained = Unmanaged.passRetained(box).toOpaque()
-    let st = invocation.withCInvocation(token: token.raw, hostKey: hostKey) { start($0, retained) }
-    box.starting = false
+    var box = OutcomeBox.take()
+    // (runs at once, on this thread, when the task is cancelled already; the box's own
+    // closure, made once per box, which outlives the record)
+    let record = taskAddCancellationHandler(handler: box.onCancel)
     let outcome: AppFunctionOutcome
-    if st != AF_OK {
-        // Not started: the callback will not run, so the box (and the host context) come
-        // back here.
-        Unmanaged<OutcomeBox>.fromOpaque(retained).release()
-        if hostKey != 0 { invocationContexts.remove(hostKey) }
-        outcome = AppFunctionOutcome(failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError())
-    } else if let inline = box.inline {
+    if let inline = box.start(invocation, start) {
         outcome = inline
     } else {
         outcome = await withUnsafeContinuation { (continuation: UnsafeContinuation<AppFunctionOutcome, Never>) in
@@ -455,8 +444,7 @@ func runCall(
         }
     }
     taskRemoveCancellationHandler(record)
-    withExtendedLifetime(onCancel) {}
-    token.recycle()
+    OutcomeBox.recycle(&box)
     return outcome
 }
 

@@ -31,6 +31,7 @@ enum AppJSON {
     }
 
     /// Decodes from UTF-8 bytes the core lends (no String made first).
+    @inline(__always)
     static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeBufferPointer<UInt8>) throws -> T {
         try JSONTape.decode(type, bytes)
     }

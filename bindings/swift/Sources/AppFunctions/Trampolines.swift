@@ -9,8 +9,33 @@ import Foundation
 typealias JSONHandler = @Sendable (AppFunctionContext, String) async throws -> String?
 
 /// A handler that answers at once, on the thread that calls it: takes the input JSON the
-/// core lends (UTF-8 bytes), returns the result JSON.
-typealias InlineHandler = @Sendable (AppFunctionContext, UnsafeBufferPointer<UInt8>) throws -> String?
+/// core lends (UTF-8 bytes) and answers through the reply it is given (a result's JSON
+/// written into memory of its own, lent to the core: no String made for it), or throws.
+typealias InlineHandler = @Sendable (AppFunctionContext, UnsafeBufferPointer<UInt8>, InlineReply) throws -> InlineReply.Answered
+
+/// How an inline handler answers its call (`runInline`): once, after it has run; a call the
+/// core cancelled meanwhile (token or timeout) is left to the core, which ends it itself.
+struct InlineReply {
+    let call: CallHandle
+
+    /// What only `answer` makes: an inline handler's closure returns it, so it cannot end
+    /// without answering or throwing.
+    struct Answered {
+        fileprivate init() {}
+    }
+
+    /// The result's JSON (NUL-terminated, lent for the call), or nil for none (void).
+    func answer(_ json: UnsafePointer<CChar>?) -> Answered {
+        if af_call_is_cancelled(call.raw) == 0 { _ = af_call_return(call.raw, json) }
+        return Answered()
+    }
+
+    func answer(_ json: String?) -> Answered {
+        guard let json else { return answer(nil as UnsafePointer<CChar>?) }
+        // (withCString: the implicit conversion copies a short string into a heap array)
+        return json.withCString { answer($0) }
+    }
+}
 
 final class HandlerBox: UserDataBox, @unchecked Sendable {
     let run: JSONHandler?
@@ -27,6 +52,15 @@ final class HandlerBox: UserDataBox, @unchecked Sendable {
         run = nil
         self.inline = inline
         self.functionId = functionId
+    }
+
+    /// Runs the handler for `call`: inline, or on a task of its own.
+    func handle(_ call: CallHandle) {
+        if let inline {
+            runInline(inline, call, functionId: functionId)
+        } else if let run {
+            startHandler(run, call, functionId: functionId)
+        }
     }
 }
 
@@ -123,18 +157,17 @@ func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle, functionId: 
 func runInline(_ run: InlineHandler, _ call: CallHandle, functionId: String?) {
     let context = AppFunctionContext(call, functionId: functionId)
     let input = context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
+    let reply = InlineReply(call: call)
     do {
-        let result: String?
         if let input {
             let bytes = UnsafeRawPointer(input).assumingMemoryBound(to: UInt8.self)
-            result = try run(context, UnsafeBufferPointer(start: bytes, count: strlen(input)))
+            _ = try run(context, UnsafeBufferPointer(start: bytes, count: strlen(input)), reply)
         } else {
             let empty: StaticString = "{}"
-            result = try run(context, UnsafeBufferPointer(start: empty.utf8Start, count: empty.utf8CodeUnitCount))
+            _ = try run(context, UnsafeBufferPointer(start: empty.utf8Start, count: empty.utf8CodeUnitCount), reply)
         }
-        // After the core cancelled the call (token or timeout) it ends the call itself.
-        if af_call_is_cancelled(call.raw) == 0 { complete(call, result) }
     } catch {
+        // After the core cancelled the call (token or timeout) it ends the call itself.
         if af_call_is_cancelled(call.raw) == 0 { fail(call, error) }
     }
 }
@@ -173,11 +206,7 @@ let handlerTrampoline: af_handler_fn = { userData, call in
         _ = af_call_fail(call, AF_CODE_INTERNAL_ERROR, "AppFunctions: the handler's user data is not a HandlerBox")
         return
     }
-    if let inline = b.inline {
-        runInline(inline, CallHandle(raw: call), functionId: b.functionId)
-    } else if let run = b.run {
-        startHandler(run, CallHandle(raw: call), functionId: b.functionId)
-    }
+    b.handle(CallHandle(raw: call))
 }
 
 func answer(_ gate: GateHandle, _ g: AppFunctionGate) {
@@ -259,29 +288,88 @@ let logTrampoline: af_log_fn = { userData, level, message in
 
 /// Receives the outcome of `af_execute_async`: on the starting thread while the call is
 /// starting it is kept for `runCall` to return at once; otherwise it resumes the waiting task.
+/// A box whose call ended without its token being cancelled is kept as its thread's spare
+/// (`take`, `recycle`), token and all: a call that answers inline allocates nothing here.
 final class OutcomeBox: @unchecked Sendable {
-    /// The thread that starts the call.
-    let thread = pthread_self()
-    /// The call's cancel token (the task's cancellation handler cancels it).
-    let token: CancelToken
+    /// The call's cancel token (the task's cancellation handler cancels it): the box's for its
+    /// whole life, so the handler never sees another call's.
+    let token: OpaquePointer
+    /// The task's cancellation handler (`onCancel`), made once per box: it refers to the box
+    /// unowned (the box holds it), and the record it is given to is removed before the box
+    /// can go.
+    private(set) var onCancel: () -> Void = {}
+    /// The thread that starts the call (set by `start`).
+    private var thread = pthread_self()
     /// The `invocationContexts` key of the invocation's host context (0: none), removed when
     /// the outcome is delivered.
-    let hostKey: UInt
-    init(_ token: CancelToken, hostKey: UInt) {
-        self.token = token
-        self.hostKey = hostKey
-    }
+    private(set) var hostKey: UInt = 0
     /// True while `start` runs; written and (by the callback) read on `thread` only.
-    var starting = true
+    private var starting = false
     /// The outcome delivered inline (on `thread`, while starting).
-    var inline: AppFunctionOutcome?
+    private var inline: AppFunctionOutcome?
     /// Under `outcomeLock`: an outcome delivered before `wait`, or the waiting continuation.
     private var pending: AppFunctionOutcome?
     private var continuation: UnsafeContinuation<AppFunctionOutcome, Never>?
 
+    private init() {
+        token = af_cancel_token_new()
+        onCancel = { [unowned(unsafe) self] in _ = af_cancel_token_cancel(self.token) }
+    }
+
+    deinit { af_cancel_token_free(token) }
+
+    /// This thread's spare box (taken out of its slot while in use), or a new one.
+    static func take() -> OutcomeBox {
+        if let p = pthread_getspecific(outcomeBoxCache) {
+            pthread_setspecific(outcomeBoxCache, nil)
+            return Unmanaged<OutcomeBox>.fromOpaque(p).takeRetainedValue()
+        }
+        return OutcomeBox()
+    }
+
+    /// After the call's outcome came back and the cancellation record is gone: kept as this
+    /// thread's spare unless its token was cancelled, the outcome's callback still holds it
+    /// (it resumed this task a moment ago, from another thread) or the thread has one.
+    static func recycle(_ box: inout OutcomeBox) {
+        guard isKnownUniquelyReferenced(&box), af_cancel_token_is_cancelled(box.token) == 0,
+              pthread_getspecific(outcomeBoxCache) == nil else { return }
+        pthread_setspecific(outcomeBoxCache, Unmanaged.passRetained(box).toOpaque())
+    }
+
+    /// Starts the call (`start` given the v1 invocation and the retained box): its outcome when
+    /// the core delivered it before returning (or it did not start), nil when the caller must
+    /// `wait`. Synchronous and not inlined: what it keeps while the core runs is on this
+    /// thread's stack.
+    @inline(never)
+    func start(
+        _ invocation: AppFunctionInvocation,
+        _ start: (UnsafePointer<af_invocation>, UnsafeMutableRawPointer) -> af_status
+    ) -> AppFunctionOutcome? {
+        // (a call without a host context inserts nothing: no lock, no table)
+        let hostKey = invocation.insertHostContext()
+        self.hostKey = hostKey
+        thread = pthread_self()
+        inline = nil
+        pending = nil
+        starting = true
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        let st = invocation.withCInvocation(token: token, hostKey: hostKey) { start($0, retained) }
+        starting = false
+        if st != AF_OK {
+            // Not started: the callback will not run, so the box (and the host context) come
+            // back here.
+            Unmanaged<OutcomeBox>.fromOpaque(retained).release()
+            if hostKey != 0 { invocationContexts.remove(hostKey) }
+            return AppFunctionOutcome(failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError())
+        }
+        // (moved out: the box keeps no copy)
+        return inline.take()
+    }
+
     func wait(_ c: UnsafeContinuation<AppFunctionOutcome, Never>) {
         outcomeLock.lock()
         if let pending {
+            self.pending = nil
             outcomeLock.unlock()
             c.resume(returning: pending)
         } else {
@@ -290,7 +378,8 @@ final class OutcomeBox: @unchecked Sendable {
         }
     }
 
-    func deliver(_ outcome: AppFunctionOutcome) {
+    func deliver(_ outcome: consuming AppFunctionOutcome) {
+        // (`starting` is read only on its own thread)
         if pthread_equal(thread, pthread_self()) != 0 && starting {
             inline = outcome
             return
@@ -319,36 +408,10 @@ let outcomeTrampoline: af_outcome_fn = { userData, json in
         ?? AppFunctionOutcome(failure: .internalError, "the core returned no outcome"))
 }
 
-/// A core cancellation token for one call. Tokens that were not cancelled are reused: one
-/// kept per thread (a call that ended keeps nothing of its token, and no cancellation
-/// handler runs after `withTaskCancellationHandler` returned).
-struct CancelToken: @unchecked Sendable {
-    let raw: OpaquePointer
-
-    static func take() -> CancelToken {
-        if let p = pthread_getspecific(cancelTokenCache) {
-            pthread_setspecific(cancelTokenCache, nil)
-            return CancelToken(raw: OpaquePointer(p))
-        }
-        return CancelToken(raw: af_cancel_token_new())
-    }
-
-    func cancel() { _ = af_cancel_token_cancel(raw) }
-
-    /// Keeps the token for this thread's next call, or frees it.
-    func recycle() {
-        if af_cancel_token_is_cancelled(raw) == 0 && pthread_getspecific(cancelTokenCache) == nil {
-            pthread_setspecific(cancelTokenCache, UnsafeRawPointer(raw))
-        } else {
-            af_cancel_token_free(raw)
-        }
-    }
-}
-
-/// The per-thread spare token (freed with its thread).
-let cancelTokenCache: pthread_key_t = {
+/// Each thread's spare outcome box (released with its thread; its token goes with it).
+let outcomeBoxCache: pthread_key_t = {
     var key = pthread_key_t()
-    pthread_key_create(&key) { p in af_cancel_token_free(OpaquePointer(p)) }
+    pthread_key_create(&key) { p in if let p { Unmanaged<OutcomeBox>.fromOpaque(p).release() } }
     return key
 }()
 

@@ -206,6 +206,46 @@ final class CodingTests: XCTestCase {
         XCTAssertEqual(try Address(from: kept.decoder), Address(city: "Lyon", zip: nil))
     }
 
+    /// A decode inside another one on the same thread (an `init(from:)` decoding text of its
+    /// own) gets a tape of its own: the outer decode's tape, in use, is not read over.
+    func testADecodeInsideADecodeGetsATapeOfItsOwn() throws {
+        struct Outer: Decodable {
+            var name: String
+            var inner: Address
+            var after: Int
+            enum K: String, CodingKey { case name, after }
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: K.self)
+                name = try c.decode(String.self, forKey: .name)
+                inner = try AppJSON.decode(Address.self, from: #"{"city":"Nice","zip":"06000"}"#)
+                after = try c.decode(Int.self, forKey: .after)
+            }
+        }
+        let outer = try AppJSON.decode(Outer.self, from: #"{"name":"outer","after":3}"#)
+        XCTAssertEqual(outer.name, "outer")
+        XCTAssertEqual(outer.inner, Address(city: "Nice", zip: "06000"))
+        XCTAssertEqual(outer.after, 3)
+        // and the thread's tape serves the next decode
+        XCTAssertEqual(try AppJSON.decode(Address.self, from: #"{"city":"Lyon"}"#), Address(city: "Lyon", zip: nil))
+    }
+
+    /// A decoder kept past its decode keeps its tape: the decodes after it, on this thread, read
+    /// theirs into another one.
+    func testAKeptDecoderKeepsItsTapeWhileLaterDecodesUseAnother() throws {
+        struct Keeper: Decodable {
+            let decoder: any Decoder
+            init(from decoder: any Decoder) throws { self.decoder = decoder }
+        }
+        let kept = try AppJSON.decode(Keeper.self, from: #"{"city":"Lyon","zip":"69000"}"#)
+        for i in 0..<3 {
+            XCTAssertEqual(try AppJSON.decode(Address.self, from: #"{"city":"c\#(i)"}"#).city, "c\(i)")
+        }
+        XCTAssertEqual(try Address(from: kept.decoder), Address(city: "Lyon", zip: "69000"))
+        let again = try AppJSON.decode(Keeper.self, from: #"{"city":"Metz"}"#)
+        XCTAssertEqual(try Address(from: again.decoder), Address(city: "Metz", zip: nil))
+        XCTAssertEqual(try Address(from: kept.decoder), Address(city: "Lyon", zip: "69000"))
+    }
+
     /// The binding's one unescaper, as the outcome's reader uses it (RawJSON.string) and as the
     /// Codable tape does: every escape, a surrogate pair, a lone surrogate, broken escapes.
     func testTheOutcomeReaderAndTheTapeUnescapeAlike() throws {

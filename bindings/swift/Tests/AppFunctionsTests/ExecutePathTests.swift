@@ -164,6 +164,47 @@ final class ExecutePathTests: XCTestCase {
         XCTAssertEqual(try again.result(as: String.self), "again")
     }
 
+    /// Inline, late and cancelled calls from several tasks at once, each task's calls one after
+    /// another: each gets its own outcome. A thread's spare outcome box and token serve its next
+    /// call only once the last one left them (not while a late outcome's callback still holds
+    /// the box, nor after its token was cancelled).
+    func testInlineLateAndCancelledCallsFromManyTasksEachGetTheirOwnOutcome() async throws {
+        let d = try dispatcher()
+        try d.register(AppFunctionDescriptor("later") { AppFunctionParameter("text", String.self) }) {
+            (_, a: Echo) async -> String in
+            await Task.yield()
+            return a.text
+        }
+        let results = await withTaskGroup(of: [String].self) { group -> [[String]] in
+            for t in 0..<6 {
+                group.addTask {
+                    var wrong: [String] = []
+                    for i in 0..<150 {
+                        let text = "t\(t)-\(i)"
+                        let arguments = #"{"text":"\#(text)"}"#
+                        if i % 25 == 24 {
+                            let cancelled = await Task {
+                                withUnsafeCurrentTask { $0?.cancel() }
+                                return await d.execute("echo", arguments: arguments)
+                            }.value
+                            if cancelled.errorCode != .cancelled { wrong.append("\(text): \(cancelled)") }
+                            continue
+                        }
+                        let outcome = await d.execute(i % 3 == 0 ? "later" : "echo", arguments: arguments)
+                        if (try? outcome.result(as: String.self)) != text { wrong.append("\(text): \(outcome)") }
+                    }
+                    return wrong
+                }
+            }
+            var all: [[String]] = []
+            for await r in group { all.append(r) }
+            return all
+        }
+        XCTAssertEqual(results.count, 6)
+        XCTAssertEqual(results.flatMap { $0 }, [], "every call got its own outcome")
+        try await drained(d)
+    }
+
     func testBadArgumentsNameWhatIsWrongAndWhere() async throws {
         struct Line: Codable { var sku: String; var quantity: Int32 }
         struct Args: Codable { var lines: [Line] }
