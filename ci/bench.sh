@@ -171,6 +171,8 @@ print(json.dumps({
     "kotlin_c_call_cpu_ns": cpu(k, "bench executeBlockingJson, the C figure's call"),
     "kotlin_floor_parse_args_ns": ns(k, "bench parse the C figure's arguments (kotlinx)"),
     "kotlin_floor_parse_args_cpu_ns": cpu(k, "bench parse the C figure's arguments (kotlinx)"),
+    "kotlin_floor_scan_args_ns": ns(k, "bench scan the C figure's arguments (the DSL's reader)"),
+    "kotlin_floor_scan_args_cpu_ns": cpu(k, "bench scan the C figure's arguments (the DSL's reader)"),
     "kotlin_floor_jni_callback_ns": ns(k, "bench floor downcall + 1 JNI callback"),
     "kotlin_floor_jni_callback_cpu_ns": cpu(k, "bench floor downcall + 1 JNI callback"),
     # which callbacks the bench's binding used: "jni" (the shim) or "jna"

@@ -115,7 +115,7 @@ SHIM="$BINDING/target/classes/linux-x86-64/libappfunctions_jni.so"
 [[ -f "$SHIM" ]] || { say "FAILED: no $SHIM after the build (the pom's jni profile)"; exit 1; }
 
 # The fallback: the same binding on JNA's callbacks, as where the shim cannot be loaded.
-FALLBACK_TESTS="CallbackPathTest,LifecycleTest,HooksTest,OrdersScenarioTest,AgentScenarioTest,McpSessionTest,EntitiesByIdTest,SuspendExecuteTest"
+FALLBACK_TESTS="CallbackPathTest,LifecycleTest,HooksTest,OrdersScenarioTest,AgentScenarioTest,McpSessionTest,EntitiesByIdTest,SuspendExecuteTest,ArgumentsTest"
 say "mvn -B surefire:test on JNA's callbacks (-Dappfunctions.callbacks=jna): $FALLBACK_TESTS"
 # shellcheck disable=SC2086
 if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} surefire:test "-Djna.library.path=$LIBDIR" \
@@ -136,7 +136,7 @@ if [[ -f "$ASAN_LIB" ]]; then
     say "FAILED: building the shim with -fsanitize=address,undefined"
     exit 1
   fi
-  ASAN_TESTS="CallbackPathTest,HooksTest,LifecycleTest,OrdersScenarioTest,SuspendExecuteTest"
+  ASAN_TESTS="CallbackPathTest,HooksTest,LifecycleTest,OrdersScenarioTest,SuspendExecuteTest,ArgumentsTest"
   say "the shim under AddressSanitizer and UBSan: $ASAN_TESTS"
   # the JVM handles its own SIGSEGVs (implicit null checks): the sanitizer must leave them to it
   # shellcheck disable=SC2086

@@ -423,6 +423,24 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeCallAr
   return bytes_of(env, p_call_args((struct af_call *)(intptr_t)call));
 }
 
+/*
+ * JniShim.nativeCallArgsTo(call, to, capacity): af_call_args' UTF-8 copied to the native memory
+ * at `to` (the caller's per-thread scratch, `capacity` bytes), with no JNI function called: a
+ * new array made here, or one copied into, costs more than the copy. Its length; -1 for NULL;
+ * -2 when it does not fit (the caller then takes nativeCallArgs).
+ */
+JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeCallArgsTo(JNIEnv *env, jobject self, jlong call, jlong to,
+                                                                              jint capacity) {
+  (void)env;
+  (void)self;
+  const char *s = p_call_args((struct af_call *)(intptr_t)call);
+  if (s == NULL) return -1;
+  size_t n = strlen(s);
+  if (capacity < 0 || n > (size_t)capacity) return -2;
+  memcpy((void *)(intptr_t)to, s, n);
+  return (jint)n;
+}
+
 /* JniShim.nativeAddress(which): the trampoline's address as a function pointer for the C ABI; 0 for no such one. */
 JNIEXPORT jlong JNICALL Java_dev_appfunctions_internal_JniShim_nativeAddress(JNIEnv *env, jobject self, jint which) {
   (void)env;

@@ -29,6 +29,9 @@ class AppFunctionContext internal constructor(internal val call: Pointer) {
     /** The bound, normalised request as JSON (defaults applied, entity ids replaced by entities); null for entity lookups. */
     val argumentsJson: String? get() = NativeCalls.callArgs(call)
 
+    /** [argumentsJson]'s UTF-8, for the binding's own readers (no String made). */
+    internal fun argumentsUtf8(): ByteArray? = NativeCalls.callArgsUtf8(call)
+
     /** The called function's normalised descriptor (as in the registry; the seed's `context.Function`). */
     val descriptor: JsonObject?
         get() = NativeCalls.callDescriptorJson(call)?.let { AppJson.parseToJsonElement(it) as? JsonObject }

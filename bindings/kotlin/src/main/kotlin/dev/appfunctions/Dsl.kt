@@ -3,8 +3,10 @@
 // are JsonElements (use kotlinx.serialization's encodeToJsonElement for @Serializable classes).
 package dev.appfunctions
 
+import dev.appfunctions.internal.Arguments
 import dev.appfunctions.internal.CallBody
 import dev.appfunctions.internal.DispatcherState
+import dev.appfunctions.internal.resultUtf8
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
@@ -171,6 +173,7 @@ class FunctionBuilder internal constructor(val id: String) {
             return object : CallBody(state) {
                 override val isSuspend = false
                 override fun runSync(ctx: AppFunctionContext): String? = h(ctx, args(ctx, hasParams))?.toString()
+                override fun runSyncUtf8(ctx: AppFunctionContext): ByteArray = resultUtf8(h(ctx, args(ctx, hasParams)))
             }
         }
         suspendHandler?.let { h ->
@@ -183,8 +186,9 @@ class FunctionBuilder internal constructor(val id: String) {
         return null
     }
 
+    /** The bound arguments, checked before the handler runs and made into entries when it reads them (internal/Arguments.kt). */
     private fun args(ctx: AppFunctionContext, hasParams: Boolean): JsonObject =
-        if (!hasParams) EMPTY else ctx.argumentsJson?.let { AppJson.parseToJsonElement(it).jsonObject } ?: EMPTY
+        if (!hasParams) EMPTY else Arguments.of(ctx.argumentsUtf8())
 
     private companion object {
         val EMPTY = JsonObject(emptyMap())

@@ -60,6 +60,9 @@ internal object JniShim {
     /** `af_call_args(call)` as UTF-8 (null for NULL): one crossing where JNA takes two (the call, the read). */
     external fun nativeCallArgs(call: Long): ByteArray?
 
+    /** `af_call_args(call)`'s UTF-8 copied to the native memory at [to] ([capacity] bytes; no JNI function called): its length, -1 for NULL, -2 when it does not fit. */
+    external fun nativeCallArgsTo(call: Long, to: Long, capacity: Int): Int
+
     /** Where the shim was loaded from, or why not: `Result.failure` keeps the JNA callbacks. */
     val loaded: Result<String> by lazy { runCatching { load() } }
 

@@ -33,6 +33,23 @@ internal object NativeCalls {
     fun callArgs(call: Pointer): String? =
         if (Callbacks.jni) JniShim.nativeCallArgs(Pointer.nativeValue(call))?.toString(Charsets.UTF_8)
         else AfNative.af_call_args(call).utf8()
+    /**
+     * af_call_args' UTF-8: through the shim, copied in C to this thread's scratch memory and read
+     * out of it with its direct ByteBuffer (no JNI function, no array made in C: together half
+     * the cost of the crossing that made one); a longer text in an array made in C.
+     */
+    fun callArgsUtf8(call: Pointer): ByteArray? {
+        if (!Callbacks.jni) return AfNative.af_call_args(call).utf8()?.toByteArray(Charsets.UTF_8)
+        val c = Pointer.nativeValue(call)
+        val scratch = ARGS_SCRATCH.get()
+        return when (val n = JniShim.nativeCallArgsTo(c, scratch.address, ArgsScratch.SIZE)) {
+            -1 -> null
+            -2 -> JniShim.nativeCallArgs(c)
+            else -> ByteArray(n).also { scratch.read(it) }
+        }
+    }
+
+    private val ARGS_SCRATCH: ThreadLocal<ArgsScratch> = ThreadLocal.withInitial { ArgsScratch() }
     fun callDescriptorJson(call: Pointer): String? = AfNative.af_call_descriptor_json(call).takeUtf8()
     fun callIsEntityLookup(call: Pointer): Boolean = AfNative.af_call_kind(call) == AfNative.AF_CALL_ENTITY_LOOKUP
     fun callIsCancelled(call: Pointer): Boolean = AfNative.af_call_is_cancelled(call).toInt() != 0
@@ -155,4 +172,20 @@ internal object NativeCalls {
     fun mcpSessionSetNotify(s: Pointer, userData: Pointer): Int = AfNative.af_mcp_session_set_notify(s, Trampolines.Notify, userData, Trampolines.Free)
     fun mcpSessionHandleJson(s: Pointer, message: String): String? = AfNative.af_mcp_session_handle_json(s, message.cstr()).takeUtf8()
     fun mcpSessionSetMetadata(s: Pointer, metadataJson: String): Int = AfNative.af_mcp_session_set_metadata(s, metadataJson.cstr())
+}
+
+/** Per thread: where the shim copies af_call_args' text (up to [SIZE] bytes), and a direct ByteBuffer to read it. */
+internal class ArgsScratch : com.sun.jna.Memory(SIZE.toLong()) {
+    val address: Long = Pointer.nativeValue(this)
+    private val buf: java.nio.ByteBuffer = getByteBuffer(0, SIZE.toLong())
+
+    /** The first `into.size` bytes, into [into]. */
+    fun read(into: ByteArray) {
+        (buf as java.nio.Buffer).clear()
+        buf.get(into, 0, into.size)
+    }
+
+    companion object {
+        const val SIZE = 1024
+    }
 }

@@ -64,8 +64,8 @@ internal class ReflectiveFunction(
 
     /** Arguments in the method's order (context first when declared), or null when a default must be applied (callBy). */
     private fun bind(ctx: AppFunctionContext): Pair<Array<Any?>?, Map<KParameter, Any?>> {
-        val json = ctx.argumentsJson
-        val obj = if (json == null || params.isEmpty()) JsonObject(emptyMap()) else AppJsonParse(json)
+        // the DSL's reader (Arguments.kt): kotlinx's parse for any text its scanner does not expect
+        val obj = if (params.isEmpty()) JsonObject(emptyMap()) else Arguments.of(ctx.argumentsUtf8())
         val positional = arrayOfNulls<Any?>(params.size + (if (contextParam != null) 1 else 0))
         var i = 0
         if (contextParam != null) positional[i++] = ctx

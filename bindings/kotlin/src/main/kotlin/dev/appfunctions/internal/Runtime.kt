@@ -14,7 +14,9 @@ import dev.appfunctions.AppFunctionOutcome
 import dev.appfunctions.AppFunctionToolkitText
 import dev.appfunctions.AppFunctionToolkitTexts
 import dev.appfunctions.AppJson
+import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import dev.appfunctions.ScopeBox
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineScope
@@ -61,6 +63,9 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
 
     /** Returns the result JSON (null is JSON null). */
     open fun runSync(ctx: AppFunctionContext): String? = throw UnsupportedOperationException()
+
+    /** [runSync]'s result as [run] answers it (a body that has its result as a JsonElement writes it itself: [resultUtf8]). */
+    open fun runSyncUtf8(ctx: AppFunctionContext): ByteArray = resultUtf8(runSync(ctx))
     open suspend fun runSuspend(ctx: AppFunctionContext): String? = runSync(ctx)
 
     /**
@@ -71,15 +76,12 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
     fun run(call: Pointer): ByteArray? {
         val ctx = AppFunctionContext(call)
         if (!isSuspend) {
-            val r = try {
-                runSync(ctx)
+            return try {
+                runSyncUtf8(ctx)
             } catch (t: Throwable) {
                 fail(call, t)
-                return null
+                null
             }
-            // the shim copies the bytes and ends them itself (an empty array is its NULL: "" keeps its NUL);
-            // JNA hands them to af_call_return as they are
-            return if (r == null) NULL_RESULT else if (Callbacks.jni && r.isNotEmpty()) r.toByteArray(Charsets.UTF_8) else r.cstr()
         }
         val job = state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
             val r = try {
@@ -135,6 +137,48 @@ internal var afterSuspendForTest: Runnable? = null
 
 /** [CallBody.run]'s result for a NULL `result_json` (a void function, JSON null). */
 internal val NULL_RESULT = ByteArray(0)
+
+/**
+ * A result's text as [CallBody.run] answers it: the shim copies the bytes and ends them itself
+ * (an empty array is its NULL: "" keeps its NUL); JNA hands them to af_call_return as they are.
+ */
+internal fun resultUtf8(r: String?): ByteArray =
+    if (r == null) NULL_RESULT else if (Callbacks.jni && r.isNotEmpty()) r.toByteArray(Charsets.UTF_8) else r.cstr()
+
+/**
+ * [resultUtf8] of `e?.toString()`, with the common results written straight to bytes: a
+ * JsonPrimitive whose text is printable ASCII (a number, a boolean, null, a string with
+ * nothing kotlinx would escape). What kotlinx's toString writes, byte for byte.
+ */
+internal fun resultUtf8(e: JsonElement?): ByteArray {
+    if (e == null) return NULL_RESULT
+    if (Callbacks.jni && e is JsonPrimitive) {
+        val c = e.content
+        val quoted = e.isString
+        val n = c.length
+        if (n > 0 || quoted) {
+            val out = ByteArray(if (quoted) n + 2 else n)
+            var o = if (quoted) 1 else 0
+            var plain = true
+            for (i in 0 until n) {
+                val ch = c[i]
+                if (ch < ' ' || ch > '~' || (quoted && (ch == '"' || ch == '\\'))) {
+                    plain = false
+                    break
+                }
+                out[o++] = ch.code.toByte()
+            }
+            if (plain) {
+                if (quoted) {
+                    out[0] = '"'.code.toByte()
+                    out[o] = '"'.code.toByte()
+                }
+                return out
+            }
+        }
+    }
+    return resultUtf8(e.toString())
+}
 
 internal class DelegateData(state: DispatcherState, val delegate: AppFunctionDelegate, val name: String) : UserData(state)
 

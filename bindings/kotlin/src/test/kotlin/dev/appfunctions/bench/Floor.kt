@@ -15,6 +15,7 @@ import dev.appfunctions.AppFunctionDispatcher
 import dev.appfunctions.AppFunctionInvocation
 import dev.appfunctions.AppFunctionType
 import dev.appfunctions.AppJson
+import dev.appfunctions.internal.Arguments
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 
@@ -83,7 +84,7 @@ object FloorJniC {
 }
 
 /** The C figure's round trips in a C loop of this JVM: [C_PER] calls per downcall, so JNA's own cost is spread thin. */
-private const val C_PER = 100
+internal const val C_PER = 100
 
 private val Compare = object : CompareFn {
     override fun invoke(a: Pointer?, b: Pointer?): Int {
@@ -130,7 +131,10 @@ fun floorBench(n: Int) {
             if (cLoop) Loop("C af_execute_json, the trivial call (dsl_ping)", per = C_PER) { FloorJniC.afj_c_execute(C_PER, 2) } else null,
             if (cLoop) Loop("C af_execute_async, the trivial call, inline", per = C_PER) { FloorJniC.afj_c_execute(C_PER, 3) } else null,
             Loop("executeBlockingJson, the C figure's call") { d.executeBlockingJson(createOrder, ARGS).length },
-            // what the DSL does for a handler with parameters and the C handler does not: its arguments parsed
+            // what the DSL does for a handler with parameters and the C handler does not: its arguments
+            // checked by the DSL's scanner (their entries made only when the handler reads them), and
+            // kotlinx's parse of them, which the DSL made before its handler ran until 2026-12-01
+            Loop("scan the C figure's arguments (the DSL's reader)") { System.identityHashCode(Arguments.of(ARGS_UTF8)) and 1 },
             Loop("parse the C figure's arguments (kotlinx)") { (AppJson.parseToJsonElement(ARGS) as JsonObject).size },
         )
         measureAll(n, loops)
@@ -140,20 +144,21 @@ fun floorBench(n: Int) {
 }
 
 /** One loop of [measureAll]: [body] makes [per] calls. */
-private class Loop(val label: String, val per: Int = 1, val body: () -> Int)
+internal class Loop(val label: String, val per: Int = 1, val body: () -> Int)
 
 private const val ARGS = """{"customer":"acme","quantity":2,"priority":"Normal"}"""
+private val ARGS_UTF8 = ARGS.toByteArray()
 private val OK = JsonPrimitive("ok")
 
 /** What afj_c_setup takes, in its order. */
-private val C_FUNCTIONS = listOf(
+internal val C_FUNCTIONS = listOf(
     "af_dispatcher_new", "af_define_types", "af_register_function", "af_execute_json", "af_string_free", "af_call_return", "af_call_args",
     "af_execute_async", "af_cancel_token_new",
 )
 
 private fun functionAddress(name: String): Long = dev.appfunctions.internal.NativeCalls.functionAddress(name)
 
-private fun measureAll(n: Int, loops: List<Loop>, rounds: Int = 5) {
+internal fun measureAll(n: Int, loops: List<Loop>, rounds: Int = 5) {
     var sink = 0
     for (loop in loops) repeat(n / loop.per) { sink += loop.body() } // warm up (JIT)
     val best = LongArray(loops.size) { Long.MAX_VALUE }
