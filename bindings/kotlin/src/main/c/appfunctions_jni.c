@@ -44,6 +44,7 @@ enum {
 
 static JavaVM *g_vm;
 static jclass g_callbacks;
+static jclass g_oom; /* java.lang.OutOfMemoryError, for the copies that find no memory */
 static jmethodID g_method[AFJ_COUNT];
 static pthread_key_t g_detach_key;
 static int g_key_made;
@@ -107,6 +108,29 @@ static int threw(JNIEnv *env) {
 }
 
 #define KEY(p) ((jlong)(intptr_t)(p))
+
+/*
+ * A test hook (JniShim.nativeFailForTest): while a bit is set, the copies it names act as if no
+ * memory could be had. AFJ_FAIL_OUTCOME: the C copy of an inline outcome over 240 bytes;
+ * AFJ_FAIL_OUTCOME_JAVA: also the Java array that stands in for it; AFJ_FAIL_ARGS: the C copy
+ * of execute's arguments (over 255 bytes) and nativeExecuteAsync's rendezvous. Harmless when
+ * unset: one relaxed load on those paths, and only the tests set it.
+ */
+enum { AFJ_FAIL_OUTCOME = 1, AFJ_FAIL_OUTCOME_JAVA = 2, AFJ_FAIL_ARGS = 4 };
+static _Atomic int g_fail_for_test;
+
+static void *alloc(size_t n, int fail_bit) {
+  if (atomic_load_explicit(&g_fail_for_test, memory_order_relaxed) & fail_bit) return NULL;
+  return malloc(n);
+}
+
+/* Throws java.lang.OutOfMemoryError (the JVM's own, should even that find no memory) for the native method to return into. */
+static void throw_oom(JNIEnv *env, const char *what) {
+  if (!(*env)->ExceptionCheck(env) && (g_oom == NULL || (*env)->ThrowNew(env, g_oom, what) != 0) && !(*env)->ExceptionCheck(env)) {
+    /* no class, or ThrowNew failed without an exception: an array too large for any heap throws one */
+    (void)(*env)->NewLongArray(env, 0x7fffffff);
+  }
+}
 
 /* A C string's bytes as a new byte[] (UTF-8, without the NUL); NULL for NULL or when out of memory. */
 static jbyteArray bytes_of(JNIEnv *env, const char *s) {
@@ -260,6 +284,19 @@ JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeInit(JNIEnv 
       return -1;
     }
   }
+  if (g_oom == NULL) {
+    jclass oom = (*env)->FindClass(env, "java/lang/OutOfMemoryError");
+    if (oom == NULL) {
+      (*env)->ExceptionClear(env);
+      return -1;
+    }
+    g_oom = (jclass)(*env)->NewGlobalRef(env, oom);
+    (*env)->DeleteLocalRef(env, oom);
+    if (g_oom == NULL) {
+      (*env)->ExceptionClear(env);
+      return -1;
+    }
+  }
   jclass global = (jclass)(*env)->NewGlobalRef(env, callbacks);
   if (global == NULL) {
     (*env)->ExceptionClear(env);
@@ -292,8 +329,11 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
   jsize n = args == NULL ? 0 : (*env)->GetArrayLength(env, args);
   /* copied out: the call runs host code (upcalls), which a critical region forbids */
   char small[256];
-  char *buf = (size_t)n < sizeof small ? small : (char *)malloc((size_t)n + 1);
-  if (buf == NULL) return NULL;
+  char *buf = (size_t)n < sizeof small ? small : (char *)alloc((size_t)n + 1, AFJ_FAIL_ARGS);
+  if (buf == NULL) { /* nothing was called: an error of this call, never af_last_error's text of another */
+    throw_oom(env, "Kotlin binding: no memory for the copy of the arguments");
+    return NULL;
+  }
   if (n > 0) (*env)->GetByteArrayRegion(env, args, 0, n, (jbyte *)buf);
   buf[n] = '\0';
   const struct af_invocation *invocation = (const struct af_invocation *)(intptr_t)inv;
@@ -320,20 +360,48 @@ enum { AFJ_IN_CALL, AFJ_KEPT, AFJ_RETURNED };
 struct afj_async {
   _Atomic int state;
   pthread_t caller;  /* the thread in nativeExecuteAsync */
-  char *copy;        /* the kept outcome: `small` or malloc'd; NULL when it could not be kept */
+  char *copy;        /* the kept outcome: `small` or malloc'd; NULL when it is not kept in C */
+  jobject java_copy; /* or, when malloc found no memory, a global reference to its UTF-8 as a Java array */
   int kept_null;     /* the outcome was NULL (never, by the ABI): answered as the text null */
+  int no_memory;     /* neither copy could be made: nativeExecuteAsync throws OutOfMemoryError */
   jobject pending;   /* set before AFJ_RETURNED: a global reference to the PendingExecute */
   char small[240];
 };
 
+/* Keeps the outcome for nativeExecuteAsync: in `small`, else malloc'd, else (no C memory) in a Java array. */
 static void keep(struct afj_async *a, const char *outcome_json) {
   if (outcome_json == NULL) {
     a->kept_null = 1;
     return;
   }
   size_t n = strlen(outcome_json) + 1;
-  a->copy = n <= sizeof a->small ? a->small : (char *)malloc(n);
-  if (a->copy != NULL) memcpy(a->copy, outcome_json, n);
+  a->copy = n <= sizeof a->small ? a->small : (char *)alloc(n, AFJ_FAIL_OUTCOME);
+  if (a->copy != NULL) {
+    memcpy(a->copy, outcome_json, n);
+    return;
+  }
+  /* the Java heap instead; a global reference: this may be a nested native frame, or another thread */
+  JNIEnv *env = thread_env();
+  jbyteArray local = env == NULL || (atomic_load_explicit(&g_fail_for_test, memory_order_relaxed) & AFJ_FAIL_OUTCOME_JAVA)
+                         ? NULL
+                         : bytes_of(env, outcome_json);
+  if (local != NULL) {
+    a->java_copy = (*env)->NewGlobalRef(env, local);
+    (*env)->DeleteLocalRef(env, local);
+  }
+  if (a->java_copy == NULL) a->no_memory = 1;
+}
+
+/* Lets go of what keep() kept (the outcome went up by the late path instead). */
+static void unkeep(struct afj_async *a) {
+  if (a->copy != a->small) free(a->copy);
+  a->copy = NULL;
+  if (a->java_copy != NULL) {
+    JNIEnv *env = thread_env();
+    if (env != NULL) (*env)->DeleteGlobalRef(env, a->java_copy);
+    a->java_copy = NULL;
+  }
+  a->no_memory = 0;
 }
 
 static void trampoline_async_outcome(void *user_data, const char *outcome_json) {
@@ -349,7 +417,7 @@ static void trampoline_async_outcome(void *user_data, const char *outcome_json) 
     keep(a, outcome_json);
     int expected = AFJ_IN_CALL;
     if (atomic_compare_exchange_strong(&a->state, &expected, AFJ_KEPT)) return; /* the caller takes it */
-    if (a->copy != a->small) free(a->copy);
+    unkeep(a);
   }
   JNIEnv *env = thread_env();
   if (env != NULL) {
@@ -376,19 +444,26 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
                                                                                       jlong target, jlong inv, jbyteArray args,
                                                                                       jobject pending) {
   (void)self;
-  struct afj_async *a = (struct afj_async *)malloc(sizeof *a);
-  if (a == NULL) return (*env)->NewByteArray(env, 0); /* refused: nothing was started */
+  /* no memory before the call: nothing was started, and the error is this call's (never af_last_error's text of another) */
+  struct afj_async *a = (struct afj_async *)alloc(sizeof *a, AFJ_FAIL_ARGS);
+  if (a == NULL) {
+    throw_oom(env, "Kotlin binding: no memory to start the call");
+    return NULL;
+  }
   atomic_init(&a->state, AFJ_IN_CALL);
   a->caller = pthread_self();
   a->copy = NULL;
+  a->java_copy = NULL;
   a->kept_null = 0;
+  a->no_memory = 0;
   a->pending = NULL;
   jsize n = args == NULL ? 0 : (*env)->GetArrayLength(env, args);
   char small[256];
-  char *buf = (size_t)n < sizeof small ? small : (char *)malloc((size_t)n + 1);
+  char *buf = (size_t)n < sizeof small ? small : (char *)alloc((size_t)n + 1, AFJ_FAIL_ARGS);
   if (buf == NULL) {
     free(a);
-    return (*env)->NewByteArray(env, 0);
+    throw_oom(env, "Kotlin binding: no memory for the copy of the arguments");
+    return NULL;
   }
   if (n > 0) (*env)->GetByteArrayRegion(env, args, 0, n, (jbyte *)buf);
   buf[n] = '\0';
@@ -410,11 +485,25 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
     while (atomic_load(&a->state) == AFJ_IN_CALL) sched_yield();
     if (a->pending != NULL) (*env)->DeleteGlobalRef(env, a->pending);
   }
-  jbyteArray r = bytes_of(env, a->kept_null ? "null" : a->copy);
-  if (r == NULL) r = (*env)->NewByteArray(env, 0); /* out of memory: answered as refused */
+  jbyteArray r = NULL;
+  if (a->java_copy != NULL) {
+    r = (jbyteArray)(*env)->NewLocalRef(env, a->java_copy);
+    (*env)->DeleteGlobalRef(env, a->java_copy);
+  } else if (a->kept_null || a->copy != NULL) {
+    r = bytes_of(env, a->kept_null ? "null" : a->copy);
+  }
   if (a->copy != a->small) free(a->copy);
   free(a);
+  /* the outcome came and could not be kept or handed up: the call's own error, not a refusal */
+  if (r == NULL) throw_oom(env, "Kotlin binding: no memory for the call's outcome");
   return r;
+}
+
+/* JniShim.nativeFailForTest(bits): the test hook's bits (AFJ_FAIL_*); 0 ends it. */
+JNIEXPORT void JNICALL Java_dev_appfunctions_internal_JniShim_nativeFailForTest(JNIEnv *env, jobject self, jint bits) {
+  (void)env;
+  (void)self;
+  atomic_store(&g_fail_for_test, (int)bits);
 }
 
 /* JniShim.nativeCallArgs(call): af_call_args' UTF-8 as a byte[] (one crossing where JNA takes two); null for NULL. */

@@ -106,6 +106,21 @@ internal inline fun startWithKey(p: PendingExecute, start: (userData: Pointer) -
     return s
 }
 
+/**
+ * The shim's `nativeExecuteAsync` ([start]) as a status ([shimStarted]). Its OutOfMemoryError
+ * (nothing was started, or the outcome came and found no memory) goes to the caller, and the
+ * outcome side's share of [p] is let go here: no outcome will come to release it.
+ */
+internal inline fun shimStart(p: PendingExecute, start: () -> ByteArray?): Int {
+    val answer = try {
+        start()
+    } catch (e: OutOfMemoryError) {
+        p.release()
+        throw e
+    }
+    return shimStarted(answer, p)
+}
+
 /** What the JNI shim's `nativeExecuteAsync` answered, as a status: an inline outcome delivered to [p], pending, or refused. */
 internal fun shimStarted(answer: ByteArray?, p: PendingExecute): Int = when {
     answer == null -> AfNative.AF_OK // pending: the shim delivers the outcome to p later

@@ -44,7 +44,8 @@ internal object JniShim {
 
     /**
      * `af_execute_json` ([view] 0, [target] a dispatcher) or `af_view_execute_json` ([view] 1, a
-     * view) with [args] (UTF-8 without a NUL): the outcome's UTF-8, read and freed in C.
+     * view) with [args] (UTF-8 without a NUL): the outcome's UTF-8, read and freed in C. Throws
+     * OutOfMemoryError when no memory could be had for the arguments' copy (nothing was called).
      */
     external fun nativeExecuteJson(view: Int, target: Long, inv: Long, args: ByteArray?): ByteArray?
 
@@ -53,12 +54,20 @@ internal object JniShim {
      * with [args] (UTF-8 without a NUL) and the shim's own outcome callback: the outcome's UTF-8
      * when it came before the call returned (a handler answering inline; no upcall), null when it
      * comes later (then [JniCallbacks.asyncOutcome] delivers it to [pending]), an empty array when
-     * the call was refused (its outcome never comes; `af_last_error` says why).
+     * the call was refused (its outcome never comes; `af_last_error` says why). Throws
+     * OutOfMemoryError when no memory could be had to start the call, or to keep its inline
+     * outcome (then the outcome came, and nothing more will).
      */
     external fun nativeExecuteAsync(view: Int, target: Long, inv: Long, args: ByteArray?, pending: PendingExecute): ByteArray?
 
     /** `af_call_args(call)` as UTF-8 (null for NULL): one crossing where JNA takes two (the call, the read). */
     external fun nativeCallArgs(call: Long): ByteArray?
+
+    /**
+     * Test-only: while a bit is set, the shim's copies it names find no memory (1: an inline
+     * outcome's C copy, 2: also its Java one, 4: the arguments' copy and the async rendezvous).
+     */
+    external fun nativeFailForTest(bits: Int)
 
     /** `af_call_args(call)`'s UTF-8 copied to the native memory at [to] ([capacity] bytes; no JNI function called): its length, -1 for NULL, -2 when it does not fit. */
     external fun nativeCallArgsTo(call: Long, to: Long, capacity: Int): Int

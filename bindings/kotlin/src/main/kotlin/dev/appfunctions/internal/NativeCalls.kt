@@ -106,7 +106,7 @@ internal object NativeCalls {
      * crossing; an inline outcome comes back as the call's answer, no callback), else JNA's.
      */
     fun executeAsync(d: Pointer, inv: Pointer, args: String, p: PendingExecute): Int =
-        if (Callbacks.jni) shimStarted(JniShim.nativeExecuteAsync(0, Pointer.nativeValue(d), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8), p), p)
+        if (Callbacks.jni) shimStart(p) { JniShim.nativeExecuteAsync(0, Pointer.nativeValue(d), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8), p) }
         else startWithKey(p) { AfNative.af_execute_async(d, inv, args.cstr(), Callbacks.fns.outcome, it) }
     /** The outcome JSON of af_execute_json: through the JNI shim when it is loaded (one crossing), else JNA. */
     fun executeJson(d: Pointer, inv: Pointer, args: String): String? =
@@ -156,7 +156,7 @@ internal object NativeCalls {
     fun viewInstructions(v: Pointer): String? = AfNative.af_view_instructions_copy(v).takeUtf8()
     /** af_view_execute_async delivering its outcome to [p], as [executeAsync]. */
     fun viewExecuteAsync(v: Pointer, inv: Pointer, args: String, p: PendingExecute): Int =
-        if (Callbacks.jni) shimStarted(JniShim.nativeExecuteAsync(1, Pointer.nativeValue(v), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8), p), p)
+        if (Callbacks.jni) shimStart(p) { JniShim.nativeExecuteAsync(1, Pointer.nativeValue(v), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8), p) }
         else startWithKey(p) { AfNative.af_view_execute_async(v, inv, args.cstr(), Callbacks.fns.outcome, it) }
     /** The outcome JSON of af_view_execute_json, as [executeJson]. */
     fun viewExecuteJson(v: Pointer, inv: Pointer, args: String): String? =

@@ -223,7 +223,9 @@ internal class PendingExecute(val token: Pointer?) {
     fun deliver(outcomeJson: String?) {
         try {
             val outcome = try {
-                AppFunctionOutcome.fromCore(outcomeJson!!)
+                // null: the shim found no memory to hand the outcome up (the core never answers NULL)
+                if (outcomeJson == null) AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "Kotlin binding: no memory for the call's outcome")
+                else AppFunctionOutcome.fromCore(outcomeJson)
             } catch (t: Throwable) {
                 AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "unreadable outcome: $t")
             }
