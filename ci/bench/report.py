@@ -898,8 +898,9 @@ def kotlin_c_call_reason(s):
     """Where `create_order` through Kotlin spends its time over the trivial call, from this run's same-JVM loops."""
     text = ("A DSL handler gets its arguments read, which the C figure's handler never asks for: the "
             "binding copies the bound request (`af_call_args`; a C handler reading it costs the core nothing "
-            "measurable, the Bindings section's C loop beside) through the JNI shim into a per-thread array "
-            "(one JNI crossing, no array made in C), and its scanner checks it before the handler runs; the "
+            "measurable, the Bindings section's C loop beside) through the JNI shim to a per-thread scratch "
+            "memory (one JNI crossing, a memcpy: no JNI function called, no array made in C), and its scanner "
+            "checks it before the handler runs; the "
             "`JsonObject`'s entries are made only when the handler reads them (since 2026-12-01, where "
             "kotlinx.serialization parsed every request first). And the call itself costs the core more than "
             "the trivial one: three arguments bound and checked (the trivial call in C beside the C "
@@ -911,9 +912,12 @@ def kotlin_c_call_reason(s):
         text += (f" In this run's CPU time: the Kotlin call is {fmt(round(k - kb))} ns over the trivial one; of that "
                  f"the core's three arguments are {fmt(round(c - cp))} ns and the scanner "
                  f"{fmt(round(scan))} ns (in a loop of its own), leaving {fmt(round(rest))} ns: the request's "
-                 "crossing (about 110 ns of CPU in `bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/ArgsCost.kt`'s "
-                 "steps, against 220 ns when the shim made a new array for it) and the scanner's and the "
-                 "`JsonObject`'s cost inside a round trip, above their own loop's.")
+                 "crossing (in `bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/ArgsCost.kt`'s steps, "
+                 "2026-12-01: within that run's noise of nothing, where the crossing that made an array in C "
+                 "cost about 200 ns), and the scanner and the `JsonObject` costing more inside a round trip "
+                 "than in their own loop (the whole argument path was 111 ns over the same call's body "
+                 "answering a constant in that run's JVM, and about 250 ns in the bench's, whose loops before "
+                 "it leave the JIT other profiles).")
     return text
 
 
