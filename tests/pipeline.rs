@@ -732,3 +732,146 @@ fn a_call_its_handler_forgot_still_ends_with_an_outcome() {
     // a shutdown drains: nothing is left in flight
     assert_eq!(d.shutdown(Duration::from_secs(5)), 0);
 }
+
+/// A handler that blocks inline in a blocking execute (no timer watches that call: its
+/// waiting thread is the one the handler holds) and answers after the deadline: the answer
+/// is late, as the timer would have made it in `execute_async`, and the call ends
+/// `TimedOut` when the handler returns, its cancel callbacks run then (docs/threads.md).
+#[test]
+#[cfg_attr(miri, ignore = "waits on real time")]
+fn a_blocking_execute_whose_handler_answers_inline_after_its_deadline_ends_timed_out() {
+    let d = Dispatcher::new();
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let s = seen.clone();
+    d.register_function(
+        r#"{"id":"works_long","result":"int32"}"#,
+        Some(Arc::new(move |c: &Arc<Call>| {
+            let s2 = s.clone();
+            let _ = c.on_cancel(Box::new(move || {
+                s2.lock().unwrap().push("on_cancel".into())
+            }));
+            std::thread::sleep(Duration::from_millis(60));
+            let during = c.is_cancelled();
+            let answer = c.complete(Ok(Some("1".into())));
+            s.lock().unwrap().push(format!(
+                "cancelled before answering {during}, answer refused {}, cancelled after {}",
+                answer.is_err(),
+                c.is_cancelled()
+            ));
+        })),
+    )
+    .unwrap();
+    let logged: Arc<Mutex<Vec<String>>> = Arc::default();
+    let l2 = logged.clone();
+    d.set_log_sink(Some(Arc::new(move |level, msg: &str| {
+        if level == LogLevel::Warn {
+            l2.lock().unwrap().push(msg.to_owned())
+        }
+    })));
+    let late = Invocation::new("works_long").timeout(Duration::from_millis(20));
+    let o: Value = serde_json::from_str(&d.execute(&late, None)).unwrap();
+    assert_eq!(o["errorCode"], "TimedOut", "{o}");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "cancelled before answering false, answer refused true, cancelled after true",
+            "on_cancel"
+        ],
+        "the handler's answer is refused, and its cancel callback runs once it has returned"
+    );
+    assert!(
+        logged
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|m| m.contains("works_long timed out after 20 ms")),
+        "{:?}",
+        logged.lock().unwrap()
+    );
+    // the same through execute_outcome, and as execute_async ends it (its timer marks it)
+    seen.lock().unwrap().clear();
+    assert_eq!(
+        d.execute_outcome(&late, None).error_code,
+        Some(ErrorCode::TimedOut)
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(&late, None, move |o, _| tx.send(o.error_code).unwrap());
+    assert_eq!(
+        rx.recv_timeout(Duration::from_secs(10)).unwrap(),
+        Some(ErrorCode::TimedOut)
+    );
+    // in time, the same handler's answer is the outcome
+    let o: Value = serde_json::from_str(&d.execute(
+        &Invocation::new("works_long").timeout(Duration::from_secs(30)),
+        None,
+    ))
+    .unwrap();
+    assert_eq!(o["status"], "success", "{o}");
+    assert_eq!(o["result"], 1);
+    assert!(
+        seen.lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.starts_with("cancelled before answering false, answer refused false")),
+        "{:?}",
+        seen.lock().unwrap()
+    );
+}
+
+/// What counts is when the answer comes: a handler that answers at once and then holds
+/// its thread past the deadline has answered in time, in a blocking execute as in
+/// `execute_async`.
+#[test]
+#[cfg_attr(miri, ignore = "waits on real time")]
+fn an_answer_in_time_stands_however_long_the_handler_holds_its_thread() {
+    let d = Dispatcher::new();
+    d.register_function(
+        r#"{"id":"answers_then_lingers","result":"int32"}"#,
+        Some(Arc::new(|c: &Arc<Call>| {
+            c.complete(Ok(Some("7".into()))).unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+        })),
+    )
+    .unwrap();
+    let inv = Invocation::new("answers_then_lingers").timeout(Duration::from_millis(20));
+    let o: Value = serde_json::from_str(&d.execute(&inv, None)).unwrap();
+    assert_eq!(
+        (o["status"].as_str(), o["result"].as_i64()),
+        (Some("success"), Some(7)),
+        "{o}"
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(&inv, None, move |o, _| tx.send(o.error_code).unwrap());
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), None);
+}
+
+/// A gate that answers inline after a blocking call's deadline: the handler never runs.
+#[test]
+#[cfg_attr(miri, ignore = "waits on real time")]
+fn a_gate_answering_after_a_blocking_calls_deadline_ends_it_timed_out_before_the_handler() {
+    struct SlowGate;
+    impl Delegate for SlowGate {
+        fn on_invoking(&self, _call: &Arc<Call>, gate: Gate) {
+            std::thread::sleep(Duration::from_millis(50));
+            assert!(gate.allow().is_err(), "a late gate answer is refused");
+        }
+    }
+    let d = Dispatcher::new();
+    let ran = Arc::new(AtomicUsize::new(0));
+    let r = ran.clone();
+    d.register_function(
+        r#"{"id":"gated","result":"int32"}"#,
+        Some(Arc::new(move |c: &Arc<Call>| {
+            r.fetch_add(1, Ordering::SeqCst);
+            c.complete(Ok(Some("1".into()))).unwrap();
+        })),
+    )
+    .unwrap();
+    d.add_delegate(Arc::new(SlowGate));
+    let o = d.execute_outcome(
+        &Invocation::new("gated").timeout(Duration::from_millis(20)),
+        None,
+    );
+    assert_eq!(o.error_code, Some(ErrorCode::TimedOut));
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+}

@@ -1182,6 +1182,27 @@ impl Call {
                     self.wait.store(wait::IDLE, Ordering::Release);
                     return input.is_some();
                 }
+                wait::INLINE
+                    if !self.has_sink
+                        && self.parent.is_none()
+                        && self.cancel_code() == Some(ErrorCode::TimedOut) =>
+                {
+                    // a call without a sink is timed out only by its callback's late
+                    // inline answer (`past_unwatched_deadline`), on this thread: nobody
+                    // else ends it (a canceller claims only a suspended wait), so the rest
+                    // of the cancellation runs here now that the callback has returned
+                    // (the warning, the cancel callbacks, a lookup in flight), no lock held
+                    if self
+                        .wait
+                        .compare_exchange(w, wait::IDLE, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_err()
+                    {
+                        continue;
+                    }
+                    self.end_cancelled(ErrorCode::TimedOut);
+                    *input = Some(Completion::Abort(ErrorCode::TimedOut));
+                    return true;
+                }
                 wait::INLINE => {
                     let mut ctl = self.ctl.lock();
                     let suspended = wait::pack(seq, op, wait::SUSPENDED);
@@ -1305,6 +1326,13 @@ impl Call {
             if state == wait::SUSPENDED {
                 return Answered::Slow(w);
             }
+            // (the callback that started the wait has not returned)
+            if self.past_unwatched_deadline() {
+                // answered after its deadline: as late as an answer the timer refused
+                // (the callback's return ends the call TimedOut: `await_host`)
+                self.mark_cancelled(ErrorCode::TimedOut);
+                return Answered::Done(Err(Box::new(self.already_completed())));
+            }
             // the callback that started the wait runs now: the answer is handed over
             let wseq = wait::seq(w);
             let handed = if matches!(c, Some(Completion::Gate(GateDecision::Allow))) {
@@ -1354,6 +1382,22 @@ impl Call {
         let mut ctl = self.ctl.lock();
         let st = ctl.suspended.take().map(|s| *s).unwrap_or_default();
         Some((st, ctl.parked.take()))
+    }
+
+    /// A call without a sink (`Dispatcher::execute`, `af_execute_json`) is on no timer:
+    /// the thread waiting for its outcome watches its deadline, but only while the call
+    /// waits for the host. A host callback that blocks on that thread and answers inline
+    /// is checked here, when it answers: past the deadline, the answer is late and the call
+    /// ends `TimedOut` when the callback returns (docs/threads.md, "Timeouts"). One clock
+    /// read per inline answer of such a call; a call with a sink has its deadline on the
+    /// timer and reads no clock here.
+    #[inline]
+    fn past_unwatched_deadline(&self) -> bool {
+        !self.has_sink
+            && self.parent.is_none()
+            && self
+                .deadline()
+                .is_some_and(|d| std::time::Instant::now() >= d)
     }
 
     fn already_completed(&self) -> CompleteError {

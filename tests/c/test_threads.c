@@ -683,6 +683,53 @@ TEST(pipeline__timeouts_end_the_call_timed_out) {
     app_close(a);
 }
 
+static atomic_int inline_late_status;
+static atomic_int inline_late_cancelled_after;
+static atomic_int inline_late_cancel_callbacks;
+static atomic_int inline_late_callbacks_in_handler;
+static void count_cancel(void *ud) {
+    (void)ud;
+    atomic_fetch_add(&inline_late_cancel_callbacks, 1);
+}
+/* blocks on the thread of af_execute_json past the call's deadline, then answers inline */
+static void answers_inline_after_40ms(void *ud, af_call *call) {
+    (void)ud;
+    uint64_t id = 0;
+    CHECK_STATUS(af_call_on_cancel(call, count_cancel, NULL, NULL, &id), AF_OK);
+    sleep_us(40000);
+    CHECK_EQ_INT(af_call_is_cancelled(call), 0); /* no timer watches a blocking call */
+    atomic_store(&inline_late_status, af_call_return(call, "1"));
+    atomic_store(&inline_late_cancelled_after, af_call_is_cancelled(call));
+    atomic_store(&inline_late_callbacks_in_handler, atomic_load(&inline_late_cancel_callbacks));
+}
+
+TEST(pipeline__a_blocking_af_execute_whose_handler_answers_inline_after_its_deadline_ends_timed_out) {
+    app *a = app_new();
+    app_install_scope_hooks(a);
+    CHECK_STATUS(af_register_function(a->d, "{\"id\":\"late_inline\",\"result\":\"int32\"}", answers_inline_after_40ms,
+                                      app_reg(a, NULL), app_reg_free),
+                 AF_OK);
+    af_invocation inv = inv_of("late_inline", AF_PLATFORM_ANDROID, 0, NULL);
+    inv.timeout_ms = 10;
+    char *o = af_execute_json(a->d, &inv, NULL);
+    CHECK_CODE(o, "TimedOut");
+    CHECK_HAS(o, "10 ms");
+    outcome_free(o);
+    CHECK_EQ_INT(atomic_load(&inline_late_status), AF_ERR_ALREADY_COMPLETED);
+    CHECK_EQ_INT(atomic_load(&inline_late_cancelled_after), 1);
+    CHECK_EQ_INT(atomic_load(&inline_late_callbacks_in_handler), 0); /* they run once it returns */
+    CHECK_EQ_INT(atomic_load(&inline_late_cancel_callbacks), 1);
+    /* in time, the same answer is the outcome */
+    inv.timeout_ms = 30000;
+    o = af_execute_json(a->d, &inv, NULL);
+    CHECK_SUCCESS(o);
+    outcome_free(o);
+    CHECK_EQ_INT(atomic_load(&inline_late_status), AF_OK);
+    CHECK_EQ_INT(atomic_load(&inline_late_cancelled_after), 0);
+    CHECK_EQ_INT(atomic_load(&inline_late_cancel_callbacks), 1);
+    app_close(a);
+}
+
 /* ---- scope end on every path -------------------------------------------------------------------- */
 
 TEST(pipeline__scope_end_runs_exactly_once_on_every_path) {
