@@ -334,6 +334,18 @@ fn thread_name() -> String {
 
 /// A dispatcher whose `never` function never answers (its handler keeps the call and
 /// returns).
+/// The dispatcher's warnings, as its log sink gets them.
+fn warnings(d: &Dispatcher) -> Arc<Mutex<Vec<String>>> {
+    let logged: Arc<Mutex<Vec<String>>> = Arc::default();
+    let l2 = logged.clone();
+    d.set_log_sink(Some(Arc::new(move |level, msg: &str| {
+        if level == LogLevel::Warn {
+            l2.lock().unwrap().push(msg.to_owned())
+        }
+    })));
+    logged
+}
+
 fn never_answers() -> Dispatcher {
     let d = Dispatcher::new();
     let kept: Mutex<Vec<Arc<Call>>> = Mutex::default();
@@ -534,13 +546,7 @@ fn default_timeout_and_shutdown_that_drains() {
         })),
     )
     .unwrap();
-    let logged: Arc<Mutex<Vec<String>>> = Arc::default();
-    let l2 = logged.clone();
-    d.set_log_sink(Some(Arc::new(move |level, msg: &str| {
-        if level == LogLevel::Warn {
-            l2.lock().unwrap().push(msg.to_owned())
-        }
-    })));
+    let logged = warnings(&d);
     // an invocation without a timeout gets the dispatcher's default, logged when it fires
     d.set_default_timeout(Some(Duration::from_millis(10)));
     let o = d.execute_outcome(&Invocation::new("slow"), None);
@@ -761,13 +767,7 @@ fn a_blocking_execute_whose_handler_answers_inline_after_its_deadline_ends_timed
         })),
     )
     .unwrap();
-    let logged: Arc<Mutex<Vec<String>>> = Arc::default();
-    let l2 = logged.clone();
-    d.set_log_sink(Some(Arc::new(move |level, msg: &str| {
-        if level == LogLevel::Warn {
-            l2.lock().unwrap().push(msg.to_owned())
-        }
-    })));
+    let logged = warnings(&d);
     let late = Invocation::new("works_long").timeout(Duration::from_millis(20));
     let o: Value = serde_json::from_str(&d.execute(&late, None)).unwrap();
     assert_eq!(o["errorCode"], "TimedOut", "{o}");

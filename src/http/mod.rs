@@ -1272,6 +1272,21 @@ mod tests {
         r.header("Mcp-Session-Id").expect("a session id").to_owned()
     }
 
+    /// The session's `GET` stream (handshake era).
+    fn get_stream(s: &HttpServer, sid: &str) -> EventStream {
+        let g = s.handle(&Request {
+            method: "GET",
+            path: "/mcp",
+            query: "",
+            headers: vec![("Accept", "text/event-stream"), ("Mcp-Session-Id", sid)],
+            body: b"",
+        });
+        let Body::Stream(stream) = g.body else {
+            panic!("not a stream")
+        };
+        stream
+    }
+
     #[test]
     fn freeing_the_server_takes_its_sweep_off_the_timer_and_ends_its_sessions() {
         let d = Dispatcher::new();
@@ -1280,16 +1295,7 @@ mod tests {
         let before = Instant::now();
         let sid = initialize(&s);
         initialize(&s);
-        let g = s.handle(&Request {
-            method: "GET",
-            path: "/mcp",
-            query: "",
-            headers: vec![("Accept", "text/event-stream"), ("Mcp-Session-Id", &sid)],
-            body: b"",
-        });
-        let Body::Stream(stream) = g.body else {
-            panic!("not a stream")
-        };
+        let stream = get_stream(&s, &sid);
         let (at, n) = s.inner.next_sweep.lock().expect("a sweep on the timer");
         assert!(timer::is_scheduled(at, n));
         assert!(
@@ -1339,16 +1345,7 @@ mod tests {
         let s = HttpServer::new(&d, HttpConfig::default()).unwrap();
         let idle = s.config().session_idle;
         let sid = initialize(&s);
-        let g = s.handle(&Request {
-            method: "GET",
-            path: "/mcp",
-            query: "",
-            headers: vec![("Accept", "text/event-stream"), ("Mcp-Session-Id", &sid)],
-            body: b"",
-        });
-        let Body::Stream(stream) = g.body else {
-            panic!("not a stream")
-        };
+        let stream = get_stream(&s, &sid);
         let e = s.inner.sessions.lock()[&sid].clone();
         let opened = *e.last_used.lock();
         assert_eq!(e.idle_since(), None, "an open stream is a use");
