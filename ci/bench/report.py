@@ -463,7 +463,7 @@ def bindings_section(s, run, only_measured=False):
             ("C (Rust calling the C ABI)", "`af_execute_json` + `af_string_free`", "c_execute_plain_ns", None),
             (kotlin, "`executeBlockingJson`, DSL `blockingHandler`", "kotlin_execute_blocking_ns", "kotlin_view_execute_blocking_ns"),
             (kotlin, "`suspend` `execute` in `runBlocking`", "kotlin_execute_suspend_ns", "kotlin_view_execute_suspend_ns"),
-            (kotlin, "`executeBlockingJson` of the C figure's call (`create_order`, three arguments, which the DSL checks for its handler and makes into entries when it reads them)", "kotlin_c_call_ns", None),
+            (kotlin, "`executeBlockingJson` of the C figure's call (`create_order`, three arguments, which the DSL copies for its handler and scans and makes into entries when it first reads them)", "kotlin_c_call_ns", None),
             ("Swift", "`await execute`, a handler without `await` (it answers inline; release)", "swift_execute_ns", "swift_view_execute_ns"),
             ("Swift", "`await execute`, the same handler `async` (it runs on a task of its own)", "swift_execute_async_handler_ns", None),
             ("Swift", "`await execute`, a raw JSON handler (`register(descriptorJSON:)`: no Codable, like the C figure's handler)", "swift_execute_raw_ns", None),
@@ -545,7 +545,7 @@ def kotlin_floor_table(s, c_ns):
                        ("a direct-mapped downcall calling back once (libc `qsort` of 2 elements: one comparator call, two pointer arguments like `af_handler_fn`)", "kotlin_floor_callback"),
                        ("a direct-mapped downcall calling back once through JNI (`bindings/kotlin/src/test/c/floor_jni.c`: `GetEnv`, `CallStaticVoidMethod` of a cached method id with two pointer arguments, as the shim's trampolines do)", "kotlin_floor_jni_callback"),
                        ("reading a 12-byte C string (`Pointer.getString`)", "kotlin_floor_get_string"),
-                       ("checking the C figure's arguments with the DSL's scanner (what the DSL does before its handler runs; their entries are made when the handler first reads them; the C handler does neither)", "kotlin_floor_scan_args"),
+                       ("checking the C figure's arguments with the DSL's scanner (what the DSL does when its handler first reads them, and then makes their entries; until the second round of 2026-12-01 before every handler ran; the C handler does neither)", "kotlin_floor_scan_args"),
                        ("parsing the C figure's arguments with kotlinx.serialization (what the DSL did before its handler ran until 2026-12-01; now only for a text its scanner does not expect)", "kotlin_floor_parse_args"),
                        ("ten `Memory.setInt` (one JNI call each; the binding wrote `af_invocation` so before issue 30)", "kotlin_floor_set_int_10"),
                        ("`executeBlockingJson`, DSL `blockingHandler`, again beside them", "kotlin_floor_run_execute_blocking")]:
@@ -583,8 +583,8 @@ def kotlin_floor_table(s, c_ns):
                 f"read, which the C figure's handler never asks for: the same C loop with its handler reading them "
                 f"(`af_call_args`, the bound request) took {fmt(s.get('kotlin_c_args_same_jvm_cpu_ns'))} ns, "
                 f"so the Kotlin call is {vs('kotlin_c_call_cpu_ns', 'kotlin_c_args_same_jvm_cpu_ns')} a C handler "
-                f"doing that; the DSL's scanner checks them in {fmt(s.get('kotlin_floor_scan_args_cpu_ns'))} ns "
-                f"(their entries made only when the handler reads them), where kotlinx.serialization's parse, "
+                f"doing that; the DSL's scanner reads them in {fmt(s.get('kotlin_floor_scan_args_cpu_ns'))} ns "
+                f"when the handler first reads them (this one never does), where kotlinx.serialization's parse, "
                 f"which the DSL made before 2026-12-01, takes {fmt(s.get('kotlin_floor_parse_args_cpu_ns'))} ns."]
         if s.get("kotlin_c_ping_same_jvm_cpu_ns") and s.get("kotlin_c_async_ping_same_jvm_cpu_ns"):
             out[-1] += (f" The trivial call itself in C (dsl_ping: no arguments, a handler answering 1) took "
@@ -896,28 +896,25 @@ if s.get("dotnet_execute_ns"):
     lines += dotnet_section(s, meta.get("dotnet") or meta)
 def kotlin_c_call_reason(s):
     """Where `create_order` through Kotlin spends its time over the trivial call, from this run's same-JVM loops."""
-    text = ("A DSL handler gets its arguments read, which the C figure's handler never asks for: the "
+    text = ("A DSL handler is given its arguments, which the C figure's handler never asks for: the "
             "binding copies the bound request (`af_call_args`; a C handler reading it costs the core nothing "
             "measurable, the Bindings section's C loop beside) through the JNI shim to a per-thread scratch "
-            "memory (one JNI crossing, a memcpy: no JNI function called, no array made in C), and its scanner "
-            "checks it before the handler runs; the "
-            "`JsonObject`'s entries are made only when the handler reads them (since 2026-12-01, where "
-            "kotlinx.serialization parsed every request first). And the call itself costs the core more than "
-            "the trivial one: three arguments bound and checked (the trivial call in C beside the C "
-            "figure's, same JVM).")
+            "memory (one JNI crossing, a memcpy: no JNI function called, no array made in C) and into a "
+            "`ByteArray` behind the handler's `JsonObject`. Its scanner reads the text and its entries are "
+            "made only when the handler first reads them (since 2026-12-01, where kotlinx.serialization "
+            "parsed every request first; the check before the handler went in the second round: the core "
+            "writes that text itself, compact JSON in UTF-8, so it cannot fail), and this handler never "
+            "does. And the call itself costs the core more than the trivial one: three arguments bound and "
+            "checked (the trivial call in C beside the C figure's, same JVM).")
     k, kb = s.get("kotlin_c_call_cpu_ns"), s.get("kotlin_floor_run_execute_blocking_cpu_ns")
-    c, cp, scan = s.get("kotlin_c_same_jvm_cpu_ns"), s.get("kotlin_c_ping_same_jvm_cpu_ns"), s.get("kotlin_floor_scan_args_cpu_ns")
-    if all((k, kb, c, cp, scan)):
-        rest = (k - kb) - (c - cp) - scan
+    c, cp = s.get("kotlin_c_same_jvm_cpu_ns"), s.get("kotlin_c_ping_same_jvm_cpu_ns")
+    if all((k, kb, c, cp)):
+        rest = (k - kb) - (c - cp)
         text += (f" In this run's CPU time: the Kotlin call is {fmt(round(k - kb))} ns over the trivial one; of that "
-                 f"the core's three arguments are {fmt(round(c - cp))} ns and the scanner "
-                 f"{fmt(round(scan))} ns (in a loop of its own), leaving {fmt(round(rest))} ns: the request's "
-                 "crossing (in `bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/ArgsCost.kt`'s steps, "
-                 "2026-12-01: within that run's noise of nothing, where the crossing that made an array in C "
-                 "cost about 200 ns), and the scanner and the `JsonObject` costing more inside a round trip "
-                 "than in their own loop (the whole argument path was 111 ns over the same call's body "
-                 "answering a constant in that run's JVM, and about 250 ns in the bench's, whose loops before "
-                 "it leave the JIT other profiles).")
+                 f"the core's three arguments are {fmt(round(c - cp))} ns, leaving {fmt(round(rest))} ns: the "
+                 "request's copy (the shim's crossing to the scratch memory and the `ByteArray`: about 130 ns "
+                 "in `bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/ArgsCost.kt`'s steps, 2026-12-01) "
+                 "and the `JsonObject` around it, and the noise of two loops of a loaded machine.")
     return text
 
 

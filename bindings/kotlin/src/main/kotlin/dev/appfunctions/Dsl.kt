@@ -186,9 +186,9 @@ class FunctionBuilder internal constructor(val id: String) {
         return null
     }
 
-    /** The bound arguments, checked before the handler runs and made into entries when it reads them (internal/Arguments.kt). */
+    /** The bound arguments (the core's own compact text), scanned and made into entries when the handler first reads them (internal/Arguments.kt, ofCore). */
     private fun args(ctx: AppFunctionContext, hasParams: Boolean): JsonObject =
-        if (!hasParams) EMPTY else Arguments.of(ctx.argumentsUtf8())
+        if (!hasParams) EMPTY else Arguments.ofCore(ctx.argumentsUtf8())
 
     private companion object {
         val EMPTY = JsonObject(emptyMap())

@@ -34,9 +34,10 @@ class ArgumentsTest {
     private fun kotlinx(text: String): JsonObject = AppJson.parseToJsonElement(text).jsonObject
 
     /** Both readers of [text] agree: the same entries (same order, same kinds, same texts) or the same failure. */
-    private fun agree(text: String, bytes: ByteArray = text.toByteArray()) {
+    private fun agree(text: String, bytes: ByteArray = text.toByteArray(), read: (ByteArray) -> JsonObject = Arguments::of) {
         val k = runCatching { kotlinx(bytes.toString(Charsets.UTF_8)) }
-        val a = runCatching { Arguments.of(bytes) }
+        // toString first: ofCore's object scans on its first read, and fails there if it fails
+        val a = runCatching { read(bytes).also { it.toString() } }
         val ke = k.exceptionOrNull()
         if (ke != null) {
             val ae = a.exceptionOrNull()
@@ -121,6 +122,55 @@ class ArgumentsTest {
                 assertFalse(Arguments.scans(b), show(b))
             }
         }
+    }
+
+    private val coreTexts = listOf(
+        """{}""",
+        """{"customer":"acme","quantity":2,"priority":"Normal"}""",
+        """{"s":"a \"quoted\" \\ back\/slash \b\f\n\r\t end","u":"\u00e9\u4e2d\ud83d\ude00 \u0000\u001f"}""",
+        """{"raw":"é中😀 ünïcödé","empty":"","key with space":1}""",
+        """{"i":0,"n":-7,"big":9007199254740993,"huge":123456789012345678901234567890,"neg0":-0}""",
+        """{"d":1.5,"e":1e300,"E":-2.5E-7,"p":1e+2,"z":0.0,"zz":-0.0}""",
+        """{"t":true,"f":false,"n":null}""",
+        """{"o":{"a":{"b":[1,2,{"c":null}]},"s":"x"},"a":[],"ao":{},"arr":[true,false,null,"s",1.5,[[]]]}""",
+        """{"dup":1,"x":2,"dup":3}""",
+    )
+
+    @Test
+    fun theCoresTextIsScannedOnFirstReadAndReadsAsKotlinxParsesIt() {
+        for (text in coreTexts) {
+            agree(text, read = Arguments::ofCore)
+            val args = Arguments.ofCore(text.toByteArray())
+            assertEquals(text == "{}", Arguments.made(args), text) // nothing scanned or made before the first read
+            assertEquals(kotlinx(text).keys.toList(), args.keys.toList(), text)
+            assertTrue(Arguments.made(args), text)
+        }
+        assertTrue(Arguments.ofCore(null).isEmpty())
+        // a nesting deeper than the scanner takes (a host's setLimits allows it) is kotlinx's, on first read
+        val deep = "{\"a\":" + "[".repeat(Arguments.MAX_DEPTH + 5) + "]".repeat(Arguments.MAX_DEPTH + 5) + "}"
+        assertFalse(Arguments.scans(deep.toByteArray()))
+        agree(deep, read = Arguments::ofCore)
+        // random texts of the core's kinds
+        val r = Random(30)
+        repeat(500) {
+            val text = buildString { obj(r, 0) }
+            agree(text, read = Arguments::ofCore)
+        }
+    }
+
+    @Test
+    fun aTextNotTheCoresFailsOnFirstReadWithOfCoreAndBeforeWithOf() {
+        // why only the core's own text goes to ofCore: another text fails where it is first read
+        val bad = """{"a":1,}""".toByteArray()
+        val args = Arguments.ofCore(bad)
+        val want = runCatching { kotlinx("""{"a":1,}""") }.exceptionOrNull()!!
+        repeat(2) { // and again on the next read: nothing is made of it
+            val e = runCatching { args["a"] }.exceptionOrNull()
+            assertNotNull(e)
+            assertEquals(want.javaClass, e.javaClass)
+            assertEquals(want.message, e.message)
+        }
+        assertNotNull(runCatching { Arguments.of(bad) }.exceptionOrNull())
     }
 
     @Test
@@ -304,6 +354,47 @@ class ArgumentsTest {
             assertEquals(2 + 50, results.size)
             assertEquals(results[0], results[1])
             assertTrue(results.drop(2).all { it == kotlinx("""{"f":{"sku":"f","count":0}}""")["f"] })
+        }
+    }
+
+    @Test
+    fun aHandlerThatNeverReadsItsArgumentsLeavesThemUnscannedAndTheyReadLater() {
+        AppFunctionDispatcher().use { d ->
+            val kept = AtomicReference<Pair<String?, JsonObject>>()
+            orders(d) { ctx, args ->
+                kept.set(ctx.argumentsJson to args)
+                JsonPrimitive("ok")
+            }
+            val o = d.executeBlocking(AppFunctionInvocation("order"), request)
+            assertTrue(o.isSuccess, o.json)
+            val (text, args) = kept.get()
+            assertFalse(Arguments.made(args)) // not scanned, not made: the handler never read them
+            // read after the call ended, from the copy the handler was given
+            assertEquals(kotlinx(text!!), args)
+            for ((k, v) in kotlinx(text)) same(v, args[k]!!, k)
+            assertTrue(Arguments.made(args))
+        }
+    }
+
+    @Test
+    fun argumentsNestedDeeperThanTheScannerTakesReachTheHandler() {
+        AppFunctionDispatcher().use { d ->
+            d.setLimits(1L shl 20, Arguments.MAX_DEPTH + 10)
+            var t: AppFunctionType = AppFunctionType.Int32
+            repeat(Arguments.MAX_DEPTH + 2) { t = AppFunctionType.array(t) }
+            val seen = AtomicReference<Pair<String?, JsonObject>>()
+            d.function("deep") {
+                parameter("a", t)
+                result(AppFunctionType.Int32, null)
+                blockingHandler { ctx, args -> seen.set(ctx.argumentsJson to args); JsonPrimitive(args.size) }
+            }
+            val value = "[".repeat(Arguments.MAX_DEPTH + 2) + "1" + "]".repeat(Arguments.MAX_DEPTH + 2)
+            val o = d.executeBlocking(AppFunctionInvocation("deep"), """{"a":$value}""")
+            assertTrue(o.isSuccess, o.json)
+            assertEquals("1", o.result.toString())
+            val (text, args) = seen.get()
+            assertFalse(Arguments.scans(text!!.toByteArray()), text) // kotlinx's path
+            assertEquals(kotlinx(text), args)
         }
     }
 

@@ -1,7 +1,9 @@
 // The bound arguments a DSL handler gets, as the JsonObject kotlinx.serialization would parse
 // from af_call_args, without kotlinx's general parse on the hot path: the core writes them
-// compact (no whitespace; docs/abi.md, af_call_args), so a scanner checks the UTF-8 once before
-// the handler runs and records where each entry is, and the entries are made on first read.
+// compact (no whitespace; docs/abi.md, af_call_args), so a scanner checks the UTF-8 once and
+// records where each entry is, and the entries are made on first read. The DSL's handlers get
+// [Arguments.ofCore]: the core's own text, scanned on first read too (a handler that never reads
+// its arguments pays for their copy only).
 package dev.appfunctions.internal
 
 import dev.appfunctions.AppJson
@@ -28,6 +30,27 @@ internal object Arguments {
         if (!scanner.scanObject()) return AppJson.parseToJsonElement(utf8.toString(Charsets.UTF_8)).jsonObject
         return if (scanner.n == 0) EMPTY else JsonObject(LazyArguments(utf8, scanner.spans, scanner.n))
     }
+
+    /**
+     * [of] for the text the core itself wrote for a call it dispatched (af_call_args, read during
+     * the call): not scanned until first read, so a handler that never reads its arguments pays
+     * for their copy only. Checking it before the handler would be redundant: the core writes
+     * that text itself (src/model/binding.rs writes every byte of it while it binds the request,
+     * into a Rust String: compact RFC 8259 in well-formed UTF-8, an object, the entities spliced
+     * in as the same binder wrote them, src/engine/pipeline.rs), so [of]'s check cannot fail on
+     * it. A text the scanner does not take (nesting deeper than [MAX_DEPTH], which a host's
+     * af_dispatcher_set_limits allows) is parsed by kotlinx on first read instead; any other
+     * text would fail there too, on first read rather than before the handler, which is why
+     * only the core's own text comes here ([of] keeps the check for every other).
+     */
+    fun ofCore(utf8: ByteArray?): JsonObject {
+        if (utf8 == null || (utf8.size == 2 && utf8[0] == '{'.code.toByte() && utf8[1] == '}'.code.toByte())) return EMPTY
+        return JsonObject(LazyArguments(utf8, null, 0))
+    }
+
+    /** Whether [args] (from [ofCore] or [of]) has made its entries yet: for tests. */
+    internal fun made(args: JsonObject): Boolean =
+        (JsonObject::class.java.getDeclaredField("content").apply { isAccessible = true }.get(args) as? LazyArguments)?.isMade ?: true
 
     /** True when [utf8] takes the scanner's path (not kotlinx's): for tests. */
     internal fun scans(utf8: ByteArray): Boolean = Scanner(utf8).scanObject()
@@ -225,13 +248,23 @@ private class Scanner(private val b: ByteArray) {
  * in the text's order, which then answers every member. A first read from two threads at once
  * makes them once (under the lock); later reads take no lock.
  */
-private class LazyArguments(private val utf8: ByteArray, private val spans: IntArray, private val used: Int) : Map<String, JsonElement> {
+private class LazyArguments(private val utf8: ByteArray, private var spans: IntArray?, private var used: Int) : Map<String, JsonElement> {
     @Volatile
     private var made: Map<String, JsonElement>? = null
+
+    val isMade: Boolean get() = made != null
 
     private fun map(): Map<String, JsonElement> = made ?: synchronized(this) { made ?: make().also { made = it } }
 
     private fun make(): Map<String, JsonElement> {
+        if (spans == null) {
+            // Arguments.ofCore: scanned now, on first read; a text the scanner does not take is kotlinx's
+            val scanner = Scanner(utf8)
+            if (!scanner.scanObject()) return AppJson.parseToJsonElement(utf8.toString(Charsets.UTF_8)).jsonObject
+            spans = scanner.spans
+            used = scanner.n
+        }
+        val spans = spans!!
         val m = LinkedHashMap<String, JsonElement>(used / 4 * 4 / 3 + 1)
         var i = 0
         while (i < used) {

@@ -40,6 +40,7 @@ fun main(args: Array<String>) {
         define("co_bytes", true) { ctx -> JniShim.nativeCallArgs(Pointer.nativeValue(ctx.call))!!.size.let { CONST } }
         define("co_bytes_scratch", true) { ctx -> NativeCalls.callArgsUtf8(ctx.call)!!.size.let { CONST } }
         define("co_scan", true) { ctx -> System.identityHashCode(Arguments.of(NativeCalls.callArgsUtf8(ctx.call))).let { CONST } }
+        define("co_core", true) { ctx -> System.identityHashCode(Arguments.ofCore(NativeCalls.callArgsUtf8(ctx.call))).let { CONST } }
         define("co_scan_read", true) { ctx -> Arguments.of(NativeCalls.callArgsUtf8(ctx.call)).size.let { CONST } }
         define("co_native_noop", true) { ctx -> JniShim.nativeAddress(99).let { CONST } }
         define("co_string", true) { ctx -> ctx.argumentsJson!!.length.let { CONST } }
@@ -76,6 +77,7 @@ fun main(args: Array<String>) {
             call(d, "co_bytes", ARGS),
             call(d, "co_bytes_scratch", ARGS),
             call(d, "co_scan", ARGS),
+            call(d, "co_core", ARGS),
             call(d, "co_scan_read", ARGS),
             call(d, "co_native_noop", ARGS),
             call(d, "co_string", ARGS),
@@ -84,6 +86,7 @@ fun main(args: Array<String>) {
             call(d, "co_dsl", ARGS),
             call(d, "co_dsl_read", ARGS),
             Loop("Arguments.of(ARGS bytes), unread") { System.identityHashCode(Arguments.of(ARGS_UTF8)) and 1 },
+            Loop("Arguments.ofCore(ARGS bytes), unread") { System.identityHashCode(Arguments.ofCore(ARGS_UTF8)) and 1 },
             Loop("Arguments.of(ARGS bytes), read") { Arguments.of(ARGS_UTF8).size },
             Loop("kotlinx parse of ARGS") { (AppJson.parseToJsonElement(ARGS) as JsonObject).size },
             Loop("JsonPrimitive(\"ok\").toString()") { OK.toString().length },
