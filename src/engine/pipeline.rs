@@ -1183,9 +1183,7 @@ impl Call {
                     return input.is_some();
                 }
                 wait::INLINE
-                    if !self.has_sink
-                        && self.parent.is_none()
-                        && self.cancel_code() == Some(ErrorCode::TimedOut) =>
+                    if self.on_no_timer() && self.cancel_code() == Some(ErrorCode::TimedOut) =>
                 {
                     // a call without a sink is timed out only by its callback's late
                     // inline answer (`past_unwatched_deadline`), on this thread: nobody
@@ -1393,11 +1391,17 @@ impl Call {
     /// timer and reads no clock here.
     #[inline]
     fn past_unwatched_deadline(&self) -> bool {
-        !self.has_sink
-            && self.parent.is_none()
+        self.on_no_timer()
             && self
                 .deadline()
                 .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+
+    /// A top-level call without a sink: a blocking execute, whose deadline no timer
+    /// watches (`past_unwatched_deadline`).
+    #[inline]
+    fn on_no_timer(&self) -> bool {
+        !self.has_sink && self.parent.is_none()
     }
 
     fn already_completed(&self) -> CompleteError {
