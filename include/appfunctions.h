@@ -751,9 +751,10 @@ void af_mcp_session_free(struct af_mcp_session *s);
 struct af_http_server *af_http_server_new(struct af_dispatcher *d, const char *config_json);
 
 /**
- * Frees the exchange: its sessions end (a session's `GET` stream answers its end) and
- * its sweep of idle sessions leaves the core's timer; streams already handed out are
- * still the host's to free. Calling with NULL is fine.
+ * Frees the exchange: its sessions end (a session's `GET` stream answers its end), its
+ * sweep of idle sessions leaves the core's timer and its idle worker threads exit (one
+ * running a tool call exits when the call ends; the free does not wait for it); streams
+ * already handed out are still the host's to free. Calling with NULL is fine.
  */
 void af_http_server_free(struct af_http_server *s);
 

@@ -1,7 +1,8 @@
 //! The threads the library owns, and which host code each one may run.
 //!
 //! The library starts no thread until it needs one, and every thread it starts exits
-//! when it has had nothing to do for a second:
+//! when it has had nothing to do for a second, or at once when what owns its pool is
+//! dropped (a dispatcher's completions, an HTTP exchange's workers: [`Pool`]'s drop):
 //!
 //! | thread | started by | runs host code? |
 //! |---|---|---|
@@ -88,7 +89,7 @@ struct State {
     cap: usize,
     /// Some job is queued because the pool is at its cap (reset when the queue empties).
     saturated: bool,
-    /// `close` was called: workers exit when the queue is empty.
+    /// `close` was called, or the pool was dropped: workers exit when the queue is empty.
     closing: bool,
     next_name: usize,
 }
@@ -107,7 +108,10 @@ struct Shared {
 }
 
 /// A pool of threads that grows while its threads are busy (blocked in host code), up to
-/// a cap, and whose threads exit after [`IDLE_EXIT`] without work.
+/// a cap, and whose threads exit after [`IDLE_EXIT`] without work, or as soon as they have
+/// run what is queued once the pool is dropped. The drop does not wait for them: it may
+/// happen on one of the pool's own threads (a job holding the last reference to its
+/// owner), where waiting would never end.
 pub(crate) struct Pool {
     shared: std::sync::Arc<Shared>,
 }
@@ -147,6 +151,13 @@ impl Pool {
     #[cfg(test)]
     pub(crate) fn threads(&self) -> usize {
         self.shared.state.lock().threads
+    }
+
+    /// Watches this pool's threads after the pool is gone (each of them holds the pool's
+    /// state until it exits).
+    #[cfg(test)]
+    pub(crate) fn watch(&self) -> Watch {
+        Watch(std::sync::Arc::downgrade(&self.shared))
     }
 
     /// Runs `job` on a thread of the pool: a free one, else a new one, else (at the cap)
@@ -225,6 +236,37 @@ impl Pool {
             s.quiet.wait(&mut st);
         }
         st.closing = false;
+    }
+}
+
+/// A pool's threads, watched from a test after the pool is dropped.
+#[cfg(test)]
+pub(crate) struct Watch(std::sync::Weak<Shared>);
+
+#[cfg(test)]
+impl Watch {
+    /// Waits until every thread of the pool has exited, and says whether that was before
+    /// `by` (a thread leaves on its own, without the pool's drop, no sooner than
+    /// [`IDLE_EXIT`] after its last job: the tests ask for half of that after the moment
+    /// they saw the job end).
+    pub(crate) fn gone_before(&self, by: Instant) -> bool {
+        let gone = || self.0.upgrade().is_none();
+        let give_up = by + 10 * IDLE_EXIT;
+        while !gone() && Instant::now() < give_up {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        gone() && Instant::now() < by
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // nothing can hand the pool work any more: the idle threads leave now, the busy
+        // ones when they have run what is queued (a job submitted by a clone of the
+        // owner's that is still running)
+        let s = &self.shared;
+        s.state.lock().closing = true;
+        s.work.notify_all();
     }
 }
 
@@ -341,5 +383,78 @@ mod tests {
         drop(r);
         p.close();
         assert_eq!(p.threads(), 0);
+    }
+
+    #[test]
+    fn dropping_the_pool_lets_its_idle_threads_go_at_once() {
+        let p = Pool::new("test-pool", 4);
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..3 {
+            let (tx, gate) = (tx.clone(), gate.clone());
+            p.submit(Box::new(move |_| {
+                let mut open = gate.0.lock();
+                tx.send(()).unwrap();
+                while !*open {
+                    gate.1.wait(&mut open);
+                }
+            }));
+        }
+        for _ in 0..3 {
+            rx.recv().unwrap();
+        }
+        assert_eq!(p.threads(), 3);
+        *gate.0.lock() = true;
+        gate.1.notify_all();
+        p.drain();
+        let last_job = Instant::now();
+        let gone = p.watch();
+        drop(p);
+        assert!(
+            gone.gone_before(last_job + IDLE_EXIT / 2),
+            "the threads left when the pool was dropped, not a second after their last job"
+        );
+    }
+
+    #[test]
+    fn a_pool_dropped_on_its_own_thread_does_not_wait_for_it() {
+        let p = Arc::new(Pool::new("test-pool", 2));
+        let gone = p.watch();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let last = p.clone();
+        p.submit(Box::new(move |_| {
+            rx.recv().unwrap();
+            drop(last); // the last reference: the pool is dropped here, on its own thread
+        }));
+        drop(p);
+        let dropped = Instant::now();
+        tx.send(()).unwrap();
+        assert!(
+            gone.gone_before(dropped + IDLE_EXIT / 2),
+            "the thread that dropped its pool left when its job ended"
+        );
+    }
+
+    #[test]
+    fn jobs_queued_when_the_pool_is_dropped_still_run() {
+        let p = Pool::new("test-pool", 1);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let first = ran.clone();
+        p.submit(Box::new(move |_| {
+            rx.recv().unwrap();
+            first.fetch_add(1, Ordering::SeqCst);
+        }));
+        for _ in 0..3 {
+            let ran = ran.clone();
+            p.submit(Box::new(move |_| {
+                ran.fetch_add(1, Ordering::SeqCst);
+            }));
+        }
+        let gone = p.watch();
+        drop(p); // with one job running and three queued at its cap
+        tx.send(()).unwrap();
+        assert!(gone.gone_before(Instant::now() + IDLE_EXIT / 2));
+        assert_eq!(ran.load(Ordering::SeqCst), 4, "nothing queued was lost");
     }
 }

@@ -193,9 +193,10 @@ pub unsafe extern "C" fn af_http_server_new(
     })
 }
 
-/// Frees the exchange: its sessions end (a session's `GET` stream answers its end) and
-/// its sweep of idle sessions leaves the core's timer; streams already handed out are
-/// still the host's to free. Calling with NULL is fine.
+/// Frees the exchange: its sessions end (a session's `GET` stream answers its end), its
+/// sweep of idle sessions leaves the core's timer and its idle worker threads exit (one
+/// running a tool call exits when the call ends; the free does not wait for it); streams
+/// already handed out are still the host's to free. Calling with NULL is fine.
 #[no_mangle]
 pub unsafe extern "C" fn af_http_server_free(s: *mut af_http_server) {
     boundary(|| {

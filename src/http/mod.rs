@@ -1314,6 +1314,32 @@ mod tests {
     }
 
     #[test]
+    fn freeing_the_server_lets_its_workers_go_at_once() {
+        let d = Dispatcher::new();
+        let s = HttpServer::new(
+            &d,
+            HttpConfig {
+                session_idle: Duration::from_millis(20),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let workers = s.inner.workers.watch();
+        initialize(&s);
+        let until = Instant::now() + Duration::from_secs(10);
+        while s.sessions() > 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(s.sessions(), 0, "swept on a worker of the server");
+        let swept = Instant::now();
+        drop(s);
+        assert!(
+            workers.gone_before(swept + crate::engine::threads::IDLE_EXIT / 2),
+            "the worker that swept left with the server, not a second after its sweep"
+        );
+    }
+
+    #[test]
     fn the_last_session_swept_leaves_no_sweep_on_the_timer() {
         let d = Dispatcher::new();
         let s = HttpServer::new(

@@ -5,7 +5,9 @@
  */
 #include "app.h"
 
+#include <dirent.h>
 #include <stddef.h>
+#include <stdio.h>
 
 static const char *ACCEPT_BOTH = "Accept: application/json, text/event-stream\nContent-Type: application/json\n";
 static const char *INIT_BODY = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
@@ -313,5 +315,62 @@ TEST(http__freeing_the_server_with_sessions_pending_ends_them_and_leaks_nothing)
     CHECK_STATUS(st, AF_OK);
     CHECK(f == NULL); /* the session's stream ended with the server */
     reply_free(&g);
+    app_close(a);
+}
+
+/* The exchange's worker threads in this process now ("appfunctions-http-N", which the
+ * kernel keeps as its first 15 bytes); -1 where /proc cannot tell. */
+static int http_workers_now(void) {
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[300], name[64] = {0};
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (fgets(name, sizeof name, f) && strncmp(name, "appfunctions-ht", 15) == 0) n++;
+        fclose(f);
+    }
+    closedir(dir);
+    return n;
+}
+
+TEST(http__freeing_the_server_lets_its_worker_threads_go_at_once) {
+    /* a tools/call answered as a stream runs on a worker of the exchange; once the host
+     * frees the exchange, its idle workers leave then, not a second later */
+    app *a = app_new();
+    af_http_server *s = af_http_server_new(a->d, "{}");
+    CHECK(s != NULL);
+    char sid[128], hdrs[512];
+    reply r = http(s, "POST", "/mcp", ACCEPT_BOTH, INIT_BODY);
+    CHECK_EQ_INT(r.status, 200);
+    header_of(r.headers, "Mcp-Session-Id", sid, sizeof sid);
+    reply_free(&r);
+    snprintf(hdrs, sizeof hdrs, "%sMcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n", ACCEPT_BOTH, sid);
+    r = http(s, "POST", "/mcp", hdrs,
+             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"create_order\",\"arguments\":{\"customer\":\"acme\",\"quantity\":2}}}");
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.stream != NULL);
+    af_status st;
+    char *f = next_frame(r.stream, 10000, &st);
+    CHECK_STATUS(st, AF_OK);
+    CHECK_HAS(f, "\"isError\":false");
+    af_string_free(f);
+    f = next_frame(r.stream, 10000, &st);
+    CHECK(f == NULL); /* the end: the worker is done with the call */
+    reply_free(&r);
+    int before = http_workers_now();
+    if (before >= 0) CHECK(before >= 1);
+    uint64_t freed = now_us();
+    af_http_server_free(s);
+    /* a worker leaves on its own a second after its last job; freed, at once */
+    while (http_workers_now() > 0 && now_us() - freed < 10 * 1000000ull) sleep_us(2000);
+    if (before >= 0) {
+        CHECK_EQ_INT(http_workers_now(), 0);
+        CHECK(now_us() - freed < 500000);
+    }
     app_close(a);
 }
