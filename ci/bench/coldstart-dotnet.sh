@@ -6,8 +6,11 @@
 # each built for the JIT (dotnet build, the apphost), for ReadyToRun (dotnet publish
 # -p:PublishReadyToRun=true, framework-dependent: CoreCLR's form of the
 # precompiled startup Android's release builds ship) and for
-# NativeAOT (dotnet publish), the full program with LIB (the dist library) beside it. Writes
-# $OUT/coldstart_dotnet_jit.json, $OUT/coldstart_dotnet_r2r.json and $OUT/coldstart_dotnet_aot.json
+# NativeAOT (dotnet publish), the full program with LIB (the dist library) beside it; and the full
+# program published with NativeAOT and AppFunctionsLinkStatic=true, the dist build's static archive
+# (LIB's libappfunctions.a) linked into the executable with direct calls, as on iOS, beside the same
+# NativeAOT floor. Writes $OUT/coldstart_dotnet_jit.json, $OUT/coldstart_dotnet_r2r.json,
+# $OUT/coldstart_dotnet_aot.json and $OUT/coldstart_dotnet_aot_static.json
 # (ci/bench/coldstart.py --binding); says loudly what it cannot run.
 set -euo pipefail
 : "${REPO:?}" "${OUT:?}" "${SAMPLES:?}" "${DEMO:?}" "${LIB:?}"
@@ -24,11 +27,15 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPE
 BENCH="$REPO/bindings/dotnet/benchmarks"
 W="$OUT/dotnet-coldstart"
 rm -rf "$W"
-build() { # project, output dir, publish with NativeAOT (1), build for the JIT (0) or publish ReadyToRun (r2r)
+build() { # project, output dir, publish with NativeAOT (1), the same with the core linked statically
+  # (static), build for the JIT (0) or publish ReadyToRun (r2r)
   local log="$W/$(basename "$2").log"
   mkdir -p "$W"
   if [[ $3 == 1 ]]; then
     dotnet publish "$BENCH/$1" -c Release -r linux-x64 -o "$2" >"$log" 2>&1
+  elif [[ $3 == static ]]; then
+    dotnet publish "$BENCH/$1" -c Release -r linux-x64 -p:AppFunctionsLinkStatic=true \
+      "-p:AppFunctionsStaticLibrary=$STATIC" -o "$2" >"$log" 2>&1
   elif [[ $3 == r2r ]]; then
     # crossgen2 (Microsoft.NETCore.App.Crossgen2.linux-x64, restored from NuGet) compiles the
     # program, appfunctions and the packages it uses; the shared framework is ReadyToRun already
@@ -41,6 +48,7 @@ build() { # project, output dir, publish with NativeAOT (1), build for the JIT (
 WHAT_JIT="The demo's app in C# (bindings/dotnet/benchmarks/AppFunctions.ColdStart: its metadata schema, toolkit, types, the order entity and its functions, and numbered copies up to 50 functions, C# methods with the generator's attributes) started by its apphost, the JIT compiling as it goes (no ReadyToRun): \`load\` is the library loaded and its ABI checked (the first use of appfunctions), \`container\` the services with \`AddAppFunctions()\` and the container built, \`register\` the dispatcher resolved from it and made (every registration; the registration part is \`container\` and \`register\`), \`call\` the first outcome (\`await Execute\` of create_order, its handler answering an \`Order\`). The floor (AppFunctions.ColdStart.Floor) is the same app and program without appfunctions: its services in a host, the function's class resolved from a scope and create_order called directly."
 WHAT_R2R="The same two programs published ReadyToRun (\`dotnet publish -p:PublishReadyToRun=true\`, linux-x64, framework-dependent: crossgen2 compiles the program, appfunctions and the DI package ahead of time, the shared framework is ReadyToRun already: CoreCLR's form of what Android's release builds ship, whose startup is precompiled by profiled AOT; iOS is fully AOT, as NativeAOT below), the JIT compiling only what ReadyToRun cannot hold (generic instantiations over other assemblies' value types, dynamic methods), the full one with the dist library beside it."
 WHAT_AOT="The same two programs compiled with NativeAOT (\`dotnet publish\`, linux-x64), the full one with the dist library beside it."
+WHAT_AOT_STATIC="The full program published with NativeAOT and \`AppFunctionsLinkStatic=true\` (the package's targets: the dist build's \`libappfunctions.a\` linked into the executable, \`DirectPInvoke\` of the binding's calls, the loader's feature switch on: no resolver, no probing; how an iOS app links the core), beside the same NativeAOT floor: \`load\` is the ABI check alone, the library being part of the executable."
 measure() { # label, full exe, floor exe, what
   "$2" --check || { loud "$2 --check failed"; return 1; }
   python3 "$REPO/ci/bench/coldstart.py" --demo "$DEMO" --binding "$1" --full "$2" --floor "$3" \
@@ -66,4 +74,19 @@ if build AppFunctions.ColdStart "$W/aot" 1 && build AppFunctions.ColdStart.Floor
   measure dotnet_aot "$W/aot/AppFunctions.ColdStart" "$W/aot-floor/AppFunctions.ColdStart.Floor" "$WHAT_AOT"
 else
   loud "the NativeAOT programs did not publish (the ILCompiler packages from NuGet? logs in $W)"
+fi
+echo "-- .NET (NativeAOT, the core linked statically): dotnet publish -p:AppFunctionsLinkStatic=true"
+STATIC="${LIB%.so}.a"
+if [[ ! -f "$STATIC" ]]; then
+  loud "no static archive beside the dist library ($STATIC): the statically linked NativeAOT program is not measured"
+elif [[ ! -x "$W/aot-floor/AppFunctions.ColdStart.Floor" ]]; then
+  loud "the NativeAOT floor did not publish: the statically linked NativeAOT program is not measured"
+elif build AppFunctions.ColdStart "$W/aot-static" static; then
+  if readelf -d "$W/aot-static/AppFunctions.ColdStart" | grep -q 'NEEDED.*libappfunctions'; then
+    loud "the statically linked program still needs libappfunctions.so (readelf -d)"
+  else
+    measure dotnet_aot_static "$W/aot-static/AppFunctions.ColdStart" "$W/aot-floor/AppFunctions.ColdStart.Floor" "$WHAT_AOT_STATIC"
+  fi
+else
+  loud "the statically linked NativeAOT program did not publish (log: $W/aot-static.log)"
 fi

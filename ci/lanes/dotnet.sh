@@ -3,7 +3,9 @@
 # build step's exports), then the .NET binding in
 # bindings/dotnet: restore, build (warnings are errors; the MAUI test app's build writes its
 # platform files), `dotnet format` check, xunit tests,
-# a NativeAOT publish of the sample (zero trimming/AOT warnings) and a run of it, and
+# a NativeAOT publish of the sample (zero trimming/AOT warnings) and a run of it, the same with
+# the core linked statically (tests/AppFunctions.StaticLink: its call, its dynamic section, the
+# loader's route, the build error without an archive), and
 # `dotnet pack` with the stripped linux-x64 library.
 #   exit 0  passed
 #   exit 1  a build, test, publish or pack step failed
@@ -76,6 +78,39 @@ WARNINGS=$(grep -cE ": warning (IL|CS|CA)[0-9]+" "$OUT/publish.log" || true)
 say "0 trimming/AOT warnings; running the published sample"
 cp "$OUT/native/libappfunctions.so" "$OUT/aot/"
 "$OUT/aot/AppFunctions.Sample" || fail "the NativeAOT sample"
+
+# The core linked into the executable (AppFunctionsLinkStatic=true: buildTransitive/AppFunctions.targets
+# adds DirectPInvoke, the archive, its system libraries and the loader's feature switch)
+say "NativeAOT publish with the core linked statically (tests/AppFunctions.StaticLink, target/release/libappfunctions.a)"
+rm -rf "$OUT/aot-static"
+dotnet publish tests/AppFunctions.StaticLink -c Release -r linux-x64 -o "$OUT/aot-static" \
+  "-p:AppFunctionsStaticLibrary=$REPO/target/release/libappfunctions.a" 2>&1 | tee "$OUT/publish-static.log"
+[[ ${PIPESTATUS[0]} == 0 ]] || fail "dotnet publish (NativeAOT, AppFunctionsLinkStatic=true)"
+WARNINGS=$(grep -cE ": warning (IL|CS|CA)[0-9]+" "$OUT/publish-static.log" || true)
+[[ "$WARNINGS" == 0 ]] || fail "the statically linked NativeAOT publish printed $WARNINGS trimming/AOT warning(s)"
+STATIC_EXE="$OUT/aot-static/AppFunctions.StaticLink"
+readelf -d "$STATIC_EXE" | grep NEEDED
+if readelf -d "$STATIC_EXE" | grep -q 'NEEDED.*appfunctions'; then
+  fail "the statically linked executable still needs a dynamic libappfunctions (readelf -d above)"
+fi
+[[ -z "$(find "$OUT/aot-static" -name 'libappfunctions.so*')" ]] || fail "the statically linked publish put a libappfunctions.so beside the executable"
+A=$((RANDOM % 1000)); B=$((RANDOM % 1000))
+# from another directory, with no library path and a library variable naming nothing: a resolver
+# or any probing would fail the call
+LINE=$(cd / && env -u LD_LIBRARY_PATH APPFUNCTIONS_NATIVE_LIBRARY=/nonexistent/libappfunctions.so "$STATIC_EXE" "$A" "$B") \
+  || fail "the statically linked NativeAOT program ($STATIC_EXE $A $B)"
+echo "$LINE"
+[[ "$LINE" == *"\"status\":\"success\",\"result\":$((A + B)),"* ]] || fail "the statically linked program's add($A, $B) is not $((A + B))"
+[[ "$LINE" == *"resolver=none"* ]] || fail "the statically linked program's loader installed its resolver"
+[[ "$LINE" == *"switch=True"* ]] || fail "the statically linked program runs without the AppFunctions.Interop.LinkedStatically switch"
+say "linked statically: no NEEDED libappfunctions, add($A, $B) = $((A + B)), no resolver; a publish with no archive must stop with the path it looked for"
+set +e
+dotnet publish tests/AppFunctions.StaticLink -c Release -r linux-x64 -o "$OUT/aot-static-missing" -p:AppFunctionsStaticLibrary= >"$OUT/publish-static-missing.log" 2>&1
+MISSING_RC=$?
+set -e
+[[ $MISSING_RC != 0 ]] || fail "a publish with AppFunctionsLinkStatic=true and no archive succeeded"
+grep -q "carries no static library for linux-x64: '.*/runtimes/linux-x64/native/libappfunctions.a' does not exist" "$OUT/publish-static-missing.log" \
+  || fail "a publish with no archive did not name the path it looked for (log: $OUT/publish-static-missing.log)"
 
 say "dotnet pack"
 rm -rf "$OUT/nupkg"

@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using AppFunctions.Interop;
 using AppFunctions.Tests.Lifecycle;
 using Microsoft.Extensions.DependencyInjection;
@@ -198,6 +199,58 @@ public sealed class NativeLibraryTests
         Assert.Equal("libappfunctions.dylib", NativeLibraryLoader.Candidates(NativeLibraryLoader.Platform.MacOS)[0]);
         Assert.Equal("appfunctions.dll", NativeLibraryLoader.Candidates(NativeLibraryLoader.Platform.Windows)[0]);
         Assert.Equal(NativeLibraryLoader.Platform.Linux, NativeLibraryLoader.Current);
+    }
+
+    [Fact]
+    public void Linked_statically_the_loader_probes_nothing()
+    {
+        foreach (var platform in Enum.GetValues<NativeLibraryLoader.Platform>())
+        {
+            Assert.Empty(NativeLibraryLoader.Candidates(platform, linkedStatically: true));
+            Assert.Equal(NativeLibraryLoader.Candidates(platform), NativeLibraryLoader.Candidates(platform, linkedStatically: false));
+        }
+    }
+
+    [Fact]
+    public void Without_the_switch_the_resolver_is_installed()
+    {
+        // this process sets no AppFunctions.Interop.LinkedStatically switch (only the targets'
+        // NativeAOT publish with AppFunctionsLinkStatic=true does): the binding installed its
+        // resolver, so the runtime refuses a second one for the assembly
+        Assert.False(AppContext.TryGetSwitch(NativeLibraryLoader.LinkedStaticallySwitch, out _));
+        Assert.False(NativeLibraryLoader.LinkedStatically);
+        NativeLibraryLoader.EnsureLoaded();
+        Assert.Throws<InvalidOperationException>(() =>
+            NativeLibrary.SetDllImportResolver(typeof(NativeLibraryLoader).Assembly, (_, _, _) => 0));
+    }
+
+    [Fact]
+    public void A_core_that_cannot_be_reached_is_named_for_the_loader_s_route()
+    {
+        var linked = NativeLibraryLoader.LoadFailure(true, NativeLibraryLoader.Platform.Linux, "linux-x64", "af_abi_version not found");
+        Assert.Contains(NativeLibraryLoader.LinkedStaticallySwitch, linked);
+        Assert.Contains("AppFunctionsLinkStatic=true", linked);
+        Assert.Contains("af_abi_version not found", linked);
+        Assert.DoesNotContain("libappfunctions.so", linked);
+        var probed = NativeLibraryLoader.LoadFailure(false, NativeLibraryLoader.Platform.Linux, "linux-x64", "not found");
+        Assert.Contains("libappfunctions.so, libappfunctions.so.1, appfunctions", probed);
+        Assert.Contains("APPFUNCTIONS_NATIVE_LIBRARY", probed);
+        Assert.DoesNotContain(NativeLibraryLoader.LinkedStaticallySwitch, probed);
+    }
+
+    [Fact]
+    public void The_targets_set_the_switch_the_loader_reads()
+    {
+        // buildTransitive/AppFunctions.targets (AppFunctionsLinkStatic) names the switch by its string
+        var dir = new DirectoryInfo(AppContext.BaseDirectory);
+        while (dir is not null && !File.Exists(Path.Combine(dir.FullName, "Cargo.toml")))
+        {
+            dir = dir.Parent;
+        }
+        Assert.NotNull(dir);
+        var targets = File.ReadAllText(Path.Combine(dir.FullName, "bindings/dotnet/src/AppFunctions.Build/buildTransitive/AppFunctions.targets"));
+        Assert.Contains($"<RuntimeHostConfigurationOption Include=\"{NativeLibraryLoader.LinkedStaticallySwitch}\" Value=\"true\" Trim=\"true\" />", targets);
+        Assert.Contains("<DirectPInvoke Include=\"" + Native.Library + "\" />", targets);
     }
 
     [Fact]

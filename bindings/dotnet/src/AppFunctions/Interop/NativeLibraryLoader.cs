@@ -1,3 +1,6 @@
+#if NET9_0_OR_GREATER
+using System.Diagnostics.CodeAnalysis;
+#endif
 using System.Reflection;
 using System.Runtime.InteropServices;
 
@@ -5,7 +8,12 @@ namespace AppFunctions.Interop;
 
 /// <summary>
 /// Finds the native core and checks its ABI once, before the first handle is made.
-/// One <see cref="NativeLibrary.SetDllImportResolver"/> for this assembly:
+/// A NativeAOT app published with <c>AppFunctionsLinkStatic=true</c> (the package's
+/// <c>buildTransitive/AppFunctions.targets</c>) has the core linked into its executable and
+/// direct calls to it (<c>DirectPInvoke</c>): the targets set the
+/// <see cref="LinkedStaticallySwitch"/> feature switch, which the compiler folds, and no resolver
+/// is installed, nothing is probed. Every other app gets
+/// one <see cref="NativeLibrary.SetDllImportResolver"/> for this assembly:
 /// <list type="bullet">
 /// <item>iOS, tvOS, Mac Catalyst: the core is linked statically into the app (<c>__Internal</c>),
 /// so symbols come from the main program.</item>
@@ -32,6 +40,18 @@ internal static class NativeLibraryLoader
         Windows,
     }
 
+    /// <summary>The feature switch <c>AppFunctionsLinkStatic=true</c> sets in a NativeAOT publish
+    /// (a <c>RuntimeHostConfigurationOption</c> with <c>Trim="true"</c>).</summary>
+    internal const string LinkedStaticallySwitch = "AppFunctions.Interop.LinkedStatically";
+
+    /// <summary>The core is linked into the executable and called directly: no resolver, no
+    /// probing. A constant in a NativeAOT build (the compiler folds the switch); off unless the
+    /// switch is set.</summary>
+#if NET9_0_OR_GREATER
+    [FeatureSwitchDefinition(LinkedStaticallySwitch)]
+#endif
+    internal static bool LinkedStatically => AppContext.TryGetSwitch(LinkedStaticallySwitch, out var on) && on;
+
     internal static Platform Current =>
         OperatingSystem.IsAndroid() ? Platform.Android
         : OperatingSystem.IsMacCatalyst() ? Platform.MacCatalyst
@@ -52,8 +72,17 @@ internal static class NativeLibraryLoader
         _ => ["libappfunctions.so", "libappfunctions.so.1", "appfunctions"],
     };
 
+    /// <summary>What the loader tries: nothing when the core is linked into the executable (the
+    /// linker bound the calls), else <see cref="Candidates(Platform)"/>.</summary>
+    internal static IReadOnlyList<string> Candidates(Platform platform, bool linkedStatically) =>
+        linkedStatically ? [] : Candidates(platform);
+
     internal static void InstallResolver()
     {
+        if (LinkedStatically)
+        {
+            return; // the calls are direct: a resolver would never be asked
+        }
         if (Interlocked.Exchange(ref s_resolverSet, 1) == 0)
         {
             NativeLibrary.SetDllImportResolver(typeof(NativeLibraryLoader).Assembly, Resolve);
@@ -107,14 +136,21 @@ internal static class NativeLibraryLoader
             }
             catch (Exception e) when (e is DllNotFoundException or EntryPointNotFoundException or BadImageFormatException)
             {
-                throw new AppFunctionsLibraryException(
-                    $"AppFunctions: cannot load the native core '{Native.Library}' ({string.Join(", ", Candidates(Current))}) on {Current}/{RuntimeInformation.RuntimeIdentifier}: {e.Message} " +
-                    "Reference the AppFunctions package (it carries runtimes/<rid>/native/), put the library beside the app, or set APPFUNCTIONS_NATIVE_LIBRARY to its path.", e);
+                throw new AppFunctionsLibraryException(LoadFailure(LinkedStatically, Current, RuntimeInformation.RuntimeIdentifier, e.Message), e);
             }
             CheckAbi(abi);
             s_checked = true;
         }
     }
+
+    /// <summary>The message of a core that cannot be reached, for the loader's route.</summary>
+    internal static string LoadFailure(bool linkedStatically, Platform platform, string rid, string error) =>
+        linkedStatically
+            ? $"AppFunctions: the native core '{Native.Library}' should be linked into this executable (the {LinkedStaticallySwitch} switch is on, " +
+              $"which AppFunctionsLinkStatic=true sets in a NativeAOT publish) but is not, on {platform}/{rid}: {error} " +
+              "Publish with PublishAot=true and AppFunctionsLinkStatic=true (which links the archive and makes the calls direct), or leave the switch off."
+            : $"AppFunctions: cannot load the native core '{Native.Library}' ({string.Join(", ", Candidates(platform))}) on {platform}/{rid}: {error} " +
+              "Reference the AppFunctions package (it carries runtimes/<rid>/native/), put the library beside the app, or set APPFUNCTIONS_NATIVE_LIBRARY to its path.";
 
     internal static void CheckAbi(uint abi)
     {
