@@ -557,10 +557,7 @@ NOT_WRAPPED = {
         "af_call_on_cancel_remove": "a call's cancellation handler lives as long as its call",
         "af_error_code_from_name": "AppFunctionErrorCode is a Kotlin enum of the codes",
         "af_last_error_copy": "errors are read with af_last_error on the thread of the failed call",
-        **{f: HTTP for f in ("af_http_server_new", "af_http_server_free", "af_http_server_set_authorize",
-                             "af_http_server_max_body_bytes", "af_http_handle", "af_http_response_status",
-                             "af_http_response_headers_copy", "af_http_response_body", "af_http_response_take_stream",
-                             "af_http_response_free", "af_http_stream_next_copy", "af_http_stream_free")},
+        "af_http_server_set_authorize": "the JVM web server authorizes requests before it hands them over (Ktor's authenticate, a servlet filter); the core's bearerToken covers the rest",
     },
     "Swift": {
         "af_android_execute_async": "Android's AppFunctions service call (the Kotlin binding's AppFunctionsService)",

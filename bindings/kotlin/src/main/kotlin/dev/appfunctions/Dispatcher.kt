@@ -95,6 +95,9 @@ class AppFunctionDispatcher(
 
     val isClosed: Boolean get() = native.closed
 
+    /** [withNative] for the other handles made over this dispatcher (the HTTP exchange). */
+    internal fun <T> withNativeHandle(block: (Pointer) -> T): T = withNative(block)
+
     private inline fun <T> withNative(block: (Pointer) -> T): T {
         check(native.enter()) { "AppFunctions: $DISPOSED (AppFunctionDispatcher.close() was called)" }
         try {

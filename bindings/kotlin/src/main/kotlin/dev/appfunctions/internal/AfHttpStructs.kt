@@ -1,8 +1,7 @@
 @file:Suppress("PropertyName")
 
 // af_http_request (include/appfunctions.h) as JNA lays it out; ci/interop_abi.py checks it
-// against abi/v1.txt. The Kotlin binding has no HTTP wrapper of its own yet: a JVM host that
-// serves MCP over HTTP fills this and calls AfNative.af_http_handle through NativeCalls.
+// against abi/v1.txt. AppFunctionHttpServer.handle fills one per request.
 package dev.appfunctions.internal
 
 import com.sun.jna.Pointer

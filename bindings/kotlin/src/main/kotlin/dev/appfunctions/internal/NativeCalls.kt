@@ -172,6 +172,40 @@ internal object NativeCalls {
     fun mcpSessionSetNotify(s: Pointer, userData: Pointer): Int = AfNative.af_mcp_session_set_notify(s, Trampolines.Notify, userData, Trampolines.Free)
     fun mcpSessionHandleJson(s: Pointer, message: String): String? = AfNative.af_mcp_session_handle_json(s, message.cstr()).takeUtf8()
     fun mcpSessionSetMetadata(s: Pointer, metadataJson: String): Int = AfNative.af_mcp_session_set_metadata(s, metadataJson.cstr())
+
+    // --- MCP over Streamable HTTP (af_http_*) -----------------------------------------------------
+    fun httpServerNew(d: Pointer, configJson: String?): Pointer? = AfNative.af_http_server_new(d, configJson?.cstr())
+    fun httpServerFree(s: Pointer) = AfNative.af_http_server_free(s)
+    fun httpServerMaxBodyBytes(s: Pointer): Long = AfNative.af_http_server_max_body_bytes(s)
+
+    /** [request]: an af_http_request in native memory, borrowed for the call. The response is owned: [httpResponseFree]. */
+    fun httpHandle(s: Pointer, request: Pointer): Pointer? = AfNative.af_http_handle(s, request)
+    fun httpResponseStatus(r: Pointer): Int = AfNative.af_http_response_status(r)
+    fun httpResponseHeaders(r: Pointer): String = AfNative.af_http_response_headers_copy(r).takeUtf8().orEmpty()
+
+    /** The body's bytes, copied (the core's stay the response's). */
+    fun httpResponseBody(r: Pointer): ByteArray {
+        val len = LongArray(1)
+        val p = AfNative.af_http_response_body(r, len) ?: return ByteArray(0)
+        return p.getByteArray(0, len[0].toInt())
+    }
+
+    /** The response's stream, now the caller's ([httpStreamFree]), or null. */
+    fun httpResponseTakeStream(r: Pointer): Pointer? = AfNative.af_http_response_take_stream(r)
+    fun httpResponseFree(r: Pointer) = AfNative.af_http_response_free(r)
+
+    /** The status and the frame's bytes (null: none, or the end), the frame freed. */
+    fun httpStreamNext(st: Pointer, timeoutMs: Int): Pair<Int, ByteArray?> {
+        val out = com.sun.jna.ptr.PointerByReference()
+        val status = AfNative.af_http_stream_next_copy(st, timeoutMs, out)
+        val frame = out.value ?: return status to null
+        try {
+            return status to frame.getByteArray(0, frame.indexOf(0, 0.toByte()).toInt())
+        } finally {
+            AfNative.af_string_free(frame)
+        }
+    }
+    fun httpStreamFree(st: Pointer) = AfNative.af_http_stream_free(st)
 }
 
 /** Per thread: where the shim copies af_call_args' text (up to [SIZE] bytes), and a direct ByteBuffer to read it. */

@@ -20,7 +20,17 @@ import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import com.sun.net.httpserver.HttpServer
+import dev.appfunctions.AppFunctionHttpServer
+import dev.appfunctions.AppFunctionHttpStream
 import org.junit.jupiter.api.Test
+import java.net.InetSocketAddress
+import java.net.ServerSocket
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.util.concurrent.Executors
 import java.util.concurrent.CopyOnWriteArrayList
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
@@ -67,6 +77,39 @@ suspend fun serve(dispatcher: AppFunctionDispatcher, incoming: ReceiveChannel<St
         }
     }
 
+// --- the README's MCP over HTTP ------------------------------------------------------------------
+
+/** Serves [dispatcher]'s MCP endpoint at http://127.0.0.1:PORT/mcp with the JDK's own HTTP server. */
+fun serveMcpOverHttp(dispatcher: AppFunctionDispatcher, port: Int): AutoCloseable {
+    val mcp = AppFunctionHttpServer(dispatcher) // sessions, versions, Origin, bounds: the core's
+    val server = HttpServer.create(InetSocketAddress("127.0.0.1", port), 0)
+    server.executor = Executors.newCachedThreadPool() // a tools/call stream holds its thread
+    server.createContext("/") { exchange ->
+        val headers = exchange.requestHeaders.flatMap { (name, values) -> values.map { name to it } }
+        val body = exchange.requestBody.readNBytes((mcp.maxBodyBytes + 1).toInt())
+        val uri = exchange.requestURI
+        val r = mcp.handle(exchange.requestMethod, uri.path, uri.rawQuery, headers, body)
+        r.headers.forEach { (name, value) -> exchange.responseHeaders.add(name, value) }
+        val stream = r.stream
+        exchange.sendResponseHeaders(r.status, if (stream != null) 0 else if (r.body.isEmpty()) -1 else r.body.size.toLong())
+        exchange.responseBody.use { out ->
+            if (stream == null) return@use out.write(r.body)
+            stream.use { // closed when the client goes away (a write fails) or the stream ends
+                while (true) {
+                    when (val next = it.next(15_000)) {
+                        is AppFunctionHttpStream.Next.Frame -> out.write(next.bytes)
+                        AppFunctionHttpStream.Next.Idle -> out.write(":\n\n".toByteArray()) // keep-alive
+                        AppFunctionHttpStream.Next.End -> break
+                    }
+                    out.flush()
+                }
+            }
+        }
+    }
+    server.start()
+    return AutoCloseable { server.stop(0); mcp.close() }
+}
+
 /** A model that calls the container, the function it revealed, then the output tool. */
 private class ScriptedModel : Model {
     val seen = CopyOnWriteArrayList<String>()
@@ -90,6 +133,38 @@ private class ScriptedModel : Model {
 }
 
 class ReadmeExamplesTest {
+    @Test
+    fun `the README's MCP over HTTP serves a client over a real socket`() {
+        AppFunctionDispatcher().use { dispatcher ->
+            dispatcher.register(Weather())
+            val port = ServerSocket(0).use { it.localPort }
+            serveMcpOverHttp(dispatcher, port).use {
+                val client = HttpClient.newHttpClient()
+                fun post(body: String, vararg headers: String): HttpResponse<String> = client.send(
+                    HttpRequest.newBuilder(URI("http://127.0.0.1:$port/mcp"))
+                        .header("Accept", "application/json, text/event-stream")
+                        .header("Content-Type", "application/json")
+                        .apply { headers.toList().chunked(2).forEach { (n, v) -> header(n, v) } }
+                        .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString(),
+                )
+                val init = post("""{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}""")
+                assertEquals(200, init.statusCode(), init.body())
+                val sid = init.headers().firstValue("Mcp-Session-Id").get()
+                val session = arrayOf("Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25")
+                assertEquals(202, post("""{"jsonrpc":"2.0","method":"notifications/initialized"}""", *session).statusCode())
+                val list = post("""{"jsonrpc":"2.0","id":2,"method":"tools/list"}""", *session)
+                assertTrue(list.body().contains("\"weather\""), list.body())
+                val call = post("""{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{}}}""", *session)
+                assertEquals(200, call.statusCode())
+                assertEquals("text/event-stream", call.headers().firstValue("Content-Type").get())
+                assertTrue(call.body().startsWith("event: message\ndata: ") && call.body().contains("\"id\":3"), call.body())
+                val foreign = post("""{"jsonrpc":"2.0","id":4,"method":"tools/list"}""", *session, "Origin", "https://evil.example")
+                assertEquals(403, foreign.statusCode(), "the core's Origin check, through the JDK's server")
+            }
+        }
+    }
+
     @Test
     fun `the README's agent loop runs a conversation to its output tool`() = runBlocking {
         AppFunctionDispatcher().use { dispatcher ->

@@ -1,0 +1,185 @@
+package dev.appfunctions
+
+import com.sun.jna.Memory
+import com.sun.jna.Pointer
+import dev.appfunctions.internal.AfHttpRequest
+import dev.appfunctions.internal.AfNative
+import dev.appfunctions.internal.NativeCalls
+import dev.appfunctions.internal.NativeObject
+import dev.appfunctions.internal.lastError
+import dev.appfunctions.internal.statusName
+import java.lang.ref.Cleaner
+import java.lang.ref.Reference
+
+/**
+ * MCP over Streamable HTTP (both protocol eras) and the debug page, as the core serves them
+ * (`af_http_*`, docs/http.md): hand each HTTP request to [handle] and send back what it
+ * answers. Every rule of the transport (sessions, protocol versions, Origin checks, bearer
+ * token, bounds) lives in the core; the web server (Ktor, NanoHTTPD, a servlet) only carries
+ * bytes. Thread-safe: handle requests on as many threads as the server has. Close it when the
+ * server stops (its sessions end: their `GET` streams end; a `Cleaner` frees a forgotten one).
+ *
+ * @param configJson `af_http_server_new`'s keys (`mcpPath`, `debugPath`, `allowedOrigins`,
+ *   `bearerToken`, `maxBodyBytes`, `maxSessions`, `maxStreams`, `maxCalls`,
+ *   `sessionIdleSeconds`, `metadata`, `mcp`; docs/http.md); null is the defaults.
+ * @throws IllegalArgumentException naming the configuration key that is wrong.
+ */
+class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: String? = null) : AutoCloseable {
+    private val native: NativeObject = NativeObject(
+        dispatcher.withNativeHandle { NativeCalls.httpServerNew(it, configJson) }
+            ?: throw IllegalArgumentException("af_http_server_new: ${lastError()}"),
+    ) { NativeCalls.httpServerFree(it) }
+    private val cleanable = CLEANER.register(this, native)
+
+    /** The largest request body accepted: read at most one byte more (a longer body is answered 413 either way). */
+    val maxBodyBytes: Long get() = use { NativeCalls.httpServerMaxBodyBytes(it) }
+
+    /**
+     * Handles one request. [headers] are the request's header lines as received (names in any
+     * case; a value's line breaks become spaces). A response with a [AppFunctionHttpResponse.stream]
+     * comes back at once (a tool call runs on the core's worker): send the status and headers
+     * now, then the stream's frames.
+     */
+    fun handle(
+        method: String,
+        path: String,
+        query: String? = null,
+        headers: List<Pair<String, String>> = emptyList(),
+        body: ByteArray = EMPTY,
+    ): AppFunctionHttpResponse = use { s ->
+        val block = StringBuilder()
+        for ((name, value) in headers) {
+            block.append(name).append(": ").append(value.replace('\r', ' ').replace('\n', ' ')).append('\n')
+        }
+        val m = method.utf8Memory()
+        val p = path.utf8Memory()
+        val q = query?.utf8Memory()
+        val h = block.toString().utf8Memory()
+        val b = if (body.isEmpty()) null else Memory(body.size.toLong()).also { it.write(0, body, 0, body.size) }
+        val req = AfHttpRequest().apply {
+            struct_size = size()
+            body_len = body.size.toLong()
+            this.method = m
+            this.path = p
+            this.query = q
+            this.headers = h
+            this.body = b
+            write()
+        }
+        val r = NativeCalls.httpHandle(s, req.pointer)
+        Reference.reachabilityFence(listOf(m, p, q, h, b, req))
+        if (r == null) throw IllegalArgumentException("af_http_handle: ${lastError()}")
+        try {
+            val status = NativeCalls.httpResponseStatus(r)
+            val list = NativeCalls.httpResponseHeaders(r).split('\n').mapNotNull { line ->
+                val colon = line.indexOf(':')
+                if (colon > 0) line.substring(0, colon) to line.substring(colon + 1).trim() else null
+            }
+            val bytes = NativeCalls.httpResponseBody(r)
+            val stream = NativeCalls.httpResponseTakeStream(r)?.let(::AppFunctionHttpStream)
+            AppFunctionHttpResponse(status, list, bytes, stream)
+        } finally {
+            NativeCalls.httpResponseFree(r)
+        }
+    }
+
+    /** Frees the exchange: its sessions end and its worker threads exit. Idempotent. */
+    override fun close() {
+        cleanable.clean()
+    }
+
+    val isClosed: Boolean get() = native.closed
+
+    private inline fun <T> use(block: (Pointer) -> T): T {
+        check(native.enter()) { "the AppFunctionHttpServer is closed" }
+        try {
+            return block(native.ptr)
+        } finally {
+            native.exit()
+            Reference.reachabilityFence(this)
+        }
+    }
+
+    private companion object {
+        val CLEANER: Cleaner = Cleaner.create()
+        val EMPTY = ByteArray(0)
+
+        fun String.utf8Memory(): Memory {
+            val bytes = toByteArray(Charsets.UTF_8)
+            return Memory(bytes.size + 1L).also {
+                it.write(0, bytes, 0, bytes.size)
+                it.setByte(bytes.size.toLong(), 0)
+            }
+        }
+    }
+}
+
+/** What [AppFunctionHttpServer.handle] answers. */
+class AppFunctionHttpResponse internal constructor(
+    /** The HTTP status. */
+    val status: Int,
+    /** The headers to send (Content-Type among them), in order. */
+    val headers: List<Pair<String, String>>,
+    /** The body (empty for a stream). */
+    val body: ByteArray,
+    /**
+     * A Server-Sent Events stream to send after the headers, or null. The caller owns it:
+     * close it when the client goes away or it ends.
+     */
+    val stream: AppFunctionHttpStream?,
+) {
+    /** The first header named [name] (any case), or null. */
+    fun header(name: String): String? = headers.firstOrNull { it.first.equals(name, ignoreCase = true) }?.second
+
+    /** The body as UTF-8 text. */
+    val bodyText: String get() = body.toString(Charsets.UTF_8)
+}
+
+/** A Server-Sent Events stream from the core. Closing it tells the core the client went away: a 2026-07-28 tool call it carries is cancelled, a subscription ends. */
+class AppFunctionHttpStream internal constructor(raw: Pointer) : AutoCloseable {
+    // the readers count keeps a next() racing close() from using a freed stream: the last
+    // one out frees it
+    private val native = NativeObject(raw) { NativeCalls.httpStreamFree(it) }
+    private val cleanable = CLEANER.register(this, native)
+
+    /** What [next] found. */
+    sealed class Next {
+        /** One complete SSE event (UTF-8) to write and flush. */
+        class Frame(val bytes: ByteArray) : Next() {
+            val text: String get() = bytes.toString(Charsets.UTF_8)
+        }
+
+        /** Nothing within the timeout; the stream is open (write `:\n\n` now and then as a keep-alive). */
+        data object Idle : Next()
+
+        /** The stream is over (or closed): finish the response. */
+        data object End : Next()
+    }
+
+    /** Waits up to [timeoutMillis] (blocking the calling thread) for the next frame. Safe to race with [close]. */
+    fun next(timeoutMillis: Long): Next {
+        if (!native.enter()) return Next.End
+        try {
+            val ms = timeoutMillis.coerceIn(0, 0xFFFF_FFFEL).toInt() // a u32 in C
+            val (status, frame) = NativeCalls.httpStreamNext(native.ptr, ms)
+            return when {
+                status == AfNative.AF_ERR_TIMED_OUT -> Next.Idle
+                status != AfNative.AF_OK -> throw IllegalStateException("af_http_stream_next_copy: ${statusName(status)}: ${lastError()}")
+                frame == null -> Next.End
+                else -> Next.Frame(frame)
+            }
+        } finally {
+            native.exit()
+            Reference.reachabilityFence(this)
+        }
+    }
+
+    /** Frees the stream (after a [next] in progress returns). Idempotent. */
+    override fun close() {
+        cleanable.clean()
+    }
+
+    private companion object {
+        val CLEANER: Cleaner = Cleaner.create()
+    }
+}
