@@ -536,7 +536,6 @@ def check_kotlin_routing(files, errors):
 # README says the same to its users. A function of the baseline that a binding neither calls
 # nor lists here is an error, and so is an entry the binding calls or the baseline lacks, so
 # the lists cannot go stale.
-HTTP = "not wrapped yet: the MCP Streamable HTTP server (the .NET binding's MapAppFunctionsMcp)"
 NOT_WRAPPED = {
     ".NET": {
         "af_android_execute_json": "the blocking form: the Android bridge calls af_android_execute_async",
@@ -567,10 +566,7 @@ NOT_WRAPPED = {
         "af_last_error_copy": "errors are read with af_last_error on the thread of the failed call",
         "af_call_on_cancel_remove": "a call's cancellation handler lives as long as its call",
         "af_call_entity_copy": "lookups read the request (af_call_lookup_request), not the entity's descriptor",
-        **{f: HTTP for f in ("af_http_server_new", "af_http_server_free", "af_http_server_set_authorize",
-                             "af_http_server_max_body_bytes", "af_http_handle", "af_http_response_status",
-                             "af_http_response_headers_copy", "af_http_response_body", "af_http_response_take_stream",
-                             "af_http_response_free", "af_http_stream_next_copy", "af_http_stream_free")},
+        "af_http_server_set_authorize": "the Swift web server (SwiftNIO, Vapor, Hummingbird) authorizes requests before it hands them over; the core's bearerToken covers the rest",
     },
 }
 DECLARATION = {

@@ -2,7 +2,7 @@ import AppFunctions
 import Foundation
 import XCTest
 
-// The README's agent loop, MCP session and synchronous delegate, as written there (the swift lane checks that each
+// The README's agent loop, MCP session, MCP over HTTP and synchronous delegate, as written there (the swift lane checks that each
 // block marked `<!-- swift-lane: ReadmeExamplesTests.swift -->` in README.md appears here
 // verbatim), run against a scripted model and a scripted MCP client.
 
@@ -37,6 +37,25 @@ func serve(_ dispatcher: AppFunctionDispatcher, incoming: AsyncStream<String>,
             group.addTask { if let reply = await session.handle(message) { await send(reply) } }
         }
         group.cancelAll() // the connection closed
+    }
+}
+
+// --- the README's MCP over HTTP -----------------------------------------------------------------
+
+func answer(_ mcp: AppFunctionHttpServer, method: String, path: String, query: String?,
+            headers: [(name: String, value: String)], body: [UInt8],
+            respond: (Int, [(name: String, value: String)]) -> Void, // status and headers
+            write: ([UInt8]) -> Bool) throws { // a piece of the body, flushed; false: the client left
+    let r = try mcp.handle(method: method, path: path, query: query, headers: headers, body: body)
+    respond(r.status, r.headers)
+    guard let stream = r.stream else { _ = write(r.body); return }
+    defer { stream.close() } // the client went away or the stream ended: a call it carries is cancelled
+    while true {
+        switch try stream.next(timeoutMilliseconds: 15_000) { // blocks this thread: the web server's
+        case .frame(let bytes): if !write(bytes) { return }
+        case .idle: if !write(Array(":\n\n".utf8)) { return } // a keep-alive finds a client that left
+        case .end: return
+        }
     }
 }
 
@@ -124,6 +143,35 @@ struct FeatureFlags: AppFunctionSynchronousDelegate {
 }
 
 final class ReadmeExamplesTests: XCTestCase {
+    func testTheMCPOverHTTPExampleAnswersAClientAndStreamsACall() throws {
+        let dispatcher = AppFunctionDispatcher()
+        try registerWeather(on: dispatcher)
+        let mcp = try AppFunctionHttpServer(dispatcher: dispatcher)
+        defer { mcp.close() }
+        func exchange(_ method: String, _ body: String, _ extra: [(name: String, value: String)] = [])
+            throws -> (status: Int, headers: [(name: String, value: String)], body: String) {
+            var status = 0
+            var sent: [(name: String, value: String)] = []
+            var out: [UInt8] = []
+            try answer(mcp, method: method, path: "/mcp", query: nil,
+                       headers: [("Accept", "application/json, text/event-stream"), ("Content-Type", "application/json")] + extra,
+                       body: Array(body.utf8),
+                       respond: { status = $0; sent = $1 }, write: { out += $0; return true })
+            return (status, sent, String(decoding: out, as: UTF8.self))
+        }
+        let initialize = try exchange("POST", #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+        XCTAssertEqual(initialize.status, 200, initialize.body)
+        let sid = try XCTUnwrap(initialize.headers.first { $0.name.lowercased() == "mcp-session-id" }?.value)
+        let session: [(name: String, value: String)] = [("Mcp-Session-Id", sid), ("MCP-Protocol-Version", "2025-11-25")]
+        XCTAssertEqual(try exchange("POST", #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, session).status, 202)
+        let call = try exchange("POST", #"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{}}}"#, session)
+        XCTAssertEqual(call.status, 200)
+        XCTAssertTrue(call.headers.contains { $0.name == "Content-Type" && $0.value == "text/event-stream" }, "\(call.headers)")
+        XCTAssertTrue(call.body.hasPrefix("event: message\ndata: ") && call.body.contains(#""id":3"#), call.body)
+        let foreign = try exchange("POST", #"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#, session + [("Origin", "https://evil.example")])
+        XCTAssertEqual(foreign.status, 403, "the core's Origin check")
+    }
+
     func testTheFeatureFlagsDelegateTurnsAFunctionOff() async throws {
         let dispatcher = AppFunctionDispatcher()
         try registerWeather(on: dispatcher)
