@@ -50,8 +50,9 @@ let package = Package(
         .target(name: "DotNetIntents", dependencies: ["AppFunctionsIntents", standIn], path: "Tests/DotNetIntents"),
         .testTarget(name: "AppFunctionsTests",
                     dependencies: ["AppFunctions", "AppFunctionsIntents", "DemoIntents", "MappingIntents", "DotNetIntents", standIn],
-                    // read by AppIntentsTests beside its source (a link to tests/golden's)
-                    exclude: ["apple-mapping.bundle.json"]),
+                    // read by AppIntentsTests beside its source (a link to tests/golden's), and
+                    // by DescriptorTextTests
+                    exclude: ["apple-mapping.bundle.json", "descriptor-text.golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

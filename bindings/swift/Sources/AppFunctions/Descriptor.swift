@@ -9,7 +9,8 @@ public struct AppFunctionField: Sendable {
     /// rule it may be absent (and then binds as null).
     public let isOptional: Bool
     /// Value constraints the core states in the schema and enforces (docs/descriptors.md).
-    public let constraints: AppFunctionConstraints?
+    public var constraints: AppFunctionConstraints? { constraintsBox?.value }
+    let constraintsBox: AppFunctionConstraints.Box?
     let valueType: any AppFunctionValue.Type
 
     /// A field of Swift type `T`; an `Optional` type makes the field optional and nullable.
@@ -18,24 +19,50 @@ public struct AppFunctionField: Sendable {
     ) {
         self.name = name
         self.description = description
-        self.constraints = constraints
+        self.constraintsBox = AppFunctionConstraints.Box(constraints)
         self.valueType = type
-        if case .nullable(let inner) = T.appFunctionType {
+        // (asked once: a record's or an enum's type names it, a runtime call)
+        let t = T.appFunctionType
+        if case .nullable(let inner) = t {
             self.type = inner
             self.isOptional = true
         } else {
-            self.type = T.appFunctionType
+            self.type = t
             self.isOptional = false
         }
     }
 
-    var json: JSONValue {
-        var o: [(String, JSONValue)] = [("name", .string(name)), ("type", type.json)]
-        if let d = description { o.append(("description", .string(d))) }
+    /// The field's descriptor JSON, written into `out` (a record's or an entity's `fields`).
+    func write(to out: inout JSONOut) {
+        out.ascii(#"{"name":"#)
+        out.string(name)
+        out.ascii(#","type":"#)
+        type.write(to: &out)
+        if let d = description {
+            out.ascii(#","description":"#)
+            out.string(d)
+        }
         // nullable is enough: the core's one nullable rule makes the field optional
-        if isOptional { o.append(("nullable", .bool(true))) }
-        if let c = constraints { o += c.members }
-        return .object(o)
+        if isOptional { out.ascii(#","nullable":true"#) }
+        if let c = constraintsBox { c.value.write(to: &out) }
+        out.byte(0x7D)
+    }
+
+    /// `write(to:)`'s text.
+    var jsonText: String {
+        var out = JSONOut(capacity: 128)
+        write(to: &out)
+        return out.text
+    }
+
+    /// A JSON array of fields (a record's or an entity's `fields`).
+    static func write(_ fields: [AppFunctionField], to out: inout JSONOut) {
+        out.byte(0x5B)
+        for (i, f) in fields.enumerated() {
+            if i > 0 { out.byte(0x2C) }
+            f.write(to: &out)
+        }
+        out.byte(0x5D)
     }
 }
 
@@ -51,7 +78,8 @@ public struct AppFunctionParameter: Sendable {
     /// The default's JSON text, when there is one.
     public let defaultJSON: String?
     /// Value constraints the core states in the schema and enforces (docs/descriptors.md).
-    public let constraints: AppFunctionConstraints?
+    public var constraints: AppFunctionConstraints? { constraintsBox?.value }
+    let constraintsBox: AppFunctionConstraints.Box?
     let valueType: any AppFunctionValue.Type
 
     public init<T: AppFunctionValue>(
@@ -59,15 +87,16 @@ public struct AppFunctionParameter: Sendable {
     ) {
         self.name = name
         self.description = description
-        self.constraints = constraints
+        self.constraintsBox = AppFunctionConstraints.Box(constraints)
         self.valueType = type
         self.defaultJSON = nil
-        if case .nullable(let inner) = T.appFunctionType {
+        let t = T.appFunctionType
+        if case .nullable(let inner) = t {
             self.type = inner
             self.isOptional = true
             self.isNullable = true
         } else {
-            self.type = T.appFunctionType
+            self.type = t
             self.isOptional = false
             self.isNullable = false
         }
@@ -89,23 +118,20 @@ public struct AppFunctionParameter: Sendable {
         isOptional = true
         isNullable = p.isNullable
         self.defaultJSON = defaultJSON
-        constraints = p.constraints
+        constraintsBox = p.constraintsBox
         valueType = p.valueType
     }
 
-    var json: JSONValue {
-        var o: [(String, JSONValue)] = [("name", .string(name)), ("type", type.json)]
-        if let d = description { o.append(("description", .string(d))) }
-        // no "optional": nullable parameters are optional by the core's one nullable rule,
-        // and a default makes a parameter optional
-        if isNullable { o.append(("nullable", .bool(true))) }
-        if let d = defaultJSON { o.append(("default", .raw(d))) }
-        if let c = constraints { o += c.members }
-        return .object(o)
+    /// `write(to:)`'s text.
+    var jsonText: String {
+        var out = JSONOut(capacity: 128)
+        write(to: &out)
+        return out.text
     }
 
-    /// `json`, written straight into `out` (no tree: registering a function writes one per
-    /// parameter).
+    /// The parameter's descriptor JSON, written straight into `out` (no tree: registering a
+    /// function writes one per parameter). No "optional": nullable parameters are optional by
+    /// the core's one nullable rule, and a default makes a parameter optional.
     func write(to out: inout JSONOut) {
         out.ascii(#"{"name":"#)
         out.string(name)
@@ -120,7 +146,7 @@ public struct AppFunctionParameter: Sendable {
             out.ascii(#","default":"#)
             out.raw(d)
         }
-        if let c = constraints { c.write(to: &out) }
+        if let c = constraintsBox { c.value.write(to: &out) }
         out.byte(0x7D)
     }
 }
@@ -128,7 +154,15 @@ public struct AppFunctionParameter: Sendable {
 @resultBuilder
 public enum AppFunctionParametersBuilder {
     public static func buildExpression(_ p: AppFunctionParameter) -> [AppFunctionParameter] { [p] }
-    public static func buildBlock(_ parts: [AppFunctionParameter]...) -> [AppFunctionParameter] { parts.flatMap { $0 } }
+    public static func buildBlock(_ parts: [AppFunctionParameter]...) -> [AppFunctionParameter] {
+        // (one array of the parts' size, not flatMap's growing one: a descriptor is built per
+        // registration)
+        if parts.count == 1 { return parts[0] }
+        var all: [AppFunctionParameter] = []
+        all.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        for p in parts { all.append(contentsOf: p) }
+        return all
+    }
     public static func buildOptional(_ p: [AppFunctionParameter]?) -> [AppFunctionParameter] { p ?? [] }
     public static func buildEither(first p: [AppFunctionParameter]) -> [AppFunctionParameter] { p }
     public static func buildEither(second p: [AppFunctionParameter]) -> [AppFunctionParameter] { p }
@@ -208,10 +242,24 @@ public struct AppFunctionDescriptor: Sendable {
         self.parameters = parameters()
     }
 
+    /// The descriptor's JSON text (`write(result:symbol:to:)`'s).
     func json(result: AppFunctionType, symbol: String?) -> String {
-        // written straight into bytes, not through a JSONValue tree (issue 30: the tree was
-        // most of what registering a function cost in Swift)
-        var out = JSONOut()
+        var out = JSONOut(capacity: textCapacity)
+        write(result: result, symbol: symbol, to: &out)
+        return out.text
+    }
+
+    /// About the size of the descriptor's JSON (its buffer grows no more than once).
+    var textCapacity: Int {
+        var n = 160 + id.utf8.count + (title?.utf8.count ?? 0) + (description?.utf8.count ?? 0)
+        for p in parameters { n += 96 + p.name.utf8.count + (p.description?.utf8.count ?? 0) }
+        return n
+    }
+
+    /// The descriptor's JSON, written straight into bytes, not through a JSONValue tree (issue
+    /// 30: the tree was most of what registering a function cost in Swift), and handed to the
+    /// core as those bytes (`JSONOut.withCString`).
+    func write(result: AppFunctionType, symbol: String?, to out: inout JSONOut) {
         out.ascii(#"{"id":"#)
         out.string(id)
         if let t = title {
@@ -232,7 +280,7 @@ public struct AppFunctionDescriptor: Sendable {
             p.write(to: &out)
         }
         out.ascii(#"],"result":"#)
-        if let c = resultConstraints, !c.members.isEmpty, result != .void {
+        if let c = resultConstraints, !c.isEmpty, result != .void {
             out.ascii(#"{"type":"#)
             result.write(to: &out)
             c.write(to: &out)
@@ -261,7 +309,6 @@ public struct AppFunctionDescriptor: Sendable {
             out.ascii("]}")
         }
         out.byte(0x7D)
-        return out.text
     }
 
     func collectNamedTypes(result: (any AppFunctionValue.Type)?, into c: inout AppFunctionTypeCollector) {
@@ -306,33 +353,72 @@ public struct AppFunctionConstraints: Sendable, Equatable {
         self.uniqueItems = uniqueItems
     }
 
-    /// `members` written into an object being written (each with its leading comma).
-    func write(to out: inout JSONOut) {
-        for (k, v) in members {
-            out.byte(0x2C)
-            out.string(k)
-            out.byte(0x3A)
-            v.write(to: &out)
+    /// Constraints held by reference in a parameter or a field: those are copied several
+    /// times while a descriptor is built (the result builders' arrays), and a reference is
+    /// one word where the optional struct is some 150 bytes copied through its generic
+    /// value witness each time (issue 30: registering a function).
+    final class Box: Sendable {
+        let value: AppFunctionConstraints
+
+        init(_ value: AppFunctionConstraints) { self.value = value }
+
+        /// nil for no constraints.
+        convenience init?(_ value: AppFunctionConstraints?) {
+            guard let value else { return nil }
+            self.init(value)
         }
     }
 
-    /// The descriptor keys, in the order docs/descriptors.md lists them.
-    var members: [(String, JSONValue)] {
-        func number(_ d: Double) -> JSONValue {
-            d == d.rounded() && abs(d) < 9_007_199_254_740_992 ? .int(Int(d)) : .raw(String(d))
+    /// True when no constraint is set.
+    var isEmpty: Bool {
+        minimum == nil && maximum == nil && exclusiveMinimum == nil && exclusiveMaximum == nil
+            && minLength == nil && maxLength == nil && pattern == nil && minItems == nil && maxItems == nil
+            && uniqueItems == nil
+    }
+
+    /// The descriptor keys written into an object being written (each with its leading
+    /// comma), in the order docs/descriptors.md lists them.
+    func write(to out: inout JSONOut) {
+        if let v = minimum {
+            out.ascii(#","minimum":"#)
+            out.number(v)
         }
-        var o: [(String, JSONValue)] = []
-        if let v = minimum { o.append(("minimum", number(v))) }
-        if let v = maximum { o.append(("maximum", number(v))) }
-        if let v = exclusiveMinimum { o.append(("exclusiveMinimum", number(v))) }
-        if let v = exclusiveMaximum { o.append(("exclusiveMaximum", number(v))) }
-        if let v = minLength { o.append(("minLength", .int(v))) }
-        if let v = maxLength { o.append(("maxLength", .int(v))) }
-        if let v = pattern { o.append(("pattern", .string(v))) }
-        if let v = minItems { o.append(("minItems", .int(v))) }
-        if let v = maxItems { o.append(("maxItems", .int(v))) }
-        if let v = uniqueItems { o.append(("uniqueItems", .bool(v))) }
-        return o
+        if let v = maximum {
+            out.ascii(#","maximum":"#)
+            out.number(v)
+        }
+        if let v = exclusiveMinimum {
+            out.ascii(#","exclusiveMinimum":"#)
+            out.number(v)
+        }
+        if let v = exclusiveMaximum {
+            out.ascii(#","exclusiveMaximum":"#)
+            out.number(v)
+        }
+        if let v = minLength {
+            out.ascii(#","minLength":"#)
+            out.int(v)
+        }
+        if let v = maxLength {
+            out.ascii(#","maxLength":"#)
+            out.int(v)
+        }
+        if let v = pattern {
+            out.ascii(#","pattern":"#)
+            out.string(v)
+        }
+        if let v = minItems {
+            out.ascii(#","minItems":"#)
+            out.int(v)
+        }
+        if let v = maxItems {
+            out.ascii(#","maxItems":"#)
+            out.int(v)
+        }
+        if let v = uniqueItems {
+            out.ascii(#","uniqueItems":"#)
+            out.bool(v)
+        }
     }
 }
 

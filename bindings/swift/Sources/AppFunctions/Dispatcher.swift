@@ -122,7 +122,9 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         var collector = newCollector()
         d.collectNamedTypes(result: result, into: &collector)
         try define(collector)
-        try check(af_register_function(raw, d.json(result: Result.appFunctionType, symbol: nil), nil, nil, nil), "registerOutput")
+        var out = JSONOut(capacity: d.textCapacity)
+        d.write(result: Result.appFunctionType, symbol: nil, to: &out)
+        try check(out.withCString { af_register_function(raw, $0, nil, nil, nil) }, "registerOutput")
         views.changed()
     }
 
@@ -135,7 +137,12 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         var collector = newCollector()
         descriptor.collectNamedTypes(result: result, into: &collector)
         try define(collector)
-        try registerRaw(descriptor.json(result: result?.appFunctionType ?? .void, symbol: nil), box)
+        var out = JSONOut(capacity: descriptor.textCapacity)
+        descriptor.write(result: result?.appFunctionType ?? .void, symbol: nil, to: &out)
+        // The core owns the retained box from here on, also when registration fails.
+        let st = out.withCString { af_register_function(raw, $0, handlerTrampoline, box.retainedPointer(), releaseUserData) }
+        try check(st, "register")
+        views.changed()
     }
 
     private func registerRaw(_ descriptorJSON: String, _ box: HandlerBox) throws {
@@ -153,13 +160,16 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         lookup: @escaping @Sendable (AppFunctionContext, AppFunctionEntityRequest) async throws -> [E]
     ) throws {
         var collector = newCollector()
-        for f in E.fields { collector.visit(f.valueType) }
+        let fields = E.fields // (a result builder's run: asked once)
+        for f in fields { collector.visit(f.valueType) }
         try define(collector)
         let box = HandlerBox { context, json in
             let request = try parseEntityRequest(json)
             return try AppJSON.encode(try await lookup(context, request))
         }
-        let st = af_register_entity(raw, E.entityDescriptorJSON.text, handlerTrampoline, box.retainedPointer(), releaseUserData)
+        var out = JSONOut()
+        E.writeEntityDescriptor(fields: fields, to: &out)
+        let st = out.withCString { af_register_entity(raw, $0, handlerTrampoline, box.retainedPointer(), releaseUserData) }
         try check(st, "registerEntity(\(E.entityName))")
         _ = definedTypes.withLock { $0.insert(E.entityName) }
         views.changed()
@@ -175,16 +185,12 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 
     /// Defines the collected enums and records the core does not know yet, in one call.
     private func define(_ c: AppFunctionTypeCollector) throws {
+        if c.enums.isEmpty && c.records.isEmpty { return }
         try definedTypes.withLock { defined in
-            let enums = c.enums.filter { !defined.contains($0.name) }
-            let records = c.records.filter { !defined.contains($0.name) }
-            if enums.isEmpty && records.isEmpty { return }
-            let doc = JSONValue.object([
-                ("enums", .array(enums.map(\.json))), ("records", .array(records.map(\.json))),
-            ]).text
-            try check(af_define_types(raw, doc), "defineTypes")
-            for e in enums { defined.insert(e.name) }
-            for r in records { defined.insert(r.name) }
+            guard var doc = c.document(skipping: defined) else { return }
+            try check(doc.withCString { af_define_types(raw, $0) }, "defineTypes")
+            for e in c.enums { defined.insert(e.name) }
+            for r in c.records { defined.insert(r.name) }
         }
     }
 

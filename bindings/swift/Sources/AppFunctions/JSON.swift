@@ -37,7 +37,8 @@ enum AppJSON {
     }
 }
 
-/// A small JSON tree for descriptors (keys keep their order; `raw` embeds encoded text).
+/// A small JSON tree (keys keep their order; `raw` embeds encoded text), for JSON built off the
+/// registration path; registration writes its JSON straight into a `JSONOut`.
 indirect enum JSONValue: Sendable {
     case string(String)
     case bool(Bool)
@@ -88,6 +89,53 @@ struct JSONOut {
     init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
 
     var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The bytes as a NUL-terminated C string for the length of `body`: what the core reads,
+    /// handed over without a `String` made and copied again for C (issue 30).
+    mutating func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        bytes.append(0)
+        defer { bytes.removeLast() }
+        return try bytes.withUnsafeBufferPointer { u in
+            try u.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+        }
+    }
+
+    /// Text written already (a type's definition, written once).
+    mutating func bytes(_ b: [UInt8]) { bytes.append(contentsOf: b) }
+
+    /// A decimal integer.
+    mutating func int(_ v: Int) {
+        if v == 0 { bytes.append(0x30); return }
+        if v < 0 { bytes.append(0x2D) }
+        // digits of the magnitude, least significant first (Int.min's too: UInt)
+        var m = v.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // 24 bytes: 20 digits at most
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            while m > 0 {
+                d[n] = UInt8(truncatingIfNeeded: m % 10) + 0x30
+                m /= 10
+                n += 1
+            }
+            var i = n - 1
+            while i >= 0 {
+                bytes.append(d[i])
+                i -= 1
+            }
+        }
+    }
+
+    /// A bound of a value constraint: an integral value as an integer (exact up to 2^53),
+    /// any other as Swift prints a `Double`.
+    mutating func number(_ d: Double) {
+        if d == d.rounded() && abs(d) < 9_007_199_254_740_992 {
+            int(Int(d))
+        } else {
+            raw(String(d))
+        }
+    }
+
+    @inline(__always) mutating func bool(_ b: Bool) { b ? ascii("true") : ascii("false") }
 
     @inline(__always) mutating func byte(_ b: UInt8) { bytes.append(b) }
 

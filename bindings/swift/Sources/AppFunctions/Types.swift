@@ -1,7 +1,7 @@
 import Foundation
 
 /// A type in the descriptor format (docs/descriptors.md, "Types").
-public indirect enum AppFunctionType: Sendable, Hashable, CustomStringConvertible {
+public enum AppFunctionType: Sendable, Hashable, CustomStringConvertible {
     case string, boolean, int32, int64, double, dateTime, date, uuid
     /// A named enum, defined with `AppFunctionEnum`.
     case enumeration(String)
@@ -9,31 +9,14 @@ public indirect enum AppFunctionType: Sendable, Hashable, CustomStringConvertibl
     case record(String)
     /// An entity: its id as a parameter, the full entity as a value (`AppFunctionEntity`).
     case entity(String)
-    case array(AppFunctionType)
-    case nullable(AppFunctionType)
+    // (only these two are boxed: a named type's case holds its name inline, no allocation
+    // each time a parameter asks its type, issue 30)
+    indirect case array(AppFunctionType)
+    indirect case nullable(AppFunctionType)
     /// Results only: no value.
     case void
 
-    var json: JSONValue {
-        switch self {
-        case .string: return .string("string")
-        case .boolean: return .string("boolean")
-        case .int32: return .string("int32")
-        case .int64: return .string("int64")
-        case .double: return .string("double")
-        case .dateTime: return .string("dateTime")
-        case .date: return .string("date")
-        case .uuid: return .string("uuid")
-        case .void: return .string("void")
-        case .enumeration(let n): return .object([("enum", .string(n))])
-        case .record(let n): return .object([("record", .string(n))])
-        case .entity(let n): return .object([("entity", .string(n))])
-        case .array(let t): return .object([("array", t.json)])
-        case .nullable(let t): return .object([("nullable", t.json)])
-        }
-    }
-
-    /// `json`, written straight into `out`.
+    /// The type's descriptor JSON, written straight into `out`.
     func write(to out: inout JSONOut) {
         switch self {
         case .string: out.ascii(#""string""#)
@@ -69,7 +52,11 @@ public indirect enum AppFunctionType: Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The descriptor JSON of this type, e.g. `{"array":"string"}`.
-    public var description: String { json.text }
+    public var description: String {
+        var out = JSONOut(capacity: 32)
+        write(to: &out)
+        return out.text
+    }
 
     /// Reads a type from the registry's JSON form (a name or a one-key object).
     init?(jsonObject v: Any) {
@@ -168,17 +155,34 @@ extension AppFunctionEnum {
     public static var appFunctionType: AppFunctionType { .enumeration(typeName) }
 
     public static func collectNamedTypes(into collector: inout AppFunctionTypeCollector) {
-        guard collector.begin(typeName) else { return }
-        let members: [JSONValue] = allCases.map { c in
-            if let d = memberDescriptions[c.rawValue] {
-                return .object([("name", .string(c.rawValue)), ("description", .string(d))])
-            }
-            return .string(c.rawValue)
+        let name = typeName
+        guard collector.begin(name) else { return }
+        // written straight into bytes, once per type (no tree, no closure over the cases)
+        var out = JSONOut(capacity: 256)
+        out.ascii(#"{"name":"#)
+        out.string(name)
+        if let d = typeDescription {
+            out.ascii(#","description":"#)
+            out.string(d)
         }
-        var def: [(String, JSONValue)] = [("name", .string(typeName))]
-        if let d = typeDescription { def.append(("description", .string(d))) }
-        def.append(("members", .array(members)))
-        collector.enums.append((typeName, .object(def)))
+        out.ascii(#","members":["#)
+        let descriptions = memberDescriptions
+        // (the names through `map`: a `for` over `AllCases` looks up its iterator's and
+        // element's types by their mangled names, about 250,000 instructions at first use)
+        for (i, member) in allCases.map({ $0.rawValue }).enumerated() {
+            if i > 0 { out.byte(0x2C) }
+            if let d = descriptions[member] {
+                out.ascii(#"{"name":"#)
+                out.string(member)
+                out.ascii(#","description":"#)
+                out.string(d)
+                out.byte(0x7D)
+            } else {
+                out.string(member)
+            }
+        }
+        out.ascii("]}")
+        collector.enums.append((name, out.bytes))
     }
 }
 
@@ -207,12 +211,20 @@ extension AppFunctionRecord {
     public static var appFunctionType: AppFunctionType { .record(typeName) }
 
     public static func collectNamedTypes(into collector: inout AppFunctionTypeCollector) {
-        guard collector.begin(typeName) else { return }
+        let name = typeName
+        guard collector.begin(name) else { return }
         let fs = fields
-        var def: [(String, JSONValue)] = [("name", .string(typeName))]
-        if let d = typeDescription { def.append(("description", .string(d))) }
-        def.append(("fields", .array(fs.map(\.json))))
-        collector.records.append((typeName, .object(def)))
+        var out = JSONOut(capacity: 512)
+        out.ascii(#"{"name":"#)
+        out.string(name)
+        if let d = typeDescription {
+            out.ascii(#","description":"#)
+            out.string(d)
+        }
+        out.ascii(#","fields":"#)
+        AppFunctionField.write(fs, to: &out)
+        out.byte(0x7D)
+        collector.records.append((name, out.bytes))
         for f in fs { f.valueType.collectNamedTypes(into: &collector) }
     }
 }
@@ -241,21 +253,40 @@ extension AppFunctionEntity {
         for f in fields { f.valueType.collectNamedTypes(into: &collector) }
     }
 
-    static var entityDescriptorJSON: JSONValue {
-        var o: [(String, JSONValue)] = [("name", .string(entityName))]
-        if let t = entityTitle { o.append(("title", .string(t))) }
-        if let d = typeDescription { o.append(("description", .string(d))) }
-        o.append(("idField", .string(idField)))
-        o.append(("fields", .array(fields.map(\.json))))
-        return .object(o)
+    /// The entity's descriptor (`af_register_entity`), its `fields` given (asked once by
+    /// `registerEntity`).
+    static func writeEntityDescriptor(fields: [AppFunctionField], to out: inout JSONOut) {
+        out.ascii(#"{"name":"#)
+        out.string(entityName)
+        if let t = entityTitle {
+            out.ascii(#","title":"#)
+            out.string(t)
+        }
+        if let d = typeDescription {
+            out.ascii(#","description":"#)
+            out.string(d)
+        }
+        out.ascii(#","idField":"#)
+        out.string(idField)
+        out.ascii(#","fields":"#)
+        AppFunctionField.write(fields, to: &out)
+        out.byte(0x7D)
+    }
+
+    /// `writeEntityDescriptor`'s text.
+    static var entityDescriptorJSON: String {
+        var out = JSONOut()
+        writeEntityDescriptor(fields: fields, to: &out)
+        return out.text
     }
 }
 
 /// Gathers the named enums and records a descriptor needs, each once.
 public struct AppFunctionTypeCollector {
     var seen: Set<String> = []
-    var enums: [(name: String, json: JSONValue)] = []
-    var records: [(name: String, json: JSONValue)] = []
+    /// Each type's definition, written once (JSON text as UTF-8).
+    var enums: [(name: String, json: [UInt8])] = []
+    var records: [(name: String, json: [UInt8])] = []
 
     public init() {}
 
@@ -268,6 +299,28 @@ public struct AppFunctionTypeCollector {
 
     mutating func visit(_ t: any AppFunctionValue.Type) {
         t.collectNamedTypes(into: &self)
+    }
+
+    /// `af_define_types`'s document, `{"enums":[...],"records":[...]}`, of the collected
+    /// types less those `skip` holds; nil when that leaves none.
+    func document(skipping skip: Set<String> = []) -> JSONOut? {
+        var out = JSONOut(capacity: 1024)
+        var any = false
+        func list(_ types: [(name: String, json: [UInt8])]) {
+            var first = true
+            for t in types where !skip.contains(t.name) {
+                if !first { out.byte(0x2C) }
+                first = false
+                any = true
+                out.bytes(t.json)
+            }
+        }
+        out.ascii(#"{"enums":["#)
+        list(enums)
+        out.ascii(#"],"records":["#)
+        list(records)
+        out.ascii("]}")
+        return any ? out : nil
     }
 }
 

@@ -35,13 +35,28 @@ public struct AppFunctionToolkit: Sendable {
         self.systemPrompt = systemPrompt
     }
 
-    var json: String {
-        var o: [(String, JSONValue)] = [("name", .string(name))]
-        if let d = description { o.append(("description", .string(d))) }
-        if let r = functionResult { o.append(("functionResult", .string(r))) }
-        if let p = systemPrompt { o.append(("systemPrompt", .string(p))) }
-        return JSONValue.object(o).text
+    /// The toolkit's JSON (`af_define_toolkit`), written straight into bytes.
+    var jsonOut: JSONOut {
+        var out = JSONOut(capacity: 256)
+        out.ascii(#"{"name":"#)
+        out.string(name)
+        if let d = description {
+            out.ascii(#","description":"#)
+            out.string(d)
+        }
+        if let r = functionResult {
+            out.ascii(#","functionResult":"#)
+            out.string(r)
+        }
+        if let p = systemPrompt {
+            out.ascii(#","systemPrompt":"#)
+            out.string(p)
+        }
+        out.byte(0x7D)
+        return out
     }
+
+    var json: String { jsonOut.text }
 }
 
 /// What one conversation's model sees of a dispatcher: toolkits collapsed into one container
@@ -248,8 +263,12 @@ let toolkitTextTrampoline: af_toolkit_text_fn = { userData, _, which, metadataJS
 final class ViewRegistry: @unchecked Sendable {
     private struct Weak { weak var view: AppFunctionView? }
     private let views = Locked<[Weak]>([])
+    /// How many views were ever added: most registering happens before any, and then
+    /// `changed` makes no list (an `Int` under a lock, as `liveBoxes`: no new generic type).
+    private let added = Locked(0)
 
     func add(_ v: AppFunctionView) {
+        added.withLock { $0 += 1 }
         views.withLock { list in
             list.removeAll { $0.view == nil }
             list.append(Weak(view: v))
@@ -257,6 +276,7 @@ final class ViewRegistry: @unchecked Sendable {
     }
 
     func changed() {
+        if added.withLock({ $0 }) == 0 { return }
         let open = views.withLock { $0.compactMap(\.view) }
         for v in open { v.refreshGeneration() }
     }
@@ -286,11 +306,13 @@ extension AppFunctionDispatcher {
         _ toolkit: AppFunctionToolkit,
         texts: (@Sendable (AppFunctionToolkitText, _ metadataJSON: String) -> String?)? = nil
     ) throws {
+        var json = toolkit.jsonOut
         let st: af_status
         if let texts {
-            st = af_define_toolkit(raw, toolkit.json, toolkitTextTrampoline, ToolkitTextsBox(texts).retainedPointer(), releaseUserData)
+            let box = ToolkitTextsBox(texts).retainedPointer()
+            st = json.withCString { af_define_toolkit(raw, $0, toolkitTextTrampoline, box, releaseUserData) }
         } else {
-            st = af_define_toolkit(raw, toolkit.json, nil, nil, nil)
+            st = json.withCString { af_define_toolkit(raw, $0, nil, nil, nil) }
         }
         guard st == AF_OK else { throw AppFunctionError(.invalidArgument, "defineToolkit(\(toolkit.name)): \(lastError())") }
         views.changed()

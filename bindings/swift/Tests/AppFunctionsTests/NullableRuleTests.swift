@@ -32,8 +32,8 @@ final class Seen: @unchecked Sendable {
 final class NullableRuleTests: XCTestCase {
     func testANullableParameterIsDescribedWithoutOptionalAndTheCoreMakesItOptional() throws {
         let title = AppFunctionParameter("title", String?.self, description: "The new title if it should be updated.")
-        XCTAssertEqual(title.json.text, #"{"name":"title","type":"string","description":"The new title if it should be updated.","nullable":true}"#)
-        XCTAssertEqual(AppFunctionField("title", String?.self).json.text, #"{"name":"title","type":"string","nullable":true}"#)
+        XCTAssertEqual(title.jsonText, #"{"name":"title","type":"string","description":"The new title if it should be updated.","nullable":true}"#)
+        XCTAssertEqual(AppFunctionField("title", String?.self).jsonText, #"{"name":"title","type":"string","nullable":true}"#)
 
         let d = AppFunctionDispatcher()
         try registerShop(on: d, store: ShopStore())
