@@ -210,7 +210,12 @@ public struct AppFunctionDescriptor: Sendable {
     /// (register it with `registerOutput`).
     public var kind: AppFunctionKind
     /// Value constraints the core checks the handler's result against (`HandlerFailed`).
-    public var resultConstraints: AppFunctionConstraints?
+    public var resultConstraints: AppFunctionConstraints? {
+        get { resultConstraintsBox?.value }
+        set { resultConstraintsBox = AppFunctionConstraints.Box(newValue) }
+    }
+    /// (held by reference, as a parameter's: a descriptor is copied on its way to the core)
+    private var resultConstraintsBox: AppFunctionConstraints.Box?
     /// Android callers allowed (empty: everyone) — the descriptor's `callers.allow`.
     public var allowedCallers: [String]
 
@@ -237,7 +242,7 @@ public struct AppFunctionDescriptor: Sendable {
         self.toolkit = toolkit
         self.condition = condition
         self.kind = kind
-        self.resultConstraints = resultConstraints
+        self.resultConstraintsBox = AppFunctionConstraints.Box(resultConstraints)
         self.allowedCallers = allowedCallers
         self.parameters = parameters()
     }
@@ -249,12 +254,9 @@ public struct AppFunctionDescriptor: Sendable {
         return out.text
     }
 
-    /// About the size of the descriptor's JSON (its buffer grows no more than once).
-    var textCapacity: Int {
-        var n = 160 + id.utf8.count + (title?.utf8.count ?? 0) + (description?.utf8.count ?? 0)
-        for p in parameters { n += 96 + p.name.utf8.count + (p.description?.utf8.count ?? 0) }
-        return n
-    }
+    /// Room for most descriptors' JSON at once (a larger one grows its buffer); with the
+    /// array's header still a size glibc's malloc serves from its per-thread cache.
+    var textCapacity: Int { 960 }
 
     /// The descriptor's JSON, written straight into bytes, not through a JSONValue tree (issue
     /// 30: the tree was most of what registering a function cost in Swift), and handed to the
@@ -280,7 +282,7 @@ public struct AppFunctionDescriptor: Sendable {
             p.write(to: &out)
         }
         out.ascii(#"],"result":"#)
-        if let c = resultConstraints, !c.isEmpty, result != .void {
+        if let c = resultConstraintsBox?.value, !c.isEmpty, result != .void {
             out.ascii(#"{"type":"#)
             result.write(to: &out)
             c.write(to: &out)
