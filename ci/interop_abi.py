@@ -566,7 +566,6 @@ NOT_WRAPPED = {
         "af_last_error_copy": "errors are read with af_last_error on the thread of the failed call",
         "af_call_on_cancel_remove": "a call's cancellation handler lives as long as its call",
         "af_call_entity_copy": "lookups read the request (af_call_lookup_request), not the entity's descriptor",
-        "af_http_server_set_authorize": "the Swift web server (SwiftNIO, Vapor, Hummingbird) authorizes requests before it hands them over; the core's bearerToken covers the rest",
     },
 }
 DECLARATION = {

@@ -113,6 +113,23 @@ public final class AppFunctionHttpServer: Sendable {
 
     public var isClosed: Bool { native.isClosed }
 
+    /// Sets the host's authorization hook, run for every request after the `Origin` and
+    /// bearer token checks, on the thread that calls `handle`: return nil to let the request
+    /// proceed, or the HTTP status to refuse it with (401, 403). nil removes the hook. A web
+    /// server that authorizes before it hands a request over (Vapor's middleware, a NIO
+    /// handler) needs none; this is for one that does not. Don't block in it.
+    public func setAuthorize(_ authorize: (@Sendable (AppFunctionHttpRequest) -> Int?)?) throws {
+        let status: af_status? = native.use { server in
+            if let authorize {
+                return af_http_server_set_authorize(server, httpAuthorizeTrampoline,
+                                                    AuthorizeBox(authorize).retainedPointer(), releaseUserData)
+            }
+            return af_http_server_set_authorize(server, nil, nil, nil)
+        }
+        guard let status else { throw AppFunctionError(.invalidArgument, "the AppFunctionHttpServer is closed") }
+        guard status == AF_OK else { throw AppFunctionError(.invalidArgument, "setAuthorize: \(lastError())") }
+    }
+
     /// Handles one request. `headers` are the request's header lines as received (names in
     /// any case; a line break or NUL in a name or value becomes a space, so a value cannot add
     /// a header line). A response with a `stream` comes back at once (a `tools/call` runs on
@@ -165,6 +182,58 @@ public final class AppFunctionHttpServer: Sendable {
     }
 }
 
+/// What the authorization hook sees of a request (copied from the core's, for the hook).
+public struct AppFunctionHttpRequest: Sendable {
+    public let method: String
+    public let path: String
+    /// The query string without its `?`, or nil when the request has none.
+    public let query: String?
+    /// The header lines, in order (a name or value's line breaks already spaces).
+    public let headers: [(name: String, value: String)]
+    public let body: [UInt8]
+
+    init(_ r: UnsafePointer<af_http_request>) {
+        let rq = r.pointee
+        method = rq.method.map { String(cString: $0) } ?? ""
+        path = rq.path.map { String(cString: $0) } ?? ""
+        query = rq.query.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        headers = headerLines(rq.headers.map { String(cString: $0) } ?? "")
+        if let b = rq.body, rq.body_len > 0 {
+            body = Array(UnsafeBufferPointer(start: b, count: Int(rq.body_len)))
+        } else {
+            body = []
+        }
+    }
+
+    /// The first header named `name` (in any case), or nil.
+    public func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+}
+
+final class AuthorizeBox: UserDataBox, @unchecked Sendable {
+    let authorize: @Sendable (AppFunctionHttpRequest) -> Int?
+    init(_ authorize: @escaping @Sendable (AppFunctionHttpRequest) -> Int?) { self.authorize = authorize }
+}
+
+let httpAuthorizeTrampoline: af_http_authorize_fn = { userData, request in
+    guard let request, let b = box(userData, as: AuthorizeBox.self) else { return 0 }
+    guard let refused = b.authorize(AppFunctionHttpRequest(request)) else { return 0 }
+    return Int32(clamping: refused)
+}
+
+/// `Name: value` lines (each ended by `\n`) as pairs, the value trimmed.
+func headerLines(_ block: String) -> [(name: String, value: String)] {
+    var list: [(name: String, value: String)] = []
+    for line in block.split(separator: "\n") {
+        guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { continue }
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        list.append((name: String(line[..<colon]), value: value))
+    }
+    return list
+}
+
 /// A header name or value on one line: CR, LF and NUL (which would end the block early)
 /// become spaces.
 private func oneLine(_ s: String) -> String {
@@ -192,13 +261,7 @@ public struct AppFunctionHttpResponse: Sendable {
     /// Copies out an `af_http_response` and frees it (its stream, taken, is the caller's).
     init(taking r: OpaquePointer) {
         status = Int(af_http_response_status(r))
-        var list: [(name: String, value: String)] = []
-        for line in (takeString(af_http_response_headers_copy(r)) ?? "").split(separator: "\n") {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { continue }
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            list.append((name: String(line[..<colon]), value: value))
-        }
-        headers = list
+        headers = headerLines(takeString(af_http_response_headers_copy(r)) ?? "")
         var length: UInt64 = 0
         if let p = af_http_response_body(r, &length), length > 0 {
             body = Array(UnsafeBufferPointer(start: p, count: Int(length)))

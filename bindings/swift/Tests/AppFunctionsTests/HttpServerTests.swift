@@ -129,6 +129,34 @@ final class HttpServerTests: XCTestCase {
         s.close() // no defer: Swift 6.0.3 crashes on defer in some async functions
     }
 
+    func testTheAuthorizationHookSeesTheRequestAndRefusesOrAllowsIt() throws {
+        let s = try AppFunctionHttpServer(dispatcher: d, configJSON: #"{"bearerToken":"t0k"}"#)
+        let released = Shared(0)
+        let token: [(name: String, value: String)] = json + [("Authorization", "Bearer t0k")]
+        // each hook alone holds its canary, so the canary's release is the hook's
+        try s.setAuthorize { [canary = Canary(released)] _ in canary.touch(); return 403 }
+        XCTAssertEqual(try post(s, initialize, token).status, 403, "refused by the hook")
+        let seen = Shared<[String]>([])
+        try s.setAuthorize { [canary = Canary(released)] request in // replaces the first, which is released
+            canary.touch()
+            seen.update { $0.append("\(request.method) \(request.path) \(request.query ?? "-") \(request.body.count) \(request.header("x-user") ?? "-")") }
+            return request.header("x-user") == "alice" ? nil : 403
+        }
+        XCTAssertEqual(released.value, 1, "the replaced hook was released")
+        XCTAssertEqual(try post(s, initialize, token + [("X-User", "bob")]).status, 403)
+        XCTAssertEqual(try s.handle(method: "POST", path: "/mcp", query: "a=1", headers: token + [("X-User", "alice")],
+                                    body: Array(initialize.utf8)).status, 200)
+        XCTAssertEqual(try post(s, initialize).status, 401, "the bearer token is checked before the hook")
+        XCTAssertEqual(seen.value, ["POST /mcp - \(initialize.utf8.count) bob", "POST /mcp a=1 \(initialize.utf8.count) alice"])
+        try s.setAuthorize(nil)
+        XCTAssertEqual(released.value, 2, "removing the hook released it")
+        XCTAssertEqual(try post(s, initialize, token).status, 200, "no hook")
+        try s.setAuthorize { [canary = Canary(released)] _ in canary.touch(); return 401 }
+        s.close()
+        XCTAssertEqual(released.value, 3, "the hook released with the server")
+        XCTAssertThrowsError(try s.setAuthorize(nil))
+    }
+
     func testTheStatelessRevisionAndItsHeaderChecks() throws {
         let s = try AppFunctionHttpServer(dispatcher: d)
         defer { s.close() }
@@ -213,4 +241,12 @@ final class HttpServerTests: XCTestCase {
         XCTAssertNil(read?.text, "nothing was sent on the stream")
         XCTAssertEqual(try stream.next(timeoutMilliseconds: 0), .end)
     }
+}
+
+/// Counts its own release (a hook's box let go by the core).
+final class Canary: Sendable {
+    let released: Shared<Int>
+    init(_ released: Shared<Int>) { self.released = released }
+    func touch() {}
+    deinit { released.update { $0 += 1 } }
 }
