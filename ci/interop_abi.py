@@ -512,7 +512,8 @@ def check_kotlin(files, base, errors, notes):
                       "every ABI function is reflected in every binding (docs/abi.md)")
 
 
-# Every Kotlin file calls AfNative only through internal/NativeCalls.kt: the public API and
+# Every Kotlin file calls AfNative (or one of its cold groups, AfNativeViews, AfNativeHttp, ...,
+# declared in the same file and bound on first use) only through internal/NativeCalls.kt: the public API and
 # the runtime under internal/ (trampolines, the invocation block, the dispatcher's handle)
 # alike, as every .NET file goes through Interop/NativeCalls.cs. AfNative.kt itself (the
 # imports and its string helpers) is the only other file that names an af_ function.
@@ -524,7 +525,7 @@ def check_kotlin_routing(files, errors):
         if KT_RAW_ALLOWED.search(path):
             continue
         text = strip_kt_comments(raw)
-        for m in re.finditer(r"\bAfNative\.(af_\w+)", text):
+        for m in re.finditer(r"\bAfNative\w*\.(af_\w+)", text):
             errors.append(f"Kotlin {path}:{line_of(text, m.start())}: calls {m.group(1)} directly; "
                           "every native call goes through internal/NativeCalls.kt")
 
@@ -664,6 +665,7 @@ def self_test(base_text, cs, kt, sw):
         ("cs", r"AppFunctionView\.cs$", "public void Reset() =>", "public void Reset() => Native.af_view_reset(_handle); private void X() =>",
          "calls af_view_reset directly"),
         ("kt", r"/View\.kt$", "NativeCalls.viewReset(it)", "AfNative.af_view_reset(it)", "calls af_view_reset directly"),
+        ("kt", r"/View\.kt$", "NativeCalls.viewReset(it)", "AfNativeViews.af_view_reset(it)", "calls af_view_reset directly"),
         # the runtime under internal/ routes through NativeCalls too: the handler's completion,
         # a gate's answer, the entity lookup's request
         ("kt", r"/internal/Runtime\.kt$", "NativeCalls.callReturn(call, resultJson?.cstr())", "AfNative.af_call_return(call, resultJson?.cstr())",

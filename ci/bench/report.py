@@ -957,8 +957,10 @@ REASONS = {
         "time, in the interpreter (the step-by-step table: the dispatcher's creation, the types and "
         "the first function hold most of it; the other 49 functions about 8 ms). No binding change "
         "brings an interpreted first run to a figure set by native code; the library's load (JNA's "
-        "own start and `Native.register` of the whole C ABI) is larger still and is not part of "
-        "this ratio.",
+        "own start: its classes and logger, `libjnidispatch` unpacked, `NativeLibrary`'s "
+        "`ldconfig -p` on desktop Linux, `Structure.FFIType`; then `Native.register` of the 35 "
+        "functions the first call needs, the other 68 bound on first use: the Kotlin README's "
+        "Cold start) is larger still and is not part of this ratio.",
     "binding_swift_vs_c_same_run_ratio":
         "In instructions (callgrind, `ci/bench/instructions-swift.sh`, 2026-12-01) the inline-handler "
         "`execute` is 11,140 per call against about 5,690 for C (1.96×, within the target: the "

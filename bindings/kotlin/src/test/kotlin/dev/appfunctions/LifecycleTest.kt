@@ -167,7 +167,7 @@ class LifecycleTest {
         assertEquals(if (p == 8) 40L else 28L, dev.appfunctions.internal.InvocationLayout.HOST_CONTEXT)
         assertEquals(if (p == 8) 32L else 20L, dev.appfunctions.internal.DelegateLayout.SIZE)
         for (code in AppFunctionErrorCode.entries) {
-            assertEquals(code.code, dev.appfunctions.internal.AfNative.af_error_code_from_name(code.name.toByteArray() + 0))
+            assertEquals(code.code, dev.appfunctions.internal.AfNativeAdmin.af_error_code_from_name(code.name.toByteArray() + 0))
         }
     }
 

@@ -10,6 +10,9 @@
 // Every function of the ABI is declared here, called or not (ci/interop_abi.py holds this
 // file to abi/v1.txt, as it holds the .NET binding's Native.cs); those the binding does not
 // call are in its NOT_WRAPPED list with the reason, and in the binding's README.
+// [AfNative] holds what loading, registering and the first call need, bound at load; the cold
+// groups after it (AfNativeViews, AfNativeMcp, AfNativeHttp, ...) are each bound on first use
+// ([AfNative.bind]): `Native.register` costs per function, on the JVM and on Android alike.
 @file:Suppress("FunctionName", "LocalVariableName")
 
 package dev.appfunctions.internal
@@ -77,8 +80,22 @@ internal object AfNative {
      */
     val library: NativeLibrary = NativeLibrary.getInstance(LIBRARY, mapOf(Library.OPTION_CLASSLOADER to AfNative::class.java.classLoader))
 
+    /** How many times each group of functions was bound (`Native.register`): once, or not yet. */
+    val bound: java.util.concurrent.ConcurrentHashMap<String, Int> = java.util.concurrent.ConcurrentHashMap()
+
+    /**
+     * Binds [group]'s `external fun`s to [library] (`Native.register`): this object's at load,
+     * each cold group's in its initializer, on first use (the JVM runs an object's initializer
+     * once, whichever threads reach it together).
+     */
+    fun bind(group: Class<*>) {
+        Native.register(group, library)
+        // one initializer per group runs this, so no two threads count the same key at once
+        bound[group.simpleName] = (bound[group.simpleName] ?: 0) + 1
+    }
+
     init {
-        Native.register(AfNative::class.java, library)
+        bind(AfNative::class.java)
     }
 
     external fun af_last_error(): Pointer?
@@ -88,32 +105,15 @@ internal object AfNative {
     external fun af_abi_version(): Int
     external fun af_error_code_name(code: Int): Pointer?
     external fun af_status_name(status: Int): Pointer?
-    external fun af_error_code_from_name(name: ByteArray?): Int
 
     // the call context
     external fun af_call_function_id(call: Pointer?): Pointer?
     external fun af_call_args(call: Pointer?): Pointer?
-    external fun af_call_lookup_request(call: Pointer?): Pointer?
-    external fun af_call_descriptor_json(call: Pointer?): Pointer?
     external fun af_call_kind(call: Pointer?): Int
-    // not called, as in .NET and Swift: an entity lookup reads af_call_lookup_request
-    external fun af_call_entity_copy(call: Pointer?): Pointer?
-    external fun af_call_platform(call: Pointer?): Int
-    external fun af_call_is_foreground(call: Pointer?): Byte
-    external fun af_call_caller_package(call: Pointer?): Pointer?
     external fun af_call_is_cancelled(call: Pointer?): Byte
     external fun af_call_on_cancel(call: Pointer?, cb: Pointer?, userData: Pointer?, free: Pointer?, outId: LongArray?): Int
-    // not called, as in .NET and Swift: the one cancel handler a call gets (Runtime.kt, the
-    // coroutine's cancellation) lives as long as the call
-    external fun af_call_on_cancel_remove(call: Pointer?, id: Long): Int
-    external fun af_call_item_set(call: Pointer?, key: ByteArray?, json: ByteArray?): Int
-    external fun af_call_item_get_json(call: Pointer?, key: ByteArray?): Pointer?
-    external fun af_call_say(call: Pointer?, text: ByteArray?): Int
-    external fun af_call_log(call: Pointer?, level: Int, message: ByteArray?): Int
     external fun af_call_set_host_data(call: Pointer?, data: Pointer?, free: Pointer?): Int
     external fun af_call_host_data(call: Pointer?): Pointer?
-    external fun af_call_invocation_context(call: Pointer?): Pointer?
-    external fun af_call_dialog_copy(call: Pointer?): Pointer?
     external fun af_call_return(call: Pointer?, resultJson: ByteArray?): Int
     external fun af_call_fail(call: Pointer?, code: Int, message: ByteArray?): Int
 
@@ -123,29 +123,93 @@ internal object AfNative {
     external fun af_define_types(d: Pointer?, json: ByteArray?): Int
     external fun af_register_function(d: Pointer?, descriptor: ByteArray?, handler: Pointer?, userData: Pointer?, free: Pointer?): Int
     external fun af_register_entity(d: Pointer?, descriptor: ByteArray?, lookup: Pointer?, userData: Pointer?, free: Pointer?): Int
+    external fun af_set_log_callback(d: Pointer?, cb: LogFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_execute_json(d: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
+    external fun af_execute_async(d: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: Pointer?, userData: Pointer?): Int
+
+    // toolkits
+    external fun af_define_toolkit(d: Pointer?, json: ByteArray?, texts: ToolkitTextFn?, userData: Pointer?, free: UserDataFn?): Int
+    external fun af_text_set(out: Pointer?, text: ByteArray?): Int
+    external fun af_set_metadata_schema(d: Pointer?, json: ByteArray?): Int
+
+    // cancellation
+    external fun af_cancel_token_new(): Pointer?
+    external fun af_cancel_token_cancel(t: Pointer?): Int
+    external fun af_cancel_token_is_cancelled(t: Pointer?): Byte
+    external fun af_cancel_token_free(t: Pointer?)
+
+    // gates
+    external fun af_gate_allow(gate: Pointer?): Int
+    external fun af_gate_deny(gate: Pointer?, message: ByteArray?): Int
+    external fun af_gate_open_app(gate: Pointer?, message: ByteArray?): Int
+
+    const val AF_OK = 0
+    const val AF_ERR_NOT_FOUND = 5
+    const val AF_ERR_ALREADY_COMPLETED = 6
+    const val AF_ERR_TIMED_OUT = 11
+    /** af_invocation.timeout_ms: no timeout at all (UINT32_MAX). */
+    const val AF_TIMEOUT_NONE = -1
+    const val AF_CALL_ENTITY_LOOKUP = 1
+    const val AF_TOOLKIT_FUNCTION_RESULT = 0
+    const val AF_TOOLKIT_SYSTEM_PROMPT = 1
+}
+
+/** The call context's other functions (a handler reading its invocation, items, its dialog, saying or logging; an entity lookup's request): bound on first use ([AfNative.bind]). */
+internal object AfNativeCall {
+    init {
+        AfNative.bind(AfNativeCall::class.java)
+    }
+
+    external fun af_call_lookup_request(call: Pointer?): Pointer?
+    external fun af_call_descriptor_json(call: Pointer?): Pointer?
+    // not called, as in .NET and Swift: an entity lookup reads af_call_lookup_request
+    external fun af_call_entity_copy(call: Pointer?): Pointer?
+    external fun af_call_platform(call: Pointer?): Int
+    external fun af_call_is_foreground(call: Pointer?): Byte
+    external fun af_call_caller_package(call: Pointer?): Pointer?
+    // not called, as in .NET and Swift: the one cancel handler a call gets (Runtime.kt, the
+    // coroutine's cancellation) lives as long as the call
+    external fun af_call_on_cancel_remove(call: Pointer?, id: Long): Int
+    external fun af_call_item_set(call: Pointer?, key: ByteArray?, json: ByteArray?): Int
+    external fun af_call_item_get_json(call: Pointer?, key: ByteArray?): Pointer?
+    external fun af_call_say(call: Pointer?, text: ByteArray?): Int
+    external fun af_call_log(call: Pointer?, level: Int, message: ByteArray?): Int
+    external fun af_call_invocation_context(call: Pointer?): Pointer?
+    external fun af_call_dialog_copy(call: Pointer?): Pointer?
+}
+
+/** The dispatcher's settings and reads (limits, caller policies, enabling and unregistering, timeouts, shutdown, the registry and schemas, exports, entity calls, delegates and hooks): bound on first use ([AfNative.bind]). */
+internal object AfNativeAdmin {
+    init {
+        AfNative.bind(AfNativeAdmin::class.java)
+    }
+
+    external fun af_error_code_from_name(name: ByteArray?): Int
     external fun af_unregister_function(d: Pointer?, functionId: ByteArray?): Int
     external fun af_set_function_enabled(d: Pointer?, functionId: ByteArray?, enabled: Byte): Int
     external fun af_set_limits(d: Pointer?, maxInputBytes: Long, maxDepth: Int): Int
     external fun af_set_caller_policy(d: Pointer?, policy: ByteArray?): Int
     external fun af_set_function_caller_policy(d: Pointer?, functionId: ByteArray?, policy: ByteArray?): Int
-    external fun af_set_log_callback(d: Pointer?, cb: LogFn?, userData: Pointer?, free: UserDataFn?): Int
-    external fun af_execute_json(d: Pointer?, inv: Pointer?, args: ByteArray?): Pointer?
-    external fun af_execute_async(d: Pointer?, inv: Pointer?, args: ByteArray?, onOutcome: Pointer?, userData: Pointer?): Int
     external fun af_entities_json(d: Pointer?, inv: Pointer?, entity: ByteArray?, idsJson: ByteArray?): Pointer?
     external fun af_entities_async(d: Pointer?, inv: Pointer?, entity: ByteArray?, idsJson: ByteArray?, onOutcome: Pointer?, userData: Pointer?): Int
-    external fun af_android_execute_json(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?): Pointer?
-    external fun af_android_execute_async(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?, onResponse: OutcomeFn?, userData: Pointer?): Int
     external fun af_dispatcher_set_default_timeout(d: Pointer?, timeoutMs: Int): Int
     external fun af_dispatcher_shutdown(d: Pointer?, timeoutMs: Int, outInFlight: IntArray?): Int
     external fun af_dispatcher_in_flight(d: Pointer?): Int
     external fun af_registry_json(d: Pointer?): Pointer?
     external fun af_parameters_schema_json(d: Pointer?, functionId: ByteArray?): Pointer?
     external fun af_result_schema_json(d: Pointer?, functionId: ByteArray?): Pointer?
+    external fun af_export_copy(d: Pointer?, format: ByteArray?): Pointer?
+    external fun af_add_delegate(d: Pointer?, vtable: Pointer?, userData: Pointer?): Int
+    external fun af_set_scope_hooks(d: Pointer?, begin: Pointer?, end: Pointer?, userData: Pointer?, free: Pointer?): Int
+    external fun af_set_permission_hook(d: Pointer?, hook: Pointer?, userData: Pointer?, free: Pointer?): Int
+}
 
-    // toolkits and agent views
-    external fun af_define_toolkit(d: Pointer?, json: ByteArray?, texts: ToolkitTextFn?, userData: Pointer?, free: UserDataFn?): Int
-    external fun af_text_set(out: Pointer?, text: ByteArray?): Int
-    external fun af_set_metadata_schema(d: Pointer?, json: ByteArray?): Int
+/** Agent views (af_view_*): bound on first use ([AfNative.bind]). */
+internal object AfNativeViews {
+    init {
+        AfNative.bind(AfNativeViews::class.java)
+    }
+
     external fun af_view_new(d: Pointer?, metadata: ByteArray?): Pointer?
     external fun af_view_free(v: Pointer?)
     external fun af_view_tools_json(v: Pointer?, format: ByteArray?): Pointer?
@@ -156,9 +220,14 @@ internal object AfNative {
     external fun af_view_set_metadata(v: Pointer?, metadata: ByteArray?): Int
     external fun af_view_reset(v: Pointer?): Int
     external fun af_view_set_confirmation(v: Pointer?, text: ByteArray?): Int
+}
 
-    // exports and MCP
-    external fun af_export_copy(d: Pointer?, format: ByteArray?): Pointer?
+/** MCP: the dispatcher's endpoint and sessions (af_mcp_*): bound on first use ([AfNative.bind]). */
+internal object AfNativeMcp {
+    init {
+        AfNative.bind(AfNativeMcp::class.java)
+    }
+
     external fun af_mcp_configure(d: Pointer?, config: ByteArray?): Int
     external fun af_mcp_handle_json(d: Pointer?, message: ByteArray?): Pointer?
     external fun af_mcp_set_notify(d: Pointer?, cb: MessageFn?, userData: Pointer?, free: UserDataFn?): Int
@@ -168,16 +237,37 @@ internal object AfNative {
     external fun af_mcp_session_set_metadata(s: Pointer?, metadata: ByteArray?): Int
     external fun af_mcp_session_free(s: Pointer?)
     external fun af_mcp_serve_stdio(d: Pointer?): Int
+}
 
-    // published dispatchers and descriptor bundles
+/** Published dispatchers and descriptor bundles: bound on first use ([AfNative.bind]). */
+internal object AfNativePublication {
+    init {
+        AfNative.bind(AfNativePublication::class.java)
+    }
+
     external fun af_dispatcher_publish(d: Pointer?, name: ByteArray?): Int
     external fun af_dispatcher_unpublish(name: ByteArray?): Int
     external fun af_dispatcher_published_new(name: ByteArray?, timeoutMs: Int, outDispatcher: PointerByReference?): Int
     external fun af_dispatcher_bundle_json(d: Pointer?): Pointer?
     external fun af_bundle_export_copy(bundleJson: ByteArray?, format: ByteArray?): Pointer?
+}
 
-    // MCP over Streamable HTTP and the debug page (af_http_*); `request` is an
-    // af_http_request in native memory (struct_size, reserved, body_len, then 5 pointers)
+/** Android's AppFunctions service call (af_android_*): bound on first use ([AfNative.bind]). */
+internal object AfNativeAndroid {
+    init {
+        AfNative.bind(AfNativeAndroid::class.java)
+    }
+
+    external fun af_android_execute_json(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?): Pointer?
+    external fun af_android_execute_async(d: Pointer?, inv: Pointer?, parametersDocument: ByteArray?, onResponse: OutcomeFn?, userData: Pointer?): Int
+}
+
+/** MCP over Streamable HTTP and the debug page (af_http_*); `request` is an af_http_request in native memory (struct_size, reserved, body_len, then 5 pointers): bound on first use ([AfNative.bind]). */
+internal object AfNativeHttp {
+    init {
+        AfNative.bind(AfNativeHttp::class.java)
+    }
+
     external fun af_http_server_new(d: Pointer?, config: ByteArray?): Pointer?
     external fun af_http_server_free(s: Pointer?)
     external fun af_http_server_max_body_bytes(s: Pointer?): Long
@@ -190,30 +280,6 @@ internal object AfNative {
     external fun af_http_response_free(r: Pointer?)
     external fun af_http_stream_next_copy(st: Pointer?, timeoutMs: Int, outFrame: PointerByReference?): Int
     external fun af_http_stream_free(st: Pointer?)
-
-    // cancellation
-    external fun af_cancel_token_new(): Pointer?
-    external fun af_cancel_token_cancel(t: Pointer?): Int
-    external fun af_cancel_token_is_cancelled(t: Pointer?): Byte
-    external fun af_cancel_token_free(t: Pointer?)
-
-    // delegates, gates, hooks
-    external fun af_add_delegate(d: Pointer?, vtable: Pointer?, userData: Pointer?): Int
-    external fun af_gate_allow(gate: Pointer?): Int
-    external fun af_gate_deny(gate: Pointer?, message: ByteArray?): Int
-    external fun af_gate_open_app(gate: Pointer?, message: ByteArray?): Int
-    external fun af_set_scope_hooks(d: Pointer?, begin: Pointer?, end: Pointer?, userData: Pointer?, free: Pointer?): Int
-    external fun af_set_permission_hook(d: Pointer?, hook: Pointer?, userData: Pointer?, free: Pointer?): Int
-
-    const val AF_OK = 0
-    const val AF_ERR_NOT_FOUND = 5
-    const val AF_ERR_ALREADY_COMPLETED = 6
-    const val AF_ERR_TIMED_OUT = 11
-    /** af_invocation.timeout_ms: no timeout at all (UINT32_MAX). */
-    const val AF_TIMEOUT_NONE = -1
-    const val AF_CALL_ENTITY_LOOKUP = 1
-    const val AF_TOOLKIT_FUNCTION_RESULT = 0
-    const val AF_TOOLKIT_SYSTEM_PROMPT = 1
 }
 
 /** UTF-8 bytes with the trailing NUL the C side expects. */

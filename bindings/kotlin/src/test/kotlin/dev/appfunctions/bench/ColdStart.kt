@@ -16,7 +16,7 @@
 // With --floor it stops after reading: the same JVM program without appfunctions. With --detail
 // it prints the same steps split finer (where the load and the registration spend their time):
 //   coldstart main=N read=N jna=N bind=N load=N dispatcher=N types=N first_function=N functions=N call=N
-// jna: JNA's own classes and native library; bind: Native.register of the C ABI and
+// jna: JNA's own classes and native library; bind: Native.register of the C ABI's hot group and
 // af_abi_version; load: the rest of the check (error code names, version, the JNI shim); types: the metadata
 // schema, toolkit, types and entity; first_function: the first function; functions: the others.
 package dev.appfunctions.bench
