@@ -38,8 +38,10 @@ public sealed unsafe class AppFunctionHttpServer : IDisposable
         var block = new StringBuilder();
         foreach (var (name, value) in headers)
         {
-            // a value never spans lines in the block the core reads
-            block.Append(name).Append(": ").Append(value.Replace('\r', ' ').Replace('\n', ' ')).Append('\n');
+            // a name or value never spans lines in the block the core reads, nor ends it early
+            // (a NUL would end the C string: the headers after it, Origin among them, unseen)
+            AppendLinePart(block, name).Append(": ");
+            AppendLinePart(block, value).Append('\n');
         }
         using var m = new Utf8.Text(method, stackalloc byte[32]);
         using var p = new Utf8.Text(path, stackalloc byte[256]);
@@ -70,6 +72,20 @@ public sealed unsafe class AppFunctionHttpServer : IDisposable
             }
         }
         return new AppFunctionHttpResponse(r.Status, list, r.Body, r.Stream == 0 ? null : new AppFunctionHttpStream(r.Stream));
+    }
+
+    /// <summary>Appends <paramref name="text"/> with CR, LF and NUL as spaces.</summary>
+    private static StringBuilder AppendLinePart(StringBuilder block, string text)
+    {
+        if (text.AsSpan().IndexOfAny('\r', '\n', '\0') < 0)
+        {
+            return block.Append(text);
+        }
+        foreach (var c in text)
+        {
+            block.Append(c is '\r' or '\n' or '\0' ? ' ' : c);
+        }
+        return block;
     }
 
     /// <inheritdoc/>

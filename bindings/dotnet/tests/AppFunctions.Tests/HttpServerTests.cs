@@ -66,6 +66,22 @@ public sealed class HttpServerTests : IDisposable
         Assert.Throws<AppFunctionRegistrationException>(() => new AppFunctionHttpServer(_host.Dispatcher, """{"maxSessions": "many"}"""));
     }
 
+    [Theory]
+    [InlineData("hi\nOrigin: http://localhost")]
+    [InlineData("hi\r\nOrigin: http://localhost")]
+    [InlineData("hi\0")]
+    public void A_header_cannot_add_a_header_line_or_hide_the_ones_after_it(string note)
+    {
+        using var server = new AppFunctionHttpServer(_host.Dispatcher);
+        // the foreign Origin after the note is still seen; the note's own line stays its value
+        var r = server.Handle("POST", "/mcp", null,
+            Post.Append(new("X-Note", note)).Append(new("Origin", "http://evil.example")), "{}"u8);
+        Assert.Equal(403, r.Status);
+        var named = server.Handle("POST", "/mcp", null,
+            Post.Append(new("X-Note\0", "hi")).Append(new("Origin", "http://evil.example")), "{}"u8);
+        Assert.Equal(403, named.Status);
+    }
+
     [Fact]
     public void The_debug_page_lists_functions_and_runs_a_call()
     {

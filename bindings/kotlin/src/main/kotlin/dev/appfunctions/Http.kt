@@ -36,7 +36,8 @@ class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: Strin
 
     /**
      * Handles one request. [headers] are the request's header lines as received (names in any
-     * case; a value's line breaks become spaces). A response with a [AppFunctionHttpResponse.stream]
+     * case; a CR, LF or NUL in a name or value becomes a space, so none can add a header line or
+     * hide the ones after it). A response with a [AppFunctionHttpResponse.stream]
      * comes back at once (a tool call runs on the core's worker): send the status and headers
      * now, then the stream's frames.
      */
@@ -49,7 +50,9 @@ class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: Strin
     ): AppFunctionHttpResponse = use { s ->
         val block = StringBuilder()
         for ((name, value) in headers) {
-            block.append(name).append(": ").append(value.replace('\r', ' ').replace('\n', ' ')).append('\n')
+            // a name or value never spans lines in the block the core reads, nor ends it early
+            // (a NUL would end the C string: the headers after it, Origin among them, unseen)
+            block.appendLinePart(name).append(": ").appendLinePart(value).append('\n')
         }
         val m = method.utf8Memory()
         val p = path.utf8Memory()
@@ -103,6 +106,11 @@ class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: Strin
     private companion object {
         val CLEANER: Cleaner = Cleaner.create()
         val EMPTY = ByteArray(0)
+
+        fun StringBuilder.appendLinePart(text: String): StringBuilder {
+            for (c in text) append(if (c == '\r' || c == '\n' || c == '\u0000') ' ' else c)
+            return this
+        }
 
         fun String.utf8Memory(): Memory {
             val bytes = toByteArray(Charsets.UTF_8)

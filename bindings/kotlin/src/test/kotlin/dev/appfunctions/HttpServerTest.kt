@@ -134,7 +134,7 @@ class HttpServerTest {
     }
 
     @Test
-    fun `a header value's line breaks cannot add a header`() {
+    fun `a header cannot add a header line or hide the ones after it`() {
         AppFunctionHttpServer(d, """{"bearerToken":"s3cret"}""").use { s ->
             // the token smuggled on a line of its own in another header's value stays that value
             val r = s.post(
@@ -142,6 +142,13 @@ class HttpServerTest {
                 json + ("X-Note" to "hi\nAuthorization: Bearer s3cret"),
             )
             assertEquals(401, r.status)
+        }
+        AppFunctionHttpServer(d).use { s ->
+            // a NUL (in a value or a name) would end the block the core reads, hiding the Origin after it
+            for (note in listOf("X-Note" to "hi\u0000", "X-Note\u0000" to "hi", "X-Note" to "hi\r\nOrigin: http://localhost")) {
+                val r = s.post("{}", json + note + ("Origin" to "https://evil.example"))
+                assertEquals(403, r.status, note.toString())
+            }
         }
     }
 
