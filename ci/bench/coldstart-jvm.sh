@@ -8,6 +8,7 @@
 set -euo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 OUT="${OUT:-$REPO/target/bench}"
+mkdir -p "$OUT"
 SAMPLES="${SAMPLES:-200}"
 DEMO="${DEMO:-$REPO/target/release/examples/demo}"
 LIB="${LIB:-$REPO/target/dist-build/dist/libappfunctions.so}"
