@@ -64,6 +64,15 @@ static void header_of(const char *headers, const char *name, char *buf, size_t c
 }
 
 /* The next frame (owned) within timeout_ms, or NULL at the end; *st_out the status. */
+/* Initializes a handshake-era session; its id (32 characters) into sid. */
+static void open_session(af_http_server *s, char *sid, size_t cap) {
+    reply r = http(s, "POST", "/mcp", ACCEPT_BOTH, INIT_BODY);
+    CHECK_EQ_INT(r.status, 200);
+    header_of(r.headers, "Mcp-Session-Id", sid, cap);
+    CHECK(strlen(sid) == 32);
+    reply_free(&r);
+}
+
 static char *next_frame(af_http_stream *st, uint32_t timeout_ms, af_status *st_out) {
     char *f = NULL;
     *st_out = af_http_stream_next_copy(st, timeout_ms, &f);
@@ -297,14 +306,9 @@ TEST(http__freeing_the_server_with_sessions_pending_ends_them_and_leaks_nothing)
     app *a = app_new();
     af_http_server *s = af_http_server_new(a->d, "{\"sessionIdleSeconds\":3600}");
     CHECK(s != NULL);
-    char sid[128], get_hdrs[512];
-    reply r = http(s, "POST", "/mcp", ACCEPT_BOTH, INIT_BODY);
-    CHECK_EQ_INT(r.status, 200);
-    header_of(r.headers, "Mcp-Session-Id", sid, sizeof sid);
-    reply_free(&r);
-    r = http(s, "POST", "/mcp", ACCEPT_BOTH, INIT_BODY);
-    CHECK_EQ_INT(r.status, 200);
-    reply_free(&r);
+    char sid[128], other[128], get_hdrs[512];
+    open_session(s, sid, sizeof sid);
+    open_session(s, other, sizeof other);
     snprintf(get_hdrs, sizeof get_hdrs, "Accept: text/event-stream\nMcp-Session-Id: %s\n", sid);
     reply g = http(s, "GET", "/mcp", get_hdrs, NULL);
     CHECK_EQ_INT(g.status, 200);
@@ -345,12 +349,9 @@ TEST(http__freeing_the_server_lets_its_worker_threads_go_at_once) {
     af_http_server *s = af_http_server_new(a->d, "{}");
     CHECK(s != NULL);
     char sid[128], hdrs[512];
-    reply r = http(s, "POST", "/mcp", ACCEPT_BOTH, INIT_BODY);
-    CHECK_EQ_INT(r.status, 200);
-    header_of(r.headers, "Mcp-Session-Id", sid, sizeof sid);
-    reply_free(&r);
+    open_session(s, sid, sizeof sid);
     snprintf(hdrs, sizeof hdrs, "%sMcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n", ACCEPT_BOTH, sid);
-    r = http(s, "POST", "/mcp", hdrs,
+    reply r = http(s, "POST", "/mcp", hdrs,
              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"create_order\",\"arguments\":{\"customer\":\"acme\",\"quantity\":2}}}");
     CHECK_EQ_INT(r.status, 200);
     CHECK(r.stream != NULL);

@@ -38,10 +38,7 @@ public struct AppFunctionField: Sendable {
         out.string(name)
         out.ascii(#","type":"#)
         type.write(to: &out)
-        if let d = description {
-            out.ascii(#","description":"#)
-            out.string(d)
-        }
+        out.member(#","description":"#, string: description)
         // nullable is enough: the core's one nullable rule makes the field optional
         if isOptional { out.ascii(#","nullable":true"#) }
         if let c = constraintsBox { c.value.write(to: &out) }
@@ -137,15 +134,9 @@ public struct AppFunctionParameter: Sendable {
         out.string(name)
         out.ascii(#","type":"#)
         type.write(to: &out)
-        if let d = description {
-            out.ascii(#","description":"#)
-            out.string(d)
-        }
+        out.member(#","description":"#, string: description)
         if isNullable { out.ascii(#","nullable":true"#) }
-        if let d = defaultJSON {
-            out.ascii(#","default":"#)
-            out.raw(d)
-        }
+        out.member(#","default":"#, raw: defaultJSON)
         if let c = constraintsBox { c.value.write(to: &out) }
         out.byte(0x7D)
     }
@@ -264,18 +255,9 @@ public struct AppFunctionDescriptor: Sendable {
     func write(result: AppFunctionType, symbol: String?, to out: inout JSONOut) {
         out.ascii(#"{"id":"#)
         out.string(id)
-        if let t = title {
-            out.ascii(#","title":"#)
-            out.string(t)
-        }
-        if let d = description {
-            out.ascii(#","description":"#)
-            out.string(d)
-        }
-        if let s = symbol {
-            out.ascii(#","symbol":"#)
-            out.string(s)
-        }
+        out.member(#","title":"#, string: title)
+        out.member(#","description":"#, string: description)
+        out.member(#","symbol":"#, string: symbol)
         out.ascii(#","parameters":["#)
         for (i, p) in parameters.enumerated() {
             if i > 0 { out.byte(0x2C) }
@@ -293,14 +275,8 @@ public struct AppFunctionDescriptor: Sendable {
         if opensApp { out.ascii(#","opensApp":true"#) }
         if requiresPermission { out.ascii(#","requiresPermission":true"#) }
         if !enabled { out.ascii(#","enabled":false"#) }
-        if let t = toolkit {
-            out.ascii(#","toolkit":"#)
-            out.string(t)
-        }
-        if let c = condition {
-            out.ascii(#","condition":"#)
-            out.string(c)
-        }
+        out.member(#","toolkit":"#, string: toolkit)
+        out.member(#","condition":"#, string: condition)
         if kind == .output { out.ascii(#","kind":"output""#) }
         if !allowedCallers.isEmpty {
             out.ascii(#","callers":{"allow":["#)
@@ -381,42 +357,15 @@ public struct AppFunctionConstraints: Sendable, Equatable {
     /// The descriptor keys written into an object being written (each with its leading
     /// comma), in the order docs/descriptors.md lists them.
     func write(to out: inout JSONOut) {
-        if let v = minimum {
-            out.ascii(#","minimum":"#)
-            out.number(v)
-        }
-        if let v = maximum {
-            out.ascii(#","maximum":"#)
-            out.number(v)
-        }
-        if let v = exclusiveMinimum {
-            out.ascii(#","exclusiveMinimum":"#)
-            out.number(v)
-        }
-        if let v = exclusiveMaximum {
-            out.ascii(#","exclusiveMaximum":"#)
-            out.number(v)
-        }
-        if let v = minLength {
-            out.ascii(#","minLength":"#)
-            out.int(v)
-        }
-        if let v = maxLength {
-            out.ascii(#","maxLength":"#)
-            out.int(v)
-        }
-        if let v = pattern {
-            out.ascii(#","pattern":"#)
-            out.string(v)
-        }
-        if let v = minItems {
-            out.ascii(#","minItems":"#)
-            out.int(v)
-        }
-        if let v = maxItems {
-            out.ascii(#","maxItems":"#)
-            out.int(v)
-        }
+        out.member(#","minimum":"#, number: minimum)
+        out.member(#","maximum":"#, number: maximum)
+        out.member(#","exclusiveMinimum":"#, number: exclusiveMinimum)
+        out.member(#","exclusiveMaximum":"#, number: exclusiveMaximum)
+        out.member(#","minLength":"#, int: minLength)
+        out.member(#","maxLength":"#, int: maxLength)
+        out.member(#","pattern":"#, string: pattern)
+        out.member(#","minItems":"#, int: minItems)
+        out.member(#","maxItems":"#, int: maxItems)
         if let v = uniqueItems {
             out.ascii(#","uniqueItems":"#)
             out.bool(v)

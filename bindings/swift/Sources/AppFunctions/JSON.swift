@@ -143,6 +143,35 @@ struct JSONOut {
         bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
+    /// An optional member: `key` (its `,"name":` bytes) and the value, or nothing when the
+    /// value is nil (a descriptor leaves out what the app did not set).
+    @inline(__always) mutating func member(_ key: StaticString, string v: String?) {
+        guard let v else { return }
+        ascii(key)
+        string(v)
+    }
+
+    /// An optional member whose value is JSON text already (a default).
+    @inline(__always) mutating func member(_ key: StaticString, raw v: String?) {
+        guard let v else { return }
+        ascii(key)
+        raw(v)
+    }
+
+    /// An optional member whose value is a number (a bound of a constraint).
+    @inline(__always) mutating func member(_ key: StaticString, number v: Double?) {
+        guard let v else { return }
+        ascii(key)
+        number(v)
+    }
+
+    /// An optional member whose value is an integer (a length or count bound).
+    @inline(__always) mutating func member(_ key: StaticString, int v: Int?) {
+        guard let v else { return }
+        ascii(key)
+        int(v)
+    }
+
     /// Text that is JSON already.
     mutating func raw(_ s: String) {
         var s = s

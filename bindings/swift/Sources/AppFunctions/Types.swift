@@ -161,10 +161,7 @@ extension AppFunctionEnum {
         var out = JSONOut(capacity: 256)
         out.ascii(#"{"name":"#)
         out.string(name)
-        if let d = typeDescription {
-            out.ascii(#","description":"#)
-            out.string(d)
-        }
+        out.member(#","description":"#, string: typeDescription)
         out.ascii(#","members":["#)
         let descriptions = memberDescriptions
         // (the names through `map`: a `for` over `AllCases` looks up its iterator's and
@@ -217,10 +214,7 @@ extension AppFunctionRecord {
         var out = JSONOut(capacity: 512)
         out.ascii(#"{"name":"#)
         out.string(name)
-        if let d = typeDescription {
-            out.ascii(#","description":"#)
-            out.string(d)
-        }
+        out.member(#","description":"#, string: typeDescription)
         out.ascii(#","fields":"#)
         AppFunctionField.write(fs, to: &out)
         out.byte(0x7D)
@@ -258,14 +252,8 @@ extension AppFunctionEntity {
     static func writeEntityDescriptor(fields: [AppFunctionField], to out: inout JSONOut) {
         out.ascii(#"{"name":"#)
         out.string(entityName)
-        if let t = entityTitle {
-            out.ascii(#","title":"#)
-            out.string(t)
-        }
-        if let d = typeDescription {
-            out.ascii(#","description":"#)
-            out.string(d)
-        }
+        out.member(#","title":"#, string: entityTitle)
+        out.member(#","description":"#, string: typeDescription)
         out.ascii(#","idField":"#)
         out.string(idField)
         out.ascii(#","fields":"#)

@@ -40,18 +40,9 @@ public struct AppFunctionToolkit: Sendable {
         var out = JSONOut(capacity: 256)
         out.ascii(#"{"name":"#)
         out.string(name)
-        if let d = description {
-            out.ascii(#","description":"#)
-            out.string(d)
-        }
-        if let r = functionResult {
-            out.ascii(#","functionResult":"#)
-            out.string(r)
-        }
-        if let p = systemPrompt {
-            out.ascii(#","systemPrompt":"#)
-            out.string(p)
-        }
+        out.member(#","description":"#, string: description)
+        out.member(#","functionResult":"#, string: functionResult)
+        out.member(#","systemPrompt":"#, string: systemPrompt)
         out.byte(0x7D)
         return out
     }
