@@ -262,8 +262,8 @@ impl Watch {
 impl Drop for Pool {
     fn drop(&mut self) {
         // nothing can hand the pool work any more: the idle threads leave now, the busy
-        // ones when they have run what is queued (a job submitted by a clone of the
-        // owner's that is still running)
+        // ones once the queue they share is empty (the worker loop takes a queued job
+        // before it looks at `closing`)
         let s = &self.shared;
         s.state.lock().closing = true;
         s.work.notify_all();

@@ -513,11 +513,6 @@ func takeOutcome(_ json: UnsafeMutablePointer<CChar>?) -> AppFunctionOutcome {
     return AppFunctionOutcome(cString: json)
 }
 
-private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
-    guard let s else { return body(nil) }
-    return s.withCString { body($0) }
-}
-
 func decodeArguments<Args: Decodable>(_ type: Args.Type, _ json: String, function: String) throws -> Args {
     var json = json
     return try json.withUTF8 { try decodeArguments(type, $0, function: function) }

@@ -241,7 +241,8 @@ private func oneLine(_ s: String) -> String {
     return String(decoding: s.utf8.map { $0 == 0x0A || $0 == 0x0D || $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
 }
 
-private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) throws -> R) rethrows -> R {
+/// `body` with `s` as a C string, or NULL for nil (a borrowed optional argument of the ABI).
+func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) throws -> R) rethrows -> R {
     guard let s else { return try body(nil) }
     return try s.withCString { try body($0) }
 }

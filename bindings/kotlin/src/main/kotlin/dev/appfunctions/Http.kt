@@ -6,6 +6,7 @@ import dev.appfunctions.internal.AfHttpRequest
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.NativeObject
+import dev.appfunctions.internal.cstr
 import dev.appfunctions.internal.lastError
 import dev.appfunctions.internal.statusName
 import java.lang.ref.Cleaner
@@ -58,7 +59,7 @@ class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: Strin
         val p = path.utf8Memory()
         val q = query?.utf8Memory()
         val h = block.toString().utf8Memory()
-        val b = if (body.isEmpty()) null else Memory(body.size.toLong()).also { it.write(0, body, 0, body.size) }
+        val b = if (body.isEmpty()) null else body.toMemory()
         val req = AfHttpRequest().apply {
             struct_size = size()
             body_len = body.size.toLong()
@@ -112,13 +113,10 @@ class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: Strin
             return this
         }
 
-        fun String.utf8Memory(): Memory {
-            val bytes = toByteArray(Charsets.UTF_8)
-            return Memory(bytes.size + 1L).also {
-                it.write(0, bytes, 0, bytes.size)
-                it.setByte(bytes.size.toLong(), 0)
-            }
-        }
+        /** NUL-terminated UTF-8 ([cstr]) in native memory: a pointer field of the request. */
+        fun String.utf8Memory(): Memory = cstr().toMemory()
+
+        fun ByteArray.toMemory(): Memory = Memory(size.toLong()).also { it.write(0, this, 0, size) }
     }
 }
 
