@@ -1175,6 +1175,12 @@ REASONS = {
         "became lists of classes). The container alone is some 30× the core's registration: no "
         "change to the binding brings CoreCLR's first run of it to a figure set by native code. "
         "NativeAOT, what iOS runs, meets the target (its row).",
+    "mcp_inprocess_trivial_handler_us":
+        "The same tools/call as the demo's row without the demo's handler and delegates: what the "
+        "MCP adapter and the core cost (the demo row's reason says where its instructions go: the "
+        "request read, the arguments bound, the `Order` result checked against its record, the text "
+        "content, the pipeline and the view). Timed by a plain loop of 20,000 calls in "
+        "`benches/suite.rs`, whose mean a busy second suffices to move.",
     "mcp_inprocess_us":
         "Where the instructions go (callgrind, `mcp_call_demo` and `mcp_call_trivial`, 2026-12-01): "
         "the trivial handler's call is about 20,800 instructions: reading the request 5,600 (the "
@@ -1194,6 +1200,7 @@ WALL_CLOCK_ROWS = {
     "execute_two_delegates_entity_ns": ("instructions_execute_two_delegates_entity", 1500, 1, "1,006 ns"),
     "register_10k_ms": ("instructions_register_10k", 25, 1e6, "15.56 ms"),
     "mcp_inprocess_us": ("instructions_mcp_call_demo", 3, 1e3, "1.91 µs"),
+    "mcp_inprocess_trivial_handler_us": ("instructions_mcp_call_trivial", 3, 1e3, "1.26 µs"),
 }
 
 
