@@ -71,9 +71,15 @@ coldstart_bench() {
   local samples=200; [[ $QUICK == 1 ]] && samples=50
   echo "== cold start: a fresh C process per sample to the first outcome, 50 functions ($samples samples, and as many of the floor)"
   cargo build -q --release --example demo
+  # the Android phone library (profile dist-small, features phone-android: what a phone ships)
+  # first, so that the full build's library is the one left in target/dist-build/dist
+  local phone="$REPO/target/dist-build/bench-phone/libappfunctions.so"
+  CARGO_TARGET_DIR="$REPO/target/dist-build" cargo build -q --profile dist-small --lib --no-default-features --features phone-android
+  mkdir -p "$(dirname "$phone")"; cp "$REPO/target/dist-build/dist-small/libappfunctions.so" "$phone"
   CARGO_TARGET_DIR="$REPO/target/dist-build" cargo build -q --profile dist --lib
   python3 ci/bench/coldstart.py --demo "$REPO/target/release/examples/demo" \
-    --lib "$REPO/target/dist-build/dist/libappfunctions.so" --out "$OUT/coldstart.json" --samples "$samples" \
+    --lib "$REPO/target/dist-build/dist/libappfunctions.so" --also "phone_android=$phone" \
+    --out "$OUT/coldstart.json" --samples "$samples" \
     || { echo "!!! the cold start benchmark failed" >&2; echo "{}" > "$OUT/coldstart.json"; }
   # The bindings' cold starts: each ci/bench/coldstart-NAME.sh builds its binding's two programs
   # (the app through the binding's API, and the same program without appfunctions) and runs

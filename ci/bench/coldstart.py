@@ -2,6 +2,7 @@
 of N functions (the demo's descriptor bundle plus numbered copies of its functions).
 
     python3 ci/bench/coldstart.py --demo DEMO --lib LIBRARY --out OUT.json [--samples N] [--functions N]
+        [--also LABEL=LIBRARY]...
     python3 ci/bench/coldstart.py --demo DEMO --binding LABEL --full "CMD ..." --floor "CMD ..." \
         --out OUT.json [--samples N] [--functions N] [--what "TEXT"]
 
@@ -13,6 +14,8 @@ library and check its ABI version, register everything, make the first call) and
 (the same program reading the same app file and doing nothing with the library). The parent
 reads CLOCK_MONOTONIC just before it starts the process; the program prints the same clock
 after each step. Medians go to OUT.json (milliseconds) with the machine's load average.
+Each --also library (ci/bench.sh: the Android phone build's) runs the full program in the
+same samples, right after those two, into keys `coldstart_c_LABEL_*`.
 
 With --binding, the two programs are a binding's (ci/bench.sh: .NET JIT and NativeAOT, the
 JVM, Swift): FULL registers the same app through the binding's API and makes the first call,
@@ -42,6 +45,9 @@ import time
 ap = argparse.ArgumentParser()
 ap.add_argument("--demo", required=True)
 ap.add_argument("--lib")
+ap.add_argument("--also", action="append", default=[], metavar="LABEL=LIBRARY",
+                help="another library measured in the same samples (after the full and the floor ones): "
+                     "keys coldstart_c_LABEL_*")
 ap.add_argument("--binding", help="a binding's label (letters, digits, _): measure its FULL and FLOOR programs")
 ap.add_argument("--full", help="with --binding: the program registering the app and making the first call")
 ap.add_argument("--floor", help="with --binding: the same program without appfunctions")
@@ -55,6 +61,12 @@ if a.binding:
         ap.error("--binding LABEL (letters, digits, _) needs --full and --floor")
 elif not a.lib:
     ap.error("--lib is required (or --binding with --full and --floor)")
+also = []
+for spec in a.also:
+    label, _, path = spec.partition("=")
+    if not (label.replace("_", "").isalnum() and path):
+        ap.error(f"--also LABEL=LIBRARY (LABEL letters, digits, _): {spec}")
+    also.append((label, path))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 work = os.path.join(REPO, "target", "bench")
 os.makedirs(work, exist_ok=True)
@@ -170,15 +182,20 @@ subprocess.run([os.environ.get("CC", "cc"), "-O2", "-std=c11", "-Wall", "-Werror
                 "-o", exe, os.path.join(REPO, "benches", "coldstart", "coldstart.c"), "-ldl"], check=True)
 
 
-def sample(floor):
-    return run_once([exe, a.lib, app] + (["--floor"] if floor else []))
+def sample(floor, lib=None):
+    return run_once([exe, lib or a.lib, app] + (["--floor"] if floor else []))
 
 
 sample(False), sample(True)  # warm the page cache: every sample starts from the same files
+for _, path in also:
+    sample(False, path)
 full, floor = [], []
+others = {label: [] for label, _ in also}
 for _ in range(a.samples):
     full.append(sample(False))
     floor.append(sample(True))
+    for label, path in also:
+        others[label].append(sample(False, path))
 
 
 res = {
@@ -200,6 +217,19 @@ res = {
     "coldstart_load_average_1m": round(os.getloadavg()[0], 2),
 }
 res["coldstart_c_above_floor_ms"] = round(res["coldstart_c_first_outcome_ms"] - res["coldstart_c_floor_ms"], 3)
+res["coldstart_c_also"] = [label for label, _ in also]
+for label, path in also:
+    o, P = others[label], f"coldstart_c_{label}_"
+    res[P + "library"] = os.path.relpath(path, REPO)
+    res[P + "library_bytes"] = os.path.getsize(path)
+    res[P + "start_to_main_ms"] = med([s["read"] for s in o])
+    res[P + "load_ms"] = med([s["load"] - s["read"] for s in o])
+    res[P + "register_ms"] = med([s["register"] - s["load"] for s in o])
+    res[P + "first_call_ms"] = med([s["call"] - s["register"] for s in o])
+    res[P + "library_ms"] = med([s["call"] - s["read"] for s in o])
+    res[P + "first_outcome_ms"] = med([s["call"] for s in o])
+    res[P + "first_outcome_p90_ms"] = round(statistics.quantiles([s["call"] for s in o], n=10)[-1], 3)
+    res[P + "above_floor_ms"] = round(res[P + "first_outcome_ms"] - res["coldstart_c_floor_ms"], 3)
 with open(a.out, "w") as fh:
     json.dump(res, fh, indent=1)
 print(json.dumps(res, indent=1))

@@ -10,11 +10,14 @@
 # Needs macOS with Xcode (xcodebuild, lipo) and rustup. It cannot run on the Linux CI
 # machines; the Swift lane tests the same Swift sources against the Linux cdylib.
 #
-# The static libraries are built with the `dist` profile (release without debug info).
+# The static libraries are built with the `dist` profile (release without debug info); the
+# iOS slices of the phone build (APPFUNCTIONS_IOS_FEATURES) with `dist-small` (opt-level "z":
+# docs/distribution.md, "The phone builds"), or APPFUNCTIONS_IOS_PROFILE when set.
 # It needs the repository's sources: run it from a checkout, or set APPFUNCTIONS_REPO to
 # one (the copy of this script in ci/dist.sh's Swift package does not sit in a checkout).
 #
-# Usage: [APPFUNCTIONS_IOS_FEATURES=phone-ios] bindings/swift/scripts/build-xcframework.sh [OUT_DIR]
+# Usage: [APPFUNCTIONS_IOS_FEATURES=phone-ios [APPFUNCTIONS_IOS_PROFILE=dist-small]] \
+#          bindings/swift/scripts/build-xcframework.sh [OUT_DIR]
 #        (default OUT_DIR bindings/swift/build)
 set -euo pipefail
 
@@ -44,11 +47,16 @@ export IPHONEOS_DEPLOYMENT_TARGET=16.0 MACOSX_DEPLOYMENT_TARGET=13.0
 # phone build, without the MCP server, HTTP and the Android bridge (docs/distribution.md,
 # "Size-optional features"); macOS and Mac Catalyst keep every feature.
 ios_args=()
-[[ -z "${APPFUNCTIONS_IOS_FEATURES:-}" ]] || ios_args=(--no-default-features --features "$APPFUNCTIONS_IOS_FEATURES")
+IOS_PROFILE="${APPFUNCTIONS_IOS_PROFILE:-$PROFILE}"
+if [[ -n "${APPFUNCTIONS_IOS_FEATURES:-}" ]]; then
+  ios_args=(--no-default-features --features "$APPFUNCTIONS_IOS_FEATURES")
+  IOS_PROFILE="${APPFUNCTIONS_IOS_PROFILE:-dist-small}"
+fi
+profile_of() { case "$1" in *-apple-ios | *-apple-ios-sim) echo "$IOS_PROFILE" ;; *) echo "$PROFILE" ;; esac; }
 for t in "$IOS" "${IOS_SIM[@]}" "${MACOS[@]}" "${MACCATALYST[@]}"; do
   args=()
   case "$t" in *-apple-ios | *-apple-ios-sim) args=(${ios_args[@]+"${ios_args[@]}"}) ;; esac
-  cargo build --profile "$PROFILE" --lib --target "$t" --manifest-path "$REPO/Cargo.toml" ${args[@]+"${args[@]}"}
+  cargo build --profile "$(profile_of "$t")" --lib --target "$t" --manifest-path "$REPO/Cargo.toml" ${args[@]+"${args[@]}"}
 done
 
 rm -rf "$OUT/$NAME.xcframework" "$OUT/slices" "$OUT/headers"
@@ -56,7 +64,7 @@ mkdir -p "$OUT/slices" "$OUT/headers"
 fat() { # fat NAME target... : one universal static library per platform
   local name="$1"; shift
   mkdir -p "$OUT/slices/$name"
-  lipo -create $(for t in "$@"; do echo "$REPO/target/$t/$PROFILE/$LIB"; done) -output "$OUT/slices/$name/$LIB"
+  lipo -create $(for t in "$@"; do echo "$REPO/target/$t/$(profile_of "$t")/$LIB"; done) -output "$OUT/slices/$name/$LIB"
 }
 fat ios "$IOS"
 fat ios-simulator "${IOS_SIM[@]}"
