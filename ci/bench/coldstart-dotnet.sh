@@ -9,9 +9,10 @@
 # NativeAOT (dotnet publish), the full program with LIB (the dist library) beside it; and the full
 # program published with NativeAOT and AppFunctionsLinkStatic=true, the dist build's static archive
 # (LIB's libappfunctions.a) linked into the executable with direct calls, as on iOS, beside the same
-# NativeAOT floor. Writes $OUT/coldstart_dotnet_jit.json, $OUT/coldstart_dotnet_r2r.json,
-# $OUT/coldstart_dotnet_aot.json and $OUT/coldstart_dotnet_aot_static.json
-# (ci/bench/coldstart.py --binding); says loudly what it cannot run.
+# NativeAOT floor, in the same samples as the other NativeAOT program (coldstart.py --also).
+# Writes $OUT/coldstart_dotnet_jit.json, $OUT/coldstart_dotnet_r2r.json and
+# $OUT/coldstart_dotnet_aot.json (both NativeAOT programs) (ci/bench/coldstart.py --binding);
+# says loudly what it cannot run.
 set -euo pipefail
 : "${REPO:?}" "${OUT:?}" "${SAMPLES:?}" "${DEMO:?}" "${LIB:?}"
 loud() {
@@ -48,11 +49,11 @@ build() { # project, output dir, publish with NativeAOT (1), the same with the c
 WHAT_JIT="The demo's app in C# (bindings/dotnet/benchmarks/AppFunctions.ColdStart: its metadata schema, toolkit, types, the order entity and its functions, and numbered copies up to 50 functions, C# methods with the generator's attributes) started by its apphost, the JIT compiling as it goes (no ReadyToRun): \`load\` is the library loaded and its ABI checked (the first use of appfunctions), \`container\` the services with \`AddAppFunctions()\` and the container built, \`register\` the dispatcher resolved from it and made (every registration; the registration part is \`container\` and \`register\`), \`call\` the first outcome (\`await Execute\` of create_order, its handler answering an \`Order\`). The floor (AppFunctions.ColdStart.Floor) is the same app and program without appfunctions: its services in a host, the function's class resolved from a scope and create_order called directly."
 WHAT_R2R="The same two programs published ReadyToRun (\`dotnet publish -p:PublishReadyToRun=true\`, linux-x64, framework-dependent: crossgen2 compiles the program, appfunctions and the DI package ahead of time, the shared framework is ReadyToRun already: CoreCLR's form of what Android's release builds ship, whose startup is precompiled by profiled AOT; iOS is fully AOT, as NativeAOT below), the JIT compiling only what ReadyToRun cannot hold (generic instantiations over other assemblies' value types, dynamic methods), the full one with the dist library beside it."
 WHAT_AOT="The same two programs compiled with NativeAOT (\`dotnet publish\`, linux-x64), the full one with the dist library beside it."
-WHAT_AOT_STATIC="The full program published with NativeAOT and \`AppFunctionsLinkStatic=true\` (the package's targets: the dist build's \`libappfunctions.a\` linked into the executable, \`DirectPInvoke\` of the binding's calls, the loader's feature switch on: no resolver, no probing; how an iOS app links the core), beside the same NativeAOT floor: \`load\` is the ABI check alone, the library being part of the executable."
-measure() { # label, full exe, floor exe, what
+WHAT_AOT_STATIC="In the same samples as the NativeAOT program above, beside the same floor: the full program published with NativeAOT and \`AppFunctionsLinkStatic=true\` (the package's targets: the dist build's \`libappfunctions.a\` linked into the executable, \`DirectPInvoke\` of the binding's calls, the loader's feature switch on: no resolver, no probing; how an iOS app links the core): \`load\` is the ABI check alone, the library being part of the executable."
+measure() { # label, full exe, floor exe, what [--also LABEL=EXE --also-what LABEL=TEXT ...]
   "$2" --check || { loud "$2 --check failed"; return 1; }
   python3 "$REPO/ci/bench/coldstart.py" --demo "$DEMO" --binding "$1" --full "$2" --floor "$3" \
-    --out "$OUT/coldstart_$1.json" --samples "$SAMPLES" --what "$4" | grep -E "first_outcome_ms|floor_ms|_part_ms|vs_floor" || true
+    --out "$OUT/coldstart_$1.json" --samples "$SAMPLES" --what "$4" "${@:5}" | grep -E "first_outcome_ms|floor_ms|_part_ms|vs_floor" || true
 }
 echo "-- .NET (JIT): dotnet build"
 if build AppFunctions.ColdStart "$W/jit" 0 && build AppFunctions.ColdStart.Floor "$W/jit-floor" 0; then
@@ -68,25 +69,25 @@ if build AppFunctions.ColdStart "$W/r2r" r2r && build AppFunctions.ColdStart.Flo
 else
   loud "the ReadyToRun programs did not publish (the Crossgen2 pack from NuGet? logs in $W)"
 fi
-echo "-- .NET (NativeAOT): dotnet publish"
+echo "-- .NET (NativeAOT): dotnet publish, and with the core linked statically (-p:AppFunctionsLinkStatic=true)"
+# The two NativeAOT programs run in the same samples beside one floor (coldstart.py --also), so
+# that their ratios to it compare one moment's machine.
+STATIC="${LIB%.so}.a"
 if build AppFunctions.ColdStart "$W/aot" 1 && build AppFunctions.ColdStart.Floor "$W/aot-floor" 1; then
   cp "$LIB" "$W/aot/libappfunctions.so"
-  measure dotnet_aot "$W/aot/AppFunctions.ColdStart" "$W/aot-floor/AppFunctions.ColdStart.Floor" "$WHAT_AOT"
-else
-  loud "the NativeAOT programs did not publish (the ILCompiler packages from NuGet? logs in $W)"
-fi
-echo "-- .NET (NativeAOT, the core linked statically): dotnet publish -p:AppFunctionsLinkStatic=true"
-STATIC="${LIB%.so}.a"
-if [[ ! -f "$STATIC" ]]; then
-  loud "no static archive beside the dist library ($STATIC): the statically linked NativeAOT program is not measured"
-elif [[ ! -x "$W/aot-floor/AppFunctions.ColdStart.Floor" ]]; then
-  loud "the NativeAOT floor did not publish: the statically linked NativeAOT program is not measured"
-elif build AppFunctions.ColdStart "$W/aot-static" static; then
-  if readelf -d "$W/aot-static/AppFunctions.ColdStart" | grep -q 'NEEDED.*libappfunctions'; then
+  also=()
+  if [[ ! -f "$STATIC" ]]; then
+    loud "no static archive beside the dist library ($STATIC): the statically linked NativeAOT program is not measured"
+  elif ! build AppFunctions.ColdStart "$W/aot-static" static; then
+    loud "the statically linked NativeAOT program did not publish (log: $W/aot-static.log)"
+  elif readelf -d "$W/aot-static/AppFunctions.ColdStart" | grep -q 'NEEDED.*libappfunctions'; then
     loud "the statically linked program still needs libappfunctions.so (readelf -d)"
+  elif ! "$W/aot-static/AppFunctions.ColdStart" --check; then
+    loud "$W/aot-static/AppFunctions.ColdStart --check failed"
   else
-    measure dotnet_aot_static "$W/aot-static/AppFunctions.ColdStart" "$W/aot-floor/AppFunctions.ColdStart.Floor" "$WHAT_AOT_STATIC"
+    also=(--also "dotnet_aot_static=$W/aot-static/AppFunctions.ColdStart" --also-what "dotnet_aot_static=$WHAT_AOT_STATIC")
   fi
+  measure dotnet_aot "$W/aot/AppFunctions.ColdStart" "$W/aot-floor/AppFunctions.ColdStart.Floor" "$WHAT_AOT" ${also[@]+"${also[@]}"}
 else
-  loud "the statically linked NativeAOT program did not publish (log: $W/aot-static.log)"
+  loud "the NativeAOT programs did not publish (the ILCompiler packages from NuGet? logs in $W): neither NativeAOT program is measured"
 fi

@@ -5,6 +5,7 @@ of N functions (the demo's descriptor bundle plus numbered copies of its functio
         [--also LABEL=LIBRARY]...
     python3 ci/bench/coldstart.py --demo DEMO --binding LABEL --full "CMD ..." --floor "CMD ..." \
         --out OUT.json [--samples N] [--functions N] [--what "TEXT"]
+        [--also LABEL2="CMD ..." [--also-what LABEL2="TEXT"]]...
 
 DEMO is the demo example (`demo bundle` prints its descriptor bundle), LIBRARY the shared
 library the C program loads with dlopen (ci/bench.sh: the dist profile's, what apps ship).
@@ -15,7 +16,10 @@ library and check its ABI version, register everything, make the first call) and
 reads CLOCK_MONOTONIC just before it starts the process; the program prints the same clock
 after each step. Medians go to OUT.json (milliseconds) with the machine's load average.
 Each --also library (ci/bench.sh: the Android phone build's) runs the full program in the
-same samples, right after those two, into keys `coldstart_c_LABEL_*`.
+same samples, right after those two, into keys `coldstart_c_LABEL_*`. With --binding,
+each --also LABEL=CMD is another full program run in the same samples beside the same floor
+(ci/bench/coldstart-dotnet.sh: NativeAOT with the core loaded at run time and linked
+statically), into keys `coldstart_LABEL_*` of the same OUT.json.
 
 With --binding, the two programs are a binding's (ci/bench.sh: .NET JIT and NativeAOT, the
 JVM, Swift): FULL registers the same app through the binding's API and makes the first call,
@@ -47,7 +51,10 @@ ap.add_argument("--demo", required=True)
 ap.add_argument("--lib")
 ap.add_argument("--also", action="append", default=[], metavar="LABEL=LIBRARY",
                 help="another library measured in the same samples (after the full and the floor ones): "
-                     "keys coldstart_c_LABEL_*")
+                     "keys coldstart_c_LABEL_*; with --binding, LABEL=CMD: another full program beside the "
+                     "same floor, keys coldstart_LABEL_*")
+ap.add_argument("--also-what", action="append", default=[], metavar="LABEL=TEXT",
+                help="with --binding: what an --also program does, for the report")
 ap.add_argument("--binding", help="a binding's label (letters, digits, _): measure its FULL and FLOOR programs")
 ap.add_argument("--full", help="with --binding: the program registering the app and making the first call")
 ap.add_argument("--floor", help="with --binding: the same program without appfunctions")
@@ -67,6 +74,7 @@ for spec in a.also:
     if not (label.replace("_", "").isalnum() and path):
         ap.error(f"--also LABEL=LIBRARY (LABEL letters, digits, _): {spec}")
     also.append((label, path))
+a.also_what = dict(w.partition("=")[::2] for w in a.also_what)
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 work = os.path.join(REPO, "target", "bench")
 os.makedirs(work, exist_ok=True)
@@ -149,29 +157,46 @@ if a.binding:
         return [w.replace("{bundle}", bundle_path).replace("{app}", app) for w in shlex.split(cmd)]
 
     full_argv, floor_argv = argv_of(a.full), argv_of(a.floor)
+    # --also LABEL=CMD: another full program run in the same samples, beside the same floor
+    also_argv = [(label, argv_of(cmd)) for label, cmd in also]
     run_once(full_argv), run_once(floor_argv)  # warm the page cache (and any JIT cache) alike
+    for _, argv in also_argv:
+        run_once(argv)
     full, floor = [], []
+    others = {label: [] for label, _ in also_argv}
     for _ in range(a.samples):
         full.append(run_once(full_argv))
         floor.append(run_once(floor_argv))
-    steps, floor_steps = list(full[0]), list(floor[0])
-    if any(list(s) != steps for s in full) or any(list(s) != floor_steps for s in floor):
-        sys.exit("coldstart: a program printed different steps in different samples")
-    P = f"coldstart_{a.binding}_"
-    res = {P + "steps": steps, P + "floor_steps": floor_steps, P + "samples": a.samples, P + "what": a.what,
-           P + "functions": len(functions) + len(bundle.get("entities", []))}
-    for i, k in enumerate(steps):
-        res[P + k + "_ms"] = med([s[k] for s in full])
-        if i:
-            res[P + k + "_part_ms"] = med([s[k] - s[steps[i - 1]] for s in full])
-    res[P + "first_outcome_ms"] = med([s[steps[-1]] for s in full])
-    res[P + "floor_ms"] = med([s[floor_steps[-1]] for s in floor])
-    res[P + "floor_main_ms"] = med([s["main"] for s in floor])
-    res[P + "first_outcome_p90_ms"] = p90([s[steps[-1]] for s in full])
-    res[P + "floor_p90_ms"] = p90([s[floor_steps[-1]] for s in floor])
-    res[P + "above_floor_ms"] = round(res[P + "first_outcome_ms"] - res[P + "floor_ms"], 3)
-    res[P + "vs_floor_x"] = round(res[P + "first_outcome_ms"] / res[P + "floor_ms"], 3) if res[P + "floor_ms"] > 0 else None
-    res[P + "load_average_1m"] = round(os.getloadavg()[0], 2)
+        for label, argv in also_argv:
+            others[label].append(run_once(argv))
+    floor_steps = list(floor[0])
+    if any(list(s) != floor_steps for s in floor):
+        sys.exit("coldstart: the floor printed different steps in different samples")
+
+    def summary(label, full, what):
+        steps = list(full[0])
+        if any(list(s) != steps for s in full):
+            sys.exit(f"coldstart: {label}'s program printed different steps in different samples")
+        P = f"coldstart_{label}_"
+        res = {P + "steps": steps, P + "floor_steps": floor_steps, P + "samples": a.samples, P + "what": what,
+               P + "functions": len(functions) + len(bundle.get("entities", []))}
+        for i, k in enumerate(steps):
+            res[P + k + "_ms"] = med([s[k] for s in full])
+            if i:
+                res[P + k + "_part_ms"] = med([s[k] - s[steps[i - 1]] for s in full])
+        res[P + "first_outcome_ms"] = med([s[steps[-1]] for s in full])
+        res[P + "floor_ms"] = med([s[floor_steps[-1]] for s in floor])
+        res[P + "floor_main_ms"] = med([s["main"] for s in floor])
+        res[P + "first_outcome_p90_ms"] = p90([s[steps[-1]] for s in full])
+        res[P + "floor_p90_ms"] = p90([s[floor_steps[-1]] for s in floor])
+        res[P + "above_floor_ms"] = round(res[P + "first_outcome_ms"] - res[P + "floor_ms"], 3)
+        res[P + "vs_floor_x"] = round(res[P + "first_outcome_ms"] / res[P + "floor_ms"], 3) if res[P + "floor_ms"] > 0 else None
+        res[P + "load_average_1m"] = round(os.getloadavg()[0], 2)
+        return res
+
+    res = summary(a.binding, full, a.what)
+    for label, _ in also_argv:
+        res.update(summary(label, others[label], a.also_what.get(label, "")))
     with open(a.out, "w") as fh:
         json.dump(res, fh, indent=1)
     print(json.dumps(res, indent=1))

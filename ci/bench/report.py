@@ -1161,8 +1161,9 @@ REASONS = {
         "System.Text.Json, the generated code of 50 functions, and now the part of the core the "
         "calls reach, 0.07-0.1 ms more to `main` than the dynamic program), registration (the "
         "core's own work most of it) and the first call (the DI scope's first resolution, the "
-        "timer thread, the JSON reader's and writer's first use). Compare the two NativeAOT rows "
-        "of one run: the machine's load moves both.",
+        "timer thread, the JSON reader's and writer's first use). The two NativeAOT programs run in "
+        "the same samples beside one floor (since 2026-12-04; before, one after the other), so their "
+        "two rows compare one moment's machine.",
     "coldstart_dotnet_aot_static_register_vs_c_x":
         "See the dynamic NativeAOT row: registration does the same work whichever way the core "
         "is linked (a direct call saves nanoseconds per call, against the 0.3-0.6 ms the 50 "
