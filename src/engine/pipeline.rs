@@ -722,12 +722,16 @@ fn handler_outcome(
                 },
                 Some(ty) => {
                     let text = result.as_deref().unwrap_or("null");
+                    let cons = desc.result_constraints.as_deref();
                     if desc.generated_for.is_none()
-                        && crate::model::binding::is_normal_form(
-                            ty,
-                            desc.result_constraints.as_deref(),
-                            text,
-                        )
+                        && (crate::model::binding::is_normal_form(ty, cons, text)
+                            || crate::model::binding::is_normal_value(
+                                &snap.types,
+                                ty,
+                                cons,
+                                text,
+                                &snap.result_limits(),
+                            ))
                     {
                         // already what binding it would give back: kept as it is
                         return Outcome::success(result.filter(|r| r != "null"));
