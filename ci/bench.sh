@@ -223,6 +223,12 @@ dotnet_bench() {
   if command -v dotnet >/dev/null; then
     cargo build -q --release --lib
     rm -rf "$OUT/dotnet-bdn"
+    # the C figure's call in a C loop of the BenchmarkDotNet process (SameCallInC)
+    mkdir -p "$OUT/dotnet-same-call"
+    cc -O2 -std=c11 -Wall -Werror -shared -fPIC -I "$REPO/include" \
+      bindings/dotnet/benchmarks/AppFunctions.Benchmarks/c/same_call.c -L "$REPO/target/release" -lappfunctions \
+      -Wl,-rpath,"$REPO/target/release" -o "$OUT/dotnet-same-call/libafb_same_call.so"
+    export APPFUNCTIONS_BENCH_SAME_CALL="$OUT/dotnet-same-call/libafb_same_call.so"
     local job=(); [[ $QUICK == 1 ]] && job=(--job short)
     (cd bindings/dotnet && dotnet run -c Release --project benchmarks/AppFunctions.Benchmarks -- \
         --filter '*' --exporters json --artifacts "$OUT/dotnet-bdn" "${job[@]}") | grep -E '^\|' || true

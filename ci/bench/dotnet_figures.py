@@ -12,7 +12,8 @@ names = {"Execute": "dotnet_execute", "ExecuteJson": "dotnet_execute_json",
          "AIFunctionFactoryInvoke": "dotnet_aifunctionfactory",
          "AIFunctionFactoryInvokeSameCallAsC": "dotnet_aifunctionfactory_c_call",
          "AppFunctionAsAIFunction": "dotnet_asaifunction",
-         "ExecuteWithScopeAndDelegates": "dotnet_execute_realistic"}
+         "ExecuteWithScopeAndDelegates": "dotnet_execute_realistic",
+         "SameCallInCLoop": "dotnet_c_same_process"}
 for path in glob.glob(os.path.join(artifacts, "results", "*.json")):
     with open(path) as fh:
         report = json.load(fh)

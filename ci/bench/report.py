@@ -63,6 +63,9 @@ for _f in sorted(os.listdir(OUT)) if os.path.isdir(OUT) else []:
 # vs the core's registration of the same descriptors from C (the same cold start run)
 if bindings.get("dotnet_execute_c_call_ns") and bindings.get("dotnet_c_execute_plain_ns"):
     bindings["dotnet_execute_c_call_vs_c_x"] = round(bindings["dotnet_execute_c_call_ns"] / bindings["dotnet_c_execute_plain_ns"], 2)
+if bindings.get("dotnet_execute_c_call_ns") and bindings.get("dotnet_c_same_process_ns"):
+    bindings["dotnet_execute_c_call_vs_c_same_process_x"] = round(
+        bindings["dotnet_execute_c_call_ns"] / bindings["dotnet_c_same_process_ns"], 2)
 def registration_part(s, P):
     """A binding cold start's registration: its `register` step, and for .NET the `container`
     step before it (`AddAppFunctions()` and the container's build, which the registrations need)."""
@@ -279,6 +282,8 @@ targets = [
      "coldstart_jvm_register_vs_c_x", lambda v: v <= 2, "≤ 2×"),
     ("round trip in .NET: `await Execute` of the C figure's call vs C (`execute/plain`, same run)",
      "dotnet_execute_c_call_vs_c_x", lambda v: v <= 2, "≤ 2×"),
+    ("round trip in .NET: `await Execute` of the C figure's call vs the same call in a C loop of the same process (BenchmarkDotNet)",
+     "dotnet_execute_c_call_vs_c_same_process_x", lambda v: v <= 2, "≤ 2×"),
     ("realistic call in .NET: `await Execute` with a DI scope and the seed's two delegates (BenchmarkDotNet, ns)",
      "dotnet_execute_realistic_ns", lambda v: v <= 2000, "≤ 2,000 ns"),
     ("cold start in .NET (NativeAOT): process start to the first outcome vs the same AOT program without appfunctions",
@@ -397,7 +402,8 @@ def dotnet_section(s, run):
            "(`benches/scenarios.rs`, `execute/plain`: the same three parameters, a string result, a "
            "handler answering `\"ok\"`), so that the ratio to C compares one call with itself. Each "
            "also runs through `AIFunctionFactory.Create(...).InvokeAsync` (the arguments parsed from "
-           "the same JSON). The C figure is criterion's `execute/plain` taken just before. The realistic "
+           "the same JSON). The C figure is criterion's `execute/plain` taken just before, and the same call "
+           "in a C loop of the BenchmarkDotNet process (`SameCallInC`: `c/same_call.c`, one tool, one moment). The realistic "
            "call (issue 30) is the seed's app as one of its calls feels: `create_order_in_app`, a method of a "
            "class resolved from the call's DI scope with a service its constructor takes, through the seed's "
            "`SignInDelegate` and `TelemetryDelegate` (resolved from the same scope; its `ILogger<T>` from "
@@ -411,6 +417,10 @@ def dotnet_section(s, run):
         out.append(f"| `await dispatcher.Execute(...)`, the C figure's call | {fmt(exc)} ns | ≤ 1,500 ns | {verdict(exc <= 1500)} |")
     if c and exc:
         out.append(f"| the C figure's call vs C (`af_execute_json`, `execute/plain`, {fmt(c)} ns) | {fmt(exc / c)}× | ≤ 2× | {verdict(exc / c <= 2)} |")
+    csp = s.get("dotnet_c_same_process_ns")
+    if csp and exc:
+        out.append(f"| the C figure's call vs the same call in a C loop of the BenchmarkDotNet process "
+                   f"(`SameCallInC`, {fmt(csp)} ns) | {fmt(exc / csp)}× | ≤ 2× | {verdict(exc / csp <= 2)} |")
     if c:
         out.append(f"| `create_order` (returns its `Order`) vs the same C figure (a different call) | {fmt(ex / c)}× | | |")
     if fac:
@@ -1119,7 +1129,14 @@ REASONS = {
         "Besides the hand-off itself, the worker thread drives the rest of the call (the result "
         "checked, the outcome written, the scope closed) before the caller wakes.",
     "dotnet_execute_c_call_vs_c_x":
-        "See the .NET binding section: what the binding adds to the core's call, measured.",
+        "See the .NET binding section: what the binding adds to the core's call, measured. This row "
+        "sets a BenchmarkDotNet mean beside criterion's mean taken minutes before it, by another tool "
+        "on another moment's machine; the row below compares the same call in a C loop of the "
+        "BenchmarkDotNet process, measured by the same tool in the same run.",
+    "dotnet_execute_c_call_vs_c_same_process_x":
+        "See the .NET binding section: what the binding adds to the core's call (the asynchronous "
+        "form, the handler's arguments read and bound, the managed outcome and its `Task`, the "
+        "transitions), measured.",
     "dotnet_execute_realistic_ns":
         "Where the realistic call's time goes (perf with the runtime's perf map, 2026-12-01): the "
         "core about 45% (two delegates' gates and `on_invoked` through C, the arguments bound, the "

@@ -198,6 +198,42 @@ public class RealisticBenchmarks
     public AppFunctionOutcome ExecuteWithScopeAndDelegates() => _dispatcher.Execute(Invocation, Args).GetAwaiter().GetResult();
 }
 
+/// <summary>The C figure's call (benches/execute.rs, execute/plain) in a C loop of this process
+/// (c/same_call.c, which ci/bench.sh builds and names in <c>APPFUNCTIONS_BENCH_SAME_CALL</c>): the
+/// same call as <see cref="ExecuteBenchmarks.ExecuteSameCallAsC"/> without .NET, measured by the
+/// same tool at the same moment, so that their ratio is one machine's.</summary>
+public unsafe class SameCallInC
+{
+    private const int Calls = 100;
+    private delegate* unmanaged<int, long> _run;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        var path = Environment.GetEnvironmentVariable("APPFUNCTIONS_BENCH_SAME_CALL");
+        if (string.IsNullOrEmpty(path))
+        {
+            throw new InvalidOperationException("APPFUNCTIONS_BENCH_SAME_CALL names no library: ci/bench.sh builds c/same_call.c and sets it");
+        }
+        var lib = System.Runtime.InteropServices.NativeLibrary.Load(path);
+        var setup = (delegate* unmanaged<int>)System.Runtime.InteropServices.NativeLibrary.GetExport(lib, "afb_same_call_setup");
+        _run = (delegate* unmanaged<int, long>)System.Runtime.InteropServices.NativeLibrary.GetExport(lib, "afb_same_call_run");
+        var status = setup();
+        if (status != 0)
+        {
+            throw new InvalidOperationException($"afb_same_call_setup failed ({status})");
+        }
+    }
+
+    /// <summary>af_execute_json and af_string_free in C, the handler answering "ok".</summary>
+    [Benchmark(OperationsPerInvoke = Calls)]
+    public long SameCallInCLoop()
+    {
+        long ok = _run(Calls);
+        return ok == Calls ? ok : throw new InvalidOperationException($"{Calls - ok} of {Calls} calls failed");
+    }
+}
+
 /// <summary>One benchmark method in a loop, for a profiler.</summary>
 internal static class Loop
 {
