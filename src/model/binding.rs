@@ -1895,22 +1895,14 @@ mod tests {
         for (ty, text) in &declined {
             assert!(!is_normal_value(&t, ty, None, text, &l), "taken: {text}");
         }
-        let nested = Limits {
-            max_depth: 1,
-            ..Limits::default()
-        };
-        assert!(
-            !is_normal_value(&t, &order, None, base, &nested),
-            "over the depth limit"
-        );
-        let small = Limits {
-            max_input_bytes: 10,
-            ..Limits::default()
-        };
-        assert!(
-            !is_normal_value(&t, &order, None, base, &small),
-            "over the size limit"
-        );
+        // over the depth limit (the nested Money), over the size limit
+        for (max_depth, max_input_bytes) in [(1, 1 << 20), (64, 10)] {
+            let over = Limits {
+                max_depth,
+                max_input_bytes,
+            };
+            assert!(!is_normal_value(&t, &order, None, base, &over));
+        }
         // mutations: whatever the fast path keeps, the binder gives back unchanged
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = |n: usize| {
