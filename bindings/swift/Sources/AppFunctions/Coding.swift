@@ -779,8 +779,7 @@ enum JSONWriter {
         }
         var out = JSONOut()
         try node(value, []).write(to: &out)
-        out.byte(0)
-        return out.bytes.withUnsafeBufferPointer { reply.answer(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+        return out.withCString { reply.answer($0) }
     }
 
     /// A string with nothing to escape (most text) quoted into a buffer on the stack and
@@ -804,8 +803,11 @@ enum JSONWriter {
     static func text<T: Encodable>(_ value: T) throws -> String {
         // the common results without building anything
         if T.self == String.self { return quoted(unsafeBitCast(value, to: String.self)) }
+        let node = try node(value, [])
+        // a scalar (or what encodes as one, an enum's raw value) is its text already
+        if case .text(let t) = node { return t }
         var out = JSONOut()
-        try node(value, []).write(to: &out)
+        node.write(to: &out)
         return out.text
     }
 }

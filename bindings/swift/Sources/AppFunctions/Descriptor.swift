@@ -9,8 +9,7 @@ public struct AppFunctionField: Sendable {
     /// rule it may be absent (and then binds as null).
     public let isOptional: Bool
     /// Value constraints the core states in the schema and enforces (docs/descriptors.md).
-    public var constraints: AppFunctionConstraints? { constraintsBox?.value }
-    let constraintsBox: AppFunctionConstraints.Box?
+    public let constraints: AppFunctionConstraints?
     let valueType: any AppFunctionValue.Type
 
     /// A field of Swift type `T`; an `Optional` type makes the field optional and nullable.
@@ -19,7 +18,7 @@ public struct AppFunctionField: Sendable {
     ) {
         self.name = name
         self.description = description
-        self.constraintsBox = AppFunctionConstraints.Box(constraints)
+        self.constraints = constraints
         self.valueType = type
         // (asked once: a record's or an enum's type names it, a runtime call)
         let t = T.appFunctionType
@@ -41,7 +40,7 @@ public struct AppFunctionField: Sendable {
         out.member(#","description":"#, string: description)
         // nullable is enough: the core's one nullable rule makes the field optional
         if isOptional { out.ascii(#","nullable":true"#) }
-        if let c = constraintsBox { c.value.write(to: &out) }
+        AppFunctionConstraints.write(constraints, to: &out)
         out.byte(0x7D)
     }
 
@@ -75,28 +74,13 @@ public struct AppFunctionParameter: Sendable {
     /// The default's JSON text, when there is one.
     public let defaultJSON: String?
     /// Value constraints the core states in the schema and enforces (docs/descriptors.md).
-    public var constraints: AppFunctionConstraints? { constraintsBox?.value }
-    let constraintsBox: AppFunctionConstraints.Box?
+    public let constraints: AppFunctionConstraints?
     let valueType: any AppFunctionValue.Type
 
     public init<T: AppFunctionValue>(
         _ name: String, _ type: T.Type, description: String? = nil, constraints: AppFunctionConstraints? = nil
     ) {
-        self.name = name
-        self.description = description
-        self.constraintsBox = AppFunctionConstraints.Box(constraints)
-        self.valueType = type
-        self.defaultJSON = nil
-        let t = T.appFunctionType
-        if case .nullable(let inner) = t {
-            self.type = inner
-            self.isOptional = true
-            self.isNullable = true
-        } else {
-            self.type = t
-            self.isOptional = false
-            self.isNullable = false
-        }
+        self.init(name, T.appFunctionType, type, description, constraints, defaultJSON: nil)
     }
 
     /// A parameter the caller may omit; the core then passes `defaultValue`.
@@ -104,19 +88,29 @@ public struct AppFunctionParameter: Sendable {
         _ name: String, _ type: T.Type, description: String? = nil, default defaultValue: T,
         constraints: AppFunctionConstraints? = nil
     ) {
-        self.init(name, type, description: description, constraints: constraints)
-        self = AppFunctionParameter(copying: self, defaultJSON: (try? AppJSON.encode(defaultValue)) ?? "null")
+        self.init(name, T.appFunctionType, type, description, constraints,
+                  defaultJSON: (try? AppJSON.encode(defaultValue)) ?? "null")
     }
 
-    private init(copying p: AppFunctionParameter, defaultJSON: String) {
-        name = p.name
-        type = p.type
-        description = p.description
-        isOptional = true
-        isNullable = p.isNullable
+    /// What the generic initializers share, not generic (written once, not per `T`). A
+    /// default makes the parameter optional; a nullable type makes it optional and nullable.
+    private init(
+        _ name: String, _ t: AppFunctionType, _ valueType: any AppFunctionValue.Type, _ description: String?,
+        _ constraints: AppFunctionConstraints?, defaultJSON: String?
+    ) {
+        self.name = name
+        self.description = description
+        self.constraints = constraints
+        self.valueType = valueType
         self.defaultJSON = defaultJSON
-        constraintsBox = p.constraintsBox
-        valueType = p.valueType
+        if case .nullable(let inner) = t {
+            self.type = inner
+            self.isNullable = true
+        } else {
+            self.type = t
+            self.isNullable = false
+        }
+        self.isOptional = isNullable || defaultJSON != nil
     }
 
     /// `write(to:)`'s text.
@@ -137,23 +131,43 @@ public struct AppFunctionParameter: Sendable {
         out.member(#","description":"#, string: description)
         if isNullable { out.ascii(#","nullable":true"#) }
         out.member(#","default":"#, raw: defaultJSON)
-        if let c = constraintsBox { c.value.write(to: &out) }
+        AppFunctionConstraints.write(constraints, to: &out)
         out.byte(0x7D)
     }
 }
 
+// The builders take each parameter or field as it is and gather them into one array, grown in
+// place (issue 30: the one-element array per line and the array of those arrays a
+// `buildBlock` takes were a third of building a descriptor, and each new array type's
+// metadata is made at its first use). A block's first line starts the array with room for a
+// few more; the lines after it, and what `if`, `switch` and `for` give (arrays), are appended.
+
 @resultBuilder
 public enum AppFunctionParametersBuilder {
-    public static func buildExpression(_ p: AppFunctionParameter) -> [AppFunctionParameter] { [p] }
-    public static func buildBlock(_ parts: [AppFunctionParameter]...) -> [AppFunctionParameter] {
-        // (one array of the parts' size, not flatMap's growing one: a descriptor is built per
-        // registration)
-        if parts.count == 1 { return parts[0] }
+    public static func buildExpression(_ p: AppFunctionParameter) -> AppFunctionParameter { p }
+    public static func buildPartialBlock(first p: AppFunctionParameter) -> [AppFunctionParameter] {
         var all: [AppFunctionParameter] = []
-        all.reserveCapacity(parts.reduce(0) { $0 + $1.count })
-        for p in parts { all.append(contentsOf: p) }
+        all.reserveCapacity(4)
+        all.append(p)
         return all
     }
+    public static func buildPartialBlock(first ps: [AppFunctionParameter]) -> [AppFunctionParameter] { ps }
+    public static func buildPartialBlock(
+        accumulated: consuming [AppFunctionParameter], next p: AppFunctionParameter
+    ) -> [AppFunctionParameter] {
+        var all = accumulated
+        all.append(p)
+        return all
+    }
+    public static func buildPartialBlock(
+        accumulated: consuming [AppFunctionParameter], next ps: [AppFunctionParameter]
+    ) -> [AppFunctionParameter] {
+        var all = accumulated
+        all.append(contentsOf: ps)
+        return all
+    }
+    /// An empty block.
+    public static func buildBlock() -> [AppFunctionParameter] { [] }
     public static func buildOptional(_ p: [AppFunctionParameter]?) -> [AppFunctionParameter] { p ?? [] }
     public static func buildEither(first p: [AppFunctionParameter]) -> [AppFunctionParameter] { p }
     public static func buildEither(second p: [AppFunctionParameter]) -> [AppFunctionParameter] { p }
@@ -162,8 +176,28 @@ public enum AppFunctionParametersBuilder {
 
 @resultBuilder
 public enum AppFunctionFieldsBuilder {
-    public static func buildExpression(_ f: AppFunctionField) -> [AppFunctionField] { [f] }
-    public static func buildBlock(_ parts: [AppFunctionField]...) -> [AppFunctionField] { parts.flatMap { $0 } }
+    public static func buildExpression(_ f: AppFunctionField) -> AppFunctionField { f }
+    public static func buildPartialBlock(first f: AppFunctionField) -> [AppFunctionField] {
+        var all: [AppFunctionField] = []
+        all.reserveCapacity(8)
+        all.append(f)
+        return all
+    }
+    public static func buildPartialBlock(first fs: [AppFunctionField]) -> [AppFunctionField] { fs }
+    public static func buildPartialBlock(accumulated: consuming [AppFunctionField], next f: AppFunctionField) -> [AppFunctionField] {
+        var all = accumulated
+        all.append(f)
+        return all
+    }
+    public static func buildPartialBlock(
+        accumulated: consuming [AppFunctionField], next fs: [AppFunctionField]
+    ) -> [AppFunctionField] {
+        var all = accumulated
+        all.append(contentsOf: fs)
+        return all
+    }
+    /// An empty block.
+    public static func buildBlock() -> [AppFunctionField] { [] }
     public static func buildOptional(_ f: [AppFunctionField]?) -> [AppFunctionField] { f ?? [] }
     public static func buildEither(first f: [AppFunctionField]) -> [AppFunctionField] { f }
     public static func buildEither(second f: [AppFunctionField]) -> [AppFunctionField] { f }
@@ -201,12 +235,7 @@ public struct AppFunctionDescriptor: Sendable {
     /// (register it with `registerOutput`).
     public var kind: AppFunctionKind
     /// Value constraints the core checks the handler's result against (`HandlerFailed`).
-    public var resultConstraints: AppFunctionConstraints? {
-        get { resultConstraintsBox?.value }
-        set { resultConstraintsBox = AppFunctionConstraints.Box(newValue) }
-    }
-    /// (held by reference, as a parameter's: a descriptor is copied on its way to the core)
-    private var resultConstraintsBox: AppFunctionConstraints.Box?
+    public var resultConstraints: AppFunctionConstraints?
     /// Android callers allowed (empty: everyone) — the descriptor's `callers.allow`.
     public var allowedCallers: [String]
 
@@ -233,7 +262,7 @@ public struct AppFunctionDescriptor: Sendable {
         self.toolkit = toolkit
         self.condition = condition
         self.kind = kind
-        self.resultConstraintsBox = AppFunctionConstraints.Box(resultConstraints)
+        self.resultConstraints = resultConstraints
         self.allowedCallers = allowedCallers
         self.parameters = parameters()
     }
@@ -264,10 +293,10 @@ public struct AppFunctionDescriptor: Sendable {
             p.write(to: &out)
         }
         out.ascii(#"],"result":"#)
-        if let c = resultConstraintsBox?.value, !c.isEmpty, result != .void {
+        if result != .void && AppFunctionConstraints.isSet(resultConstraints) {
             out.ascii(#"{"type":"#)
             result.write(to: &out)
-            c.write(to: &out)
+            AppFunctionConstraints.write(resultConstraints, to: &out)
             out.byte(0x7D)
         } else {
             result.write(to: &out)
@@ -301,17 +330,54 @@ public struct AppFunctionDescriptor: Sendable {
 /// result `HandlerFailed`. nil: none. An integral bound is written as an integer (exact up to
 /// 2^53).
 public struct AppFunctionConstraints: Sendable, Equatable {
-    public var minimum: Double?
-    public var maximum: Double?
-    public var exclusiveMinimum: Double?
-    public var exclusiveMaximum: Double?
-    public var minLength: Int?
-    public var maxLength: Int?
+    // The values are held by reference (copied on write), as plain numbers and a mask of the
+    // ones set: a parameter, a field and a descriptor hold `AppFunctionConstraints?`, which is
+    // then one word. Held inline, the struct of ten optionals was copied through its value
+    // witnesses each time a parameter or field was made or written, its metadata and each
+    // optional's made at first use (about 32,000 instructions, issue 30).
+    private var values: Values
+
+    public var minimum: Double? {
+        get { values.has(.minimum) ? values.minimum : nil }
+        set { unique().minimum = newValue ?? 0; values.mark(.minimum, newValue != nil) }
+    }
+    public var maximum: Double? {
+        get { values.has(.maximum) ? values.maximum : nil }
+        set { unique().maximum = newValue ?? 0; values.mark(.maximum, newValue != nil) }
+    }
+    public var exclusiveMinimum: Double? {
+        get { values.has(.exclusiveMinimum) ? values.exclusiveMinimum : nil }
+        set { unique().exclusiveMinimum = newValue ?? 0; values.mark(.exclusiveMinimum, newValue != nil) }
+    }
+    public var exclusiveMaximum: Double? {
+        get { values.has(.exclusiveMaximum) ? values.exclusiveMaximum : nil }
+        set { unique().exclusiveMaximum = newValue ?? 0; values.mark(.exclusiveMaximum, newValue != nil) }
+    }
+    public var minLength: Int? {
+        get { values.has(.minLength) ? values.minLength : nil }
+        set { unique().minLength = newValue ?? 0; values.mark(.minLength, newValue != nil) }
+    }
+    public var maxLength: Int? {
+        get { values.has(.maxLength) ? values.maxLength : nil }
+        set { unique().maxLength = newValue ?? 0; values.mark(.maxLength, newValue != nil) }
+    }
     /// An ECMA-262 regular expression the string must match somewhere (anchor it: `^...$`).
-    public var pattern: String?
-    public var minItems: Int?
-    public var maxItems: Int?
-    public var uniqueItems: Bool?
+    public var pattern: String? {
+        get { values.has(.pattern) ? values.pattern : nil }
+        set { unique().pattern = newValue ?? ""; values.mark(.pattern, newValue != nil) }
+    }
+    public var minItems: Int? {
+        get { values.has(.minItems) ? values.minItems : nil }
+        set { unique().minItems = newValue ?? 0; values.mark(.minItems, newValue != nil) }
+    }
+    public var maxItems: Int? {
+        get { values.has(.maxItems) ? values.maxItems : nil }
+        set { unique().maxItems = newValue ?? 0; values.mark(.maxItems, newValue != nil) }
+    }
+    public var uniqueItems: Bool? {
+        get { values.has(.uniqueItems) ? values.uniqueItems : nil }
+        set { unique().uniqueItems = newValue ?? false; values.mark(.uniqueItems, newValue != nil) }
+    }
 
     public init(
         minimum: Double? = nil, maximum: Double? = nil,
@@ -319,6 +385,7 @@ public struct AppFunctionConstraints: Sendable, Equatable {
         minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil,
         minItems: Int? = nil, maxItems: Int? = nil, uniqueItems: Bool? = nil
     ) {
+        values = Values()
         self.minimum = minimum
         self.maximum = maximum
         self.exclusiveMinimum = exclusiveMinimum
@@ -331,45 +398,92 @@ public struct AppFunctionConstraints: Sendable, Equatable {
         self.uniqueItems = uniqueItems
     }
 
-    /// Constraints held by reference in a parameter or a field: those are copied several
-    /// times while a descriptor is built (the result builders' arrays), and a reference is
-    /// one word where the optional struct is some 150 bytes copied through its generic
-    /// value witness each time (issue 30: registering a function).
-    final class Box: Sendable {
-        let value: AppFunctionConstraints
-
-        init(_ value: AppFunctionConstraints) { self.value = value }
-
-        /// nil for no constraints.
-        convenience init?(_ value: AppFunctionConstraints?) {
-            guard let value else { return nil }
-            self.init(value)
+    /// The values, mutated only while one struct holds the one reference to them.
+    private final class Values: @unchecked Sendable {
+        struct Key: OptionSet {
+            let rawValue: UInt16
+            static let minimum = Key(rawValue: 1 << 0)
+            static let maximum = Key(rawValue: 1 << 1)
+            static let exclusiveMinimum = Key(rawValue: 1 << 2)
+            static let exclusiveMaximum = Key(rawValue: 1 << 3)
+            static let minLength = Key(rawValue: 1 << 4)
+            static let maxLength = Key(rawValue: 1 << 5)
+            static let pattern = Key(rawValue: 1 << 6)
+            static let minItems = Key(rawValue: 1 << 7)
+            static let maxItems = Key(rawValue: 1 << 8)
+            static let uniqueItems = Key(rawValue: 1 << 9)
         }
+
+        /// The values set.
+        var set: Key = []
+        var minimum = 0.0, maximum = 0.0, exclusiveMinimum = 0.0, exclusiveMaximum = 0.0
+        var minLength = 0, maxLength = 0, minItems = 0, maxItems = 0
+        var pattern = ""
+        var uniqueItems = false
+
+        init() {}
+
+        func has(_ k: Key) -> Bool { set.contains(k) }
+
+        func mark(_ k: Key, _ isSet: Bool) {
+            if isSet { set.insert(k) } else { set.remove(k) }
+        }
+
+        func copy() -> Values {
+            let c = Values()
+            c.set = set
+            c.minimum = minimum
+            c.maximum = maximum
+            c.exclusiveMinimum = exclusiveMinimum
+            c.exclusiveMaximum = exclusiveMaximum
+            c.minLength = minLength
+            c.maxLength = maxLength
+            c.pattern = pattern
+            c.minItems = minItems
+            c.maxItems = maxItems
+            c.uniqueItems = uniqueItems
+            return c
+        }
+    }
+
+    private mutating func unique() -> Values {
+        if !isKnownUniquelyReferenced(&values) { values = values.copy() }
+        return values
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.values === b.values
+            || (a.minimum == b.minimum && a.maximum == b.maximum && a.exclusiveMinimum == b.exclusiveMinimum
+                && a.exclusiveMaximum == b.exclusiveMaximum && a.minLength == b.minLength
+                && a.maxLength == b.maxLength && a.pattern == b.pattern && a.minItems == b.minItems
+                && a.maxItems == b.maxItems && a.uniqueItems == b.uniqueItems)
     }
 
     /// True when no constraint is set.
-    var isEmpty: Bool {
-        minimum == nil && maximum == nil && exclusiveMinimum == nil && exclusiveMaximum == nil
-            && minLength == nil && maxLength == nil && pattern == nil && minItems == nil && maxItems == nil
-            && uniqueItems == nil
+    var isEmpty: Bool { values.set.isEmpty }
+
+    /// The descriptor keys of `c` written into an object being written (each with its leading
+    /// comma), in the order docs/descriptors.md lists them; nothing for nil. (Given the
+    /// optional as an argument: unwrapped where a parameter or field holds it, it is copied
+    /// through its type's value witnesses.)
+    @inline(never) static func write(_ c: AppFunctionConstraints?, to out: inout JSONOut) {
+        guard let v = c?.values, !v.set.isEmpty else { return }
+        if v.has(.minimum) { out.ascii(#","minimum":"#); out.number(v.minimum) }
+        if v.has(.maximum) { out.ascii(#","maximum":"#); out.number(v.maximum) }
+        if v.has(.exclusiveMinimum) { out.ascii(#","exclusiveMinimum":"#); out.number(v.exclusiveMinimum) }
+        if v.has(.exclusiveMaximum) { out.ascii(#","exclusiveMaximum":"#); out.number(v.exclusiveMaximum) }
+        if v.has(.minLength) { out.ascii(#","minLength":"#); out.int(v.minLength) }
+        if v.has(.maxLength) { out.ascii(#","maxLength":"#); out.int(v.maxLength) }
+        if v.has(.pattern) { out.ascii(#","pattern":"#); out.string(v.pattern) }
+        if v.has(.minItems) { out.ascii(#","minItems":"#); out.int(v.minItems) }
+        if v.has(.maxItems) { out.ascii(#","maxItems":"#); out.int(v.maxItems) }
+        if v.has(.uniqueItems) { out.ascii(#","uniqueItems":"#); out.bool(v.uniqueItems) }
     }
 
-    /// The descriptor keys written into an object being written (each with its leading
-    /// comma), in the order docs/descriptors.md lists them.
-    func write(to out: inout JSONOut) {
-        out.member(#","minimum":"#, number: minimum)
-        out.member(#","maximum":"#, number: maximum)
-        out.member(#","exclusiveMinimum":"#, number: exclusiveMinimum)
-        out.member(#","exclusiveMaximum":"#, number: exclusiveMaximum)
-        out.member(#","minLength":"#, int: minLength)
-        out.member(#","maxLength":"#, int: maxLength)
-        out.member(#","pattern":"#, string: pattern)
-        out.member(#","minItems":"#, int: minItems)
-        out.member(#","maxItems":"#, int: maxItems)
-        if let v = uniqueItems {
-            out.ascii(#","uniqueItems":"#)
-            out.bool(v)
-        }
+    /// True when `c` holds a constraint (as `write`, given the optional as an argument).
+    @inline(never) static func isSet(_ c: AppFunctionConstraints?) -> Bool {
+        guard let c else { return false }
+        return !c.isEmpty
     }
 }
 

@@ -187,10 +187,11 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
     private func define(_ c: AppFunctionTypeCollector) throws {
         if c.enums.isEmpty && c.records.isEmpty { return }
         try definedTypes.withLock { defined in
-            guard var doc = c.document(skipping: defined) else { return }
+            var doc = JSONOut(capacity: 1024)
+            guard c.document(skipping: defined, into: &doc) else { return }
             try check(doc.withCString { af_define_types(raw, $0) }, "defineTypes")
-            for e in c.enums { defined.insert(e.name) }
-            for r in c.records { defined.insert(r.name) }
+            c.enums.forEachName { defined.insert($0) }
+            c.records.forEachName { defined.insert($0) }
         }
     }
 

@@ -81,47 +81,90 @@ indirect enum JSONValue: Sendable {
     }
 }
 
-/// JSON text written as UTF-8 bytes: appending bytes costs a fraction of appending Strings
-/// (a descriptor's JSON was most of what registering a function cost in Swift, issue 30).
-struct JSONOut {
-    var bytes: [UInt8] = []
+/// JSON text written as UTF-8 bytes into memory of its own (one `malloc`'d buffer, grown by
+/// `realloc` when a text outgrows it, freed with the writer): each piece is copied in with a
+/// bounds check and `memcpy`, no `Array` between (issue 30: a descriptor's JSON was most of
+/// what registering a function cost in Swift, and `Array`'s appends were most of that).
+/// Not copyable: one owner, one buffer.
+struct JSONOut: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    /// The bytes written so far.
+    private(set) var count = 0
+    private var capacity: Int
 
-    init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int = 512) {
+        self.capacity = max(capacity, 16)
+        base = malloc(self.capacity)!.assumingMemoryBound(to: UInt8.self)
+    }
 
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+    deinit { free(base) }
+
+    /// The bytes written, lent to `body`.
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
+    /// A copy of the bytes written.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
     /// The bytes as a NUL-terminated C string for the length of `body`: what the core reads,
-    /// handed over without a `String` made and copied again for C (issue 30).
+    /// handed over without a `String` made and copied again for C (issue 30). The NUL is
+    /// written past the text, which stays as it was.
     mutating func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
-        bytes.append(0)
-        defer { bytes.removeLast() }
-        return try bytes.withUnsafeBufferPointer { u in
-            try u.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
-        }
+        reserve(1)
+        base[count] = 0
+        return try body(UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self))
+    }
+
+    /// Room for `n` more bytes.
+    @inline(__always) private mutating func reserve(_ n: Int) {
+        if n > capacity &- count { grow(count + n) }
+    }
+
+    @inline(never) private mutating func grow(_ needed: Int) {
+        var c = capacity * 2
+        while c < needed { c *= 2 }
+        base = realloc(base, c)!.assumingMemoryBound(to: UInt8.self)
+        capacity = c
+    }
+
+    /// `n` bytes from `p`.
+    @inline(__always) private mutating func copy(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        reserve(n)
+        memcpy(base + count, p, n)
+        count &+= n
     }
 
     /// Text written already (a type's definition, written once).
-    mutating func bytes(_ b: [UInt8]) { bytes.append(contentsOf: b) }
+    mutating func bytes(_ b: UnsafeBufferPointer<UInt8>) {
+        if let p = b.baseAddress { copy(p, b.count) }
+    }
 
     /// A decimal integer.
     mutating func int(_ v: Int) {
-        if v == 0 { bytes.append(0x30); return }
-        if v < 0 { bytes.append(0x2D) }
-        // digits of the magnitude, least significant first (Int.min's too: UInt)
+        reserve(20)
+        if v < 0 {
+            base[count] = 0x2D
+            count &+= 1
+        }
+        // the digits of the magnitude (Int.min's too: UInt), least significant first, then
+        // turned around
         var m = v.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // 24 bytes: 20 digits at most
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            while m > 0 {
-                d[n] = UInt8(truncatingIfNeeded: m % 10) + 0x30
-                m /= 10
-                n += 1
-            }
-            var i = n - 1
-            while i >= 0 {
-                bytes.append(d[i])
-                i -= 1
-            }
+        var a = count
+        repeat {
+            base[count] = UInt8(truncatingIfNeeded: m % 10) &+ 0x30
+            m /= 10
+            count &+= 1
+        } while m > 0
+        var b = count &- 1
+        while a < b {
+            let t = base[a]
+            base[a] = base[b]
+            base[b] = t
+            a &+= 1
+            b &-= 1
         }
     }
 
@@ -137,36 +180,45 @@ struct JSONOut {
 
     @inline(__always) mutating func bool(_ b: Bool) { b ? ascii("true") : ascii("false") }
 
-    @inline(__always) mutating func byte(_ b: UInt8) { bytes.append(b) }
-
-    mutating func ascii(_ s: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    @inline(__always) mutating func byte(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count &+= 1
     }
+
+    @inline(__always) mutating func ascii(_ s: StaticString) {
+        copy(s.utf8Start, s.utf8CodeUnitCount)
+    }
+
+    // The optional members are functions of their own, not inlined: an optional read from a
+    // descriptor's field and unwrapped where it is stored is copied twice through its type's
+    // value witnesses (an outlined copy that looks its metadata up each time, some 170
+    // instructions a member); passed as an argument it arrives in registers.
 
     /// An optional member: `key` (its `,"name":` bytes) and the value, or nothing when the
     /// value is nil (a descriptor leaves out what the app did not set).
-    @inline(__always) mutating func member(_ key: StaticString, string v: String?) {
+    @inline(never) mutating func member(_ key: StaticString, string v: String?) {
         guard let v else { return }
         ascii(key)
         string(v)
     }
 
     /// An optional member whose value is JSON text already (a default).
-    @inline(__always) mutating func member(_ key: StaticString, raw v: String?) {
+    @inline(never) mutating func member(_ key: StaticString, raw v: String?) {
         guard let v else { return }
         ascii(key)
         raw(v)
     }
 
     /// An optional member whose value is a number (a bound of a constraint).
-    @inline(__always) mutating func member(_ key: StaticString, number v: Double?) {
+    @inline(never) mutating func member(_ key: StaticString, number v: Double?) {
         guard let v else { return }
         ascii(key)
         number(v)
     }
 
     /// An optional member whose value is an integer (a length or count bound).
-    @inline(__always) mutating func member(_ key: StaticString, int v: Int?) {
+    @inline(never) mutating func member(_ key: StaticString, int v: Int?) {
         guard let v else { return }
         ascii(key)
         int(v)
@@ -175,38 +227,108 @@ struct JSONOut {
     /// Text that is JSON already.
     mutating func raw(_ s: String) {
         var s = s
-        s.withUTF8 { bytes.append(contentsOf: $0) }
+        s.withUTF8 { if let p = $0.baseAddress { copy(p, $0.count) } }
     }
 
     /// A JSON string literal: `"`, `\` and control characters escaped.
     mutating func string(_ s: String) {
+        // (the string's own bytes where it has them, native or small; `withUTF8` only for
+        // one that has none, which it copies)
+        if s.utf8.withContiguousStorageIfAvailable({ quoted($0) }) != nil { return }
         var s = s
-        s.withUTF8 { u in
-            bytes.append(0x22)
-            var start = 0
-            for i in 0..<u.count {
-                let c = u[i]
-                guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
-                bytes.append(0x5C)
-                switch c {
-                case 0x22, 0x5C: bytes.append(c)
-                case 0x0A: bytes.append(0x6E)
-                case 0x0D: bytes.append(0x72)
-                case 0x09: bytes.append(0x74)
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    bytes.append(0x75)
-                    bytes.append(0x30)
-                    bytes.append(0x30)
-                    bytes.append(hex.utf8Start[Int(c >> 4)])
-                    bytes.append(hex.utf8Start[Int(c & 0xF)])
+        s.withUTF8 { quoted($0) }
+    }
+
+    /// UTF-8 bytes as a JSON string literal: eight bytes (or four) at a time while none of
+    /// them needs an escape (most text), the last ones as a word overlapping the one before;
+    /// from a byte that needs one, byte by byte.
+    mutating func quoted(_ u: UnsafeBufferPointer<UInt8>) {
+        let n = u.count
+        reserve(n &+ 2)
+        base[count] = 0x22
+        let o = count &+ 1
+        var i = 0
+        if let src = u.baseAddress {
+            let from = UnsafeRawPointer(src)
+            let to = UnsafeMutableRawPointer(base + o)
+            if n >= 8 {
+                while i &+ 8 <= n {
+                    let w = from.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    if Self.needsEscape(w) { break }
+                    to.storeBytes(of: w, toByteOffset: i, as: UInt64.self)
+                    i &+= 8
                 }
-                start = i + 1
+                if i < n && i &+ 8 > n {
+                    let w = from.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+                    if !Self.needsEscape(w) {
+                        to.storeBytes(of: w, toByteOffset: n &- 8, as: UInt64.self)
+                        i = n
+                    }
+                }
+            } else if n >= 4 {
+                let a = from.loadUnaligned(as: UInt32.self)
+                let b = from.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+                if !Self.needsEscape(a) && !Self.needsEscape(b) {
+                    to.storeBytes(of: a, as: UInt32.self)
+                    to.storeBytes(of: b, toByteOffset: n &- 4, as: UInt32.self)
+                    i = n
+                }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<u.count]))
-            bytes.append(0x22)
+            while i < n {
+                let c = src[i]
+                if c < 0x20 || c == 0x22 || c == 0x5C {
+                    count = o &+ i
+                    escaped(src + i, n &- i)
+                    return
+                }
+                base[o &+ i] = c
+                i &+= 1
+            }
         }
+        base[o &+ n] = 0x22
+        count = o &+ n &+ 1
+    }
+
+    /// True when one of the bytes of `w` is below 0x20, `"` or `\` (exact: a borrow from a
+    /// lower byte can mark a higher one only when the lower one matched).
+    @inline(__always) private static func needsEscape<W: FixedWidthInteger & UnsignedInteger>(_ w: W) -> Bool {
+        let ones = W.max / 0xFF
+        let high = ones &* 0x80
+        let quote = w ^ (ones &* 0x22)
+        let backslash = w ^ (ones &* 0x5C)
+        let below = (w &- ones &* 0x20) & ~w
+        let isQuote = (quote &- ones) & ~quote
+        let isBackslash = (backslash &- ones) & ~backslash
+        return (below | isQuote | isBackslash) & high != 0
+    }
+
+    /// The rest of a string literal from its first byte that needs an escape, and its closing
+    /// quote.
+    @inline(never) private mutating func escaped(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        let hex: StaticString = "0123456789abcdef"
+        for i in 0..<n {
+            let c = p[i]
+            guard c < 0x20 || c == 0x22 || c == 0x5C else {
+                byte(c)
+                continue
+            }
+            reserve(6)
+            base[count] = 0x5C
+            switch c {
+            case 0x22, 0x5C: base[count &+ 1] = c; count &+= 2
+            case 0x0A: base[count &+ 1] = 0x6E; count &+= 2
+            case 0x0D: base[count &+ 1] = 0x72; count &+= 2
+            case 0x09: base[count &+ 1] = 0x74; count &+= 2
+            default:
+                base[count &+ 1] = 0x75
+                base[count &+ 2] = 0x30
+                base[count &+ 3] = 0x30
+                base[count &+ 4] = hex.utf8Start[Int(c >> 4)]
+                base[count &+ 5] = hex.utf8Start[Int(c & 0xF)]
+                count &+= 6
+            }
+        }
+        byte(0x22)
     }
 }
 

@@ -19,7 +19,7 @@ public enum AppFunctionsLibrary {
     /// How many host objects (handler, lookup, delegate, hook and log boxes) the native
     /// library currently holds for this process. It drops back when dispatchers are
     /// released; tests use it to prove nothing leaks.
-    public static var liveUserDataCount: Int { liveBoxes.withLock { $0 } }
+    public static var liveUserDataCount: Int { liveBoxes.count }
 
     /// Evaluated once, before the first dispatcher is created: a library built for another
     /// ABI would corrupt memory in subtle ways, so it stops the process with a clear message.

@@ -16,13 +16,32 @@ final class Locked<Value>: @unchecked Sendable {
 }
 
 /// Number of live `UserDataBox`es (see `AppFunctionsLibrary.liveUserDataCount`).
-let liveBoxes = Locked(0)
+let liveBoxes = Counter()
+
+/// An `Int` under a lock (not `Locked<Int>`: a generic class's metadata is made at its first
+/// use, on the way to the first registration, issue 30).
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func add(_ n: Int) {
+        lock.lock()
+        value += n
+        lock.unlock()
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
 
 /// Everything handed to the C library as `user_data` is a subclass of this box, passed with
 /// `Unmanaged.passRetained` and released exactly once by `releaseUserData`.
 class UserDataBox: @unchecked Sendable {
-    init() { liveBoxes.withLock { $0 += 1 } }
-    deinit { liveBoxes.withLock { $0 -= 1 } }
+    init() { liveBoxes.add(1) }
+    deinit { liveBoxes.add(-1) }
 
     /// Hands one retained reference to C.
     final func retainedPointer() -> UnsafeMutableRawPointer {

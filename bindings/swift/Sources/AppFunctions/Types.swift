@@ -154,32 +154,16 @@ extension AppFunctionEnum {
     public static var memberDescriptions: [String: String] { [:] }
     public static var appFunctionType: AppFunctionType { .enumeration(typeName) }
 
+    // Inlinable, so that it is specialized where the enum conforms: there `allCases` is read
+    // as the enum's own collection, not through `CaseIterable`'s associated types and
+    // conformances looked up at run time (about 40,000 instructions at first use, issue 30);
+    // the definition is written by the collector, in code that is not generic.
+    @inlinable
     public static func collectNamedTypes(into collector: inout AppFunctionTypeCollector) {
         let name = typeName
         guard collector.begin(name) else { return }
-        // written straight into bytes, once per type (no tree, no closure over the cases)
-        var out = JSONOut(capacity: 256)
-        out.ascii(#"{"name":"#)
-        out.string(name)
-        out.member(#","description":"#, string: typeDescription)
-        out.ascii(#","members":["#)
-        let descriptions = memberDescriptions
-        // (the names through `map`: a `for` over `AllCases` looks up its iterator's and
-        // element's types by their mangled names, about 250,000 instructions at first use)
-        for (i, member) in allCases.map({ $0.rawValue }).enumerated() {
-            if i > 0 { out.byte(0x2C) }
-            if let d = descriptions[member] {
-                out.ascii(#"{"name":"#)
-                out.string(member)
-                out.ascii(#","description":"#)
-                out.string(d)
-                out.byte(0x7D)
-            } else {
-                out.string(member)
-            }
-        }
-        out.ascii("]}")
-        collector.enums.append((name, out.bytes))
+        collector.addEnum(name, description: typeDescription, members: allCases.map { $0.rawValue },
+                          memberDescriptions: memberDescriptions)
     }
 }
 
@@ -218,7 +202,7 @@ extension AppFunctionRecord {
         out.ascii(#","fields":"#)
         AppFunctionField.write(fs, to: &out)
         out.byte(0x7D)
-        collector.records.append((name, out.bytes))
+        collector.records.add(name, out)
         for f in fs { f.valueType.collectNamedTypes(into: &collector) }
     }
 }
@@ -272,9 +256,9 @@ extension AppFunctionEntity {
 /// Gathers the named enums and records a descriptor needs, each once.
 public struct AppFunctionTypeCollector {
     var seen: Set<String> = []
-    /// Each type's definition, written once (JSON text as UTF-8).
-    var enums: [(name: String, json: [UInt8])] = []
-    var records: [(name: String, json: [UInt8])] = []
+    /// Each type's definition, written once, in the order visited.
+    var enums = CollectedTypes()
+    var records = CollectedTypes()
 
     public init() {}
 
@@ -289,26 +273,103 @@ public struct AppFunctionTypeCollector {
         t.collectNamedTypes(into: &self)
     }
 
-    /// `af_define_types`'s document, `{"enums":[...],"records":[...]}`, of the collected
-    /// types less those `skip` holds; nil when that leaves none.
-    func document(skipping skip: Set<String> = []) -> JSONOut? {
-        var out = JSONOut(capacity: 1024)
-        var any = false
-        func list(_ types: [(name: String, json: [UInt8])]) {
-            var first = true
-            for t in types where !skip.contains(t.name) {
-                if !first { out.byte(0x2C) }
-                first = false
-                any = true
-                out.bytes(t.json)
+    /// An enum's definition (`AppFunctionEnum.collectNamedTypes`), written straight into
+    /// bytes once per type.
+    @usableFromInline
+    mutating func addEnum(_ name: String, description: String?, members: [String], memberDescriptions: [String: String]) {
+        var out = JSONOut(capacity: 256)
+        out.ascii(#"{"name":"#)
+        out.string(name)
+        out.member(#","description":"#, string: description)
+        out.ascii(#","members":["#)
+        var first = true
+        for member in members {
+            if !first { out.byte(0x2C) }
+            first = false
+            if !memberDescriptions.isEmpty, let d = memberDescriptions[member] {
+                out.ascii(#"{"name":"#)
+                out.string(member)
+                out.ascii(#","description":"#)
+                out.string(d)
+                out.byte(0x7D)
+            } else {
+                out.string(member)
             }
         }
-        out.ascii(#"{"enums":["#)
-        list(enums)
-        out.ascii(#"],"records":["#)
-        list(records)
         out.ascii("]}")
-        return any ? out : nil
+        enums.add(name, out)
+    }
+
+    /// `af_define_types`'s document, `{"enums":[...],"records":[...]}`, of the collected
+    /// types less those `skip` holds, written into `out`; false when that leaves none.
+    func document(skipping skip: Set<String> = [], into out: inout JSONOut) -> Bool {
+        var any = false
+        out.ascii(#"{"enums":["#)
+        enums.write(skipping: skip, into: &out, any: &any)
+        out.ascii(#"],"records":["#)
+        records.write(skipping: skip, into: &out, any: &any)
+        out.ascii("]}")
+        return any
+    }
+
+    /// `document`'s text, nil when it has no type.
+    func document(skipping skip: Set<String> = []) -> String? {
+        var out = JSONOut(capacity: 1024)
+        return document(skipping: skip, into: &out) ? out.text : nil
+    }
+}
+
+/// Named types' definitions as a list of their own, newest first, each definition's bytes in
+/// memory of its own (no array nor `String`: a new array type's metadata is made at its first
+/// use, and so is what the first heap `String` released needs, issue 30).
+struct CollectedTypes {
+    final class Node {
+        let name: String
+        /// The definition's JSON, UTF-8.
+        let json: UnsafeMutablePointer<UInt8>
+        let count: Int
+        let next: Node?
+        init(_ name: String, _ out: borrowing JSONOut, _ next: Node?) {
+            self.name = name
+            let n = out.count
+            let p = malloc(max(n, 1))!.assumingMemoryBound(to: UInt8.self)
+            out.withBytes { if let b = $0.baseAddress { memcpy(p, b, n) } }
+            count = n
+            json = p
+            self.next = next
+        }
+        deinit { free(json) }
+    }
+
+    private(set) var newest: Node?
+
+    var isEmpty: Bool { newest == nil }
+
+    mutating func add(_ name: String, _ definition: borrowing JSONOut) { newest = Node(name, definition, newest) }
+
+    /// Each definition's name, in the order added.
+    func forEachName(_ body: (String) -> Void) {
+        func visit(_ n: Node?) {
+            guard let n else { return }
+            visit(n.next)
+            body(n.name)
+        }
+        visit(newest)
+    }
+
+    /// The definitions less those `skip` holds, comma-separated, in the order added.
+    func write(skipping skip: Set<String>, into out: inout JSONOut, any: inout Bool) {
+        var first = true
+        func visit(_ n: Node?, _ out: inout JSONOut) {
+            guard let n else { return }
+            visit(n.next, &out)
+            if skip.contains(n.name) { return }
+            if !first { out.byte(0x2C) }
+            first = false
+            any = true
+            out.bytes(UnsafeBufferPointer(start: n.json, count: n.count))
+        }
+        visit(newest, &out)
     }
 }
 

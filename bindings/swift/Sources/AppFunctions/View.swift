@@ -253,22 +253,34 @@ let toolkitTextTrampoline: af_toolkit_text_fn = { userData, _, which, metadataJS
 /// Weak references to a dispatcher's views, told when the registry changes.
 final class ViewRegistry: @unchecked Sendable {
     private struct Weak { weak var view: AppFunctionView? }
-    private let views = Locked<[Weak]>([])
+    // (a lock and plain fields, not `Locked`: `changed` runs on every registration, and a
+    // generic class's fields are found through its metadata, made at first use)
+    private let lock = NSLock()
+    private var views: [Weak] = []
     /// How many views were ever added: most registering happens before any, and then
-    /// `changed` makes no list (an `Int` under a lock, as `liveBoxes`: no new generic type).
-    private let added = Locked(0)
+    /// `changed` makes no list.
+    private var added = 0
 
     func add(_ v: AppFunctionView) {
-        added.withLock { $0 += 1 }
-        views.withLock { list in
-            list.removeAll { $0.view == nil }
-            list.append(Weak(view: v))
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        added += 1
+        views.removeAll { $0.view == nil }
+        views.append(Weak(view: v))
     }
 
     func changed() {
-        if added.withLock({ $0 }) == 0 { return }
-        let open = views.withLock { $0.compactMap(\.view) }
+        lock.lock()
+        let any = added != 0
+        lock.unlock()
+        if any { refresh() }
+    }
+
+    /// (not inlined into `changed`: its types' metadata would be asked for on every call)
+    @inline(never) private func refresh() {
+        lock.lock()
+        let open = views.compactMap(\.view)
+        lock.unlock()
         for v in open { v.refreshGeneration() }
     }
 }

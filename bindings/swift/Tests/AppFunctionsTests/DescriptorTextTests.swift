@@ -18,7 +18,7 @@ final class DescriptorTextTests: XCTestCase {
         for t in fixtureToolkits { lines.append("K " + t.json) }
         var c = AppFunctionTypeCollector()
         for (d, _) in fixtureDescriptors { d.collectNamedTypes(result: nil, into: &c) }
-        lines.append("T " + (c.document()?.text ?? "<none>"))
+        lines.append("T " + (c.document() ?? "<none>"))
         for t: AppFunctionType in [.array(.nullable(.record("R"))), .enumeration("E\"")] { lines.append("Y " + t.description) }
         let d = AppFunctionDispatcher()
         try d.setMetadataSchema(json: #"{"properties":{"A":{},"B":{},"Name":{"default":"x"}}}"#)
@@ -94,6 +94,43 @@ final class DescriptorTextTests: XCTestCase {
         // and what it writes reads back as the string it was
         let back = try? JSONSerialization.jsonObject(with: Data(out.bytes), options: [.fragmentsAllowed]) as? String
         XCTAssertEqual(back, everyCharacter)
+    }
+
+    /// The writer takes eight bytes (or four) at a time while none needs an escape, the last
+    /// ones as a word overlapping the one before: every length from 0 to 40, with one byte to
+    /// escape at every position (and none), against escaping byte by byte.
+    func testEveryLengthAndEveryPlaceOfAnEscape() {
+        func reference(_ s: String) -> String {
+            var r: [UInt8] = [0x22]
+            for b in s.utf8 {
+                switch b {
+                case 0x22, 0x5C: r += [0x5C, b]
+                case 0x0A: r += Array("\\n".utf8)
+                case 0x0D: r += Array("\\r".utf8)
+                case 0x09: r += Array("\\t".utf8)
+                case 0..<0x20: r += Array(("\\u00" + String(b >> 4, radix: 16) + String(b & 0xF, radix: 16)).utf8)
+                default: r.append(b)
+                }
+            }
+            r.append(0x22)
+            return String(decoding: r, as: UTF8.self)
+        }
+        for n in 0...40 {
+            let plain = String((0..<n).map { Character(Unicode.Scalar(UInt8(0x61 + $0 % 26))) })
+            var cases = [plain, String(repeating: "é", count: n / 2)]
+            for at in 0..<n {
+                for special in ["\"", "\\", "\u{1F}", "\n", "\u{0}"] {
+                    var chars = Array(plain)
+                    chars[at] = Character(special)
+                    cases.append(String(chars))
+                }
+            }
+            for s in cases {
+                var out = JSONOut(capacity: 16)
+                out.string(s)
+                XCTAssertEqual(out.text, reference(s), "length \(n): \(s.debugDescription)")
+            }
+        }
     }
 
     func testNumbersAndTheCString() {
