@@ -7,9 +7,13 @@
 #                 different ROUNDTRIP_CALLS over their difference (what starting the
 #                 process costs cancels out)
 #   RegisterOnly  the demo app of 50 functions registered (COLDSTART_FUNCTIONS), the whole
-#                 process; and per function past the 50th (100 against 50, over 50)
+#                 process; and per function past the 50th (100 against 50, over 50); and the
+#                 registration step of 50 alone (--toggle-collect on the demo's registerApp),
+#                 with the part of it inside the core's own af_* calls (the calls the binding
+#                 makes into the library, counted inclusively)
 # into OUT (JSON: instructions_swift_<mode>, instructions_swift_register_50,
-# instructions_swift_register_per_function). ci/bench.sh runs it with the bindings.
+# instructions_swift_register_per_function, instructions_swift_register_step_50,
+# instructions_swift_register_step_50_core). ci/bench.sh runs it with the bindings.
 #
 #   ci/bench/instructions-swift.sh [OUT.json]
 #
@@ -23,12 +27,17 @@
 set -euo pipefail
 REPO="${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 OUT_JSON="${1:-$REPO/target/bench/instructions_swift.json}"
+# the registration step's callgrind output, read here after the run (inside the repository:
+# the swift lane's chroot mounts it at the same path)
+STEP_CG="$REPO/target/bench/instructions-swift-register-step.callgrind"
+# RegisterOnly's registerApp(_:functions:) (bindings/swift/Benchmarks/Sources/DemoApp), mangled
+STEP_FN='$s7DemoApp08registerB0_9functionsy0B9Functions0B18FunctionDispatcherC_SitKF'
 LIB="${LIB:-$REPO/target/release/libappfunctions.so}"
 PKG="$REPO/bindings/swift/Benchmarks"
 CHROOT="${SWIFT_LANE_CHROOT:-/var/cache/appfunctions/swift-trixie}"
 read -r N1 N2 <<<"${SWIFT_INSTRUCTIONS_CALLS:-2000 4000}"
 MODES="typed raw async blocking blocking-raw delegate async-delegate"
-mkdir -p "$(dirname "$OUT_JSON")"
+mkdir -p "$(dirname "$OUT_JSON")" "$(dirname "$STEP_CG")"
 echo "{}" >"$OUT_JSON"
 loud() {
   printf '\n!!! %s\n!!! the Swift instruction counts are not measured in this run\n\n' "$*" >&2
@@ -63,6 +72,9 @@ for n in 50 100; do
   COLDSTART_FUNCTIONS=\$n valgrind --tool=callgrind --callgrind-out-file=\$f $bin/RegisterOnly >/dev/null 2>/tmp/af-swift-callgrind.log \
     && echo "COUNT register \$n \$(count \$f)" || { echo "FAILED register \$n"; tail -n 5 /tmp/af-swift-callgrind.log; }
 done
+rm -f "$STEP_CG"
+COLDSTART_FUNCTIONS=50 valgrind --tool=callgrind --collect-atstart=no '--toggle-collect=$STEP_FN' --callgrind-out-file="$STEP_CG" $bin/RegisterOnly >/dev/null 2>/tmp/af-swift-callgrind.log \
+  || { echo "FAILED register-step 50"; tail -n 5 /tmp/af-swift-callgrind.log; }
 EOF
 }
 
@@ -114,8 +126,8 @@ fi
 counts_file="$(mktemp)"
 trap 'rm -f "$counts_file"' EXIT
 printf '%s\n' "$result" >"$counts_file"
-python3 - "$OUT_JSON" "$N1" "$N2" "$counts_file" <<'PY'
-import json, sys
+python3 - "$OUT_JSON" "$N1" "$N2" "$counts_file" "$STEP_CG" <<'PY'
+import json, os, re, sys
 out, n1, n2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 counts = {}
 for line in open(sys.argv[4]):
@@ -135,6 +147,46 @@ if ("register", 50) in counts:
         per = (counts[("register", 100)] - counts[("register", 50)]) / 50
         figures["instructions_swift_register_per_function"] = round(per)
         print(f"swift register, per function past the 50th: {per:,.0f}")
+# The registration step alone: its total, and what the calls the binding makes into the core
+# (af_* called from outside af_*) cost inclusively.
+step = sys.argv[5]
+if os.path.exists(step):
+    # (callgrind compresses names to "(id)" after their first use, one table each for
+    # functions, files and objects)
+    names, total, core, fn, cfn, call = {"fn": {}, "fl": {}, "ob": {}}, None, 0, None, None, False
+    def name(table, v):
+        m = re.match(r"\((\d+)\)(?: (.*))?$", v)
+        if not m:
+            return v
+        if m.group(2) is not None:
+            names[table][m.group(1)] = m.group(2)
+        return names[table].get(m.group(1), "")
+    for line in open(step):
+        line = line.rstrip("\n")
+        key, _, value = line.partition("=")
+        if line.startswith("totals:") or line.startswith("summary:"):
+            total = int(line.split()[1])
+        elif key == "fn":
+            fn = name("fn", value)
+        elif key == "cfn":
+            cfn = name("fn", value)
+        elif key in ("fl", "fi", "fe", "cfi", "cfl"):
+            name("fl", value)
+        elif key in ("ob", "cob"):
+            name("ob", value)
+        elif key == "calls":
+            call = True
+        elif call and line[:1] and (line[:1].isdigit() or line[:1] in "+-*"):
+            call = False
+            if cfn.startswith("af_") and not fn.startswith("af_"):
+                core += int(line.split()[-1])
+    if total and core:
+        figures["instructions_swift_register_step_50"] = total
+        figures["instructions_swift_register_step_50_core"] = core
+        print(f"swift register step of 50 (registerApp alone): {total:,}, the core's af_* calls {core:,} "
+              f"({total / core:.2f}x)")
+    else:
+        print("!!! the registration step counted nothing (did registerApp's mangled name change?)", file=sys.stderr)
 json.dump(figures, open(out, "w"), indent=1)
 if not figures:
     print("!!! no Swift instruction count was measured", file=sys.stderr)

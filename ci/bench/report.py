@@ -164,6 +164,10 @@ ratio("binding_swift_blocking_raw_vs_c_same_run_ratio", "swift_execute_blocking_
 ratio("binding_swift_vs_c_instructions_ratio", "instructions_swift_typed", "instructions_execute_plain")
 # the Swift cold start's registration beside the core's registration of the same app from C
 ratio("coldstart_swift_register_vs_c_x", "coldstart_swift_register_part_ms", "coldstart_c_register_ms")
+# the same in instructions (callgrind, RegisterOnly's registration step alone), against the core's
+# own af_* calls inside it (the same descriptors, byte for byte, the C program registers)
+ratio("coldstart_swift_register_vs_core_instructions_ratio", "instructions_swift_register_step_50",
+      "instructions_swift_register_step_50_core")
 # JNA's floor of one Kotlin round trip (Floor.kt): the core's call (the C figure), one downcall that
 # calls back once (af_execute_json and the handler), two more downcalls (af_call_return,
 # af_string_free) and one C string read (the outcome)
@@ -269,6 +273,8 @@ targets = [
      "binding_swift_vs_c_instructions_ratio", lambda v: v <= 2, "≤ 2×"),
     ("Swift cold start: registration through the Swift API vs the core's registration from C",
      "coldstart_swift_register_vs_c_x", lambda v: v <= 2, "≤ 2×"),
+    ("Swift cold start: registration through the Swift API vs the core's `af_*` calls in it, in instructions (callgrind, the same process)",
+     "coldstart_swift_register_vs_core_instructions_ratio", lambda v: v <= 2, "≤ 2×"),
     ("Kotlin round trip vs C (`executeBlockingJson`, trivial handler, same run)", "binding_kotlin_vs_c_ratio",
      lambda v: v <= 2, "≤ 2×"),
     ("Kotlin `suspend` `execute` vs C (same run)", "binding_kotlin_suspend_vs_c_ratio", lambda v: v <= 2, "≤ 2×"),
@@ -581,6 +587,11 @@ def swift_instructions_table(s):
         if core:
             line += f", against {fmt(round(core / 10000))} for the core's own registration from C (`register_10k` over 10,000)"
         out += ["", line + f"; the whole process of 50: {fmt(s.get('instructions_swift_register_50'))}."]
+        step, step_core = s.get("instructions_swift_register_step_50"), s.get("instructions_swift_register_step_50_core")
+        if step and step_core:
+            out[-1] += (f" The registration step of 50 alone (`--toggle-collect` on the demo's `registerApp`): "
+                        f"{fmt(step)}, of which the core's own `af_*` calls {fmt(step_core)} "
+                        f"({fmt(round(step / step_core, 2))}×).")
     return out
 
 def kotlin_floor_table(s, c_ns):
@@ -1073,6 +1084,11 @@ REASONS = {
         "the change the faster in all ten; on a quiet machine the ratio is about the instructions' "
         "(2.52-2.60× at a load of 1.9 on 2026-12-01 beside 2.54× in instructions), the page faults of "
         "code run for the first time included.",
+    "coldstart_swift_register_vs_core_instructions_ratio":
+        "Measured 2026-12-05 at 1.67× (1.98 million instructions against 1.19 million for the "
+        "core's own `af_*` calls in the same step): see the wall-clock row's reason for its parts. "
+        "Above 2× means the binding's registration path grew: compare `ci/bench/instructions-swift.sh`'s "
+        "register counts with the Swift README's.",
     "coldstart_c_above_floor_ms":
         "See the Cold start section: its parts say where the time went. On a loaded machine the "
         "process start itself (the floor) and the page faults of loading the library grow most.",
