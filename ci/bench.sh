@@ -135,7 +135,7 @@ bindings_bench() {
   echo "== bindings' round trips (each binding's own warmed-up loop): execute, and through an agent view"
   local k_out="" s_out="" swift_log=""
   if command -v mvn >/dev/null; then
-    k_out=$( (cd bindings/kotlin && mvn -q -B "${MAVEN_OFFLINE[@]}" -Pbench verify -Djna.library.path="$REPO/target/release" 2>&1) || true)
+    k_out=$( (cd bindings/kotlin && mvn -q -B "${MAVEN_OFFLINE[@]}" -Pbench verify -Dappfunctions.library.path="$REPO/target/release" 2>&1) || true)
     echo "$k_out" | grep -E '^bench ' || { echo "!!! the Kotlin bench did not run; its output:" >&2; echo "$k_out" | tail -30 >&2; }
   else
     echo "!!! no Maven (mvn): the Kotlin round trips are not measured" >&2
@@ -159,9 +159,8 @@ print(json.dumps({
     "kotlin_view_execute_blocking_ns": ns(k, "bench view executeBlockingJson, DSL blockingHandler"),
     "kotlin_execute_suspend_ns": ns(k, "bench suspend execute (runBlocking), DSL"),
     "kotlin_view_execute_suspend_ns": ns(k, "bench suspend view execute (runBlocking), DSL"),
-    # what JNA itself costs (Floor.kt, the same JVM after the loops above), wall and CPU time
-    "kotlin_floor_downcall_ns": ns(k, "bench floor downcall (strlen)"),
-    "kotlin_floor_callback_ns": ns(k, "bench floor downcall + 1 callback (qsort of 2)"),
+    # what JNI itself costs (Floor.kt, the same JVM after the loops above), wall and CPU time
+    "kotlin_floor_downcall_ns": ns(k, "bench floor JNI downcall (strlen)"),
     "kotlin_execute_blocking_cpu_ns": cpu(k, "bench executeBlockingJson, DSL blockingHandler (paired)"),
     "kotlin_execute_suspend_cpu_ns": cpu(k, "bench suspend execute (runBlocking), DSL"),
     # the C figure's call in a C loop of the Kotlin bench's JVM, and in Kotlin beside it (Floor.kt)
@@ -179,17 +178,14 @@ print(json.dumps({
     "kotlin_floor_parse_args_cpu_ns": cpu(k, "bench parse the C figure's arguments (kotlinx)"),
     "kotlin_floor_scan_args_ns": ns(k, "bench scan the C figure's arguments (the DSL's reader)"),
     "kotlin_floor_scan_args_cpu_ns": cpu(k, "bench scan the C figure's arguments (the DSL's reader)"),
-    "kotlin_floor_jni_callback_ns": ns(k, "bench floor downcall + 1 JNI callback"),
-    "kotlin_floor_jni_callback_cpu_ns": cpu(k, "bench floor downcall + 1 JNI callback"),
-    # which callbacks the bench's binding used: "jni" (the shim) or "jna"
+    "kotlin_floor_jni_callback_ns": ns(k, "bench floor JNI downcall + 1 JNI callback"),
+    "kotlin_floor_jni_callback_cpu_ns": cpu(k, "bench floor JNI downcall + 1 JNI callback"),
+    # how the bench's binding crosses to C: "jni" (its own JNI library, both ways, since issue 30)
     "kotlin_callbacks": (re.search(r"^bench callbacks: (\w+)", k, re.M) or [None, None])[1],
-    "kotlin_floor_get_string_ns": ns(k, "bench floor read a 12-byte C string (getString)"),
-    "kotlin_floor_set_int_10_ns": ns(k, "bench floor 10 JNA Memory.setInt"),
+    "kotlin_floor_get_string_ns": ns(k, "bench floor read a 12-byte C string (JNI byte[])"),
     "kotlin_floor_run_execute_blocking_ns": ns(k, "bench executeBlockingJson, DSL blockingHandler (floor run)"),
-    "kotlin_floor_downcall_cpu_ns": cpu(k, "bench floor downcall (strlen)"),
-    "kotlin_floor_callback_cpu_ns": cpu(k, "bench floor downcall + 1 callback (qsort of 2)"),
-    "kotlin_floor_get_string_cpu_ns": cpu(k, "bench floor read a 12-byte C string (getString)"),
-    "kotlin_floor_set_int_10_cpu_ns": cpu(k, "bench floor 10 JNA Memory.setInt"),
+    "kotlin_floor_downcall_cpu_ns": cpu(k, "bench floor JNI downcall (strlen)"),
+    "kotlin_floor_get_string_cpu_ns": cpu(k, "bench floor read a 12-byte C string (JNI byte[])"),
     "kotlin_floor_run_execute_blocking_cpu_ns": cpu(k, "bench executeBlockingJson, DSL blockingHandler (floor run)"),
     "swift_execute_ns": ns(s, "BENCH swift execute round trip"),
     "swift_view_execute_ns": ns(s, "BENCH swift view execute round trip"),

@@ -87,8 +87,8 @@ ABI=$(sed -n 's/^#define AF_ABI_VERSION \([0-9]*\).*/\1/p' include/appfunctions.
 [[ -n "$VERSION" && -n "$ABI" ]] || fail "cannot read the version (Cargo.toml) or AF_ABI_VERSION (include/appfunctions.h)"
 HOST=$(rustc -vV | sed -n 's/^host: //p')
 case "$HOST" in
-  x86_64-unknown-linux-gnu) PLATFORM=x86_64-linux-gnu; JNA_PREFIX=linux-x86-64 ;;
-  aarch64-unknown-linux-gnu) PLATFORM=aarch64-linux-gnu; JNA_PREFIX=linux-aarch64 ;;
+  x86_64-unknown-linux-gnu) PLATFORM=x86_64-linux-gnu; RES_PREFIX=linux-x86-64 ;;
+  aarch64-unknown-linux-gnu) PLATFORM=aarch64-linux-gnu; RES_PREFIX=linux-aarch64 ;;
   *) cannot "ci/dist.sh builds on Linux x86_64 or aarch64 (this is $HOST); see docs/distribution.md" ;;
 esac
 SONAME="libappfunctions.so.$ABI"
@@ -264,11 +264,11 @@ mapfile -t MAVEN_OFFLINE < <(af_maven_args)
 KB="$BUILD/kotlin"
 rm -rf "$KB" && mkdir -p "$KB/native"
 cp -r bindings/kotlin/pom.xml bindings/kotlin/src "$KB/"
-install -m 755 "$SO" "$KB/native/libappfunctions.so"     # the stripped one, under the name JNA loads
-say "Kotlin: mvn -Pbundle-native package (native.resource.prefix=$JNA_PREFIX)"
-# jni: the JNI shim (src/main/c) compiled against the repository's header, beside the library
+install -m 755 "$SO" "$KB/native/libappfunctions.so"     # the stripped one, under the name the binding loads
+say "Kotlin: mvn -Pbundle-native package (native.resource.prefix=$RES_PREFIX)"
+# jni: the binding's JNI library (src/main/c) compiled against the repository's header, beside the core
 if ! (cd "$KB" && mvn -B -Dstyle.color=never "${MAVEN_OFFLINE[@]}" -Pbundle-native,jni -Dmaven.test.skip=true \
-    "-Dnative.lib.dir=$KB/native" "-Dnative.resource.prefix=$JNA_PREFIX" "-Djni.resource.prefix=$JNA_PREFIX" \
+    "-Dnative.lib.dir=$KB/native" "-Dnative.resource.prefix=$RES_PREFIX" "-Djni.resource.prefix=$RES_PREFIX" \
     "-Daf.include.dir=$REPO/include" package) >"$KB/mvn.log" 2>&1; then
   grep -E 'ERROR|BUILD' "$KB/mvn.log" | head -30 >&2
   fail "mvn package of the Kotlin binding (log: $KB/mvn.log; an artifact missing from the offline Maven copy?)"
@@ -278,11 +278,11 @@ JAR="$KB/target/appfunctions-kotlin-$VERSION.jar"
 mkdir -p "$DIST/kotlin"
 install -m 644 "$JAR" "$DIST/kotlin/"
 install -m 644 bindings/kotlin/pom.xml "$DIST/kotlin/appfunctions-kotlin-$VERSION.pom"
-unzip -p "$JAR" "$JNA_PREFIX/libappfunctions.so" | cmp -s - "$SO" \
-  || fail "the jar does not carry the stripped library at $JNA_PREFIX/libappfunctions.so"
-unzip -l "$JAR" "$JNA_PREFIX/libappfunctions_jni.so" >/dev/null \
-  || fail "the jar does not carry the JNI shim at $JNA_PREFIX/libappfunctions_jni.so"
-say "Kotlin: kotlin/appfunctions-kotlin-$VERSION.jar ($JNA_PREFIX/libappfunctions.so is the stripped library, $JNA_PREFIX/libappfunctions_jni.so the JNI shim) and its pom"
+unzip -p "$JAR" "$RES_PREFIX/libappfunctions.so" | cmp -s - "$SO" \
+  || fail "the jar does not carry the stripped library at $RES_PREFIX/libappfunctions.so"
+unzip -l "$JAR" "$RES_PREFIX/libappfunctions_jni.so" >/dev/null \
+  || fail "the jar does not carry the JNI shim at $RES_PREFIX/libappfunctions_jni.so"
+say "Kotlin: kotlin/appfunctions-kotlin-$VERSION.jar ($RES_PREFIX/libappfunctions.so is the stripped library, $RES_PREFIX/libappfunctions_jni.so the JNI shim) and its pom"
 
 # ---------------------------------------------------------------- Swift: the package, self-contained
 SW="$DIST/swift/AppFunctions"

@@ -2,24 +2,30 @@
 """The bindings' hand-written interop against the ABI baseline (abi/v<N>.txt).
 
 The .NET binding declares the C ABI by hand (`[LibraryImport]`s, constants and structs in
-every `Native*.cs` under bindings/dotnet/src), and so does the Kotlin one (`external fun`s,
-callback interfaces, constants and JNA `Structure`s in internal/AfNative.kt and the files
-beside it). Nothing but this script compares them with the baseline, so it checks, for each
-binding:
+every `Native*.cs` under bindings/dotnet/src), and so does the Kotlin one (JNI `external fun`s
+and constants in internal/AfNative.kt, each implemented by its own JNI library,
+bindings/kotlin/src/main/c/appfunctions_jni.c: a row of its AFJ_NATIVES table and a C function
+j_<name> calling the core's). Nothing but this script compares them with the baseline, so it
+checks, for each binding:
 
 - every imported function exists in the baseline, with as many parameters, each parameter
   and the return of a type that carries the C type (int32_t -> int / Int, const char * ->
-  byte* / ByteArray, a callback typedef -> a function pointer / Callback of the same
-  signature (Kotlin: or a Pointer, a function by its address, as the JNI shim's
-  trampolines are handed over), an opaque handle -> nint, its SafeHandle or Pointer, ...);
+  byte* / ByteArray, a callback typedef -> a function pointer of the same signature (Kotlin:
+  a Long, the address of one of the JNI library's trampolines), an opaque handle -> nint, its
+  SafeHandle or Long, ...); Kotlin: and the JNI library's row of the function has the JNI
+  signature of the external fun, its C function takes and returns the JNI types of it and calls
+  the core's function of that name;
 - every AF_ constant the binding declares has the baseline's value (and the binding's ABI
   version is AF_ABI_VERSION);
 - every struct the binding declares (af_invocation, af_delegate) has the baseline's size and
   each field its offset and size, as the binding's own layout rules place them (C#
-  sequential layout; JNA's default alignment, which is the C compiler's on these targets);
+  sequential layout); Kotlin writes them at the offsets the C compiler gives, which its JNI
+  library reports: every field of every struct must be among them;
 - every function of the baseline is imported (an ABI addition reflected in the binding, as
   docs/abi.md asks; a missing import was only a note until the Kotlin binding lacked
-  af_call_dialog_copy and af_call_invocation_context unnoticed);
+  af_call_dialog_copy and af_call_invocation_context unnoticed); Kotlin: declared as an
+  external fun, or called by the JNI library itself (af_string_free, the execute round trips),
+  or in NOT_WRAPPED;
 - every function of the baseline is called by the binding's sources (Swift, which imports the
   header itself, included: bindings/swift/Sources), or is in NOT_WRAPPED with the reason (an
   entry the sources call, or that the baseline does not have, is an error too, so the lists
@@ -35,8 +41,9 @@ constant or field, and what the baseline says; exit 1 if there is any.
     ci/interop_abi.py [--self-test] [--baseline abi/v1.txt] [--repo DIR]
 
 --self-test checks that deliberate mismatches (a parameter type, a return type, a constant, a
-field, a missing parameter, a raw call in a public file, a function not imported or not wrapped)
-are each caught, on copies in memory.
+field, a missing parameter, a raw call in a public file, a function not imported or not wrapped,
+a JNI signature, C function or layout of the Kotlin binding's library that does not fit) are
+each caught, on copies in memory.
 """
 import argparse
 import glob
@@ -321,7 +328,7 @@ def check_constant(binding, where, name, value, typ, base, errors):
             errors.append(f"{binding} {where}: {name} = {value}, which this check cannot read (the baseline says {base.constants[name]})")
             return
     if got < 0 and typ in ("Int", "int"):
-        got &= 0xFFFFFFFF  # a uint32_t constant held in a signed 32-bit integer (Kotlin has no uint for JNA)
+        got &= 0xFFFFFFFF  # a uint32_t constant held in a signed 32-bit integer (a JNI jint)
     if got != want:
         errors.append(f"{binding} {where}: {name} = {value}, the baseline says {base.constants[name]}")
 
@@ -376,45 +383,43 @@ def check_dotnet_routing(files, errors):
 
 
 # ---------------------------------------------------------------------------------------- Kotlin
+#
+# The Kotlin binding calls the C ABI through JNI only: each function it binds is an `external fun`
+# of internal/AfNative.kt, implemented by its own library (src/main/c/appfunctions_jni.c) as
+# j_<name>, a row X(<name>, "<JNI signature>") of that file's AFJ_NATIVES table (registered with
+# RegisterNatives, which holds the row to the Kotlin declaration at load), whose body calls
+# core.<name>( (the function the library looked up in the core). Three texts per function, held
+# to one another and to the baseline here.
 
+SHIM = "bindings/kotlin/src/main/c/appfunctions_jni.c"
 KT_INTS = {"Int": ("i32", "u32"), "Long": ("i64", "u64", "usize"), "Byte": ("u8", "i8"), "Short": ("i16", "u16")}
-KT_SIZES = {"Int": 4, "Long": 8, "Byte": 1, "Short": 2, "Pointer": 8, "Float": 4, "Double": 8}
+# Kotlin type -> (JNI signature letter, JNI C type)
+KT_JNI = {"Unit": ("V", "void"), "Int": ("I", "jint"), "Long": ("J", "jlong"), "Byte": ("B", "jbyte"), "Short": ("S", "jshort"),
+          "ByteArray": ("[B", "jbyteArray"), "IntArray": ("[I", "jintArray"), "LongArray": ("[J", "jlongArray"),
+          "Array<ByteArray>": ("[[B", "jobjectArray")}
 
 
-def kt_type_ok(kt, k, base, callbacks, is_return):
+def kt_type_ok(kt, k, base, is_return):
+    """None when the Kotlin type of a JNI external carries the C kind `k`, else what is wrong."""
     kt = kt.replace("?", "").strip()
     if k[0] == "void":
         return None if kt in ("", "Unit") else f"is {kt}, the baseline says void"
     if k[0] == "int":
         return None if k[1] in KT_INTS.get(kt, ()) else f"is {kt}, the baseline says {k[1]}"
     if k[0] == "str":
-        ok = ("Pointer",) if is_return else ("ByteArray", "Pointer", "Memory")
-        return None if kt in ok else f"is {kt}, the baseline says a C string ({' or '.join(ok)})"
-    if k[0] in ("ptr", "handle"):
-        return None if kt in ("Pointer", "Memory") else f"is {kt}, the baseline says {describe(k)} (Pointer)"
+        return None if kt == "ByteArray" else f"is {kt}, the baseline says a C string (ByteArray: UTF-8, copied by the shim)"
+    if k[0] in ("ptr", "handle", "struct", "fn"):
+        # a pointer, a handle, a struct in native memory, a function (the shim's trampolines) by its address
+        return None if kt == "Long" else f"is {kt}, the baseline says {describe(k)} (Long: the address)"
     if k[0] == "out":
+        if is_return and k[1] in ("u8", "i8"):
+            return None if kt == "ByteArray" else f"is {kt}, the baseline says {describe(k)} (ByteArray: the bytes, copied)"
         want = {"u32": "IntArray", "i32": "IntArray", "u64": "LongArray", "i64": "LongArray"}.get(k[1])
-        return None if kt in (want, "Pointer", "Memory") else f"is {kt}, the baseline says {k[1]} * ({want})"
-    if k[0] == "struct":
-        want = "Af" + "".join(w.title() for w in k[1].split("_")[1:])
-        return None if kt in ("Pointer", "Memory", want) else f"is {kt}, the baseline says struct {k[1]} * (Pointer or {want})"
-    if k[0] in ("out_handle", "out_str"):
-        return None if kt in ("PointerByReference", "Pointer", "Memory") else f"is {kt}, the baseline says {describe(k)} (PointerByReference)"
-    if k[0] == "fn":
-        if kt in ("Pointer", "Memory") and not is_return:
-            return None  # a function pointer by its address: the Kotlin JNI shim's trampolines (or JNA's)
-        if kt not in callbacks:
-            return f"is {kt}, the baseline says the callback {k[1]} (a com.sun.jna.Callback interface)"
-        ret, params = base.callbacks[k[1]]
-        got_params, got_ret = callbacks[kt]
-        if len(got_params) != len(params):
-            return f"is {kt}, whose invoke takes {len(got_params)} parameter(s); the callback {k[1]} has {len(params)}"
-        for i, (g, p) in enumerate(zip(got_params, params)):
-            e = kt_type_ok(g, p, base, callbacks, False)
-            if e:
-                return f"is {kt}, whose invoke parameter {i + 1} {e} (callback {k[1]})"
-        e = kt_type_ok(got_ret, ret, base, callbacks, True)
-        return f"is {kt}, whose invoke return {e} (callback {k[1]})" if e else None
+        return None if kt == want else f"is {kt}, the baseline says {k[1]} * ({want})"
+    if k[0] == "out_handle":
+        return None if kt == "LongArray" else f"is {kt}, the baseline says {describe(k)} (LongArray)"
+    if k[0] == "out_str":
+        return None if kt == "Array<ByteArray>" else f"is {kt}, the baseline says {describe(k)} (Array<ByteArray?>: the text, copied and freed by the shim)"
     return f"is {kt}; the baseline's type {describe(k)} is not understood here"
 
 
@@ -432,14 +437,40 @@ def kt_params(s):
     return out
 
 
+def jni_signature(params, ret):
+    """The JNI signature of Kotlin parameter and return types, or None when one has no JNI form here."""
+    parts = [KT_JNI.get(t.replace("?", "").replace(" ", "")) for t in params + [ret]]
+    if any(p is None for p in parts):
+        return None
+    return "(" + "".join(p[0] for p in parts[:-1]) + ")" + parts[-1][0]
+
+
 def check_kotlin(files, base, errors, notes):
-    callbacks = {}
-    for path, raw in files.items():
-        text = strip_kt_comments(raw)
-        for m in re.finditer(r"interface\s+(\w+)\s*:\s*(?:com\.sun\.jna\.)?Callback\s*\{\s*fun\s+invoke\s*\(([^)]*)\)\s*(?::\s*([\w?]+))?", text):
-            callbacks[m.group(1)] = (kt_params(m.group(2)), m.group(3) or "Unit")
-    imported = set()
+    """files: internal/*.kt and the shim's C file."""
+    shim_path = next((p for p in files if p.endswith(".c")), None)
+    shim = strip_cs_comments(files[shim_path]) if shim_path else ""
+    if not shim_path:
+        errors.append(f"Kotlin: no {SHIM}: the binding's JNI library is where every native call crosses")
+    # the shim: its table of natives, its j_ functions, the core functions it looks up and calls
+    rows = {m.group(1): (m.group(2), line_of(shim, m.start(1))) for m in re.finditer(r'\bX\((af_\w+),\s*"([^"]*)"\)', shim)}
+    cfns = {}
+    for m in re.finditer(r"static\s+(\w+)\s+JNICALL\s+j_(af_\w+)\s*\(([^)]*)\)\s*\{", shim):
+        body_end = shim.find("\n}", m.end())
+        params = [p.strip() for p in m.group(3).split(",")]
+        cfns[m.group(2)] = (m.group(1), params, shim[m.end():body_end], line_of(shim, m.start(2)))
+    core = set(re.findall(r"\bcore\.(af_\w+)\s*\(", shim))
+    lookups = set()
+    m = re.search(r"#define AFJ_CORE\(X\)(.*?)\n\n", shim, flags=re.S)
+    if m:
+        lookups = set(re.findall(r"X\((af_\w+)\)", m.group(1)))
+    for name in sorted(lookups - set(base.functions)):
+        errors.append(f"Kotlin {shim_path}: AFJ_CORE looks up {name}, which is not in the ABI baseline")
+    for name in sorted(core - lookups):
+        errors.append(f"Kotlin {shim_path}: calls core.{name} but AFJ_CORE does not look it up")
+    imported = {}
     for path, raw in sorted(files.items()):
+        if path.endswith(".c"):
+            continue
         text = strip_kt_comments(raw)
         for m in re.finditer(r"external\s+fun\s+(af_\w+)\s*\(([^)]*)\)\s*(?::\s*([\w?<>]+))?", text):
             name, params, ret = m.group(1), m.group(2), m.group(3) or "Unit"
@@ -447,9 +478,9 @@ def check_kotlin(files, base, errors, notes):
             if name not in base.functions:
                 errors.append(f"Kotlin {where}: {name} is not in the ABI baseline")
                 continue
-            imported.add(name)
+            imported[name] = where
             bret, bparams, bnames = base.functions[name]
-            e = kt_type_ok(ret, bret, base, callbacks, True)
+            e = kt_type_ok(ret, bret, base, True)
             if e:
                 errors.append(f"Kotlin {where}: {name} returns a type that {e}")
             ptypes = kt_params(params)
@@ -457,66 +488,58 @@ def check_kotlin(files, base, errors, notes):
                 errors.append(f"Kotlin {where}: {name} takes {len(ptypes)} parameter(s), the baseline {len(bparams)} ({', '.join(bnames)})")
                 continue
             for i, (t, k) in enumerate(zip(ptypes, bparams)):
-                e = kt_type_ok(t, k, base, callbacks, False)
+                e = kt_type_ok(t, k, base, False)
                 if e:
                     errors.append(f"Kotlin {where}: {name} parameter {i + 1} ({bnames[i]}) {e}")
+            # the shim's row and function for it
+            sig = jni_signature(ptypes, ret)
+            if name not in rows:
+                errors.append(f"Kotlin {where}: {name} has no row X({name}, \"...\") in {shim_path}'s AFJ_NATIVES: nothing registers it")
+                continue
+            row_sig, row_line = rows[name]
+            if sig is not None and row_sig != sig:
+                errors.append(f"Kotlin {shim_path}:{row_line}: the shim's signature of {name} is {row_sig}, its external fun ({where}) is {sig}")
+            if name not in cfns:
+                errors.append(f"Kotlin {shim_path}:{row_line}: no function j_{name} for the row of {name}")
+                continue
+            cret, cparams, cbody, cline = cfns[name]
+            ctypes = [re.sub(r"\s*\*?\s*\w+$", "", p).strip() if p else p for p in cparams]
+            if ctypes[:2] != ["JNIEnv", "jobject"]:
+                errors.append(f"Kotlin {shim_path}:{cline}: j_{name} does not begin with (JNIEnv *env, jobject self)")
+            want = [KT_JNI[t.replace("?", "").replace(" ", "")][1] for t in ptypes if t.replace("?", "").replace(" ", "") in KT_JNI]
+            if ctypes[2:] != want:
+                errors.append(f"Kotlin {shim_path}:{cline}: j_{name} takes ({', '.join(ctypes[2:])}), its external fun ({where}) ({', '.join(want)})")
+            rt = KT_JNI.get(ret.replace("?", ""), (None, None))[1]
+            if cret != rt:
+                errors.append(f"Kotlin {shim_path}:{cline}: j_{name} returns {cret}, its external fun ({where}) {rt}")
+            if not re.search(r"\bcore\." + re.escape(name) + r"\s*\(", cbody):
+                errors.append(f"Kotlin {shim_path}:{cline}: j_{name} does not call core.{name}")
         for m in re.finditer(r"const\s+val\s+(AF_\w+)\s*(?::\s*(\w+))?\s*=\s*([^\n]+)", text):
             value = m.group(3).strip()
             typ = m.group(2) or ("Long" if value.rstrip().endswith("L") else "Int")
             check_constant("Kotlin", f"{path}:{line_of(text, m.start(1))}", m.group(1), value, typ, base, errors)
         for m in re.finditer(r"const\s+val\s+ABI_VERSION\s*=\s*(\d+)", text):
             check_constant("Kotlin", f"{path}:{line_of(text, m.start())}", "AF_ABI_VERSION", m.group(1), "Int", base, errors)
-        for m in re.finditer(r"@(?:Structure\.)?FieldOrder\(([^)]*)\)\s*(?:internal\s+|public\s+)?(?:open\s+)?class\s+(Af\w+)[^{]*:\s*(?:com\.sun\.jna\.)?Structure\([^)]*\)\s*\{(.*?)\n\}", text, flags=re.S):
-            order = re.findall(r'"(\w+)"', m.group(1))
-            cls, body = m.group(2), m.group(3)
-            cname = snake_struct(cls)
-            decl = {}
-            for f in re.finditer(r"var\s+(\w+)\s*:\s*([\w?]+)\s*(?:=\s*([^\n]+))?", body):
-                decl[f.group(1)] = (f.group(2).replace("?", ""), f.group(3) or "")
-            layout = []
-            for n in order:
-                if n not in decl:
-                    errors.append(f"Kotlin {path}: {cls} lists {n} in @FieldOrder but declares no such field")
-                    continue
-                t, init = decl[n]
-                if t == "ByteArray":
-                    size = int(re.search(r"ByteArray\((\d+)\)", init).group(1))
-                    layout.append((n, size, 1))
-                elif t in KT_SIZES:
-                    layout.append((n, KT_SIZES[t], KT_SIZES[t]))
-                elif t in callbacks:
-                    layout.append((n, 8, 8))
-                else:
-                    errors.append(f"Kotlin {path}: {cls}.{n} has the type {t}, whose size this check does not know")
-            for n in decl:
-                if n not in order:
-                    errors.append(f"Kotlin {path}: {cls}.{n} is not in its @FieldOrder")
-            check_struct("Kotlin", f"{path}:{line_of(text, m.start(2))}", cls, cname, layout, base, errors)
-            for n in order:
-                cb = base.callbacks.get(f"{cname}.{n}")
-                if cb and n in decl and decl[n][0] in callbacks:
-                    key = f"__member_{cname}.{n}"
-                    base.callbacks[key] = cb
-                    e = kt_type_ok(decl[n][0], ("fn", key), base, callbacks, False)
-                    if e:
-                        errors.append(f"Kotlin {path}: {cls}.{n} {e.replace(key, cname + '.' + n)}")
-    declared = set(re.findall(r"class\s+(Af\w+)[^{]*Structure", "\n".join(files.values())))
+    for name, (sig, line) in sorted(rows.items()):
+        if name not in imported:
+            errors.append(f"Kotlin {shim_path}:{line}: the shim registers {name}, which internal/AfNative.kt does not declare (external fun)")
+    # the structs the binding writes (af_invocation, af_http_request) and the shim's own tables
+    # (af_delegate): every field's offset is the C compiler's, reported by the shim (nativeLayout)
     for s in STRUCTS:
-        cls = "Af" + "".join(w.title() for w in s.split("_")[1:])
-        if cls not in declared:
-            errors.append(f"Kotlin: no JNA Structure {cls} with @FieldOrder declares {s}")
-    missing = sorted(set(base.functions) - imported)
+        for f in base.fields.get(s, {}):
+            if not re.search(r"offsetof\(struct\s+" + s + r",\s*" + f + r"\)", shim):
+                errors.append(f"Kotlin {shim_path}: nativeLayout does not report {s}.{f} (offsetof(struct {s}, {f})): "
+                              "the binding writes the struct at the C compiler's offsets")
     COUNTS["Kotlin"] = len(imported)
-    for name in missing:
-        errors.append(f"Kotlin: {name} (abi/v1.txt) has no external fun in internal/AfNative.kt: "
-                      "every ABI function is reflected in every binding (docs/abi.md)")
+    for name in sorted(set(base.functions) - set(imported) - core - set(NOT_WRAPPED["Kotlin"])):
+        errors.append(f"Kotlin: {name} (abi/v1.txt) has no external fun in internal/AfNative.kt and the shim does not call it: "
+                      "every ABI function is reflected in every binding (docs/abi.md), or listed in NOT_WRAPPED with the reason")
 
 
-# Every Kotlin file calls AfNative (or one of its cold groups, AfNativeViews, AfNativeHttp, ...,
-# declared in the same file and bound on first use) only through internal/NativeCalls.kt: the public API and
-# the runtime under internal/ (trampolines, the invocation block, the dispatcher's handle)
-# alike, as every .NET file goes through Interop/NativeCalls.cs. AfNative.kt itself (the
-# imports and its string helpers) is the only other file that names an af_ function.
+# Every Kotlin file calls AfNative only through internal/NativeCalls.kt: the public API and the
+# runtime under internal/ (trampolines, the invocation block, the dispatcher's handle) alike, as
+# every .NET file goes through Interop/NativeCalls.cs. AfNative.kt itself (the natives and its
+# string helpers) is the only other file that names an af_ function.
 KT_RAW_ALLOWED = re.compile(r"(^|/)internal/(AfNative|NativeCalls)\.kt$")
 
 
@@ -614,8 +637,9 @@ def sources(repo):
             with open(p, encoding="utf-8") as f:
                 out[rel] = f.read()
         return out
-    return (read("bindings/dotnet/src/**/*.cs"), read("bindings/kotlin/src/main/kotlin/**/*.kt"),
-            read("bindings/swift/Sources/**/*.swift"))
+    kt = read("bindings/kotlin/src/main/kotlin/**/*.kt")
+    kt.update(read(SHIM))  # the binding's JNI library: the other half of every native call
+    return (read("bindings/dotnet/src/**/*.cs"), kt, read("bindings/swift/Sources/**/*.swift"))
 
 
 # Kotlin files call the C ABI only through internal/NativeCalls.kt (check_kotlin_routing).
@@ -630,7 +654,7 @@ def run(base_text, cs, kt, sw=None, strict_routing=True):
         if strict_routing:
             check_dotnet_routing(cs, errors)
     if kt:
-        check_kotlin({p: t for p, t in kt.items() if "/internal/" in p}, base, errors, notes)
+        check_kotlin({p: t for p, t in kt.items() if "/internal/" in p or p.endswith(".c")}, base, errors, notes)
         if strict_routing and KOTLIN_ROUTING:
             check_kotlin_routing(kt, errors)
     if cs:
@@ -665,7 +689,6 @@ def self_test(base_text, cs, kt, sw):
         ("cs", r"AppFunctionView\.cs$", "public void Reset() =>", "public void Reset() => Native.af_view_reset(_handle); private void X() =>",
          "calls af_view_reset directly"),
         ("kt", r"/View\.kt$", "NativeCalls.viewReset(it)", "AfNative.af_view_reset(it)", "calls af_view_reset directly"),
-        ("kt", r"/View\.kt$", "NativeCalls.viewReset(it)", "AfNativeViews.af_view_reset(it)", "calls af_view_reset directly"),
         # the runtime under internal/ routes through NativeCalls too: the handler's completion,
         # a gate's answer, the entity lookup's request
         ("kt", r"/internal/Runtime\.kt$", "NativeCalls.callReturn(call, resultJson?.cstr())", "AfNative.af_call_return(call, resultJson?.cstr())",
@@ -674,17 +697,27 @@ def self_test(base_text, cs, kt, sw):
          "calls af_gate_open_app directly"),
         ("kt", r"/internal/Reflective\.kt$", "NativeCalls.callLookupRequest(ctx.call)", "AfNative.af_call_lookup_request(ctx.call).utf8()",
          "calls af_call_lookup_request directly"),
-        ("kt", r"AfNative\.kt$", "external fun af_view_generation(v: Pointer?): Long", "external fun af_view_generation(v: Pointer?): Int",
+        ("kt", r"AfNative\.kt$", "external fun af_view_generation(v: Long): Long", "external fun af_view_generation(v: Long): Int",
          "af_view_generation returns a type that is Int"),
+        ("kt", r"AfNative\.kt$", "external fun af_view_generation(v: Long): Long", "external fun af_view_generation(v: Long): Long\n    external fun af_view_generation_x(v: Long): Long",
+         "af_view_generation_x is not in the ABI baseline"),
+        ("kt", r"AfNative\.kt$", "external fun af_set_limits(d: Long, maxInputBytes: Long, maxDepth: Int): Int",
+         "external fun af_set_limits(d: Long, maxInputBytes: Int, maxDepth: Int): Int", "af_set_limits parameter 2 (max_input_bytes) is Int"),
         ("kt", r"AfNative\.kt$", "const val AF_ERR_TIMED_OUT = 11", "const val AF_ERR_TIMED_OUT = 12", "AF_ERR_TIMED_OUT = 12, the baseline says 11"),
-        ("kt", r"AfNative\.kt$", "fun invoke(userData: Pointer?, level: Int, message: Pointer?)", "fun invoke(userData: Pointer?, message: Pointer?)",
-         "callback af_log_fn"),
-        ("kt", r"AfStructs\.kt$", '"is_foreground", "reserved"', '"reserved", "is_foreground"', "AfInvocation.is_foreground is at offset 39 size 1"),
-        ("kt", r"AfStructs\.kt$", "@JvmField var timeout_ms: Int = 0", "@JvmField var timeout_ms: Long = 0", "AfInvocation.timeout_ms is at offset 32 size 8"),
-        ("kt", r"AfStructs\.kt$", "@JvmField var on_invoked: InvokedFn? = null", "@JvmField var on_invoked: UserDataFn? = null", "AfDelegate.on_invoked is UserDataFn, whose invoke takes 1 parameter(s)"),
+        # the shim's row, its C function and the external fun must say the same
+        ("kt", r"appfunctions_jni\.c$", 'X(af_set_limits, "(JJI)I")', 'X(af_set_limits, "(JII)I")',
+         "the shim's signature of af_set_limits is (JII)I, its external fun"),
+        ("kt", r"appfunctions_jni\.c$", "jlong d, jlong max_input_bytes, jint max_depth)", "jlong d, jint max_input_bytes, jint max_depth)",
+         "j_af_set_limits takes (jlong, jint, jint), its external fun"),
+        ("kt", r"appfunctions_jni\.c$", "return core.af_view_reset(PTR(struct af_view, v));", "return core.af_view_set_metadata(PTR(struct af_view, v), NULL);",
+         "j_af_view_reset does not call core.af_view_reset"),
+        ("kt", r"appfunctions_jni\.c$", "    (jint)offsetof(struct af_invocation, host_context),\n", "",
+         "nativeLayout does not report af_invocation.host_context"),
         # an ABI function a binding does not import, or (Swift) does not call, and a stale entry
-        ("kt", r"AfNative\.kt$", "    external fun af_call_dialog_copy(call: Pointer?): Pointer?\n", "",
-         "af_call_dialog_copy (abi/v1.txt) has no external fun"),
+        ("kt", r"AfNative\.kt$", "    external fun af_call_dialog_copy(call: Long): ByteArray?\n", "",
+         "the shim registers af_call_dialog_copy, which internal/AfNative.kt does not declare", SHIM),
+        ("kt", r"appfunctions_jni\.c$", '  X(af_call_dialog_copy, "(J)[B")                                    \\\n', "",
+         "af_call_dialog_copy has no row X(af_call_dialog_copy"),
         ("cs", r"Native\.cs$", "[LibraryImport(Library)] internal static partial byte* af_call_dialog_copy(nint call);", "",
          "af_call_dialog_copy (abi/v1.txt) is not imported"),
         ("sw", r"/Context\.swift$", "takeString(af_call_dialog_copy(call.raw))", "nil",
@@ -697,12 +730,13 @@ def self_test(base_text, cs, kt, sw):
         print("\n".join(clean))
         raise SystemExit("[interop-abi self-test] the unmodified sources already fail")
     failed = 0
-    for lang, pattern, old, new, expect in cases:
+    for lang, pattern, old, new, expect, *named in cases:
         files = {"cs": cs, "kt": kt, "sw": sw}
         files[lang], path, line = mutate(files[lang], pattern, old, new)
         errors, _ = run(base_text, files["cs"], files["kt"], files["sw"])
         # a routing violation names the file and the line of the call; a missing function, the binding
-        where = f"{path}:{line}:" if expect.startswith("calls ") else (
+        # (or the file a case names: a difference the shim's side reports)
+        where = named[0] if named else f"{path}:{line}:" if expect.startswith("calls ") else (
             "" if "abi/v1.txt" in expect or "NOT_WRAPPED" in expect else path)
         if not any(expect in e and where in e for e in errors):
             failed += 1

@@ -47,7 +47,7 @@ kotlin_part() {
   cargo build -q --release || { echo "[soak] cargo build --release failed" >&2; return 1; }
   echo "[soak] the Kotlin part for ${KSECS} s (mvn -Psoak verify)"
   (cd bindings/kotlin && mvn -q -B -Dstyle.color=never "${MAVEN_OFFLINE[@]}" -Psoak verify \
-    -Dsoak.args="$KSECS" -Djna.library.path="$REPO/target/release") || return 1
+    -Dsoak.args="$KSECS" -Dappfunctions.library.path="$REPO/target/release") || return 1
 }
 
 # .NET (bindings/dotnet/tests/AppFunctions.Soak): results whose converter throws, exceptions

@@ -168,15 +168,9 @@ ratio("coldstart_swift_register_vs_c_x", "coldstart_swift_register_part_ms", "co
 # own af_* calls inside it (the same descriptors, byte for byte, the C program registers)
 ratio("coldstart_swift_register_vs_core_instructions_ratio", "instructions_swift_register_step_50",
       "instructions_swift_register_step_50_core")
-# JNA's floor of one Kotlin round trip (Floor.kt): the core's call (the C figure), one downcall that
-# calls back once (af_execute_json and the handler), two more downcalls (af_call_return,
-# af_string_free) and one C string read (the outcome)
-if s.get("execute_plain_ns") and all(s.get(k) for k in ("kotlin_floor_callback_ns", "kotlin_floor_downcall_ns", "kotlin_floor_get_string_ns")):
-    s["kotlin_jna_floor_ns"] = (s["execute_plain_ns"] + s["kotlin_floor_callback_ns"] + 2 * s["kotlin_floor_downcall_ns"]
-                                + s["kotlin_floor_get_string_ns"])
-    ratio("kotlin_jna_floor_vs_c_ratio", "kotlin_jna_floor_ns", "execute_plain_ns")
-# the JNI shim's floor: the core's call and a downcall calling back once through JNI (af_execute_json,
-# whose outcome the shim reads and frees in C, and the handler, which answers af_call_return in C)
+# the JNI floor of one Kotlin round trip: the core's call and a downcall calling back once through
+# JNI (af_execute_json, whose outcome the binding's JNI library reads and frees in C, and the
+# handler, which answers af_call_return in C)
 if s.get("execute_plain_ns") and s.get("kotlin_floor_jni_callback_ns"):
     s["kotlin_jni_floor_ns"] = s["execute_plain_ns"] + s["kotlin_floor_jni_callback_ns"]
     ratio("kotlin_jni_floor_vs_c_ratio", "kotlin_jni_floor_ns", "execute_plain_ns")
@@ -520,9 +514,7 @@ def bindings_section(s, run, only_measured=False):
     out += ["", "| binding | what is timed | ns per call | vs C | through an agent view (ns) | vs C |",
             "|---|---|---|---|---|---|"]
     # the Kotlin bench says which callbacks its binding used (Bench.kt: "bench callbacks: jni")
-    kotlin = {"jni": "Kotlin (JNA downcalls, the JNI shim's callbacks)",
-              "jna": "Kotlin (JNA direct mapping, JNA callbacks: the shim not loaded)"}.get(
-        s.get("kotlin_callbacks"), "Kotlin (JNA direct mapping)")
+    kotlin = {"jni": "Kotlin (JNI both ways: the binding's libappfunctions_jni)"}.get(s.get("kotlin_callbacks"), "Kotlin")
     for label, what, key, view in [
             ("C (Rust calling the C ABI)", "`af_execute_json` + `af_string_free`", "c_execute_plain_ns", None),
             (kotlin, "`executeBlockingJson`, DSL `blockingHandler`", "kotlin_execute_blocking_ns", "kotlin_view_execute_blocking_ns"),
@@ -595,44 +587,33 @@ def swift_instructions_table(s):
     return out
 
 def kotlin_floor_table(s, c_ns):
-    """What JNA itself costs (Floor.kt, in the Kotlin bench's JVM after its loops), and one callback
-    through JNI the way the binding's shim makes it: the floors a Kotlin round trip cannot go below,
-    beside the round trip again, in wall and in the thread's CPU time."""
-    if not s.get("kotlin_floor_callback_ns"):
+    """What JNI itself costs (Floor.kt, in the Kotlin bench's JVM after its loops), the way the
+    binding crosses to C and back: the floors a Kotlin round trip cannot go below, beside the round
+    trip again, in wall and in the thread's CPU time."""
+    if not s.get("kotlin_floor_jni_callback_ns"):
         return []
-    out = ["", "What JNA itself costs, and a callback through JNI instead, measured in the same JVM right after "
-           "the loops above (`bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/Floor.kt`, the loops in turn, "
-           "best of 5 rounds; the thread's CPU time beside the wall clock, which on a loaded machine also counts "
-           "the waits for a core). On JNA's callbacks a Kotlin round trip crosses JNA five times: "
-           "`af_execute_json` (a downcall), the handler (a callback), `af_call_return` and `af_string_free` "
-           "(downcalls), and one read of the outcome string. On the binding's JNI shim (`libappfunctions_jni`: "
-           "its C trampolines call Kotlin through JNI) the handler is a JNI callback, the shim answers "
-           "`af_call_return` in C, and `af_execute_json` is one JNI downcall that reads and frees the outcome "
-           "in C: one crossing each way.", "",
+    out = ["", "What JNI itself costs, measured in the same JVM right after the loops above "
+           "(`bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/Floor.kt` and `src/test/c/floor_jni.c`, the "
+           "loops in turn, best of 5 rounds; the thread's CPU time beside the wall clock, which on a loaded "
+           "machine also counts the waits for a core). Since issue 30 the binding crosses to C through its own "
+           "JNI library only (`libappfunctions_jni`; before, JNA's direct mapping carried the downcalls): a "
+           "Kotlin round trip is one JNI downcall (`af_execute_json`, whose outcome the library reads and "
+           "frees in C) and one JNI callback (the handler; the library answers `af_call_return` in C).", "",
            "| what is timed | ns per call | CPU ns per call |", "|---|---|---|"]
-    for label, key in [("a direct-mapped downcall (libc `strlen` of 12 bytes)", "kotlin_floor_downcall"),
-                       ("a direct-mapped downcall calling back once (libc `qsort` of 2 elements: one comparator call, two pointer arguments like `af_handler_fn`)", "kotlin_floor_callback"),
-                       ("a direct-mapped downcall calling back once through JNI (`bindings/kotlin/src/test/c/floor_jni.c`: `GetEnv`, `CallStaticVoidMethod` of a cached method id with two pointer arguments, as the shim's trampolines do)", "kotlin_floor_jni_callback"),
-                       ("reading a 12-byte C string (`Pointer.getString`)", "kotlin_floor_get_string"),
+    for label, key in [("a JNI downcall (`strlen` of 12 bytes)", "kotlin_floor_downcall"),
+                       ("a JNI downcall calling back once through JNI (`GetEnv`, `CallStaticVoidMethod` of a cached method id with two pointer arguments, like `af_handler_fn`, as the library's trampolines do)", "kotlin_floor_jni_callback"),
+                       ("reading a 12-byte C string into a `ByteArray` made in C and a `String` (how the binding reads the core's lent strings)", "kotlin_floor_get_string"),
                        ("checking the C figure's arguments with the DSL's scanner (what the DSL does when its handler first reads them, and then makes their entries; until the second round of 2026-12-01 before every handler ran; the C handler does neither)", "kotlin_floor_scan_args"),
                        ("parsing the C figure's arguments with kotlinx.serialization (what the DSL did before its handler ran until 2026-12-01; now only for a text its scanner does not expect)", "kotlin_floor_parse_args"),
-                       ("ten `Memory.setInt` (one JNI call each; the binding wrote `af_invocation` so before issue 30)", "kotlin_floor_set_int_10"),
                        ("`executeBlockingJson`, DSL `blockingHandler`, again beside them", "kotlin_floor_run_execute_blocking")]:
-        if key in ("kotlin_floor_jni_callback", "kotlin_floor_parse_args", "kotlin_floor_scan_args") and not s.get(key + "_ns"):
+        if not s.get(key + "_ns"):
             continue
         out.append(f"| {label} | {fmt(s.get(key + '_ns'))} | {fmt(s.get(key + '_cpu_ns'))} |")
-    parts = [s.get(k) for k in ("kotlin_floor_callback_ns", "kotlin_floor_downcall_ns", "kotlin_floor_get_string_ns")]
-    f = c_ns + parts[0] + 2 * parts[1] + parts[2] if c_ns and all(parts) else None
-    if f:
-        out += ["", f"JNA's floor of one round trip: the C figure ({fmt(c_ns)} ns) + a downcall calling back once + two "
-                f"downcalls + one string read = {fmt(round(f))} ns, {fmt(f / c_ns)}× the C figure: "
-                + ("the callback alone costs more than the whole C call, so the 2× target is out of JNA's reach." if f / c_ns > 2
-                   else "within 2× of C.")]
     jni = s.get("kotlin_floor_jni_callback_ns")
     if c_ns and jni:
         g = c_ns + jni
-        out += ["", f"The shim's floor: the C figure + a downcall calling back once through JNI "
-                f"= {fmt(round(g))} ns, {fmt(g / c_ns)}× the C figure; "
+        out += ["", f"The JNI floor of one round trip: the C figure ({fmt(c_ns)} ns) + a downcall calling back once "
+                f"through JNI = {fmt(round(g))} ns, {fmt(g / c_ns)}× the C figure; "
                 "the rest of the Kotlin figure above it is the binding's own work (the invocation block, the "
                 "handle table, the context, encoding the result, decoding the outcome)."]
     c_cpu = s.get("kotlin_c_same_jvm_cpu_ns")
@@ -1009,9 +990,10 @@ REASONS = {
     "threads2_scaling": threads_reason(s),
     "threads2_scaling_vs_floor": threads_reason(s),
     "binding_kotlin_vs_c_ratio":
-        "Since the JNI shim (2026-12-01) the Kotlin round trip crosses once each way: the floor, the "
-        "C call plus one downcall calling back once through JNI (about 125 ns of CPU), is about 1.3× "
-        "the C figure (JNA's callback alone cost about 540 ns, more than the C call). Above the floor "
+        "The Kotlin round trip crosses JNI once each way (the callbacks since 2026-12-01, every "
+        "downcall since issue 30 took JNA out): the floor, the C call plus one JNI downcall calling "
+        "back once through JNI (about 80 ns of CPU), is about 1.1× the C figure (JNA's callback alone "
+        "cost about 540 ns, more than the C call). Above the floor "
         "is the binding's own work: the invocation block, the C string of the id, the handle table's "
         "lookup, the context, the result's encoding, the outcome's decoding into a String. On a "
         "loaded machine this ratio of two runs' wall clocks is noise; the same-JVM row below (the C "
@@ -1035,14 +1017,14 @@ REASONS = {
     "binding_kotlin_c_call_vs_c_same_jvm_cpu_ratio": kotlin_c_call_reason(s),
     "coldstart_jvm_register_vs_c_x":
         "The core's share of the JVM's registration is a fraction of a millisecond, as in C; the rest "
-        "is the JVM running the DSL, kotlinx.serialization and JNA's callback set-up for the first "
-        "time, in the interpreter (the step-by-step table: the dispatcher's creation, the types and "
-        "the first function hold most of it; the other 49 functions about 8 ms). No binding change "
-        "brings an interpreted first run to a figure set by native code; the library's load (JNA's "
-        "own start: its classes and logger, `libjnidispatch` unpacked, `NativeLibrary`'s "
-        "`ldconfig -p` on desktop Linux, `Structure.FFIType`; then `Native.register` of the 35 "
-        "functions the first call needs, the other 68 bound on first use: the Kotlin README's "
-        "Cold start) is larger still and is not part of this ratio.",
+        "is the JVM running the DSL and kotlinx.serialization for the first time, in the interpreter "
+        "(the step-by-step table: the dispatcher's creation, the types and the first function hold "
+        "most of it; the other 49 functions about 8 ms). No binding change brings an interpreted "
+        "first run to a figure set by native code. The library's load is not part of this ratio: "
+        "since issue 30 it is the binding's own JNI library, the core's `dlopen`, its functions "
+        "looked up and `RegisterNatives` (`native` and `load` in the step-by-step table: 51 ms at a "
+        "load average of 4 against 285 ms for JNA's start, `Native.register` and the check before "
+        "it, the Kotlin README's Cold start).",
     "binding_swift_vs_c_same_run_ratio":
         "In instructions (callgrind, `ci/bench/instructions-swift.sh`, 2026-12-01) the inline-handler "
         "`execute` is 11,140 per call against about 5,690 for C (1.96×, within the target: the "

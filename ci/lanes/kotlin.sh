@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Kotlin lane: build the native library, then run the Kotlin binding's tests on JDK 17: all of
-# them on the JNI shim's callbacks (the pom's jni profile compiles src/main/c/appfunctions_jni.c
-# with gcc, warnings as errors), then a subset again on JNA's callbacks (the fallback when the
-# shim is missing), a subset with the shim built under AddressSanitizer and UBSan, and the shim's
-# CMakeLists.txt (what Android's NDK builds) once with cmake.
+# them through the binding's JNI library (the pom's jni profile compiles
+# src/main/c/appfunctions_jni.c with gcc, warnings as errors; every downcall and callback crosses
+# there, no JNA), a subset again with that library built under AddressSanitizer and UBSan, and
+# its CMakeLists.txt (what Android's NDK builds) once with cmake.
 #   exit 0  tests passed
 #   exit 1  build or test failure
 #   exit 3  the lane cannot run here (no JDK 17, no Maven or no C compiler)
@@ -103,26 +103,15 @@ then
 fi
 
 # --- tests -----------------------------------------------------------------------
-say "mvn -B clean test (in $BINDING, jna.library.path=$LIBDIR; callbacks through the JNI shim)"
+say "mvn -B clean test (in $BINDING, appfunctions.library.path=$LIBDIR; through the binding's JNI library)"
 # clean: Kotlin leaves the classes of deleted test files in target/, and surefire would run them.
-# expectCallbacks=jni: CallbackPathTest fails if the binding fell back to JNA (a broken shim).
 # shellcheck disable=SC2086
-if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} clean test "-Djna.library.path=$LIBDIR" -Dappfunctions.expectCallbacks=jni); then
+if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} clean test "-Dappfunctions.library.path=$LIBDIR"); then
   say "FAILED: mvn test"
   exit 1
 fi
 SHIM="$BINDING/target/classes/linux-x86-64/libappfunctions_jni.so"
 [[ -f "$SHIM" ]] || { say "FAILED: no $SHIM after the build (the pom's jni profile)"; exit 1; }
-
-# The fallback: the same binding on JNA's callbacks, as where the shim cannot be loaded.
-FALLBACK_TESTS="CallbackPathTest,LifecycleTest,HooksTest,OrdersScenarioTest,AgentScenarioTest,McpSessionTest,EntitiesByIdTest,SuspendExecuteTest,ArgumentsTest"
-say "mvn -B surefire:test on JNA's callbacks (-Dappfunctions.callbacks=jna): $FALLBACK_TESTS"
-# shellcheck disable=SC2086
-if ! (cd "$BINDING" && mvn -B -Dstyle.color=never ${MVN_ARGS:-} surefire:test "-Djna.library.path=$LIBDIR" \
-    -Dappfunctions.callbacks=jna -Dappfunctions.expectCallbacks=jna "-Dtest=$FALLBACK_TESTS"); then
-  say "FAILED: the tests on JNA's callbacks"
-  exit 1
-fi
 
 # The shim under AddressSanitizer and UBSan once: built instrumented into target/asan, found first
 # on java.library.path by the test JVM, which preloads the sanitizer runtime; a report aborts it.
@@ -132,16 +121,16 @@ if [[ -f "$ASAN_LIB" ]]; then
   mkdir -p "$ASAN_DIR"
   if ! gcc -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
       -Wall -Wextra -Werror -shared -fPIC -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -I"$REPO/include" \
-      "$BINDING/src/main/c/appfunctions_jni.c" -o "$ASAN_DIR/libappfunctions_jni.so"; then
+      "$BINDING/src/main/c/appfunctions_jni.c" -o "$ASAN_DIR/libappfunctions_jni.so" -lpthread -ldl; then
     say "FAILED: building the shim with -fsanitize=address,undefined"
     exit 1
   fi
-  ASAN_TESTS="CallbackPathTest,HooksTest,LifecycleTest,OrdersScenarioTest,SuspendExecuteTest,ArgumentsTest,ShimMemoryTest"
+  ASAN_TESTS="CallbackPathTest,HooksTest,LifecycleTest,OrdersScenarioTest,AgentScenarioTest,McpSessionTest,HttpServerTest,PublicationTest,EntitiesByIdTest,SuspendExecuteTest,ArgumentsTest,ShimMemoryTest"
   say "the shim under AddressSanitizer and UBSan: $ASAN_TESTS"
   # the JVM handles its own SIGSEGVs (implicit null checks): the sanitizer must leave them to it
   # shellcheck disable=SC2086
   if ! (cd "$BINDING" && ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:allow_user_segv_handler=1:use_sigaltstack=0:abort_on_error=1 \
-      mvn -B -Dstyle.color=never ${MVN_ARGS:-} surefire:test "-Djna.library.path=$LIBDIR" -Dappfunctions.expectCallbacks=jni \
+      mvn -B -Dstyle.color=never ${MVN_ARGS:-} surefire:test "-Dappfunctions.library.path=$LIBDIR" \
       "-Dtest.ld.preload=$ASAN_LIB" "-Dtest.jvm.args=-Djava.library.path=$ASAN_DIR" \
       -Dappfunctions.expectShimFrom=java.library.path "-Dtest=$ASAN_TESTS"); then
     say "FAILED: the tests with the shim under AddressSanitizer (a hs_err or sanitizer report is above)"
@@ -149,6 +138,19 @@ if [[ -f "$ASAN_LIB" ]]; then
   fi
 else
   say "warning: no libasan for gcc: the shim is not run under AddressSanitizer here"
+fi
+
+# Android's NDK compiles the JNI library with clang: one clang here compiles it with the same warnings.
+CLANG="$(command -v clang || compgen -c clang- 2>/dev/null | grep -E '^clang-[0-9]+$' | sort -t- -k2 -n | tail -1 || true)"
+if [[ -n "$CLANG" ]]; then
+  if ! "$CLANG" -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" \
+      -I"$REPO/include" "$BINDING/src/main/c/appfunctions_jni.c"; then
+    say "FAILED: $CLANG -Wall -Wextra -Werror -pedantic on src/main/c/appfunctions_jni.c"
+    exit 1
+  fi
+  say "$CLANG compiles the JNI library without a warning"
+else
+  say "warning: no clang: the JNI library is not compiled with clang here"
 fi
 
 # The shim's CMakeLists.txt (Android's externalNativeBuild uses it): configure and build it here.

@@ -1,45 +1,106 @@
 /*
- * The Kotlin binding's JNI shim: C trampolines for the hot callbacks of the C ABI, each calling
- * one static method of dev.appfunctions.internal.JniCallbacks through a method id cached at
- * init. JNA (the binding's downcalls) costs about 60 ns a call, but one JNA callback costs about
- * 500 ns, more than the whole C round trip; a JNI upcall from C costs a small part of that.
+ * The Kotlin binding's native half: every call between Kotlin and the C ABI crosses here,
+ * through JNI, both ways.
  *
- * Part of the Kotlin binding, not of the core: it talks to the core only through the public
- * header, and it does not link against libappfunctions (the binding loads that through JNA):
- * the few ABI functions it calls are handed over at init as the addresses JNA resolved, typed
- * from the header's declarations. When this library is missing the binding keeps working
- * through JNA callbacks (AppFunctionsLibrary.callbackPath says which path it uses).
+ * Downcalls: each ABI function the binding calls is a native method of
+ * dev.appfunctions.internal.AfNative (internal/AfNative.kt), implemented below as j_<name>
+ * and registered with RegisterNatives at init (AFJ_NATIVES: name, JNI signature, function),
+ * so a signature that does not match the Kotlin declaration fails the load, naming the
+ * function. Pointers and handles cross as jlong, C strings in as byte[] (UTF-8, copied here and
+ * NUL-terminated), C strings out as byte[] (an owned one read and freed here). The round trips
+ * (JniShim.nativeExecuteJson, nativeExecuteAsync) and the arguments' read (nativeCallArgsTo)
+ * are JniShim's natives: one crossing each where the plain functions would take several.
+ *
+ * Upcalls: a C trampoline per callback type of the ABI calls one static method of
+ * dev.appfunctions.internal.JniCallbacks through a method id cached at init.
+ *
+ * The core: this library does not link against libappfunctions. JniShim.nativeOpen gets the
+ * path the binding found (the class path's copy, appfunctions.library.path, java.library.path,
+ * Android's jniLibs, or the system's search by name) and dlopens it; every ABI function used
+ * here is looked up then (AFJ_CORE), and one the library lacks fails the load, naming it.
+ * It includes only jni.h, the POSIX headers and the public header appfunctions.h.
  *
  * Threads: a callback on a thread the JVM knows (the caller of af_execute_json) uses it as it
- * is; one on a thread of the core (a completion thread, an async timeout) attaches it as a
- * daemon once, and a pthread key's destructor detaches it when the thread ends.
- * Exceptions: the Kotlin side catches what it can; should one still escape, it is cleared here
- * and the call (or gate) is answered with an error, never left pending in the JVM.
+ * is; one on a thread of the core (a completion thread, an async timeout, an MCP worker)
+ * attaches it as a daemon once, and a pthread key's destructor detaches it when the thread ends.
+ * Exceptions: the Kotlin side catches what it can; should one still escape an upcall, it is
+ * cleared here and the call (or gate) is answered with an error, never left pending in the JVM.
+ * A downcall that finds no memory for its copies throws OutOfMemoryError before it calls the core.
  */
+#include <dlfcn.h>
 #include <jni.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "appfunctions.h"
 
-/* The trampolines, in the order JniShim.kt's constants name them. */
+/* --------------------------------------------------------------------------------- the core */
+
+/* Every ABI function this library calls, looked up in the core at nativeOpen. */
+#define AFJ_CORE(X)                                                                                                         \
+  X(af_abi_version) X(af_add_delegate) X(af_android_execute_async) X(af_bundle_export_copy) X(af_call_args)                  \
+  X(af_call_caller_package) X(af_call_descriptor_json) X(af_call_dialog_copy) X(af_call_fail) X(af_call_function_id)         \
+  X(af_call_host_data) X(af_call_invocation_context) X(af_call_is_cancelled) X(af_call_is_foreground)                        \
+  X(af_call_item_get_json) X(af_call_item_set) X(af_call_kind) X(af_call_log) X(af_call_lookup_request) X(af_call_on_cancel) \
+  X(af_call_platform) X(af_call_return) X(af_call_say) X(af_call_set_host_data) X(af_cancel_token_cancel)                    \
+  X(af_cancel_token_free) X(af_cancel_token_is_cancelled) X(af_cancel_token_new) X(af_define_toolkit) X(af_define_types)     \
+  X(af_dispatcher_bundle_json) X(af_dispatcher_free) X(af_dispatcher_in_flight) X(af_dispatcher_new)                         \
+  X(af_dispatcher_publish) X(af_dispatcher_published_new) X(af_dispatcher_set_default_timeout) X(af_dispatcher_shutdown)     \
+  X(af_dispatcher_unpublish) X(af_entities_async) X(af_entities_json) X(af_error_code_name) X(af_execute_async)              \
+  X(af_execute_json) X(af_export_copy) X(af_gate_allow) X(af_gate_deny) X(af_gate_open_app) X(af_http_handle)               \
+  X(af_http_response_body) X(af_http_response_free) X(af_http_response_headers_copy) X(af_http_response_status)              \
+  X(af_http_response_take_stream) X(af_http_server_free) X(af_http_server_max_body_bytes) X(af_http_server_new)              \
+  X(af_http_stream_free) X(af_http_stream_next_copy) X(af_last_error) X(af_mcp_configure) X(af_mcp_handle_json)             \
+  X(af_mcp_serve_stdio) X(af_mcp_session_free) X(af_mcp_session_handle_json) X(af_mcp_session_new)                          \
+  X(af_mcp_session_set_metadata) X(af_mcp_session_set_notify) X(af_mcp_set_notify) X(af_parameters_schema_json)             \
+  X(af_register_entity) X(af_register_function) X(af_registry_json) X(af_result_schema_json) X(af_set_caller_policy)        \
+  X(af_set_function_caller_policy) X(af_set_function_enabled) X(af_set_limits) X(af_set_log_callback)                       \
+  X(af_set_metadata_schema) X(af_set_permission_hook) X(af_set_scope_hooks) X(af_status_name) X(af_string_free)             \
+  X(af_text_set) X(af_unregister_function) X(af_version) X(af_view_execute_async) X(af_view_execute_json) X(af_view_free)    \
+  X(af_view_generation) X(af_view_instructions_copy) X(af_view_new) X(af_view_reset) X(af_view_set_confirmation)            \
+  X(af_view_set_metadata) X(af_view_tools_json)
+
+/* The core's functions, each typed from its declaration in the header (a mismatch does not compile). */
+static struct {
+#define AFJ_MEMBER(name) __typeof__(&name) name;
+  AFJ_CORE(AFJ_MEMBER)
+#undef AFJ_MEMBER
+} core;
+static void *g_core_handle;
+
+/* --------------------------------------------------------------------------------- JNI state */
+
+/* The upcalls, in the order JniShim.kt's trampoline constants name the first ten. */
 enum {
-  AFJ_HANDLER,     /* af_handler_fn: handlers and entity lookups */
-  AFJ_OUTCOME,     /* af_outcome_fn: af_execute_async and the other async forms */
-  AFJ_SCOPE_BEGIN, /* af_scope_fn */
-  AFJ_SCOPE_END,   /* af_scope_fn */
-  AFJ_FREE,        /* af_free_fn: a registration's user data, counted */
-  AFJ_RELEASE,     /* af_free_fn: a plain handle (cancel registrations, host data) */
-  AFJ_CANCEL,      /* af_cancel_fn: a suspended handler's coroutine */
-  AFJ_ON_INVOKING, /* af_delegate.on_invoking */
-  AFJ_ON_INVOKED,  /* af_delegate.on_invoked */
-  AFJ_PERMISSION,  /* af_permission_fn */
+  AFJ_HANDLER,       /* af_handler_fn: handlers and entity lookups */
+  AFJ_OUTCOME,       /* af_outcome_fn: af_entities_async, af_android_execute_async */
+  AFJ_SCOPE_BEGIN,   /* af_scope_fn */
+  AFJ_SCOPE_END,     /* af_scope_fn */
+  AFJ_FREE,          /* af_free_fn: a registration's user data, counted */
+  AFJ_RELEASE,       /* af_free_fn: a plain handle (cancel registrations, host data) */
+  AFJ_CANCEL,        /* af_cancel_fn: a suspended handler's coroutine */
+  AFJ_ON_INVOKING,   /* af_delegate.on_invoking */
+  AFJ_ON_INVOKED,    /* af_delegate.on_invoked */
+  AFJ_PERMISSION,    /* af_permission_fn */
+  AFJ_LOG,           /* af_log_fn: the dispatcher's log sink */
+  AFJ_NOTIFY,        /* af_mcp_notify_fn: MCP notifications */
+  AFJ_TOOLKIT_TEXT,  /* af_toolkit_text_fn: a toolkit's dynamic texts */
   AFJ_ASYNC_OUTCOME, /* not a trampoline: the upcall of nativeExecuteAsync's outcome when it comes late */
   AFJ_COUNT
+};
+
+static const char *const NAMES[AFJ_COUNT] = {
+  "handler", "outcome", "scopeBegin", "scopeEnd", "free", "release", "cancel", "onInvoking", "onInvoked", "permission",
+  "log", "notify", "toolkitText", "asyncOutcome",
+};
+static const char *const SIGNATURES[AFJ_COUNT] = {
+  "(JJ)[B", "(J[B)V", "(JJ)V", "(JJ)V", "(J)V", "(J)V", "(J)V", "(JJJ)V", "(JJ[B)V", "(JJJ)V",
+  "(JI[B)V", "(J[B)V", "(J[BI[B)[B", "(Ljava/lang/Object;[B)V",
 };
 
 static JavaVM *g_vm;
@@ -48,26 +109,6 @@ static jclass g_oom; /* java.lang.OutOfMemoryError, for the copies that find no 
 static jmethodID g_method[AFJ_COUNT];
 static pthread_key_t g_detach_key;
 static int g_key_made;
-
-/* The ABI functions the shim calls, as JNA resolved them (typed from the header). */
-static __typeof__(&af_call_return) p_call_return;
-static __typeof__(&af_call_fail) p_call_fail;
-static __typeof__(&af_gate_deny) p_gate_deny;
-static __typeof__(&af_execute_json) p_execute_json;
-static __typeof__(&af_view_execute_json) p_view_execute_json;
-static __typeof__(&af_string_free) p_string_free;
-static __typeof__(&af_execute_async) p_execute_async;
-static __typeof__(&af_view_execute_async) p_view_execute_async;
-static __typeof__(&af_call_args) p_call_args;
-
-static const char *const NAMES[AFJ_COUNT] = {
-  "handler", "outcome", "scopeBegin", "scopeEnd", "free", "release", "cancel", "onInvoking", "onInvoked", "permission",
-  "asyncOutcome",
-};
-static const char *const SIGNATURES[AFJ_COUNT] = {
-  "(JJ)[B", "(J[B)V", "(JJ)V", "(JJ)V", "(J)V", "(J)V", "(J)V", "(JJJ)V", "(JJ[B)V", "(JJJ)V",
-  "(Ljava/lang/Object;[B)V",
-};
 
 static void detach_thread(void *vm) {
   JavaVM *jvm = (JavaVM *)vm;
@@ -108,6 +149,7 @@ static int threw(JNIEnv *env) {
 }
 
 #define KEY(p) ((jlong)(intptr_t)(p))
+#define PTR(type, v) ((type *)(intptr_t)(v))
 
 /*
  * A test hook (JniShim.nativeFailForTest): while a bit is set, the copies it names act as if no
@@ -132,7 +174,7 @@ static void throw_oom(JNIEnv *env, const char *what) {
   }
 }
 
-/* A C string's bytes as a new byte[] (UTF-8, without the NUL); NULL for NULL or when out of memory. */
+/* A C string's bytes as a new byte[] (UTF-8, without the NUL); NULL for NULL or (cleared) when out of memory: for upcalls. */
 static jbyteArray bytes_of(JNIEnv *env, const char *s) {
   if (s == NULL) return NULL;
   jsize n = (jsize)strlen(s);
@@ -145,24 +187,74 @@ static jbyteArray bytes_of(JNIEnv *env, const char *s) {
   return a;
 }
 
+/* The same for a downcall's answer: out of memory leaves the OutOfMemoryError pending, for Kotlin to throw. */
+static jbyteArray bytes_out(JNIEnv *env, const char *s) {
+  if (s == NULL) return NULL;
+  jsize n = (jsize)strlen(s);
+  jbyteArray a = (*env)->NewByteArray(env, n);
+  if (a != NULL) (*env)->SetByteArrayRegion(env, a, 0, n, (const jbyte *)s);
+  return a;
+}
+
+/* An owned C string (an af_*_json / af_*_copy answer) as a byte[], freed here. */
+static jbyteArray owned_out(JNIEnv *env, char *s) {
+  if (s == NULL) return NULL;
+  jbyteArray a = bytes_out(env, s);
+  core.af_string_free(s);
+  return a;
+}
+
+/*
+ * A byte[] argument (UTF-8, with or without a trailing NUL) as a NUL-terminated C string for the
+ * length of one downcall: copied (the call may run host code, which a critical region forbids)
+ * into `small` or a malloc'd buffer. str_in answers 0 with an OutOfMemoryError pending when no
+ * memory could be had; `p` is NULL for a null array.
+ */
+typedef struct {
+  char *p;
+  char small[256];
+} afj_str;
+
+static int str_in(JNIEnv *env, jbyteArray a, afj_str *s) {
+  s->p = NULL;
+  if (a == NULL) return 1;
+  jsize len = (*env)->GetArrayLength(env, a);
+  size_t n = len > 0 ? (size_t)len : 0;
+  char *buf = n < sizeof s->small ? s->small : (char *)malloc(n + 1);
+  if (buf == NULL) {
+    throw_oom(env, "Kotlin binding: no memory for the copy of a string argument");
+    return 0;
+  }
+  if (n > 0) (*env)->GetByteArrayRegion(env, a, 0, (jsize)n, (jbyte *)buf);
+  buf[n] = '\0';
+  s->p = buf;
+  return 1;
+}
+
+static void str_done(afj_str *s) {
+  if (s->p != NULL && s->p != s->small) free(s->p);
+}
+
+/* --------------------------------------------------------------------------------- trampolines */
+
 static void trampoline_handler(void *user_data, struct af_call *call) {
   JNIEnv *env = thread_env();
   if (env == NULL) {
-    p_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: the thread cannot be attached to the JVM");
+    core.af_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: the thread cannot be attached to the JVM");
     return;
   }
   /* The result's UTF-8 (NUL-terminated; empty for NULL) to answer here, or null: answered already or later. */
   jbyteArray result = (jbyteArray)(*env)->CallStaticObjectMethod(env, g_callbacks, g_method[AFJ_HANDLER], KEY(user_data), KEY(call));
   if (threw(env)) {
     if (result != NULL) (*env)->DeleteLocalRef(env, result);
-    p_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: an exception escaped the handler");
+    core.af_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: an exception escaped the handler");
     return;
   }
   if (result == NULL) return;
   jsize n = (*env)->GetArrayLength(env, result);
   if (n == 0) {
     (*env)->DeleteLocalRef(env, result);
-    p_call_return(call, NULL);
+    core.af_call_return(call, NULL);
     return;
   }
   /* Copied out first: af_call_return may run host code (on_invoked), which a critical region forbids. */
@@ -170,13 +262,13 @@ static void trampoline_handler(void *user_data, struct af_call *call) {
   char *buf = (size_t)n < sizeof small ? small : (char *)malloc((size_t)n + 1);
   if (buf == NULL) {
     (*env)->DeleteLocalRef(env, result);
-    p_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: out of memory for the result");
+    core.af_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: out of memory for the result");
     return;
   }
   (*env)->GetByteArrayRegion(env, result, 0, n, (jbyte *)buf);
   (*env)->DeleteLocalRef(env, result);
   buf[n] = '\0';
-  p_call_return(call, buf);
+  core.af_call_return(call, buf);
   if (buf != small) free(buf);
 }
 
@@ -213,11 +305,11 @@ static void trampoline_cancel(void *user_data) { user_data_fn(AFJ_CANCEL, user_d
 static void gate_fn(int which, void *user_data, struct af_call *call, struct af_gate *gate) {
   JNIEnv *env = thread_env();
   if (env == NULL) {
-    p_gate_deny(gate, "Kotlin binding: the thread cannot be attached to the JVM");
+    core.af_gate_deny(gate, "Kotlin binding: the thread cannot be attached to the JVM");
     return;
   }
   (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[which], KEY(user_data), KEY(call), KEY(gate));
-  if (threw(env)) p_gate_deny(gate, "Kotlin binding: an exception escaped the gate"); /* ignored if answered */
+  if (threw(env)) core.af_gate_deny(gate, "Kotlin binding: an exception escaped the gate"); /* ignored if answered */
 }
 
 static void trampoline_on_invoking(void *user_data, struct af_call *call, struct af_gate *gate) {
@@ -236,6 +328,46 @@ static void trampoline_on_invoked(void *user_data, struct af_call *call, const c
   if (json != NULL) (*env)->DeleteLocalRef(env, json);
 }
 
+static void trampoline_log(void *user_data, int32_t level, const char *message) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) return;
+  jbyteArray text = bytes_of(env, message);
+  (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[AFJ_LOG], KEY(user_data), (jint)level, text);
+  threw(env);
+  if (text != NULL) (*env)->DeleteLocalRef(env, text);
+}
+
+static void trampoline_notify(void *user_data, const char *message_json) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) return;
+  jbyteArray json = bytes_of(env, message_json);
+  (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[AFJ_NOTIFY], KEY(user_data), json);
+  threw(env);
+  if (json != NULL) (*env)->DeleteLocalRef(env, json);
+}
+
+/* A toolkit's text: the upcall answers its UTF-8 (set with af_text_set) or null (the static text stays). */
+static void trampoline_toolkit_text(void *user_data, const char *toolkit, int32_t which, const char *metadata_json, struct af_text *out) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) return;
+  jbyteArray name = bytes_of(env, toolkit);
+  jbyteArray metadata = bytes_of(env, metadata_json);
+  jbyteArray text = (jbyteArray)(*env)->CallStaticObjectMethod(env, g_callbacks, g_method[AFJ_TOOLKIT_TEXT], KEY(user_data), name,
+                                                               (jint)which, metadata);
+  if (threw(env)) text = NULL;
+  if (name != NULL) (*env)->DeleteLocalRef(env, name);
+  if (metadata != NULL) (*env)->DeleteLocalRef(env, metadata);
+  if (text == NULL) return;
+  afj_str s;
+  if (str_in(env, text, &s)) {
+    core.af_text_set(out, s.p);
+    str_done(&s);
+  } else {
+    (*env)->ExceptionClear(env); /* no memory: the static text stays */
+  }
+  (*env)->DeleteLocalRef(env, text);
+}
+
 /* The trampolines, each as its callback type of the header (a mismatch does not compile). */
 static const af_handler_fn T_HANDLER = trampoline_handler;
 static const af_outcome_fn T_OUTCOME = trampoline_outcome;
@@ -244,84 +376,57 @@ static const af_scope_fn T_SCOPE_END = trampoline_scope_end;
 static const af_free_fn T_FREE = trampoline_free;
 static const af_free_fn T_RELEASE = trampoline_release;
 static const af_cancel_fn T_CANCEL = trampoline_cancel;
-static const af_delegate T_DELEGATE = {sizeof(af_delegate), 0, trampoline_on_invoking, trampoline_on_invoked, trampoline_free};
 static const af_permission_fn T_PERMISSION = trampoline_permission;
+static const af_log_fn T_LOG = trampoline_log;
+static const af_mcp_notify_fn T_NOTIFY = trampoline_notify;
+static const af_toolkit_text_fn T_TOOLKIT_TEXT = trampoline_toolkit_text;
 
 /*
- * JniShim.nativeInit(callbacks, functions): caches the upcall methods of `callbacks` and the
- * addresses of the ABI functions the shim calls, in the order of AFJ_FN_* (JniShim.FUNCTIONS).
- * 0 on success; -1 when a method is missing (the binding then stays on JNA callbacks), -2 for a
- * missing address, -3 without a JVM.
+ * The four af_delegate tables a delegate can need (JniShim.nativeDelegate): on_invoking and
+ * on_invoked each present or NULL (the core does not call a NULL one), the release always. The
+ * core copies the table; these live as long as the library.
  */
-enum {
-  AFJ_FN_CALL_RETURN,
-  AFJ_FN_CALL_FAIL,
-  AFJ_FN_GATE_DENY,
-  AFJ_FN_EXECUTE_JSON,
-  AFJ_FN_VIEW_EXECUTE_JSON,
-  AFJ_FN_STRING_FREE,
-  AFJ_FN_EXECUTE_ASYNC,
-  AFJ_FN_VIEW_EXECUTE_ASYNC,
-  AFJ_FN_CALL_ARGS,
-  AFJ_FN_COUNT
+static const af_delegate T_DELEGATES[4] = {
+  {sizeof(af_delegate), 0, NULL, NULL, trampoline_free},
+  {sizeof(af_delegate), 0, trampoline_on_invoking, NULL, trampoline_free},
+  {sizeof(af_delegate), 0, NULL, trampoline_on_invoked, trampoline_free},
+  {sizeof(af_delegate), 0, trampoline_on_invoking, trampoline_on_invoked, trampoline_free},
 };
 
-JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeInit(JNIEnv *env, jobject self, jclass callbacks,
-                                                                        jlongArray functions) {
+/* JniShim.nativeAddress(which): the trampoline's address as a function pointer for the C ABI; 0 for no such one. */
+JNIEXPORT jlong JNICALL Java_dev_appfunctions_internal_JniShim_nativeAddress(JNIEnv *env, jobject self, jint which) {
+  (void)env;
   (void)self;
-  if (g_vm == NULL || !g_key_made) return -3;
-  jlong fns[AFJ_FN_COUNT];
-  if (functions == NULL || (*env)->GetArrayLength(env, functions) != AFJ_FN_COUNT) return -2;
-  (*env)->GetLongArrayRegion(env, functions, 0, AFJ_FN_COUNT, fns);
-  for (int i = 0; i < AFJ_FN_COUNT; i++) {
-    if (fns[i] == 0) return -2;
+  switch (which) {
+  case AFJ_HANDLER: return (jlong)(intptr_t)T_HANDLER;
+  case AFJ_OUTCOME: return (jlong)(intptr_t)T_OUTCOME;
+  case AFJ_SCOPE_BEGIN: return (jlong)(intptr_t)T_SCOPE_BEGIN;
+  case AFJ_SCOPE_END: return (jlong)(intptr_t)T_SCOPE_END;
+  case AFJ_FREE: return (jlong)(intptr_t)T_FREE;
+  case AFJ_RELEASE: return (jlong)(intptr_t)T_RELEASE;
+  case AFJ_CANCEL: return (jlong)(intptr_t)T_CANCEL;
+  case AFJ_PERMISSION: return (jlong)(intptr_t)T_PERMISSION;
+  case AFJ_LOG: return (jlong)(intptr_t)T_LOG;
+  case AFJ_NOTIFY: return (jlong)(intptr_t)T_NOTIFY;
+  case AFJ_TOOLKIT_TEXT: return (jlong)(intptr_t)T_TOOLKIT_TEXT;
+  default: return 0;
   }
-  jmethodID ids[AFJ_COUNT];
-  for (int i = 0; i < AFJ_COUNT; i++) {
-    ids[i] = (*env)->GetStaticMethodID(env, callbacks, NAMES[i], SIGNATURES[i]);
-    if (ids[i] == NULL) {
-      (*env)->ExceptionClear(env);
-      return -1;
-    }
-  }
-  if (g_oom == NULL) {
-    jclass oom = (*env)->FindClass(env, "java/lang/OutOfMemoryError");
-    if (oom == NULL) {
-      (*env)->ExceptionClear(env);
-      return -1;
-    }
-    g_oom = (jclass)(*env)->NewGlobalRef(env, oom);
-    (*env)->DeleteLocalRef(env, oom);
-    if (g_oom == NULL) {
-      (*env)->ExceptionClear(env);
-      return -1;
-    }
-  }
-  jclass global = (jclass)(*env)->NewGlobalRef(env, callbacks);
-  if (global == NULL) {
-    (*env)->ExceptionClear(env);
-    return -1;
-  }
-  if (g_callbacks != NULL) (*env)->DeleteGlobalRef(env, g_callbacks);
-  g_callbacks = global;
-  memcpy(g_method, ids, sizeof ids);
-  p_call_return = (__typeof__(p_call_return))(intptr_t)fns[AFJ_FN_CALL_RETURN];
-  p_call_fail = (__typeof__(p_call_fail))(intptr_t)fns[AFJ_FN_CALL_FAIL];
-  p_gate_deny = (__typeof__(p_gate_deny))(intptr_t)fns[AFJ_FN_GATE_DENY];
-  p_execute_json = (__typeof__(p_execute_json))(intptr_t)fns[AFJ_FN_EXECUTE_JSON];
-  p_view_execute_json = (__typeof__(p_view_execute_json))(intptr_t)fns[AFJ_FN_VIEW_EXECUTE_JSON];
-  p_string_free = (__typeof__(p_string_free))(intptr_t)fns[AFJ_FN_STRING_FREE];
-  p_execute_async = (__typeof__(p_execute_async))(intptr_t)fns[AFJ_FN_EXECUTE_ASYNC];
-  p_view_execute_async = (__typeof__(p_view_execute_async))(intptr_t)fns[AFJ_FN_VIEW_EXECUTE_ASYNC];
-  p_call_args = (__typeof__(p_call_args))(intptr_t)fns[AFJ_FN_CALL_ARGS];
-  return 0;
 }
+
+/* JniShim.nativeDelegate(flags): the af_delegate table with on_invoking (bit 0) and on_invoked (bit 1). */
+JNIEXPORT jlong JNICALL Java_dev_appfunctions_internal_JniShim_nativeDelegate(JNIEnv *env, jobject self, jint flags) {
+  (void)env;
+  (void)self;
+  return (jlong)(intptr_t)&T_DELEGATES[flags & 3];
+}
+
+/* ----------------------------------------------------------------------- the execute round trips */
 
 /*
  * JniShim.nativeExecuteJson(view, target, inv, args): af_execute_json (view 0: target is the
  * dispatcher) or af_view_execute_json (view 1: a view) with `args`' UTF-8 (without its NUL),
- * the outcome read into a byte[] and freed here: one crossing where JNA takes three (the call,
- * the read, af_string_free). NULL when the core answered NULL (never for a live dispatcher).
+ * the outcome read into a byte[] and freed here: one crossing. NULL when the core answered
+ * NULL (never for a live dispatcher).
  */
 JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecuteJson(JNIEnv *env, jobject self, jint view,
                                                                                      jlong target, jlong inv, jbyteArray args) {
@@ -336,15 +441,15 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
   }
   if (n > 0) (*env)->GetByteArrayRegion(env, args, 0, n, (jbyte *)buf);
   buf[n] = '\0';
-  const struct af_invocation *invocation = (const struct af_invocation *)(intptr_t)inv;
-  char *out = view ? p_view_execute_json((struct af_view *)(intptr_t)target, invocation, args == NULL ? NULL : buf)
-                   : p_execute_json((struct af_dispatcher *)(intptr_t)target, invocation, args == NULL ? NULL : buf);
+  const struct af_invocation *invocation = PTR(const struct af_invocation, inv);
+  char *out = view ? core.af_view_execute_json(PTR(struct af_view, target), invocation, args == NULL ? NULL : buf)
+                   : core.af_execute_json(PTR(struct af_dispatcher, target), invocation, args == NULL ? NULL : buf);
   if (buf != small) free(buf);
   if (out == NULL) return NULL;
   jsize len = (jsize)strlen(out);
   jbyteArray r = (*env)->NewByteArray(env, len); /* NULL with an OutOfMemoryError pending: thrown in Kotlin */
   if (r != NULL) (*env)->SetByteArrayRegion(env, r, 0, len, (const jbyte *)out);
-  p_string_free(out);
+  core.af_string_free(out);
   return r;
 }
 
@@ -434,7 +539,7 @@ static const af_outcome_fn T_ASYNC_OUTCOME = trampoline_async_outcome;
 
 /*
  * JniShim.nativeExecuteAsync(view, target, inv, args, pending): af_execute_async (view 0:
- * target is the dispatcher) or af_view_execute_async (view 1: a view) with `args`' UTF-8
+ * target is the dispatcher) or af_view_execute_async (view 1) with `args`' UTF-8
  * (without its NUL). Answers the outcome's UTF-8 when it came before the call returned (the
  * handler answered inline); null when it is still to come (then JniCallbacks.asyncOutcome gets
  * it with `pending`); an empty array when the call was refused (an error status: the outcome
@@ -467,9 +572,9 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
   }
   if (n > 0) (*env)->GetByteArrayRegion(env, args, 0, n, (jbyte *)buf);
   buf[n] = '\0';
-  const struct af_invocation *invocation = (const struct af_invocation *)(intptr_t)inv;
-  af_status s = view ? p_view_execute_async((struct af_view *)(intptr_t)target, invocation, args == NULL ? NULL : buf, T_ASYNC_OUTCOME, a)
-                     : p_execute_async((struct af_dispatcher *)(intptr_t)target, invocation, args == NULL ? NULL : buf, T_ASYNC_OUTCOME, a);
+  const struct af_invocation *invocation = PTR(const struct af_invocation, inv);
+  af_status s = view ? core.af_view_execute_async(PTR(struct af_view, target), invocation, args == NULL ? NULL : buf, T_ASYNC_OUTCOME, a)
+                     : core.af_execute_async(PTR(struct af_dispatcher, target), invocation, args == NULL ? NULL : buf, T_ASYNC_OUTCOME, a);
   if (buf != small) free(buf);
   if (s != AF_OK) { /* the outcome never comes */
     free(a);
@@ -506,10 +611,10 @@ JNIEXPORT void JNICALL Java_dev_appfunctions_internal_JniShim_nativeFailForTest(
   atomic_store(&g_fail_for_test, (int)bits);
 }
 
-/* JniShim.nativeCallArgs(call): af_call_args' UTF-8 as a byte[] (one crossing where JNA takes two); null for NULL. */
+/* JniShim.nativeCallArgs(call): af_call_args' UTF-8 as a byte[]; null for NULL. */
 JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeCallArgs(JNIEnv *env, jobject self, jlong call) {
   (void)self;
-  return bytes_of(env, p_call_args((struct af_call *)(intptr_t)call));
+  return bytes_out(env, core.af_call_args(PTR(struct af_call, call)));
 }
 
 /*
@@ -522,29 +627,884 @@ JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeCallArgsTo(J
                                                                               jint capacity) {
   (void)env;
   (void)self;
-  const char *s = p_call_args((struct af_call *)(intptr_t)call);
+  const char *s = core.af_call_args(PTR(struct af_call, call));
   if (s == NULL) return -1;
   size_t n = strlen(s);
   if (capacity < 0 || n > (size_t)capacity) return -2;
-  memcpy((void *)(intptr_t)to, s, n);
+  memcpy(PTR(void, to), s, n);
   return (jint)n;
 }
 
-/* JniShim.nativeAddress(which): the trampoline's address as a function pointer for the C ABI; 0 for no such one. */
-JNIEXPORT jlong JNICALL Java_dev_appfunctions_internal_JniShim_nativeAddress(JNIEnv *env, jobject self, jint which) {
+/* ---------------------------------------------------------------------- memory and layouts */
+
+/* JniShim.nativeBufferAddress(buffer): a direct ByteBuffer's address (0 for another buffer). */
+JNIEXPORT jlong JNICALL Java_dev_appfunctions_internal_JniShim_nativeBufferAddress(JNIEnv *env, jobject self, jobject buffer) {
+  (void)self;
+  return (jlong)(intptr_t)(*env)->GetDirectBufferAddress(env, buffer);
+}
+
+/*
+ * JniShim.nativeLayout(): what this compiler makes of the header's structs, in the order
+ * Layout.kt reads them: the pointer size; af_invocation's size and offsets; af_http_request's.
+ */
+JNIEXPORT jintArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeLayout(JNIEnv *env, jobject self) {
+  (void)self;
+  const jint layout[] = {
+    (jint)sizeof(void *),
+    (jint)sizeof(struct af_invocation),
+    (jint)offsetof(struct af_invocation, struct_size),
+    (jint)offsetof(struct af_invocation, platform),
+    (jint)offsetof(struct af_invocation, function_id),
+    (jint)offsetof(struct af_invocation, caller_package),
+    (jint)offsetof(struct af_invocation, cancel_token),
+    (jint)offsetof(struct af_invocation, timeout_ms),
+    (jint)offsetof(struct af_invocation, is_foreground),
+    (jint)offsetof(struct af_invocation, reserved),
+    (jint)offsetof(struct af_invocation, host_context),
+    (jint)sizeof(struct af_http_request),
+    (jint)offsetof(struct af_http_request, struct_size),
+    (jint)offsetof(struct af_http_request, reserved),
+    (jint)offsetof(struct af_http_request, body_len),
+    (jint)offsetof(struct af_http_request, method),
+    (jint)offsetof(struct af_http_request, path),
+    (jint)offsetof(struct af_http_request, query),
+    (jint)offsetof(struct af_http_request, headers),
+    (jint)offsetof(struct af_http_request, body),
+    (jint)sizeof(struct af_delegate),
+    (jint)offsetof(struct af_delegate, struct_size),
+    (jint)offsetof(struct af_delegate, reserved),
+    (jint)offsetof(struct af_delegate, on_invoking),
+    (jint)offsetof(struct af_delegate, on_invoked),
+    (jint)offsetof(struct af_delegate, free_user_data),
+  };
+  jsize n = (jsize)(sizeof layout / sizeof layout[0]);
+  jintArray r = (*env)->NewIntArray(env, n);
+  if (r != NULL) (*env)->SetIntArrayRegion(env, r, 0, n, layout);
+  return r;
+}
+
+/* JniShim.nativeFunctionAddress(name): the loaded core's function `name` (0: none), for the benchmark's C loops. */
+JNIEXPORT jlong JNICALL Java_dev_appfunctions_internal_JniShim_nativeFunctionAddress(JNIEnv *env, jobject self, jbyteArray name) {
+  (void)self;
+  afj_str s;
+  if (g_core_handle == NULL || !str_in(env, name, &s) || s.p == NULL) return 0;
+  jlong a = (jlong)(intptr_t)dlsym(g_core_handle, s.p);
+  str_done(&s);
+  return a;
+}
+
+/* ------------------------------------------------------------------- AfNative: the downcalls */
+
+/* A string argument for one call: `afj_str NAME` made from the byte[] NAME##_, answering FAIL when no memory. */
+#define STR(name, FAIL)         \
+  afj_str name;                 \
+  if (!str_in(env, name##_, &name)) return FAIL
+
+static jint JNICALL j_af_abi_version(JNIEnv *env, jobject self) {
   (void)env;
   (void)self;
-  switch (which) {
-  case AFJ_HANDLER: return (jlong)(intptr_t)T_HANDLER;
-  case AFJ_OUTCOME: return (jlong)(intptr_t)T_OUTCOME;
-  case AFJ_SCOPE_BEGIN: return (jlong)(intptr_t)T_SCOPE_BEGIN;
-  case AFJ_SCOPE_END: return (jlong)(intptr_t)T_SCOPE_END;
-  case AFJ_FREE: return (jlong)(intptr_t)T_FREE;
-  case AFJ_RELEASE: return (jlong)(intptr_t)T_RELEASE;
-  case AFJ_CANCEL: return (jlong)(intptr_t)T_CANCEL;
-  case AFJ_ON_INVOKING: return (jlong)(intptr_t)T_DELEGATE.on_invoking;
-  case AFJ_ON_INVOKED: return (jlong)(intptr_t)T_DELEGATE.on_invoked;
-  case AFJ_PERMISSION: return (jlong)(intptr_t)T_PERMISSION;
-  default: return 0;
+  return (jint)core.af_abi_version();
+}
+static jbyteArray JNICALL j_af_version(JNIEnv *env, jobject self) {
+  (void)self;
+  return bytes_out(env, core.af_version());
+}
+static jbyteArray JNICALL j_af_last_error(JNIEnv *env, jobject self) {
+  (void)self;
+  return bytes_out(env, core.af_last_error());
+}
+static jbyteArray JNICALL j_af_error_code_name(JNIEnv *env, jobject self, jint code) {
+  (void)self;
+  return bytes_out(env, core.af_error_code_name(code));
+}
+static jbyteArray JNICALL j_af_status_name(JNIEnv *env, jobject self, jint status) {
+  (void)self;
+  return bytes_out(env, core.af_status_name(status));
+}
+
+/* the call context */
+static jbyteArray JNICALL j_af_call_function_id(JNIEnv *env, jobject self, jlong call) {
+  (void)self;
+  return bytes_out(env, core.af_call_function_id(PTR(struct af_call, call)));
+}
+static jint JNICALL j_af_call_kind(JNIEnv *env, jobject self, jlong call) {
+  (void)env;
+  (void)self;
+  return core.af_call_kind(PTR(struct af_call, call));
+}
+static jbyte JNICALL j_af_call_is_cancelled(JNIEnv *env, jobject self, jlong call) {
+  (void)env;
+  (void)self;
+  return (jbyte)core.af_call_is_cancelled(PTR(struct af_call, call));
+}
+static jint JNICALL j_af_call_on_cancel(JNIEnv *env, jobject self, jlong call, jlong cb, jlong user_data, jlong free_user_data,
+                                        jlongArray out_id) {
+  (void)self;
+  uint64_t id = 0;
+  af_status s = core.af_call_on_cancel(PTR(struct af_call, call), (af_cancel_fn)(intptr_t)cb, PTR(void, user_data),
+                                       (af_free_fn)(intptr_t)free_user_data, out_id == NULL ? NULL : &id);
+  if (out_id != NULL && (*env)->GetArrayLength(env, out_id) > 0) {
+    jlong v = (jlong)id;
+    (*env)->SetLongArrayRegion(env, out_id, 0, 1, &v);
   }
+  return s;
+}
+static jint JNICALL j_af_call_set_host_data(JNIEnv *env, jobject self, jlong call, jlong data, jlong free_data) {
+  (void)env;
+  (void)self;
+  return core.af_call_set_host_data(PTR(struct af_call, call), PTR(void, data), (af_free_fn)(intptr_t)free_data);
+}
+static jlong JNICALL j_af_call_host_data(JNIEnv *env, jobject self, jlong call) {
+  (void)env;
+  (void)self;
+  return (jlong)(intptr_t)core.af_call_host_data(PTR(struct af_call, call));
+}
+static jint JNICALL j_af_call_return(JNIEnv *env, jobject self, jlong call, jbyteArray result_json_) {
+  (void)self;
+  STR(result_json, AF_ERR_INTERNAL);
+  af_status s = core.af_call_return(PTR(struct af_call, call), result_json.p);
+  str_done(&result_json);
+  return s;
+}
+static jint JNICALL j_af_call_fail(JNIEnv *env, jobject self, jlong call, jint code, jbyteArray message_) {
+  (void)self;
+  STR(message, AF_ERR_INTERNAL);
+  af_status s = core.af_call_fail(PTR(struct af_call, call), code, message.p);
+  str_done(&message);
+  return s;
+}
+static jbyteArray JNICALL j_af_call_lookup_request(JNIEnv *env, jobject self, jlong call) {
+  (void)self;
+  return bytes_out(env, core.af_call_lookup_request(PTR(struct af_call, call)));
+}
+static jbyteArray JNICALL j_af_call_descriptor_json(JNIEnv *env, jobject self, jlong call) {
+  (void)self;
+  return owned_out(env, core.af_call_descriptor_json(PTR(struct af_call, call)));
+}
+static jint JNICALL j_af_call_platform(JNIEnv *env, jobject self, jlong call) {
+  (void)env;
+  (void)self;
+  return core.af_call_platform(PTR(struct af_call, call));
+}
+static jbyte JNICALL j_af_call_is_foreground(JNIEnv *env, jobject self, jlong call) {
+  (void)env;
+  (void)self;
+  return (jbyte)core.af_call_is_foreground(PTR(struct af_call, call));
+}
+static jbyteArray JNICALL j_af_call_caller_package(JNIEnv *env, jobject self, jlong call) {
+  (void)self;
+  return bytes_out(env, core.af_call_caller_package(PTR(struct af_call, call)));
+}
+static jint JNICALL j_af_call_item_set(JNIEnv *env, jobject self, jlong call, jbyteArray key_, jbyteArray json_) {
+  (void)self;
+  STR(key, AF_ERR_INTERNAL);
+  afj_str json;
+  if (!str_in(env, json_, &json)) {
+    str_done(&key);
+    return AF_ERR_INTERNAL;
+  }
+  af_status s = core.af_call_item_set(PTR(struct af_call, call), key.p, json.p);
+  str_done(&key);
+  str_done(&json);
+  return s;
+}
+static jbyteArray JNICALL j_af_call_item_get_json(JNIEnv *env, jobject self, jlong call, jbyteArray key_) {
+  (void)self;
+  STR(key, NULL);
+  char *r = core.af_call_item_get_json(PTR(struct af_call, call), key.p);
+  str_done(&key);
+  return owned_out(env, r);
+}
+static jint JNICALL j_af_call_say(JNIEnv *env, jobject self, jlong call, jbyteArray text_) {
+  (void)self;
+  STR(text, AF_ERR_INTERNAL);
+  af_status s = core.af_call_say(PTR(struct af_call, call), text.p);
+  str_done(&text);
+  return s;
+}
+static jint JNICALL j_af_call_log(JNIEnv *env, jobject self, jlong call, jint level, jbyteArray message_) {
+  (void)self;
+  STR(message, AF_ERR_INTERNAL);
+  af_status s = core.af_call_log(PTR(struct af_call, call), level, message.p);
+  str_done(&message);
+  return s;
+}
+static jlong JNICALL j_af_call_invocation_context(JNIEnv *env, jobject self, jlong call) {
+  (void)env;
+  (void)self;
+  return (jlong)(intptr_t)core.af_call_invocation_context(PTR(struct af_call, call));
+}
+static jbyteArray JNICALL j_af_call_dialog_copy(JNIEnv *env, jobject self, jlong call) {
+  (void)self;
+  return owned_out(env, core.af_call_dialog_copy(PTR(struct af_call, call)));
+}
+
+/* the dispatcher */
+static jlong JNICALL j_af_dispatcher_new(JNIEnv *env, jobject self) {
+  (void)env;
+  (void)self;
+  return (jlong)(intptr_t)core.af_dispatcher_new();
+}
+static void JNICALL j_af_dispatcher_free(JNIEnv *env, jobject self, jlong d) {
+  (void)env;
+  (void)self;
+  core.af_dispatcher_free(PTR(struct af_dispatcher, d));
+}
+static jint JNICALL j_af_define_types(JNIEnv *env, jobject self, jlong d, jbyteArray json_) {
+  (void)self;
+  STR(json, AF_ERR_INTERNAL);
+  af_status s = core.af_define_types(PTR(struct af_dispatcher, d), json.p);
+  str_done(&json);
+  return s;
+}
+static jint JNICALL j_af_register_function(JNIEnv *env, jobject self, jlong d, jbyteArray descriptor_json_, jlong handler,
+                                           jlong user_data, jlong free_user_data) {
+  (void)self;
+  STR(descriptor_json, AF_ERR_INTERNAL);
+  af_status s = core.af_register_function(PTR(struct af_dispatcher, d), descriptor_json.p, (af_handler_fn)(intptr_t)handler,
+                                          PTR(void, user_data), (af_free_fn)(intptr_t)free_user_data);
+  str_done(&descriptor_json);
+  return s;
+}
+static jint JNICALL j_af_register_entity(JNIEnv *env, jobject self, jlong d, jbyteArray descriptor_json_, jlong lookup,
+                                         jlong user_data, jlong free_user_data) {
+  (void)self;
+  STR(descriptor_json, AF_ERR_INTERNAL);
+  af_status s = core.af_register_entity(PTR(struct af_dispatcher, d), descriptor_json.p, (af_handler_fn)(intptr_t)lookup,
+                                        PTR(void, user_data), (af_free_fn)(intptr_t)free_user_data);
+  str_done(&descriptor_json);
+  return s;
+}
+static jint JNICALL j_af_set_log_callback(JNIEnv *env, jobject self, jlong d, jlong cb, jlong user_data, jlong free_user_data) {
+  (void)env;
+  (void)self;
+  return core.af_set_log_callback(PTR(struct af_dispatcher, d), (af_log_fn)(intptr_t)cb, PTR(void, user_data),
+                                  (af_free_fn)(intptr_t)free_user_data);
+}
+static jint JNICALL j_af_define_toolkit(JNIEnv *env, jobject self, jlong d, jbyteArray json_, jlong texts, jlong user_data,
+                                        jlong free_user_data) {
+  (void)self;
+  STR(json, AF_ERR_INTERNAL);
+  af_status s = core.af_define_toolkit(PTR(struct af_dispatcher, d), json.p, (af_toolkit_text_fn)(intptr_t)texts,
+                                       PTR(void, user_data), (af_free_fn)(intptr_t)free_user_data);
+  str_done(&json);
+  return s;
+}
+static jint JNICALL j_af_set_metadata_schema(JNIEnv *env, jobject self, jlong d, jbyteArray json_) {
+  (void)self;
+  STR(json, AF_ERR_INTERNAL);
+  af_status s = core.af_set_metadata_schema(PTR(struct af_dispatcher, d), json.p);
+  str_done(&json);
+  return s;
+}
+
+/* cancellation */
+static jlong JNICALL j_af_cancel_token_new(JNIEnv *env, jobject self) {
+  (void)env;
+  (void)self;
+  return (jlong)(intptr_t)core.af_cancel_token_new();
+}
+static jint JNICALL j_af_cancel_token_cancel(JNIEnv *env, jobject self, jlong t) {
+  (void)env;
+  (void)self;
+  return core.af_cancel_token_cancel(PTR(struct af_cancel_token, t));
+}
+static jbyte JNICALL j_af_cancel_token_is_cancelled(JNIEnv *env, jobject self, jlong t) {
+  (void)env;
+  (void)self;
+  return (jbyte)core.af_cancel_token_is_cancelled(PTR(const struct af_cancel_token, t));
+}
+static void JNICALL j_af_cancel_token_free(JNIEnv *env, jobject self, jlong t) {
+  (void)env;
+  (void)self;
+  core.af_cancel_token_free(PTR(struct af_cancel_token, t));
+}
+
+/* gates */
+static jint JNICALL j_af_gate_allow(JNIEnv *env, jobject self, jlong gate) {
+  (void)env;
+  (void)self;
+  return core.af_gate_allow(PTR(struct af_gate, gate));
+}
+static jint JNICALL j_af_gate_deny(JNIEnv *env, jobject self, jlong gate, jbyteArray message_) {
+  (void)self;
+  STR(message, AF_ERR_INTERNAL);
+  af_status s = core.af_gate_deny(PTR(struct af_gate, gate), message.p);
+  str_done(&message);
+  return s;
+}
+static jint JNICALL j_af_gate_open_app(JNIEnv *env, jobject self, jlong gate, jbyteArray message_) {
+  (void)self;
+  STR(message, AF_ERR_INTERNAL);
+  af_status s = core.af_gate_open_app(PTR(struct af_gate, gate), message.p);
+  str_done(&message);
+  return s;
+}
+
+/* the dispatcher's settings and reads */
+static jint JNICALL j_af_unregister_function(JNIEnv *env, jobject self, jlong d, jbyteArray function_id_) {
+  (void)self;
+  STR(function_id, AF_ERR_INTERNAL);
+  af_status s = core.af_unregister_function(PTR(struct af_dispatcher, d), function_id.p);
+  str_done(&function_id);
+  return s;
+}
+static jint JNICALL j_af_set_function_enabled(JNIEnv *env, jobject self, jlong d, jbyteArray function_id_, jbyte enabled) {
+  (void)self;
+  STR(function_id, AF_ERR_INTERNAL);
+  af_status s = core.af_set_function_enabled(PTR(struct af_dispatcher, d), function_id.p, (uint8_t)enabled);
+  str_done(&function_id);
+  return s;
+}
+static jint JNICALL j_af_set_limits(JNIEnv *env, jobject self, jlong d, jlong max_input_bytes, jint max_depth) {
+  (void)env;
+  (void)self;
+  return core.af_set_limits(PTR(struct af_dispatcher, d), (uint64_t)max_input_bytes, (uint32_t)max_depth);
+}
+static jint JNICALL j_af_set_caller_policy(JNIEnv *env, jobject self, jlong d, jbyteArray policy_json_) {
+  (void)self;
+  STR(policy_json, AF_ERR_INTERNAL);
+  af_status s = core.af_set_caller_policy(PTR(struct af_dispatcher, d), policy_json.p);
+  str_done(&policy_json);
+  return s;
+}
+static jint JNICALL j_af_set_function_caller_policy(JNIEnv *env, jobject self, jlong d, jbyteArray function_id_,
+                                                    jbyteArray policy_json_) {
+  (void)self;
+  STR(function_id, AF_ERR_INTERNAL);
+  afj_str policy_json;
+  if (!str_in(env, policy_json_, &policy_json)) {
+    str_done(&function_id);
+    return AF_ERR_INTERNAL;
+  }
+  af_status s = core.af_set_function_caller_policy(PTR(struct af_dispatcher, d), function_id.p, policy_json.p);
+  str_done(&function_id);
+  str_done(&policy_json);
+  return s;
+}
+static jbyteArray JNICALL j_af_entities_json(JNIEnv *env, jobject self, jlong d, jlong inv, jbyteArray entity_, jbyteArray ids_json_) {
+  (void)self;
+  STR(entity, NULL);
+  afj_str ids_json;
+  if (!str_in(env, ids_json_, &ids_json)) {
+    str_done(&entity);
+    return NULL;
+  }
+  char *r = core.af_entities_json(PTR(struct af_dispatcher, d), PTR(const struct af_invocation, inv), entity.p, ids_json.p);
+  str_done(&entity);
+  str_done(&ids_json);
+  return owned_out(env, r);
+}
+static jint JNICALL j_af_entities_async(JNIEnv *env, jobject self, jlong d, jlong inv, jbyteArray entity_, jbyteArray ids_json_,
+                                        jlong on_outcome, jlong user_data) {
+  (void)self;
+  STR(entity, AF_ERR_INTERNAL);
+  afj_str ids_json;
+  if (!str_in(env, ids_json_, &ids_json)) {
+    str_done(&entity);
+    return AF_ERR_INTERNAL;
+  }
+  af_status s = core.af_entities_async(PTR(struct af_dispatcher, d), PTR(const struct af_invocation, inv), entity.p, ids_json.p,
+                                       (af_outcome_fn)(intptr_t)on_outcome, PTR(void, user_data));
+  str_done(&entity);
+  str_done(&ids_json);
+  return s;
+}
+static jint JNICALL j_af_dispatcher_set_default_timeout(JNIEnv *env, jobject self, jlong d, jint timeout_ms) {
+  (void)env;
+  (void)self;
+  return core.af_dispatcher_set_default_timeout(PTR(struct af_dispatcher, d), (uint32_t)timeout_ms);
+}
+static jint JNICALL j_af_dispatcher_shutdown(JNIEnv *env, jobject self, jlong d, jint timeout_ms, jintArray out_in_flight) {
+  (void)self;
+  uint32_t left = 0;
+  af_status s = core.af_dispatcher_shutdown(PTR(struct af_dispatcher, d), (uint32_t)timeout_ms, out_in_flight == NULL ? NULL : &left);
+  if (out_in_flight != NULL && (*env)->GetArrayLength(env, out_in_flight) > 0) {
+    jint v = (jint)left;
+    (*env)->SetIntArrayRegion(env, out_in_flight, 0, 1, &v);
+  }
+  return s;
+}
+static jint JNICALL j_af_dispatcher_in_flight(JNIEnv *env, jobject self, jlong d) {
+  (void)env;
+  (void)self;
+  return (jint)core.af_dispatcher_in_flight(PTR(struct af_dispatcher, d));
+}
+static jbyteArray JNICALL j_af_registry_json(JNIEnv *env, jobject self, jlong d) {
+  (void)self;
+  return owned_out(env, core.af_registry_json(PTR(struct af_dispatcher, d)));
+}
+static jbyteArray JNICALL j_af_parameters_schema_json(JNIEnv *env, jobject self, jlong d, jbyteArray function_id_) {
+  (void)self;
+  STR(function_id, NULL);
+  char *r = core.af_parameters_schema_json(PTR(struct af_dispatcher, d), function_id.p);
+  str_done(&function_id);
+  return owned_out(env, r);
+}
+static jbyteArray JNICALL j_af_result_schema_json(JNIEnv *env, jobject self, jlong d, jbyteArray function_id_) {
+  (void)self;
+  STR(function_id, NULL);
+  char *r = core.af_result_schema_json(PTR(struct af_dispatcher, d), function_id.p);
+  str_done(&function_id);
+  return owned_out(env, r);
+}
+static jbyteArray JNICALL j_af_export_copy(JNIEnv *env, jobject self, jlong d, jbyteArray format_) {
+  (void)self;
+  STR(format, NULL);
+  char *r = core.af_export_copy(PTR(struct af_dispatcher, d), format.p);
+  str_done(&format);
+  return owned_out(env, r);
+}
+static jint JNICALL j_af_add_delegate(JNIEnv *env, jobject self, jlong d, jlong vtable, jlong user_data) {
+  (void)env;
+  (void)self;
+  return core.af_add_delegate(PTR(struct af_dispatcher, d), PTR(const struct af_delegate, vtable), PTR(void, user_data));
+}
+static jint JNICALL j_af_set_scope_hooks(JNIEnv *env, jobject self, jlong d, jlong begin, jlong end, jlong user_data,
+                                         jlong free_user_data) {
+  (void)env;
+  (void)self;
+  return core.af_set_scope_hooks(PTR(struct af_dispatcher, d), (af_scope_fn)(intptr_t)begin, (af_scope_fn)(intptr_t)end,
+                                 PTR(void, user_data), (af_free_fn)(intptr_t)free_user_data);
+}
+static jint JNICALL j_af_set_permission_hook(JNIEnv *env, jobject self, jlong d, jlong hook, jlong user_data, jlong free_user_data) {
+  (void)env;
+  (void)self;
+  return core.af_set_permission_hook(PTR(struct af_dispatcher, d), (af_permission_fn)(intptr_t)hook, PTR(void, user_data),
+                                     (af_free_fn)(intptr_t)free_user_data);
+}
+
+/* agent views */
+static jlong JNICALL j_af_view_new(JNIEnv *env, jobject self, jlong d, jbyteArray metadata_json_) {
+  (void)self;
+  STR(metadata_json, 0);
+  struct af_view *v = core.af_view_new(PTR(struct af_dispatcher, d), metadata_json.p);
+  str_done(&metadata_json);
+  return (jlong)(intptr_t)v;
+}
+static void JNICALL j_af_view_free(JNIEnv *env, jobject self, jlong v) {
+  (void)env;
+  (void)self;
+  core.af_view_free(PTR(struct af_view, v));
+}
+static jbyteArray JNICALL j_af_view_tools_json(JNIEnv *env, jobject self, jlong v, jbyteArray format_) {
+  (void)self;
+  STR(format, NULL);
+  char *r = core.af_view_tools_json(PTR(struct af_view, v), format.p);
+  str_done(&format);
+  return owned_out(env, r);
+}
+static jlong JNICALL j_af_view_generation(JNIEnv *env, jobject self, jlong v) {
+  (void)env;
+  (void)self;
+  return (jlong)core.af_view_generation(PTR(struct af_view, v));
+}
+static jbyteArray JNICALL j_af_view_instructions_copy(JNIEnv *env, jobject self, jlong v) {
+  (void)self;
+  return owned_out(env, core.af_view_instructions_copy(PTR(struct af_view, v)));
+}
+static jint JNICALL j_af_view_set_metadata(JNIEnv *env, jobject self, jlong v, jbyteArray metadata_json_) {
+  (void)self;
+  STR(metadata_json, AF_ERR_INTERNAL);
+  af_status s = core.af_view_set_metadata(PTR(struct af_view, v), metadata_json.p);
+  str_done(&metadata_json);
+  return s;
+}
+static jint JNICALL j_af_view_reset(JNIEnv *env, jobject self, jlong v) {
+  (void)env;
+  (void)self;
+  return core.af_view_reset(PTR(struct af_view, v));
+}
+static jint JNICALL j_af_view_set_confirmation(JNIEnv *env, jobject self, jlong v, jbyteArray text_) {
+  (void)self;
+  STR(text, AF_ERR_INTERNAL);
+  af_status s = core.af_view_set_confirmation(PTR(struct af_view, v), text.p);
+  str_done(&text);
+  return s;
+}
+
+/* MCP */
+static jint JNICALL j_af_mcp_configure(JNIEnv *env, jobject self, jlong d, jbyteArray config_json_) {
+  (void)self;
+  STR(config_json, AF_ERR_INTERNAL);
+  af_status s = core.af_mcp_configure(PTR(struct af_dispatcher, d), config_json.p);
+  str_done(&config_json);
+  return s;
+}
+static jbyteArray JNICALL j_af_mcp_handle_json(JNIEnv *env, jobject self, jlong d, jbyteArray message_json_) {
+  (void)self;
+  STR(message_json, NULL);
+  char *r = core.af_mcp_handle_json(PTR(struct af_dispatcher, d), message_json.p);
+  str_done(&message_json);
+  return owned_out(env, r);
+}
+static jint JNICALL j_af_mcp_set_notify(JNIEnv *env, jobject self, jlong d, jlong cb, jlong user_data, jlong free_user_data) {
+  (void)env;
+  (void)self;
+  return core.af_mcp_set_notify(PTR(struct af_dispatcher, d), (af_mcp_notify_fn)(intptr_t)cb, PTR(void, user_data),
+                                (af_free_fn)(intptr_t)free_user_data);
+}
+static jlong JNICALL j_af_mcp_session_new(JNIEnv *env, jobject self, jlong d, jbyteArray metadata_json_) {
+  (void)self;
+  STR(metadata_json, 0);
+  struct af_mcp_session *s = core.af_mcp_session_new(PTR(struct af_dispatcher, d), metadata_json.p);
+  str_done(&metadata_json);
+  return (jlong)(intptr_t)s;
+}
+static jbyteArray JNICALL j_af_mcp_session_handle_json(JNIEnv *env, jobject self, jlong s, jbyteArray message_json_) {
+  (void)self;
+  STR(message_json, NULL);
+  char *r = core.af_mcp_session_handle_json(PTR(struct af_mcp_session, s), message_json.p);
+  str_done(&message_json);
+  return owned_out(env, r);
+}
+static jint JNICALL j_af_mcp_session_set_notify(JNIEnv *env, jobject self, jlong s, jlong cb, jlong user_data, jlong free_user_data) {
+  (void)env;
+  (void)self;
+  return core.af_mcp_session_set_notify(PTR(struct af_mcp_session, s), (af_mcp_notify_fn)(intptr_t)cb, PTR(void, user_data),
+                                        (af_free_fn)(intptr_t)free_user_data);
+}
+static jint JNICALL j_af_mcp_session_set_metadata(JNIEnv *env, jobject self, jlong s, jbyteArray metadata_json_) {
+  (void)self;
+  STR(metadata_json, AF_ERR_INTERNAL);
+  af_status r = core.af_mcp_session_set_metadata(PTR(struct af_mcp_session, s), metadata_json.p);
+  str_done(&metadata_json);
+  return r;
+}
+static void JNICALL j_af_mcp_session_free(JNIEnv *env, jobject self, jlong s) {
+  (void)env;
+  (void)self;
+  core.af_mcp_session_free(PTR(struct af_mcp_session, s));
+}
+static jint JNICALL j_af_mcp_serve_stdio(JNIEnv *env, jobject self, jlong d) {
+  (void)env;
+  (void)self;
+  return core.af_mcp_serve_stdio(PTR(struct af_dispatcher, d));
+}
+
+/* published dispatchers and bundles */
+static jint JNICALL j_af_dispatcher_publish(JNIEnv *env, jobject self, jlong d, jbyteArray name_) {
+  (void)self;
+  STR(name, AF_ERR_INTERNAL);
+  af_status s = core.af_dispatcher_publish(PTR(struct af_dispatcher, d), name.p);
+  str_done(&name);
+  return s;
+}
+static jint JNICALL j_af_dispatcher_unpublish(JNIEnv *env, jobject self, jbyteArray name_) {
+  (void)self;
+  STR(name, AF_ERR_INTERNAL);
+  af_status s = core.af_dispatcher_unpublish(name.p);
+  str_done(&name);
+  return s;
+}
+static jint JNICALL j_af_dispatcher_published_new(JNIEnv *env, jobject self, jbyteArray name_, jint timeout_ms,
+                                                  jlongArray out_dispatcher) {
+  (void)self;
+  STR(name, AF_ERR_INTERNAL);
+  struct af_dispatcher *d = NULL;
+  af_status s = core.af_dispatcher_published_new(name.p, (uint32_t)timeout_ms, out_dispatcher == NULL ? NULL : &d);
+  str_done(&name);
+  if (out_dispatcher != NULL && (*env)->GetArrayLength(env, out_dispatcher) > 0) {
+    jlong v = (jlong)(intptr_t)d;
+    (*env)->SetLongArrayRegion(env, out_dispatcher, 0, 1, &v);
+  }
+  return s;
+}
+static jbyteArray JNICALL j_af_dispatcher_bundle_json(JNIEnv *env, jobject self, jlong d) {
+  (void)self;
+  return owned_out(env, core.af_dispatcher_bundle_json(PTR(struct af_dispatcher, d)));
+}
+static jbyteArray JNICALL j_af_bundle_export_copy(JNIEnv *env, jobject self, jbyteArray bundle_json_, jbyteArray format_) {
+  (void)self;
+  STR(bundle_json, NULL);
+  afj_str format;
+  if (!str_in(env, format_, &format)) {
+    str_done(&bundle_json);
+    return NULL;
+  }
+  char *r = core.af_bundle_export_copy(bundle_json.p, format.p);
+  str_done(&bundle_json);
+  str_done(&format);
+  return owned_out(env, r);
+}
+
+/* Android's AppFunctions service call */
+static jint JNICALL j_af_android_execute_async(JNIEnv *env, jobject self, jlong d, jlong inv, jbyteArray parameters_document_json_,
+                                               jlong on_response, jlong user_data) {
+  (void)self;
+  STR(parameters_document_json, AF_ERR_INTERNAL);
+  af_status s = core.af_android_execute_async(PTR(struct af_dispatcher, d), PTR(const struct af_invocation, inv),
+                                              parameters_document_json.p, (af_outcome_fn)(intptr_t)on_response, PTR(void, user_data));
+  str_done(&parameters_document_json);
+  return s;
+}
+
+/* MCP over Streamable HTTP */
+static jlong JNICALL j_af_http_server_new(JNIEnv *env, jobject self, jlong d, jbyteArray config_json_) {
+  (void)self;
+  STR(config_json, 0);
+  struct af_http_server *s = core.af_http_server_new(PTR(struct af_dispatcher, d), config_json.p);
+  str_done(&config_json);
+  return (jlong)(intptr_t)s;
+}
+static void JNICALL j_af_http_server_free(JNIEnv *env, jobject self, jlong s) {
+  (void)env;
+  (void)self;
+  core.af_http_server_free(PTR(struct af_http_server, s));
+}
+static jlong JNICALL j_af_http_server_max_body_bytes(JNIEnv *env, jobject self, jlong s) {
+  (void)env;
+  (void)self;
+  return (jlong)core.af_http_server_max_body_bytes(PTR(const struct af_http_server, s));
+}
+static jlong JNICALL j_af_http_handle(JNIEnv *env, jobject self, jlong s, jlong request) {
+  (void)env;
+  (void)self;
+  return (jlong)(intptr_t)core.af_http_handle(PTR(struct af_http_server, s), PTR(const struct af_http_request, request));
+}
+static jint JNICALL j_af_http_response_status(JNIEnv *env, jobject self, jlong r) {
+  (void)env;
+  (void)self;
+  return core.af_http_response_status(PTR(const struct af_http_response, r));
+}
+static jbyteArray JNICALL j_af_http_response_headers_copy(JNIEnv *env, jobject self, jlong r) {
+  (void)self;
+  return owned_out(env, core.af_http_response_headers_copy(PTR(const struct af_http_response, r)));
+}
+/* The body's bytes, copied into a byte[] (the core's stay the response's); `out_len` gets their length too. */
+static jbyteArray JNICALL j_af_http_response_body(JNIEnv *env, jobject self, jlong r, jlongArray out_len) {
+  (void)self;
+  uint64_t len = 0;
+  const uint8_t *body = core.af_http_response_body(PTR(const struct af_http_response, r), &len);
+  if (out_len != NULL && (*env)->GetArrayLength(env, out_len) > 0) {
+    jlong v = (jlong)len;
+    (*env)->SetLongArrayRegion(env, out_len, 0, 1, &v);
+  }
+  if (body == NULL) return NULL;
+  if (len > 0x7fffffffu) {
+    throw_oom(env, "Kotlin binding: an HTTP body over 2 GiB does not fit a byte[]");
+    return NULL;
+  }
+  jbyteArray a = (*env)->NewByteArray(env, (jsize)len);
+  if (a != NULL && len > 0) (*env)->SetByteArrayRegion(env, a, 0, (jsize)len, (const jbyte *)body);
+  return a;
+}
+static jlong JNICALL j_af_http_response_take_stream(JNIEnv *env, jobject self, jlong r) {
+  (void)env;
+  (void)self;
+  return (jlong)(intptr_t)core.af_http_response_take_stream(PTR(struct af_http_response, r));
+}
+static void JNICALL j_af_http_response_free(JNIEnv *env, jobject self, jlong r) {
+  (void)env;
+  (void)self;
+  core.af_http_response_free(PTR(struct af_http_response, r));
+}
+/* The next frame into out_frame[0] (its bytes, the frame freed here; null for none). */
+static jint JNICALL j_af_http_stream_next_copy(JNIEnv *env, jobject self, jlong st, jint timeout_ms, jobjectArray out_frame) {
+  (void)self;
+  char *frame = NULL;
+  af_status s = core.af_http_stream_next_copy(PTR(struct af_http_stream, st), (uint32_t)timeout_ms, &frame);
+  jbyteArray a = owned_out(env, frame);
+  if ((*env)->ExceptionCheck(env)) return s; /* no memory for the frame's copy: thrown in Kotlin */
+  if (out_frame != NULL && (*env)->GetArrayLength(env, out_frame) > 0) (*env)->SetObjectArrayElement(env, out_frame, 0, a);
+  if (a != NULL) (*env)->DeleteLocalRef(env, a);
+  return s;
+}
+static void JNICALL j_af_http_stream_free(JNIEnv *env, jobject self, jlong st) {
+  (void)env;
+  (void)self;
+  core.af_http_stream_free(PTR(struct af_http_stream, st));
+}
+
+/*
+ * AfNative's native methods: the Kotlin name (the ABI function's), its JNI signature, and the
+ * function above. ci/interop_abi.py holds each row to abi/v1.txt, to the C function's
+ * parameters and to AfNative.kt's external fun; RegisterNatives holds it to the class at load.
+ */
+#define AFJ_NATIVES(X)                                               \
+  X(af_abi_version, "()I")                                           \
+  X(af_version, "()[B")                                              \
+  X(af_last_error, "()[B")                                           \
+  X(af_error_code_name, "(I)[B")                                     \
+  X(af_status_name, "(I)[B")                                         \
+  X(af_call_function_id, "(J)[B")                                    \
+  X(af_call_kind, "(J)I")                                            \
+  X(af_call_is_cancelled, "(J)B")                                    \
+  X(af_call_on_cancel, "(JJJJ[J)I")                                  \
+  X(af_call_set_host_data, "(JJJ)I")                                 \
+  X(af_call_host_data, "(J)J")                                       \
+  X(af_call_return, "(J[B)I")                                        \
+  X(af_call_fail, "(JI[B)I")                                         \
+  X(af_call_lookup_request, "(J)[B")                                 \
+  X(af_call_descriptor_json, "(J)[B")                                \
+  X(af_call_platform, "(J)I")                                        \
+  X(af_call_is_foreground, "(J)B")                                   \
+  X(af_call_caller_package, "(J)[B")                                 \
+  X(af_call_item_set, "(J[B[B)I")                                    \
+  X(af_call_item_get_json, "(J[B)[B")                                \
+  X(af_call_say, "(J[B)I")                                           \
+  X(af_call_log, "(JI[B)I")                                          \
+  X(af_call_invocation_context, "(J)J")                              \
+  X(af_call_dialog_copy, "(J)[B")                                    \
+  X(af_dispatcher_new, "()J")                                        \
+  X(af_dispatcher_free, "(J)V")                                      \
+  X(af_define_types, "(J[B)I")                                       \
+  X(af_register_function, "(J[BJJJ)I")                               \
+  X(af_register_entity, "(J[BJJJ)I")                                 \
+  X(af_set_log_callback, "(JJJJ)I")                                  \
+  X(af_define_toolkit, "(J[BJJJ)I")                                  \
+  X(af_set_metadata_schema, "(J[B)I")                                \
+  X(af_cancel_token_new, "()J")                                      \
+  X(af_cancel_token_cancel, "(J)I")                                  \
+  X(af_cancel_token_is_cancelled, "(J)B")                            \
+  X(af_cancel_token_free, "(J)V")                                    \
+  X(af_gate_allow, "(J)I")                                           \
+  X(af_gate_deny, "(J[B)I")                                          \
+  X(af_gate_open_app, "(J[B)I")                                      \
+  X(af_unregister_function, "(J[B)I")                                \
+  X(af_set_function_enabled, "(J[BB)I")                              \
+  X(af_set_limits, "(JJI)I")                                         \
+  X(af_set_caller_policy, "(J[B)I")                                  \
+  X(af_set_function_caller_policy, "(J[B[B)I")                       \
+  X(af_entities_json, "(JJ[B[B)[B")                                  \
+  X(af_entities_async, "(JJ[B[BJJ)I")                                \
+  X(af_dispatcher_set_default_timeout, "(JI)I")                      \
+  X(af_dispatcher_shutdown, "(JI[I)I")                               \
+  X(af_dispatcher_in_flight, "(J)I")                                 \
+  X(af_registry_json, "(J)[B")                                       \
+  X(af_parameters_schema_json, "(J[B)[B")                            \
+  X(af_result_schema_json, "(J[B)[B")                                \
+  X(af_export_copy, "(J[B)[B")                                       \
+  X(af_add_delegate, "(JJJ)I")                                       \
+  X(af_set_scope_hooks, "(JJJJJ)I")                                  \
+  X(af_set_permission_hook, "(JJJJ)I")                               \
+  X(af_view_new, "(J[B)J")                                           \
+  X(af_view_free, "(J)V")                                            \
+  X(af_view_tools_json, "(J[B)[B")                                   \
+  X(af_view_generation, "(J)J")                                      \
+  X(af_view_instructions_copy, "(J)[B")                              \
+  X(af_view_set_metadata, "(J[B)I")                                  \
+  X(af_view_reset, "(J)I")                                           \
+  X(af_view_set_confirmation, "(J[B)I")                              \
+  X(af_mcp_configure, "(J[B)I")                                      \
+  X(af_mcp_handle_json, "(J[B)[B")                                   \
+  X(af_mcp_set_notify, "(JJJJ)I")                                    \
+  X(af_mcp_session_new, "(J[B)J")                                    \
+  X(af_mcp_session_handle_json, "(J[B)[B")                           \
+  X(af_mcp_session_set_notify, "(JJJJ)I")                            \
+  X(af_mcp_session_set_metadata, "(J[B)I")                           \
+  X(af_mcp_session_free, "(J)V")                                     \
+  X(af_mcp_serve_stdio, "(J)I")                                      \
+  X(af_dispatcher_publish, "(J[B)I")                                 \
+  X(af_dispatcher_unpublish, "([B)I")                                \
+  X(af_dispatcher_published_new, "([BI[J)I")                         \
+  X(af_dispatcher_bundle_json, "(J)[B")                              \
+  X(af_bundle_export_copy, "([B[B)[B")                               \
+  X(af_android_execute_async, "(JJ[BJJ)I")                           \
+  X(af_http_server_new, "(J[B)J")                                    \
+  X(af_http_server_free, "(J)V")                                     \
+  X(af_http_server_max_body_bytes, "(J)J")                           \
+  X(af_http_handle, "(JJ)J")                                         \
+  X(af_http_response_status, "(J)I")                                 \
+  X(af_http_response_headers_copy, "(J)[B")                          \
+  X(af_http_response_body, "(J[J)[B")                                \
+  X(af_http_response_take_stream, "(J)J")                            \
+  X(af_http_response_free, "(J)V")                                  \
+  X(af_http_stream_next_copy, "(JI[[B)I")                            \
+  X(af_http_stream_free, "(J)V")
+
+typedef void (*afj_fn)(void);
+#define AFJ_NATIVE_NAME(name, sig) #name,
+#define AFJ_NATIVE_SIG(name, sig) sig,
+#define AFJ_NATIVE_FN(name, sig) (afj_fn)j_##name,
+static const char *const NATIVE_NAMES[] = {AFJ_NATIVES(AFJ_NATIVE_NAME)};
+static const char *const NATIVE_SIGNATURES[] = {AFJ_NATIVES(AFJ_NATIVE_SIG)};
+static const afj_fn NATIVE_FNS[] = {AFJ_NATIVES(AFJ_NATIVE_FN)};
+#define NATIVE_COUNT ((jint)(sizeof NATIVE_FNS / sizeof NATIVE_FNS[0]))
+
+/* ------------------------------------------------------------------------------- loading */
+
+/* An error's text as the byte[] JniShim's loaders answer (null: no error); the exception they may leave is cleared. */
+static jbyteArray error_out(JNIEnv *env, const char *a, const char *b) {
+  char text[1024];
+  size_t n = strlen(a);
+  if (n >= sizeof text) n = sizeof text - 1;
+  memcpy(text, a, n);
+  if (b != NULL) {
+    size_t m = strlen(b);
+    if (m > sizeof text - 1 - n) m = sizeof text - 1 - n;
+    memcpy(text + n, b, m);
+    n += m;
+  }
+  text[n] = '\0';
+  (*env)->ExceptionClear(env);
+  return bytes_of(env, text);
+}
+
+/*
+ * JniShim.nativeOpen(library): dlopen()s the core at `library` (a path, or a name the system's
+ * search resolves) and looks up every function of AFJ_CORE in it. Null when done (then later
+ * calls answer null at once); else what went wrong, naming the missing function, and nothing
+ * is kept.
+ */
+JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeOpen(JNIEnv *env, jobject self, jbyteArray library_) {
+  (void)self;
+  if (g_core_handle != NULL) return NULL;
+  STR(library, error_out(env, "no memory", NULL));
+  if (library.p == NULL) return error_out(env, "no library named", NULL);
+  void *h = dlopen(library.p, RTLD_NOW | RTLD_LOCAL);
+  str_done(&library);
+  if (h == NULL) {
+    const char *why = dlerror();
+    return error_out(env, "dlopen: ", why != NULL ? why : "failed");
+  }
+  __typeof__(core) found;
+#define AFJ_RESOLVE(name)                                                                 \
+  found.name = (__typeof__(found.name))(intptr_t)dlsym(h, #name);                         \
+  if (found.name == NULL) {                                                               \
+    dlclose(h);                                                                           \
+    return error_out(env, "it has no " #name ": a library older than this binding", NULL); \
+  }
+  AFJ_CORE(AFJ_RESOLVE)
+#undef AFJ_RESOLVE
+  core = found;
+  g_core_handle = h;
+  return NULL;
+}
+
+/*
+ * JniShim.nativeInit(callbacks, natives): caches the upcall methods of `callbacks`
+ * (JniCallbacks) and registers `natives`' (AfNative's) native methods. Null when done; else
+ * what went wrong (a method missing or of another signature: a shim of another release).
+ */
+JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeInit(JNIEnv *env, jobject self, jclass callbacks,
+                                                                              jclass natives) {
+  (void)self;
+  if (g_vm == NULL || !g_key_made) return error_out(env, "JNI_OnLoad did not run", NULL);
+  if (g_core_handle == NULL) return error_out(env, "the core is not open (JniShim.nativeOpen)", NULL);
+  jmethodID ids[AFJ_COUNT];
+  for (int i = 0; i < AFJ_COUNT; i++) {
+    ids[i] = (*env)->GetStaticMethodID(env, callbacks, NAMES[i], SIGNATURES[i]);
+    if (ids[i] == NULL) return error_out(env, "JniCallbacks has no upcall ", NAMES[i]);
+  }
+  for (jint i = 0; i < NATIVE_COUNT; i++) {
+    JNINativeMethod m;
+    m.name = (char *)NATIVE_NAMES[i];
+    m.signature = (char *)NATIVE_SIGNATURES[i];
+    m.fnPtr = (void *)(intptr_t)NATIVE_FNS[i];
+    if ((*env)->RegisterNatives(env, natives, &m, 1) != 0) return error_out(env, "AfNative has no native method ", NATIVE_NAMES[i]);
+  }
+  if (g_oom == NULL) {
+    jclass oom = (*env)->FindClass(env, "java/lang/OutOfMemoryError");
+    if (oom == NULL) return error_out(env, "no java.lang.OutOfMemoryError", NULL);
+    g_oom = (jclass)(*env)->NewGlobalRef(env, oom);
+    (*env)->DeleteLocalRef(env, oom);
+    if (g_oom == NULL) return error_out(env, "no global reference", NULL);
+  }
+  jclass global = (jclass)(*env)->NewGlobalRef(env, callbacks);
+  if (global == NULL) return error_out(env, "no global reference", NULL);
+  if (g_callbacks != NULL) (*env)->DeleteGlobalRef(env, g_callbacks);
+  g_callbacks = global;
+  memcpy(g_method, ids, sizeof ids);
+  return NULL;
 }

@@ -1,15 +1,15 @@
 /*
- * The benchmark's JNI floor (bench/Floor.kt): what one callback through JNI costs, the way the
- * binding's shim (src/main/c/appfunctions_jni.c) makes one, without the core. A plain C
- * function, called through JNA direct mapping like the JNA floor's qsort, that calls a static
- * Kotlin method with two pointer arguments (the shape of af_handler_fn) through a cached
- * method id: GetEnv, CallStaticVoidMethod, ExceptionCheck.
+ * The benchmark's JNI floor (bench/Floor.kt): what a JNI downcall costs (strlen), one callback
+ * through JNI the way the binding's library (src/main/c/appfunctions_jni.c) makes one (a static
+ * Kotlin method with two pointer arguments, the shape of af_handler_fn, through a cached method
+ * id: GetEnv, CallStaticVoidMethod, ExceptionCheck), and a C string read into a byte[] (how the
+ * binding reads the core's lent strings), without the core.
  *
  * And the C figure in the same JVM (afj_c_*): the round trip ci/bench.sh's C figure times
  * (benches/execute.rs, "plain": create_order with its three arguments, a C handler answering
  * "ok", af_execute_json and af_string_free), run in a C loop here so that it sees the same
  * machine at the same moment as the Kotlin loops beside it, its thread CPU time included. The
- * ABI functions come as the addresses JNA resolved (as the binding's shim gets them). Beside
+ * ABI functions come as the addresses the binding's library looked up in the core. Beside
  * it, the Kotlin bench's trivial call in C (dsl_ping: no parameters, a handler answering 1),
  * through af_execute_json and through af_execute_async with a cancel token and an outcome
  * callback answered inline (what the suspend execute asks of the core), to say which part of a
@@ -44,12 +44,36 @@ JNIEXPORT jint JNICALL Java_dev_appfunctions_bench_FloorJni_nativeInit(JNIEnv *e
   return g_cls == NULL ? -1 : 0;
 }
 
+/* FloorJni.strlen(s): a JNI downcall with a trivial body. */
+JNIEXPORT jlong JNICALL Java_dev_appfunctions_bench_FloorJni_strlen(JNIEnv *env, jobject self, jlong s) {
+  (void)env;
+  (void)self;
+  return (jlong)strlen((const char *)(intptr_t)s);
+}
+
 /* One callback into the JVM through JNI, as the shim's trampolines make it. */
-void afj_floor_call_back_once(void *a, void *b) {
+static void call_back_once(void *a, void *b) {
   JNIEnv *env = NULL;
   if ((*g_vm)->GetEnv(g_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) return;
   (*env)->CallStaticVoidMethod(env, g_cls, g_upcall, (jlong)(uintptr_t)a, (jlong)(uintptr_t)b);
   if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+}
+
+/* FloorJni.callBackOnce(a, b): a JNI downcall calling back once. */
+JNIEXPORT void JNICALL Java_dev_appfunctions_bench_FloorJni_callBackOnce(JNIEnv *env, jobject self, jlong a, jlong b) {
+  (void)env;
+  (void)self;
+  call_back_once((void *)(intptr_t)a, (void *)(intptr_t)b);
+}
+
+/* FloorJni.bytesOf(s): the C string at s as a new byte[], as the binding's library answers a lent string. */
+JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_bench_FloorJni_bytesOf(JNIEnv *env, jobject self, jlong s) {
+  (void)self;
+  const char *p = (const char *)(intptr_t)s;
+  jsize n = (jsize)strlen(p);
+  jbyteArray a = (*env)->NewByteArray(env, n);
+  if (a != NULL) (*env)->SetByteArrayRegion(env, a, 0, n, (const jbyte *)p);
+  return a;
 }
 
 static __typeof__(&af_dispatcher_new) c_dispatcher_new;
@@ -94,9 +118,13 @@ static void c_handler_args(void *user_data, struct af_call *call) {
   c_call_return(call, "\"ok\"");
 }
 
-/* fns: af_dispatcher_new, af_define_types, af_register_function, af_execute_json, af_string_free, af_call_return, af_call_args,
-   af_execute_async, af_cancel_token_new. */
-int32_t afj_c_setup(const int64_t *fns) {
+/* FloorJni.cSetup(fns): af_dispatcher_new, af_define_types, af_register_function, af_execute_json, af_string_free,
+   af_call_return, af_call_args, af_execute_async, af_cancel_token_new. */
+JNIEXPORT jint JNICALL Java_dev_appfunctions_bench_FloorJni_cSetup(JNIEnv *env, jobject self, jlongArray addresses) {
+  (void)self;
+  jlong fns[9];
+  if ((*env)->GetArrayLength(env, addresses) != 9) return -7;
+  (*env)->GetLongArrayRegion(env, addresses, 0, 9, fns);
   c_dispatcher_new = (__typeof__(c_dispatcher_new))(intptr_t)fns[0];
   c_define_types = (__typeof__(c_define_types))(intptr_t)fns[1];
   c_register_function = (__typeof__(c_register_function))(intptr_t)fns[2];
@@ -135,7 +163,9 @@ int32_t afj_c_setup(const int64_t *fns) {
  * arguments, 2: the trivial call (dsl_ping, "{}"), 3: the trivial call through af_execute_async
  * (its token, the outcome callback inline). n when the first outcome was a success.
  */
-int32_t afj_c_execute(int32_t n, int32_t mode) {
+JNIEXPORT jint JNICALL Java_dev_appfunctions_bench_FloorJni_cExecute(JNIEnv *env, jobject self, jint n, jint mode) {
+  (void)env;
+  (void)self;
   int32_t ok = 0;
   if (mode == 3) {
     size_t before = c_outcomes;

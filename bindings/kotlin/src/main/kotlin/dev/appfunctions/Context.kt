@@ -1,6 +1,5 @@
 package dev.appfunctions
 
-import com.sun.jna.Pointer
 import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.Handles
@@ -14,7 +13,7 @@ import kotlinx.serialization.serializer
  * valid until the call ends (afterwards its accessors answer null/defaults and its setters
  * do nothing); do not keep it beyond the call.
  */
-class AppFunctionContext internal constructor(internal val call: Pointer) {
+class AppFunctionContext internal constructor(internal val call: Long) {
     /** The function's id (for an entity lookup: the generated `search_{entity}`). */
     val functionId: String get() = NativeCalls.callFunctionId(call)
 
@@ -59,18 +58,18 @@ class AppFunctionContext internal constructor(internal val call: Pointer) {
      * entity lookup, of the call it serves); null when none was given, for a call the library
      * started itself (MCP `tools/call`, an Android request), and once the caller stopped waiting.
      */
-    val invocationContext: Any? get() = NativeCalls.callInvocationContext(call)?.let { Handles[it] }
+    val invocationContext: Any? get() = Handles[NativeCalls.callInvocationContext(call)]
 
     /** State shared by the delegates and the handler of this call, as JSON values. */
     val items: Items get() = Items(call)
 
     /** The host scope opened by the dispatcher's `scopeHooks` (a DI scope), or null. */
-    val scope: Any? get() = NativeCalls.callHostData(call)?.let { (Handles[it] as? ScopeBox)?.scope }
+    val scope: Any? get() = (Handles[NativeCalls.callHostData(call)] as? ScopeBox)?.scope
 
     /** The host scope cast to [T]. */
     inline fun <reified T> scope(): T = scope as T
 
-    class Items internal constructor(private val call: Pointer) {
+    class Items internal constructor(private val call: Long) {
         /** The item's JSON, or null when there is none. */
         fun getJson(key: String): String? = NativeCalls.callItemGetJson(call, key)
 

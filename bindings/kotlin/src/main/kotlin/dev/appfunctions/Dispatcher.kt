@@ -1,15 +1,11 @@
 package dev.appfunctions
 
-import com.sun.jna.Memory
-import com.sun.jna.Native
-import com.sun.jna.Pointer
 import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.DISPOSED
 import dev.appfunctions.internal.shortForMessage
 import dev.appfunctions.internal.CallBody
 import dev.appfunctions.internal.DelegateData
-import dev.appfunctions.internal.DelegateLayout
 import dev.appfunctions.internal.DispatcherState
 import dev.appfunctions.internal.EntityBody
 import dev.appfunctions.internal.LogData
@@ -20,7 +16,6 @@ import dev.appfunctions.internal.PermissionData
 import dev.appfunctions.internal.ScopeHooksData
 import dev.appfunctions.internal.Shape
 import dev.appfunctions.internal.Shapes
-import dev.appfunctions.internal.Callbacks
 import dev.appfunctions.internal.UserData
 import dev.appfunctions.internal.awaitOutcome
 import dev.appfunctions.internal.blockingOutcomeJson
@@ -96,9 +91,9 @@ class AppFunctionDispatcher(
     val isClosed: Boolean get() = native.closed
 
     /** [withNative] for the other handles made over this dispatcher (the HTTP exchange). */
-    internal fun <T> withNativeHandle(block: (Pointer) -> T): T = withNative(block)
+    internal fun <T> withNativeHandle(block: (Long) -> T): T = withNative(block)
 
-    private inline fun <T> withNative(block: (Pointer) -> T): T {
+    private inline fun <T> withNative(block: (Long) -> T): T {
         check(native.enter()) { "AppFunctions: $DISPOSED (AppFunctionDispatcher.close() was called)" }
         try {
             return block(native.ptr)
@@ -241,7 +236,7 @@ class AppFunctionDispatcher(
         val b = FunctionBuilder(id).apply(block)
         val body = b.body(state)
         if (body == null) {
-            val s = withNative { NativeCalls.registerFunction(it, b.descriptor().toString(), null) }
+            val s = withNative { NativeCalls.registerFunction(it, b.descriptor().toString(), 0L) }
             check(s, "registering $id")
         } else {
             registerBody(b.descriptor(), body)
@@ -268,7 +263,7 @@ class AppFunctionDispatcher(
     @JvmOverloads
     fun defineToolkit(json: String, texts: AppFunctionToolkitTexts? = null): Unit = synchronized(this) {
         val s = withNative {
-            NativeCalls.defineToolkit(it, json, if (texts == null) null else ToolkitTextsData(state, texts).handOver())
+            NativeCalls.defineToolkit(it, json, if (texts == null) 0L else ToolkitTextsData(state, texts).handOver())
         }
         check(s, "defining a toolkit")
         (AppJson.parseToJsonElement(json) as? JsonObject)?.get("name")?.let { definedToolkits += (it as JsonPrimitive).content }
@@ -323,15 +318,10 @@ class AppFunctionDispatcher(
         val cls = delegate.javaClass
         val overridesInvoking = !cls.getMethod("onInvoking", AppFunctionContext::class.java, Continuation::class.java).declaringClass.isInterface
         val overridesInvoked = !cls.getMethod("onInvoked", AppFunctionContext::class.java, AppFunctionOutcome::class.java).declaringClass.isInterface
-        // the v1 af_delegate: struct_size first (the core refuses a smaller one), then the callbacks
-        val vtable = Memory(DelegateLayout.SIZE)
-        vtable.clear()
-        vtable.setInt(DelegateLayout.STRUCT_SIZE, DelegateLayout.SIZE.toInt())
-        vtable.setPointer(DelegateLayout.ON_INVOKING, if (overridesInvoking) Callbacks.fns.onInvoking else null)
-        vtable.setPointer(DelegateLayout.ON_INVOKED, if (overridesInvoked) Callbacks.fns.onInvoked else null)
-        vtable.setPointer(DelegateLayout.FREE_USER_DATA, Callbacks.fns.free)
+        // the v1 af_delegate is one of the shim's static tables: an entry the delegate does not
+        // override is NULL, and the core does not call it
         val data = DelegateData(state, delegate, cls.simpleName.ifEmpty { cls.name })
-        val s = withNative { NativeCalls.addDelegate(it, vtable, data.handOver()) }
+        val s = withNative { NativeCalls.addDelegate(it, overridesInvoking, overridesInvoked, data.handOver()) }
         check(s, "adding delegate")
     }
 
@@ -533,7 +523,7 @@ class AppFunctionDispatcher(
 
     /** [view] with the metadata as JSON text (an object). */
     fun viewJson(metadataJson: String): AppFunctionView {
-        val ptr = withNative { NativeCalls.viewNew(it, metadataJson) } ?: throw IllegalArgumentException("af_view_new: ${lastError()}")
+        val ptr = withNative { NativeCalls.viewNew(it, metadataJson) }.takeIf { it != 0L } ?: throw IllegalArgumentException("af_view_new: ${lastError()}")
         val v = AppFunctionView(native, ptr)
         synchronized(views) { views += v }
         return v
@@ -555,7 +545,7 @@ class AppFunctionDispatcher(
      */
     @JvmOverloads
     fun mcpSession(metadata: JsonObject = JsonObject(emptyMap()), onNotification: ((String) -> Unit)? = null): AppFunctionMcpSession {
-        val ptr = withNative { NativeCalls.mcpSessionNew(it, metadata.toString()) } ?: throw IllegalArgumentException("af_mcp_session_new: ${lastError()}")
+        val ptr = withNative { NativeCalls.mcpSessionNew(it, metadata.toString()) }.takeIf { it != 0L } ?: throw IllegalArgumentException("af_mcp_session_new: ${lastError()}")
         return AppFunctionMcpSession(state, ptr, onNotification)
     }
 
@@ -566,7 +556,7 @@ class AppFunctionDispatcher(
      */
     fun setMcpNotificationHandler(handler: ((String) -> Unit)?) {
         val s = withNative {
-            NativeCalls.mcpSetNotify(it, if (handler == null) null else NotifyData(state, handler).handOver())
+            NativeCalls.mcpSetNotify(it, if (handler == null) 0L else NotifyData(state, handler).handOver())
         }
         check(s, "setting the MCP notification handler")
     }
@@ -619,11 +609,14 @@ class AppFunctionDispatcher(
 
 /** A cancellation token for [AppFunctionDispatcher.executeBlocking]: cancel it and every call carrying it ends `Cancelled`. */
 class AppFunctionCancellationToken : AutoCloseable {
-    private val ptr: Pointer = NativeCalls.cancelTokenNew()
+    private val ptr: Long = run {
+        AppFunctionsLibrary.ensureLoaded()
+        NativeCalls.cancelTokenNew()
+    }
     private var uses = 0
     private var closed = false
 
-    internal fun acquire(): Pointer = synchronized(this) {
+    internal fun acquire(): Long = synchronized(this) {
         check(!closed) { "the token is closed" }
         uses++
         ptr

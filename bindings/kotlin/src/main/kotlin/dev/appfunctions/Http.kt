@@ -1,9 +1,8 @@
 package dev.appfunctions
 
-import com.sun.jna.Memory
-import com.sun.jna.Pointer
-import dev.appfunctions.internal.AfHttpRequest
 import dev.appfunctions.internal.AfNative
+import dev.appfunctions.internal.Layout
+import dev.appfunctions.internal.NativeBlock
 import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.NativeObject
 import dev.appfunctions.internal.cstr
@@ -27,7 +26,7 @@ import java.lang.ref.Reference
  */
 class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: String? = null) : AutoCloseable {
     private val native: NativeObject = NativeObject(
-        dispatcher.withNativeHandle { NativeCalls.httpServerNew(it, configJson) }
+        dispatcher.withNativeHandle { NativeCalls.httpServerNew(it, configJson) }.takeIf { it != 0L }
             ?: throw IllegalArgumentException("af_http_server_new: ${lastError()}"),
     ) { NativeCalls.httpServerFree(it) }
     private val cleanable = CLEANER.register(this, native)
@@ -55,24 +54,10 @@ class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: Strin
             // (a NUL would end the C string: the headers after it, Origin among them, unseen)
             block.appendLinePart(name).append(": ").appendLinePart(value).append('\n')
         }
-        val m = method.utf8Memory()
-        val p = path.utf8Memory()
-        val q = query?.utf8Memory()
-        val h = block.toString().utf8Memory()
-        val b = if (body.isEmpty()) null else body.toMemory()
-        val req = AfHttpRequest().apply {
-            struct_size = size()
-            body_len = body.size.toLong()
-            this.method = m
-            this.path = p
-            this.query = q
-            this.headers = h
-            this.body = b
-            write()
-        }
-        val r = NativeCalls.httpHandle(s, req.pointer)
-        Reference.reachabilityFence(listOf(m, p, q, h, b, req))
-        if (r == null) throw IllegalArgumentException("af_http_handle: ${lastError()}")
+        val req = request(method.cstr(), path.cstr(), query?.cstr(), block.toString().cstr(), body)
+        val r = NativeCalls.httpHandle(s, req.address)
+        Reference.reachabilityFence(req)
+        if (r == 0L) throw IllegalArgumentException("af_http_handle: ${lastError()}")
         try {
             val status = NativeCalls.httpResponseStatus(r)
             val list = NativeCalls.httpResponseHeaders(r).split('\n').mapNotNull { line ->
@@ -80,7 +65,7 @@ class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: Strin
                 if (colon > 0) line.substring(0, colon) to line.substring(colon + 1).trim() else null
             }
             val bytes = NativeCalls.httpResponseBody(r)
-            val stream = NativeCalls.httpResponseTakeStream(r)?.let(::AppFunctionHttpStream)
+            val stream = NativeCalls.httpResponseTakeStream(r).takeIf { it != 0L }?.let(::AppFunctionHttpStream)
             AppFunctionHttpResponse(status, list, bytes, stream)
         } finally {
             NativeCalls.httpResponseFree(r)
@@ -94,7 +79,7 @@ class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: Strin
 
     val isClosed: Boolean get() = native.closed
 
-    private inline fun <T> use(block: (Pointer) -> T): T {
+    private inline fun <T> use(block: (Long) -> T): T {
         check(native.enter()) { "the AppFunctionHttpServer is closed" }
         try {
             return block(native.ptr)
@@ -113,10 +98,35 @@ class AppFunctionHttpServer(dispatcher: AppFunctionDispatcher, configJson: Strin
             return this
         }
 
-        /** NUL-terminated UTF-8 ([cstr]) in native memory: a pointer field of the request. */
-        fun String.utf8Memory(): Memory = cstr().toMemory()
-
-        fun ByteArray.toMemory(): Memory = Memory(size.toLong()).also { it.write(0, this, 0, size) }
+        /**
+         * One af_http_request in native memory, its strings (NUL-terminated) and body after it in
+         * the same block: `struct_size`, `body_len` and the five pointers at the offsets the C
+         * compiler gives them ([Layout]); a NULL query or (empty) body.
+         */
+        fun request(method: ByteArray, path: ByteArray, query: ByteArray?, headers: ByteArray, body: ByteArray): NativeBlock {
+            val head = Layout.HTTP_REQUEST_SIZE
+            val size = head + method.size + 1 + path.size + 1 + (query?.let { it.size + 1 } ?: 0) + headers.size + 1 + body.size
+            val block = NativeBlock(size)
+            val b = block.buf
+            var at = head
+            fun put(bytes: ByteArray, nul: Boolean): Long {
+                val address = block.address + at
+                (b as java.nio.Buffer).position(at) // Buffer's: ByteBuffer.position(int) is not on older Android
+                b.put(bytes)
+                at += bytes.size
+                if (nul) b.put(at++, 0) // allocateDirect zeroes the block; written for clarity
+                return address
+            }
+            b.putInt(Layout.HTTP_STRUCT_SIZE, head)
+            b.putInt(Layout.HTTP_RESERVED, 0)
+            b.putLong(Layout.HTTP_BODY_LEN, body.size.toLong())
+            Layout.putPointer(b, Layout.HTTP_METHOD, put(method, true))
+            Layout.putPointer(b, Layout.HTTP_PATH, put(path, true))
+            Layout.putPointer(b, Layout.HTTP_QUERY, if (query == null) 0L else put(query, true))
+            Layout.putPointer(b, Layout.HTTP_HEADERS, put(headers, true))
+            Layout.putPointer(b, Layout.HTTP_BODY, if (body.isEmpty()) 0L else put(body, false))
+            return block
+        }
     }
 }
 
@@ -142,7 +152,7 @@ class AppFunctionHttpResponse internal constructor(
 }
 
 /** A Server-Sent Events stream from the core. Closing it tells the core the client went away: a 2026-07-28 tool call it carries is cancelled, a subscription ends. */
-class AppFunctionHttpStream internal constructor(raw: Pointer) : AutoCloseable {
+class AppFunctionHttpStream internal constructor(raw: Long) : AutoCloseable {
     // the readers count keeps a next() racing close() from using a freed stream: the last
     // one out frees it
     private val native = NativeObject(raw) { NativeCalls.httpStreamFree(it) }

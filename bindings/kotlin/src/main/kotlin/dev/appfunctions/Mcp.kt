@@ -1,6 +1,5 @@
 package dev.appfunctions
 
-import com.sun.jna.Pointer
 import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.DispatcherState
@@ -36,7 +35,7 @@ import java.lang.ref.Reference
  */
 class AppFunctionMcpSession internal constructor(
     state: DispatcherState,
-    ptr: Pointer,
+    ptr: Long,
     onNotification: ((String) -> Unit)?,
 ) : AutoCloseable {
     private val native = NativeObject(ptr) { NativeCalls.mcpSessionFree(it) }

@@ -1,6 +1,5 @@
 package dev.appfunctions
 
-import com.sun.jna.ptr.PointerByReference
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.NativeDispatcher
@@ -44,11 +43,11 @@ class PublishedAppFunctionDispatcher private constructor(
                 timeout <= Duration.ZERO -> 0
                 else -> timeout.inWholeMilliseconds.coerceIn(1, UInt.MAX_VALUE.toLong() - 1).toUInt().toInt()
             }
-            val out = PointerByReference()
+            val out = LongArray(1)
             val s = NativeCalls.publishedNew(name, ms, out)
             if (s == AfNative.AF_ERR_TIMED_OUT) throw TimeoutException(lastError())
             if (s != AfNative.AF_OK) throw IllegalStateException("af_dispatcher_published_new: ${lastError()}")
-            return PublishedAppFunctionDispatcher(NativeDispatcher(out.value), name)
+            return PublishedAppFunctionDispatcher(NativeDispatcher(out[0]), name)
         }
 
         /** Withdraws the publication under [name]; false when nothing was published there. */

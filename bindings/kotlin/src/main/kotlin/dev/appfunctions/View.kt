@@ -1,6 +1,5 @@
 package dev.appfunctions
 
-import com.sun.jna.Pointer
 import dev.appfunctions.internal.NativeCalls
 import dev.appfunctions.internal.AfNative
 import dev.appfunctions.internal.shortForMessage
@@ -64,13 +63,13 @@ fun interface AppFunctionToolkitTexts {
  */
 class AppFunctionView internal constructor(
     private val dispatcherNative: NativeDispatcher,
-    ptr: Pointer,
+    ptr: Long,
 ) : AutoCloseable {
     private val native = NativeObject(ptr) { NativeCalls.viewFree(it) }
     private val cleanable = CLEANER.register(this, native)
     private val generationFlow = MutableStateFlow(readGeneration())
 
-    private inline fun <T> withNative(closed: () -> T, block: (Pointer) -> T): T {
+    private inline fun <T> withNative(closed: () -> T, block: (Long) -> T): T {
         if (!native.enter()) return closed()
         try {
             return block(native.ptr)

@@ -162,12 +162,15 @@ class LifecycleTest {
 
     @Test
     fun `the v1 structs carry their size and the error code names come from the core`() {
-        val p = com.sun.jna.Native.POINTER_SIZE
-        assertEquals(if (p == 8) 48L else 32L, dev.appfunctions.internal.InvocationLayout.SIZE)
-        assertEquals(if (p == 8) 40L else 28L, dev.appfunctions.internal.InvocationLayout.HOST_CONTEXT)
-        assertEquals(if (p == 8) 32L else 20L, dev.appfunctions.internal.DelegateLayout.SIZE)
+        // the C compiler's layout, as the shim reports it (abi/v1.txt gives the 64-bit one)
+        val layout = dev.appfunctions.internal.Layout
+        val p = layout.POINTER_SIZE
+        assertEquals(if (p == 8) 48 else 32, dev.appfunctions.internal.InvocationLayout.SIZE)
+        assertEquals(if (p == 8) 40 else 28, dev.appfunctions.internal.InvocationLayout.HOST_CONTEXT)
+        assertEquals(if (p == 8) 32 else 20, layout.DELEGATE_SIZE)
+        if (p == 8) assertEquals(56, layout.HTTP_REQUEST_SIZE)
         for (code in AppFunctionErrorCode.entries) {
-            assertEquals(code.code, dev.appfunctions.internal.AfNativeAdmin.af_error_code_from_name(code.name.toByteArray() + 0))
+            assertEquals(code.name, dev.appfunctions.internal.NativeCalls.errorCodeName(code.code))
         }
     }
 

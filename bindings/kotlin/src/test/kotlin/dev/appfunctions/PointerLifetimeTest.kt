@@ -26,7 +26,7 @@ class PointerLifetimeTest {
         System.gc()
         ByteArray(1 shl 20) // pressure
         System.gc()
-        Thread.sleep(5) // JNA frees a collected Memory on its cleaner thread
+        Thread.sleep(5) // a collected direct ByteBuffer's memory is freed by its Cleaner's thread
     }
 
     private fun fillTheIdCache() {

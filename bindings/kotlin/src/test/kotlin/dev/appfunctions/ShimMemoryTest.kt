@@ -1,12 +1,10 @@
 package dev.appfunctions
 
-import dev.appfunctions.internal.Callbacks
 import dev.appfunctions.internal.JniShim
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterEach
-import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
 import java.util.concurrent.atomic.AtomicInteger
@@ -19,18 +17,18 @@ import kotlin.test.assertTrue
  * makes them fail): an inline outcome whose C copy fails is the handler's true outcome, kept in
  * a Java array instead; with no memory at all, and for the arguments' copy, the call throws
  * OutOfMemoryError; never a refusal carrying another call's af_last_error. The kotlin lane runs
- * this class on the shim and under AddressSanitizer (on JNA's callbacks it has nothing to test).
+ * this class as built and again with the shim under AddressSanitizer.
  */
 class ShimMemoryTest {
     private val runs = AtomicInteger()
     private val long = "é".repeat(200) + " the handler's own answer" // over the shim's 240 bytes of inline outcome
 
     @BeforeEach
-    fun onTheShim() = assumeTrue(Callbacks.jni, "the shim is not loaded (JNA's callbacks)")
+    fun loaded() = AppFunctionsLibrary.ensureLoaded()
 
     @AfterEach
     fun memoryBack() {
-        if (Callbacks.jni) JniShim.nativeFailForTest(0)
+        JniShim.nativeFailForTest(0)
     }
 
     private fun app(d: AppFunctionDispatcher) {

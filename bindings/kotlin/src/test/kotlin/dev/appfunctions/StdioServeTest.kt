@@ -31,7 +31,7 @@ class StdioServeTest {
         val cmd = buildList {
             add(java)
             if (Runtime.version().feature() >= 22) add("--enable-native-access=ALL-UNNAMED")
-            System.getProperty("jna.library.path")?.let { add("-Djna.library.path=$it") }
+            System.getProperty("appfunctions.library.path")?.let { add("-Dappfunctions.library.path=$it") }
             add("-cp")
             add(System.getProperty("java.class.path"))
             add(StdioServeMain::class.java.name)

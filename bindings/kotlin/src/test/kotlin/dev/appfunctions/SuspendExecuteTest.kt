@@ -42,7 +42,7 @@ import kotlin.time.Duration.Companion.seconds
  * answered inline) is answered without suspending; a later one resumes the caller, from whatever
  * thread finishes the call; the caller's cancellation reaches the core; and the outcome is read
  * from the core's fixed shape with its result parsed on first read. The kotlin lane runs this
- * class on the JNI shim (whose nativeExecuteAsync keeps an inline outcome), on JNA's callbacks,
+ * class on the JNI shim (whose nativeExecuteAsync keeps an inline outcome)
  * and with the shim under AddressSanitizer.
  */
 class SuspendExecuteTest {

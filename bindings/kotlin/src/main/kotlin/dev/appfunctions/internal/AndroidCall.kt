@@ -1,6 +1,5 @@
 package dev.appfunctions.internal
 
-import com.sun.jna.Pointer
 import dev.appfunctions.AppFunctionCancellationToken
 import dev.appfunctions.AppFunctionInvocation
 import dev.appfunctions.AppFunctionPlatform
@@ -8,15 +7,15 @@ import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
 
-/** An Android call waiting for its response (docs/android.md): the token it holds and what to answer. */
-internal class PendingAndroid(val token: AppFunctionCancellationToken, val onResponse: (String) -> Unit)
-
-/** The `af_outcome_fn` of `af_android_execute_async`: created once, strongly held for the process. */
-internal object AndroidResponse : OutcomeFn {
-    override fun invoke(userData: Pointer?, outcomeJson: Pointer?) {
-        val p = Handles.remove(userData) as? PendingAndroid ?: return
-        p.token.releaseUse()
-        p.onResponse(outcomeJson.utf8() ?: systemErrorJson("the library answered no response"))
+/**
+ * An Android call waiting for its response (docs/android.md): the token it holds and what to
+ * answer. `af_android_execute_async` answers through the shim's outcome trampoline
+ * ([Trampolines.outcome]), which removes it from [Handles] and calls [respond].
+ */
+internal class PendingAndroid(val token: AppFunctionCancellationToken, val onResponse: (String) -> Unit) {
+    fun respond(responseJson: String?) {
+        token.releaseUse()
+        onResponse(responseJson ?: systemErrorJson("the library answered no response"))
     }
 }
 
@@ -48,7 +47,7 @@ internal fun executeAndroid(
         val inv = InvocationLayout.threadBlock()
         val invocation = AppFunctionInvocation(functionId, AppFunctionPlatform.Android, callerPackage = callerPackage)
         val s = withInvocation(native, inv, invocation, tokenPtr, 0L) {
-            NativeCalls.androidExecuteAsync(native.ptr, inv, parametersJson, Handles.pointer(key))
+            NativeCalls.androidExecuteAsync(native.ptr, inv.address, parametersJson, key)
         }
         if (s != AfNative.AF_OK && Handles.remove(key) != null) {
             token.releaseUse()

@@ -2,7 +2,6 @@
 // per-call cancel token of the suspend form, and the outcome callback.
 package dev.appfunctions.internal
 
-import com.sun.jna.Pointer
 import dev.appfunctions.AppFunctionCancellationToken
 import dev.appfunctions.AppFunctionErrorCode
 import dev.appfunctions.AppFunctionInvocation
@@ -34,12 +33,11 @@ internal var beforeNativeCallForTest: Runnable? = null
  * [Handles] key of the invocation's host context ([hostContextKey]; 0: none), which the caller
  * keeps until the call's outcome.
  */
-internal inline fun <R> withInvocation(native: NativeDispatcher, m: InvocationBlock, inv: AppFunctionInvocation, token: Pointer?, hostKey: Long, body: () -> R): R {
+internal inline fun <R> withInvocation(native: NativeDispatcher, m: NativeBlock, inv: AppFunctionInvocation, token: Long, hostKey: Long, body: () -> R): R {
     val id = native.cString(inv.functionId)
     val caller = inv.callerPackage?.let { native.cString(it) }
     try {
-        InvocationLayout.fill(m, id, inv.platform.code, inv.isForeground, caller, token, timeoutMs(inv.timeout),
-            if (hostKey == 0L) null else Handles.pointer(hostKey))
+        InvocationLayout.fill(m, id.address, inv.platform.code, inv.isForeground, caller?.address ?: 0L, token, timeoutMs(inv.timeout), hostKey)
         beforeNativeCallForTest?.run()
         return body()
     } finally {
@@ -54,7 +52,7 @@ internal fun hostContextKey(inv: AppFunctionInvocation): Long = inv.hostContext?
 /**
  * The suspend form of a call: [start] is `af_execute_async`, `af_view_execute_async` or
  * `af_entities_async` with the invocation block, and [PendingExecute] where the outcome lands
- * ([startWithKey] on JNA's outcome callback, or the JNI shim's rendezvous); it answers the
+ * ([startWithKey] on the shim's outcome trampoline, or the shim's rendezvous); it answers the
  * status. A per-call cancel token carries the coroutine's cancellation to the core; the caller
  * then gets its `CancellationException`. An outcome there when [start] returns (the handler
  * answered inline) is answered without suspending: no continuation, no cancellation hook.
@@ -62,14 +60,14 @@ internal fun hostContextKey(inv: AppFunctionInvocation): Long = inv.hostContext?
 internal suspend fun awaitOutcome(
     native: NativeDispatcher,
     invocation: AppFunctionInvocation,
-    start: (inv: Pointer, pending: PendingExecute) -> Int,
+    start: (inv: Long, pending: PendingExecute) -> Int,
 ): AppFunctionOutcome {
     val hostKey = hostContextKey(invocation)
     val p = PendingExecute(Tokens.take())
     try {
         // af_*_async copies the invocation before any host code runs: a per-thread block is safe
         val inv = InvocationLayout.threadBlock()
-        val s = withInvocation(native, inv, invocation, p.token, hostKey) { start(inv, p) }
+        val s = withInvocation(native, inv, invocation, p.token, hostKey) { start(inv.address, p) }
         if (s != AfNative.AF_OK) {
             p.release() // no outcome will come: its side's share of the token
             return AppFunctionOutcome.error(AppFunctionErrorCode.InvalidArgument, lastError())
@@ -83,7 +81,7 @@ internal suspend fun awaitOutcome(
             if (p.attach(cont)) {
                 cont.invokeOnCancellation {
                     p.cancelled = true
-                    p.token?.let { NativeCalls.cancelTokenCancel(it) }
+                    if (p.token != 0L) NativeCalls.cancelTokenCancel(p.token)
                 }
             } else {
                 cont.resume(p.outcome!!) // it arrived in between
@@ -96,12 +94,13 @@ internal suspend fun awaitOutcome(
 }
 
 /**
- * An `af_*_async` call on JNA's outcome callback: [p] under a [Handles] key (its `user_data`),
- * which the callback removes to deliver the outcome; removed here when [start] refuses.
+ * An `af_*_async` call on the shim's outcome trampoline: [p] under a [Handles] key (its
+ * `user_data`), which the callback removes to deliver the outcome; removed here when [start]
+ * refuses.
  */
-internal inline fun startWithKey(p: PendingExecute, start: (userData: Pointer) -> Int): Int {
+internal inline fun startWithKey(p: PendingExecute, start: (userData: Long) -> Int): Int {
     val key = Handles.put(p)
-    val s = start(Handles.pointer(key))
+    val s = start(key)
     if (s != AfNative.AF_OK) Handles.remove(key)
     return s
 }
@@ -139,13 +138,13 @@ internal fun blockingOutcomeJson(
     native: NativeDispatcher,
     invocation: AppFunctionInvocation,
     cancel: AppFunctionCancellationToken?,
-    run: (inv: Pointer) -> String?,
+    run: (inv: Long) -> String?,
 ): String {
     val inv = InvocationLayout.threadBlock()
     val tokenPtr = cancel?.acquire()
     val hostKey = hostContextKey(invocation)
     try {
-        return withInvocation(native, inv, invocation, tokenPtr, hostKey) { run(inv) }
+        return withInvocation(native, inv, invocation, tokenPtr ?: 0L, hostKey) { run(inv.address) }
             ?: throw IllegalStateException("the core answered no outcome: ${lastError()}")
     } finally {
         if (tokenPtr != null) cancel.releaseUse()

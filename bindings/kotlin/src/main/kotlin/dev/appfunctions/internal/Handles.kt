@@ -1,7 +1,5 @@
 package dev.appfunctions.internal
 
-import com.sun.jna.Native
-import com.sun.jna.Pointer
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicLong
 
@@ -16,7 +14,7 @@ internal object Handles {
     private val map = ConcurrentHashMap<Long, Any>()
 
     /** 32-bit processes (armeabi-v7a): keys must fit a pointer, so they wrap, skipping live ones. */
-    private val MASK = if (Native.POINTER_SIZE == 4) 0xFFFF_FFFFL else -1L
+    private val MASK = if (Layout.POINTER_SIZE == 4) 0xFFFF_FFFFL else -1L
 
     fun put(value: Any): Long {
         while (true) {
@@ -25,17 +23,11 @@ internal object Handles {
         }
     }
 
-    fun pointer(key: Long): Pointer = Pointer(key)
-
-    fun key(p: Pointer?): Long = if (p == null) 0 else Pointer.nativeValue(p) and MASK
-
-    /** A key the JNI shim passed as its pointer's value. */
+    /** A key the shim passed as its pointer's value (a `void *` of 32 bits is zero-extended, or sign-extended, to 64). */
     fun fromC(v: Long): Long = v and MASK
 
-    operator fun get(p: Pointer?): Any? = map[key(p)]
     operator fun get(key: Long): Any? = map[key]
 
-    fun remove(p: Pointer?): Any? = map.remove(key(p))
     fun remove(key: Long): Any? = map.remove(key)
 
     val size: Int get() = map.size

@@ -1,14 +1,12 @@
 package dev.appfunctions.internal
 
-import com.sun.jna.Pointer
-
 /**
  * The one layer between the public API and the raw C ABI ([AfNative]): strings cross here
- * (NUL-terminated UTF-8 in, owned text read and freed out), statuses come back for the
- * caller to turn into an exception or an outcome, or are turned into one here
- * ([checkStatus]). No other file calls [AfNative] or its cold groups, neither the public API nor the runtime
- * under internal/ (the trampolines, the invocation block, the dispatcher's handle);
- * ci/interop_abi.py (the header lane) checks that, and the imports against abi/v1.txt.
+ * (UTF-8 in, owned text read and freed by the shim out), statuses come back for the caller to
+ * turn into an exception or an outcome, or are turned into one here ([checkStatus]). No other
+ * file calls [AfNative], neither the public API nor the runtime under internal/ (the
+ * trampolines, the invocation block, the dispatcher's handle); ci/interop_abi.py (the header
+ * lane) checks that, and the natives against abi/v1.txt.
  */
 internal object NativeCalls {
     /** Throws [make] with `af_last_error` unless [status] is `AF_OK`. */
@@ -21,198 +19,177 @@ internal object NativeCalls {
     fun errorCodeName(code: Int): String? = AfNative.af_error_code_name(code).utf8()
     fun version(): String = AfNative.af_version().utf8().orEmpty()
 
-    /** The address of the loaded library's function [name] (for the JNI shim, which calls a few itself): the registered instance's. */
-    fun functionAddress(name: String): Long = Pointer.nativeValue(AfNative.library.getFunction(name))
-
     // --- the call context ------------------------------------------------------------------------
-    fun callFunctionId(call: Pointer): String = AfNative.af_call_function_id(call).utf8().orEmpty()
-    fun callPlatform(call: Pointer): Int = AfNativeCall.af_call_platform(call)
-    fun callIsForeground(call: Pointer): Boolean = AfNativeCall.af_call_is_foreground(call).toInt() != 0
-    fun callCallerPackage(call: Pointer): String = AfNativeCall.af_call_caller_package(call).utf8().orEmpty()
-    /** Through the JNI shim when it is loaded (one crossing), else JNA (the call, then the read). */
-    fun callArgs(call: Pointer): String? =
-        if (Callbacks.jni) JniShim.nativeCallArgs(Pointer.nativeValue(call))?.toString(Charsets.UTF_8)
-        else AfNative.af_call_args(call).utf8()
+    fun callFunctionId(call: Long): String = AfNative.af_call_function_id(call).utf8().orEmpty()
+    fun callPlatform(call: Long): Int = AfNative.af_call_platform(call)
+    fun callIsForeground(call: Long): Boolean = AfNative.af_call_is_foreground(call).toInt() != 0
+    fun callCallerPackage(call: Long): String = AfNative.af_call_caller_package(call).utf8().orEmpty()
+    /** af_call_args through the shim (one crossing). */
+    fun callArgs(call: Long): String? = JniShim.nativeCallArgs(call).utf8()
     /**
-     * af_call_args' UTF-8: through the shim, copied in C to this thread's scratch memory and read
-     * out of it with its direct ByteBuffer (no JNI function, no array made in C: together half
-     * the cost of the crossing that made one); a longer text in an array made in C.
+     * af_call_args' UTF-8, copied in C to this thread's scratch memory and read out of it with its
+     * direct ByteBuffer (no JNI function, no array made in C: together half the cost of the
+     * crossing that made one); a longer text in an array made in C.
      */
-    fun callArgsUtf8(call: Pointer): ByteArray? {
-        if (!Callbacks.jni) return AfNative.af_call_args(call).utf8()?.toByteArray(Charsets.UTF_8)
-        val c = Pointer.nativeValue(call)
+    fun callArgsUtf8(call: Long): ByteArray? {
         val scratch = ARGS_SCRATCH.get()
-        return when (val n = JniShim.nativeCallArgsTo(c, scratch.address, ArgsScratch.SIZE)) {
+        return when (val n = JniShim.nativeCallArgsTo(call, scratch.address, ArgsScratch.SIZE)) {
             -1 -> null
-            -2 -> JniShim.nativeCallArgs(c)
+            -2 -> JniShim.nativeCallArgs(call)
             else -> ByteArray(n).also { scratch.read(it) }
         }
     }
 
     private val ARGS_SCRATCH: ThreadLocal<ArgsScratch> = ThreadLocal.withInitial { ArgsScratch() }
-    fun callDescriptorJson(call: Pointer): String? = AfNativeCall.af_call_descriptor_json(call).takeUtf8()
-    fun callIsEntityLookup(call: Pointer): Boolean = AfNative.af_call_kind(call) == AfNative.AF_CALL_ENTITY_LOOKUP
-    fun callIsCancelled(call: Pointer): Boolean = AfNative.af_call_is_cancelled(call).toInt() != 0
-    fun callSay(call: Pointer, text: String): Int = AfNativeCall.af_call_say(call, text.cstr())
-    fun callHostData(call: Pointer?): Pointer? = AfNative.af_call_host_data(call)
-    fun callInvocationContext(call: Pointer): Pointer? = AfNativeCall.af_call_invocation_context(call)
-    fun callDialog(call: Pointer): String? = AfNativeCall.af_call_dialog_copy(call).takeUtf8()
-    fun callItemGetJson(call: Pointer, key: String): String? = AfNativeCall.af_call_item_get_json(call, key.cstr()).takeUtf8()
-    fun callItemSet(call: Pointer, key: String, json: String): Int = AfNativeCall.af_call_item_set(call, key.cstr(), json.cstr())
-    fun callLookupRequest(call: Pointer): String? = AfNativeCall.af_call_lookup_request(call).utf8()
+    fun callDescriptorJson(call: Long): String? = AfNative.af_call_descriptor_json(call).utf8()
+    fun callIsEntityLookup(call: Long): Boolean = AfNative.af_call_kind(call) == AfNative.AF_CALL_ENTITY_LOOKUP
+    fun callIsCancelled(call: Long): Boolean = AfNative.af_call_is_cancelled(call).toInt() != 0
+    fun callSay(call: Long, text: String): Int = AfNative.af_call_say(call, text.cstr())
+    /** The call's host data: a [Handles] key, 0 for none. */
+    fun callHostData(call: Long): Long = Handles.fromC(AfNative.af_call_host_data(call))
+    /** The invocation's host context: a [Handles] key, 0 for none. */
+    fun callInvocationContext(call: Long): Long = Handles.fromC(AfNative.af_call_invocation_context(call))
+    fun callDialog(call: Long): String? = AfNative.af_call_dialog_copy(call).utf8()
+    fun callItemGetJson(call: Long, key: String): String? = AfNative.af_call_item_get_json(call, key.cstr()).utf8()
+    fun callItemSet(call: Long, key: String, json: String): Int = AfNative.af_call_item_set(call, key.cstr(), json.cstr())
+    fun callLookupRequest(call: Long): String? = AfNative.af_call_lookup_request(call).utf8()
 
     // --- the call, answered by the runtime (the trampolines behind handlers, gates and hooks) ------
-    // Their `call`/`gate` are what the core passed to a callback: nullable as JNA hands them over.
-    fun callReturn(call: Pointer, resultJson: ByteArray?): Int = AfNative.af_call_return(call, resultJson)
-    fun callFail(call: Pointer?, code: Int, message: String): Int = AfNative.af_call_fail(call, code, message.cstr())
+    /** [resultJson]: the result's UTF-8 (an empty array is the text "", null is NULL). */
+    fun callReturn(call: Long, resultJson: ByteArray?): Int = AfNative.af_call_return(call, resultJson)
+    fun callFail(call: Long, code: Int, message: String): Int = AfNative.af_call_fail(call, code, message.cstr())
     /** A suspended handler's coroutine, cancelled by the cancel trampoline, released by the release one. */
-    fun callOnCancel(call: Pointer, userData: Pointer): Int =
-        AfNative.af_call_on_cancel(call, Callbacks.fns.cancel, userData, Callbacks.fns.release, null)
-    fun callLog(call: Pointer?, level: Int, message: String): Int = AfNativeCall.af_call_log(call, level, message.cstr())
+    fun callOnCancel(call: Long, userData: Long): Int =
+        AfNative.af_call_on_cancel(call, Callbacks.cancel, userData, Callbacks.release, null)
+    fun callLog(call: Long, level: Int, message: String): Int = AfNative.af_call_log(call, level, message.cstr())
     /** A scope hook's host scope, forgotten by the release trampoline. */
-    fun callSetHostData(call: Pointer?, data: Pointer): Int = AfNative.af_call_set_host_data(call, data, Callbacks.fns.release)
-    fun textSet(out: Pointer?, text: String): Int = AfNative.af_text_set(out, text.cstr())
-    fun gateAllow(gate: Pointer?): Int = AfNative.af_gate_allow(gate)
-    fun gateDeny(gate: Pointer?, message: String): Int = AfNative.af_gate_deny(gate, message.cstr())
-    fun gateOpenApp(gate: Pointer?, message: String): Int = AfNative.af_gate_open_app(gate, message.cstr())
+    fun callSetHostData(call: Long, data: Long): Int = AfNative.af_call_set_host_data(call, data, Callbacks.release)
+    fun gateAllow(gate: Long): Int = AfNative.af_gate_allow(gate)
+    fun gateDeny(gate: Long, message: String): Int = AfNative.af_gate_deny(gate, message.cstr())
+    fun gateOpenApp(gate: Long, message: String): Int = AfNative.af_gate_open_app(gate, message.cstr())
 
     // --- the dispatcher --------------------------------------------------------------------------
-    fun dispatcherNew(): Pointer? = AfNative.af_dispatcher_new()
-    fun dispatcherFree(d: Pointer) = AfNative.af_dispatcher_free(d)
-    fun setLogCallback(d: Pointer, userData: Pointer): Int = AfNative.af_set_log_callback(d, Trampolines.Log, userData, Trampolines.Free)
-    fun defineTypes(d: Pointer, json: String): Int = AfNative.af_define_types(d, json.cstr())
-    fun registerFunction(d: Pointer, descriptor: String, userData: Pointer?): Int =
-        if (userData == null) AfNative.af_register_function(d, descriptor.cstr(), null, null, null)
-        else AfNative.af_register_function(d, descriptor.cstr(), Callbacks.fns.handler, userData, Callbacks.fns.free)
-    fun registerEntity(d: Pointer, descriptor: String, userData: Pointer): Int =
-        AfNative.af_register_entity(d, descriptor.cstr(), Callbacks.fns.handler, userData, Callbacks.fns.free)
-    fun unregisterFunction(d: Pointer, functionId: String): Int = AfNativeAdmin.af_unregister_function(d, functionId.cstr())
-    fun defineToolkit(d: Pointer, json: String, userData: Pointer?): Int =
-        if (userData == null) AfNative.af_define_toolkit(d, json.cstr(), null, null, null)
-        else AfNative.af_define_toolkit(d, json.cstr(), Trampolines.ToolkitText, userData, Trampolines.Free)
-    fun setMetadataSchema(d: Pointer, json: String): Int = AfNative.af_set_metadata_schema(d, json.cstr())
-    fun addDelegate(d: Pointer, vtable: Pointer, userData: Pointer): Int = AfNativeAdmin.af_add_delegate(d, vtable, userData)
-    fun setScopeHooks(d: Pointer, userData: Pointer): Int =
-        AfNativeAdmin.af_set_scope_hooks(d, Callbacks.fns.scopeBegin, Callbacks.fns.scopeEnd, userData, Callbacks.fns.free)
-    fun setPermissionHook(d: Pointer, userData: Pointer): Int = AfNativeAdmin.af_set_permission_hook(d, Callbacks.fns.permission, userData, Callbacks.fns.free)
-    fun setFunctionEnabled(d: Pointer, functionId: String, enabled: Boolean): Int =
-        AfNativeAdmin.af_set_function_enabled(d, functionId.cstr(), if (enabled) 1 else 0)
-    fun setCallerPolicy(d: Pointer, json: String): Int = AfNativeAdmin.af_set_caller_policy(d, json.cstr())
-    fun setFunctionCallerPolicy(d: Pointer, functionId: String, json: String): Int =
-        AfNativeAdmin.af_set_function_caller_policy(d, functionId.cstr(), json.cstr())
-    fun setLimits(d: Pointer, maxInputBytes: Long, maxDepth: Int): Int = AfNativeAdmin.af_set_limits(d, maxInputBytes, maxDepth)
+    fun dispatcherNew(): Long = AfNative.af_dispatcher_new()
+    fun dispatcherFree(d: Long) = AfNative.af_dispatcher_free(d)
+    fun setLogCallback(d: Long, userData: Long): Int = AfNative.af_set_log_callback(d, Callbacks.log, userData, Callbacks.free)
+    fun defineTypes(d: Long, json: String): Int = AfNative.af_define_types(d, json.cstr())
+    /** [userData] 0: an output function, no handler. */
+    fun registerFunction(d: Long, descriptor: String, userData: Long): Int =
+        if (userData == 0L) AfNative.af_register_function(d, descriptor.cstr(), 0, 0, 0)
+        else AfNative.af_register_function(d, descriptor.cstr(), Callbacks.handler, userData, Callbacks.free)
+    fun registerEntity(d: Long, descriptor: String, userData: Long): Int =
+        AfNative.af_register_entity(d, descriptor.cstr(), Callbacks.handler, userData, Callbacks.free)
+    fun unregisterFunction(d: Long, functionId: String): Int = AfNative.af_unregister_function(d, functionId.cstr())
+    /** [userData] 0: static texts only. */
+    fun defineToolkit(d: Long, json: String, userData: Long): Int =
+        if (userData == 0L) AfNative.af_define_toolkit(d, json.cstr(), 0, 0, 0)
+        else AfNative.af_define_toolkit(d, json.cstr(), Callbacks.toolkitText, userData, Callbacks.free)
+    fun setMetadataSchema(d: Long, json: String): Int = AfNative.af_set_metadata_schema(d, json.cstr())
+    fun addDelegate(d: Long, onInvoking: Boolean, onInvoked: Boolean, userData: Long): Int =
+        AfNative.af_add_delegate(d, Callbacks.delegate(onInvoking, onInvoked), userData)
+    fun setScopeHooks(d: Long, userData: Long): Int =
+        AfNative.af_set_scope_hooks(d, Callbacks.scopeBegin, Callbacks.scopeEnd, userData, Callbacks.free)
+    fun setPermissionHook(d: Long, userData: Long): Int = AfNative.af_set_permission_hook(d, Callbacks.permission, userData, Callbacks.free)
+    fun setFunctionEnabled(d: Long, functionId: String, enabled: Boolean): Int =
+        AfNative.af_set_function_enabled(d, functionId.cstr(), if (enabled) 1 else 0)
+    fun setCallerPolicy(d: Long, json: String): Int = AfNative.af_set_caller_policy(d, json.cstr())
+    fun setFunctionCallerPolicy(d: Long, functionId: String, json: String): Int =
+        AfNative.af_set_function_caller_policy(d, functionId.cstr(), json.cstr())
+    fun setLimits(d: Long, maxInputBytes: Long, maxDepth: Int): Int = AfNative.af_set_limits(d, maxInputBytes, maxDepth)
     /**
-     * af_execute_async delivering its outcome to [p]: through the JNI shim when it is loaded (one
-     * crossing; an inline outcome comes back as the call's answer, no callback), else JNA's.
+     * af_execute_async delivering its outcome to [p], through the shim (one crossing; an inline
+     * outcome comes back as the call's answer, no callback).
      */
-    fun executeAsync(d: Pointer, inv: Pointer, args: String, p: PendingExecute): Int =
-        if (Callbacks.jni) shimStart(p) { JniShim.nativeExecuteAsync(0, Pointer.nativeValue(d), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8), p) }
-        else startWithKey(p) { AfNative.af_execute_async(d, inv, args.cstr(), Callbacks.fns.outcome, it) }
-    /** The outcome JSON of af_execute_json: through the JNI shim when it is loaded (one crossing), else JNA. */
-    fun executeJson(d: Pointer, inv: Pointer, args: String): String? =
-        if (Callbacks.jni) JniShim.nativeExecuteJson(0, Pointer.nativeValue(d), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8))?.toString(Charsets.UTF_8)
-        else AfNative.af_execute_json(d, inv, args.cstr()).takeUtf8()
-    fun entitiesAsync(d: Pointer, inv: Pointer, entity: ByteArray, idsJson: ByteArray, p: PendingExecute): Int =
-        startWithKey(p) { AfNativeAdmin.af_entities_async(d, inv, entity, idsJson, Callbacks.fns.outcome, it) }
-    fun entitiesJson(d: Pointer, inv: Pointer, entity: String, idsJson: String): String? =
-        AfNativeAdmin.af_entities_json(d, inv, entity.cstr(), idsJson.cstr()).takeUtf8()
-    fun androidExecuteAsync(d: Pointer, inv: Pointer, parametersDocument: String, userData: Pointer): Int =
-        AfNativeAndroid.af_android_execute_async(d, inv, parametersDocument.cstr(), AndroidResponse, userData)
-    fun setDefaultTimeout(d: Pointer, timeoutMs: Int): Int = AfNativeAdmin.af_dispatcher_set_default_timeout(d, timeoutMs)
-    fun inFlight(d: Pointer): Int = AfNativeAdmin.af_dispatcher_in_flight(d)
-    fun shutdown(d: Pointer, timeoutMs: Int, left: IntArray): Int = AfNativeAdmin.af_dispatcher_shutdown(d, timeoutMs, left)
-    fun registryJson(d: Pointer): String? = AfNativeAdmin.af_registry_json(d).takeUtf8()
-    fun parametersSchemaJson(d: Pointer, functionId: String): String? = AfNativeAdmin.af_parameters_schema_json(d, functionId.cstr()).takeUtf8()
-    fun resultSchemaJson(d: Pointer, functionId: String): String? = AfNativeAdmin.af_result_schema_json(d, functionId.cstr()).takeUtf8()
-    fun exportCopy(d: Pointer, format: String): String? = AfNativeAdmin.af_export_copy(d, format.cstr()).takeUtf8()
-    fun viewNew(d: Pointer, metadataJson: String): Pointer? = AfNativeViews.af_view_new(d, metadataJson.cstr())
-    fun mcpSessionNew(d: Pointer, metadataJson: String): Pointer? = AfNativeMcp.af_mcp_session_new(d, metadataJson.cstr())
-    fun mcpSetNotify(d: Pointer, userData: Pointer?): Int =
-        if (userData == null) AfNativeMcp.af_mcp_set_notify(d, null, null, null)
-        else AfNativeMcp.af_mcp_set_notify(d, Trampolines.Notify, userData, Trampolines.Free)
-    fun mcpHandleJson(d: Pointer, message: String): String? = AfNativeMcp.af_mcp_handle_json(d, message.cstr()).takeUtf8()
-    fun mcpConfigure(d: Pointer, configJson: String): Int = AfNativeMcp.af_mcp_configure(d, configJson.cstr())
-    fun mcpServeStdio(d: Pointer): Int = AfNativeMcp.af_mcp_serve_stdio(d)
+    fun executeAsync(d: Long, inv: Long, args: String, p: PendingExecute): Int =
+        shimStart(p) { JniShim.nativeExecuteAsync(0, d, inv, args.cstr(), p) }
+    /** The outcome JSON of af_execute_json, through the shim (one crossing: the call, the read, the free). */
+    fun executeJson(d: Long, inv: Long, args: String): String? = JniShim.nativeExecuteJson(0, d, inv, args.cstr()).utf8()
+    fun entitiesAsync(d: Long, inv: Long, entity: ByteArray, idsJson: ByteArray, p: PendingExecute): Int =
+        startWithKey(p) { AfNative.af_entities_async(d, inv, entity, idsJson, Callbacks.outcome, it) }
+    fun entitiesJson(d: Long, inv: Long, entity: String, idsJson: String): String? =
+        AfNative.af_entities_json(d, inv, entity.cstr(), idsJson.cstr()).utf8()
+    fun androidExecuteAsync(d: Long, inv: Long, parametersDocument: String, userData: Long): Int =
+        AfNative.af_android_execute_async(d, inv, parametersDocument.cstr(), Callbacks.outcome, userData)
+    fun setDefaultTimeout(d: Long, timeoutMs: Int): Int = AfNative.af_dispatcher_set_default_timeout(d, timeoutMs)
+    fun inFlight(d: Long): Int = AfNative.af_dispatcher_in_flight(d)
+    fun shutdown(d: Long, timeoutMs: Int, left: IntArray): Int = AfNative.af_dispatcher_shutdown(d, timeoutMs, left)
+    fun registryJson(d: Long): String? = AfNative.af_registry_json(d).utf8()
+    fun parametersSchemaJson(d: Long, functionId: String): String? = AfNative.af_parameters_schema_json(d, functionId.cstr()).utf8()
+    fun resultSchemaJson(d: Long, functionId: String): String? = AfNative.af_result_schema_json(d, functionId.cstr()).utf8()
+    fun exportCopy(d: Long, format: String): String? = AfNative.af_export_copy(d, format.cstr()).utf8()
+    fun viewNew(d: Long, metadataJson: String): Long = AfNative.af_view_new(d, metadataJson.cstr())
+    fun mcpSessionNew(d: Long, metadataJson: String): Long = AfNative.af_mcp_session_new(d, metadataJson.cstr())
+    /** [userData] 0: no sink. */
+    fun mcpSetNotify(d: Long, userData: Long): Int =
+        if (userData == 0L) AfNative.af_mcp_set_notify(d, 0, 0, 0)
+        else AfNative.af_mcp_set_notify(d, Callbacks.notify, userData, Callbacks.free)
+    fun mcpHandleJson(d: Long, message: String): String? = AfNative.af_mcp_handle_json(d, message.cstr()).utf8()
+    fun mcpConfigure(d: Long, configJson: String): Int = AfNative.af_mcp_configure(d, configJson.cstr())
+    fun mcpServeStdio(d: Long): Int = AfNative.af_mcp_serve_stdio(d)
 
     // --- publication and bundles ---------------------------------------------------------------
-    fun publish(d: Pointer, name: String): Int = AfNativePublication.af_dispatcher_publish(d, name.cstr())
-    fun unpublish(name: String): Int = AfNativePublication.af_dispatcher_unpublish(name.cstr())
-    fun publishedNew(name: String, timeoutMs: Int, out: com.sun.jna.ptr.PointerByReference): Int =
-        AfNativePublication.af_dispatcher_published_new(name.cstr(), timeoutMs, out)
-    fun bundleJson(d: Pointer): String? = AfNativePublication.af_dispatcher_bundle_json(d).takeUtf8()
-    fun bundleExportCopy(bundleJson: String, format: String): String? = AfNativePublication.af_bundle_export_copy(bundleJson.cstr(), format.cstr()).takeUtf8()
+    fun publish(d: Long, name: String): Int = AfNative.af_dispatcher_publish(d, name.cstr())
+    fun unpublish(name: String): Int = AfNative.af_dispatcher_unpublish(name.cstr())
+    fun publishedNew(name: String, timeoutMs: Int, out: LongArray): Int = AfNative.af_dispatcher_published_new(name.cstr(), timeoutMs, out)
+    fun bundleJson(d: Long): String? = AfNative.af_dispatcher_bundle_json(d).utf8()
+    fun bundleExportCopy(bundleJson: String, format: String): String? = AfNative.af_bundle_export_copy(bundleJson.cstr(), format.cstr()).utf8()
 
     // --- cancel tokens ----------------------------------------------------------------------------
-    fun cancelTokenNew(): Pointer = AfNative.af_cancel_token_new() ?: throw IllegalStateException("af_cancel_token_new returned NULL")
-    /** A per-call token (the suspend execute's): NULL leaves the call without one, as before. */
-    fun cancelTokenNewOrNull(): Pointer? = AfNative.af_cancel_token_new()
-    fun cancelTokenFree(t: Pointer) = AfNative.af_cancel_token_free(t)
-    fun cancelTokenCancel(t: Pointer): Int = AfNative.af_cancel_token_cancel(t)
-    fun cancelTokenIsCancelled(t: Pointer): Boolean = AfNative.af_cancel_token_is_cancelled(t).toInt() != 0
+    fun cancelTokenNew(): Long = AfNative.af_cancel_token_new().also { check(it != 0L) { "af_cancel_token_new returned NULL" } }
+    /** A per-call token (the suspend execute's): 0 leaves the call without one. */
+    fun cancelTokenNewOrNull(): Long = AfNative.af_cancel_token_new()
+    fun cancelTokenFree(t: Long) = AfNative.af_cancel_token_free(t)
+    fun cancelTokenCancel(t: Long): Int = AfNative.af_cancel_token_cancel(t)
+    fun cancelTokenIsCancelled(t: Long): Boolean = AfNative.af_cancel_token_is_cancelled(t).toInt() != 0
 
     // --- views ------------------------------------------------------------------------------------
-    fun viewFree(v: Pointer) = AfNativeViews.af_view_free(v)
-    fun viewToolsJson(v: Pointer, format: String): String? = AfNativeViews.af_view_tools_json(v, format.cstr()).takeUtf8()
-    fun viewInstructions(v: Pointer): String? = AfNativeViews.af_view_instructions_copy(v).takeUtf8()
+    fun viewFree(v: Long) = AfNative.af_view_free(v)
+    fun viewToolsJson(v: Long, format: String): String? = AfNative.af_view_tools_json(v, format.cstr()).utf8()
+    fun viewInstructions(v: Long): String? = AfNative.af_view_instructions_copy(v).utf8()
     /** af_view_execute_async delivering its outcome to [p], as [executeAsync]. */
-    fun viewExecuteAsync(v: Pointer, inv: Pointer, args: String, p: PendingExecute): Int =
-        if (Callbacks.jni) shimStart(p) { JniShim.nativeExecuteAsync(1, Pointer.nativeValue(v), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8), p) }
-        else startWithKey(p) { AfNativeViews.af_view_execute_async(v, inv, args.cstr(), Callbacks.fns.outcome, it) }
+    fun viewExecuteAsync(v: Long, inv: Long, args: String, p: PendingExecute): Int =
+        shimStart(p) { JniShim.nativeExecuteAsync(1, v, inv, args.cstr(), p) }
     /** The outcome JSON of af_view_execute_json, as [executeJson]. */
-    fun viewExecuteJson(v: Pointer, inv: Pointer, args: String): String? =
-        if (Callbacks.jni) JniShim.nativeExecuteJson(1, Pointer.nativeValue(v), Pointer.nativeValue(inv), args.toByteArray(Charsets.UTF_8))?.toString(Charsets.UTF_8)
-        else AfNativeViews.af_view_execute_json(v, inv, args.cstr()).takeUtf8()
-    fun viewSetMetadata(v: Pointer, metadataJson: String): Int = AfNativeViews.af_view_set_metadata(v, metadataJson.cstr())
-    fun viewReset(v: Pointer): Int = AfNativeViews.af_view_reset(v)
-    fun viewSetConfirmation(v: Pointer, text: String): Int = AfNativeViews.af_view_set_confirmation(v, text.cstr())
-    fun viewGeneration(v: Pointer): Long = AfNativeViews.af_view_generation(v)
+    fun viewExecuteJson(v: Long, inv: Long, args: String): String? = JniShim.nativeExecuteJson(1, v, inv, args.cstr()).utf8()
+    fun viewSetMetadata(v: Long, metadataJson: String): Int = AfNative.af_view_set_metadata(v, metadataJson.cstr())
+    fun viewReset(v: Long): Int = AfNative.af_view_reset(v)
+    fun viewSetConfirmation(v: Long, text: String): Int = AfNative.af_view_set_confirmation(v, text.cstr())
+    fun viewGeneration(v: Long): Long = AfNative.af_view_generation(v)
 
     // --- MCP sessions ---------------------------------------------------------------------------
-    fun mcpSessionFree(s: Pointer) = AfNativeMcp.af_mcp_session_free(s)
-    fun mcpSessionSetNotify(s: Pointer, userData: Pointer): Int = AfNativeMcp.af_mcp_session_set_notify(s, Trampolines.Notify, userData, Trampolines.Free)
-    fun mcpSessionHandleJson(s: Pointer, message: String): String? = AfNativeMcp.af_mcp_session_handle_json(s, message.cstr()).takeUtf8()
-    fun mcpSessionSetMetadata(s: Pointer, metadataJson: String): Int = AfNativeMcp.af_mcp_session_set_metadata(s, metadataJson.cstr())
+    fun mcpSessionFree(s: Long) = AfNative.af_mcp_session_free(s)
+    fun mcpSessionSetNotify(s: Long, userData: Long): Int = AfNative.af_mcp_session_set_notify(s, Callbacks.notify, userData, Callbacks.free)
+    fun mcpSessionHandleJson(s: Long, message: String): String? = AfNative.af_mcp_session_handle_json(s, message.cstr()).utf8()
+    fun mcpSessionSetMetadata(s: Long, metadataJson: String): Int = AfNative.af_mcp_session_set_metadata(s, metadataJson.cstr())
 
     // --- MCP over Streamable HTTP (af_http_*) -----------------------------------------------------
-    fun httpServerNew(d: Pointer, configJson: String?): Pointer? = AfNativeHttp.af_http_server_new(d, configJson?.cstr())
-    fun httpServerFree(s: Pointer) = AfNativeHttp.af_http_server_free(s)
-    fun httpServerMaxBodyBytes(s: Pointer): Long = AfNativeHttp.af_http_server_max_body_bytes(s)
+    fun httpServerNew(d: Long, configJson: String?): Long = AfNative.af_http_server_new(d, configJson?.cstr())
+    fun httpServerFree(s: Long) = AfNative.af_http_server_free(s)
+    fun httpServerMaxBodyBytes(s: Long): Long = AfNative.af_http_server_max_body_bytes(s)
 
-    /** [request]: an af_http_request in native memory, borrowed for the call. The response is owned: [httpResponseFree]. */
-    fun httpHandle(s: Pointer, request: Pointer): Pointer? = AfNativeHttp.af_http_handle(s, request)
-    fun httpResponseStatus(r: Pointer): Int = AfNativeHttp.af_http_response_status(r)
-    fun httpResponseHeaders(r: Pointer): String = AfNativeHttp.af_http_response_headers_copy(r).takeUtf8().orEmpty()
+    /** [request]: an af_http_request in native memory, borrowed for the call. The response is owned (0: refused): [httpResponseFree]. */
+    fun httpHandle(s: Long, request: Long): Long = AfNative.af_http_handle(s, request)
+    fun httpResponseStatus(r: Long): Int = AfNative.af_http_response_status(r)
+    fun httpResponseHeaders(r: Long): String = AfNative.af_http_response_headers_copy(r).utf8().orEmpty()
 
     /** The body's bytes, copied (the core's stay the response's). */
-    fun httpResponseBody(r: Pointer): ByteArray {
-        val len = LongArray(1)
-        val p = AfNativeHttp.af_http_response_body(r, len) ?: return ByteArray(0)
-        return p.getByteArray(0, len[0].toInt())
-    }
+    fun httpResponseBody(r: Long): ByteArray = AfNative.af_http_response_body(r, null) ?: ByteArray(0)
 
-    /** The response's stream, now the caller's ([httpStreamFree]), or null. */
-    fun httpResponseTakeStream(r: Pointer): Pointer? = AfNativeHttp.af_http_response_take_stream(r)
-    fun httpResponseFree(r: Pointer) = AfNativeHttp.af_http_response_free(r)
+    /** The response's stream, now the caller's ([httpStreamFree]), or 0. */
+    fun httpResponseTakeStream(r: Long): Long = AfNative.af_http_response_take_stream(r)
+    fun httpResponseFree(r: Long) = AfNative.af_http_response_free(r)
 
     /** The status and the frame's bytes (null: none, or the end), the frame freed. */
-    fun httpStreamNext(st: Pointer, timeoutMs: Int): Pair<Int, ByteArray?> {
-        val out = com.sun.jna.ptr.PointerByReference()
-        val status = AfNativeHttp.af_http_stream_next_copy(st, timeoutMs, out)
-        val frame = out.value ?: return status to null
-        try {
-            return status to frame.getByteArray(0, frame.indexOf(0, 0.toByte()).toInt())
-        } finally {
-            AfNative.af_string_free(frame)
-        }
+    fun httpStreamNext(st: Long, timeoutMs: Int): Pair<Int, ByteArray?> {
+        val out = arrayOfNulls<ByteArray>(1)
+        val status = AfNative.af_http_stream_next_copy(st, timeoutMs, out)
+        return status to out[0]
     }
-    fun httpStreamFree(st: Pointer) = AfNativeHttp.af_http_stream_free(st)
+    fun httpStreamFree(st: Long) = AfNative.af_http_stream_free(st)
 }
 
-/** Per thread: where the shim copies af_call_args' text (up to [SIZE] bytes), and a direct ByteBuffer to read it. */
-internal class ArgsScratch : com.sun.jna.Memory(SIZE.toLong()) {
-    val address: Long = Pointer.nativeValue(this)
-    private val buf: java.nio.ByteBuffer = getByteBuffer(0, SIZE.toLong())
-
+/** Per thread: where the shim copies af_call_args' text (up to [SIZE] bytes), and its direct ByteBuffer to read it. */
+internal class ArgsScratch : NativeBlock(SIZE) {
     /** The first `into.size` bytes, into [into]. */
     fun read(into: ByteArray) {
         (buf as java.nio.Buffer).clear()

@@ -1,10 +1,5 @@
 package dev.appfunctions.internal
 
-import com.sun.jna.Memory
-import com.sun.jna.Native
-import com.sun.jna.Pointer
-import java.nio.ByteBuffer
-import java.nio.ByteOrder
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
@@ -14,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger
  * frees it only once nothing is inside an `af_` function with it. [free] must not refer to
  * the public object that owns this (the Cleaner runs this as its action).
  */
-internal open class NativeObject(val ptr: Pointer, private val free: (Pointer) -> Unit) : Runnable {
+internal open class NativeObject(val ptr: Long, private val free: (Long) -> Unit) : Runnable {
     private val inUse = AtomicInteger()
     private val freed = AtomicBoolean()
 
@@ -52,92 +47,61 @@ internal open class NativeObject(val ptr: Pointer, private val free: (Pointer) -
  * [ptr] from `af_dispatcher_published_new` (a second handle; freeing it frees only the handle).
  */
 internal class NativeDispatcher(
-    ptr: Pointer = NativeCalls.dispatcherNew() ?: throw IllegalStateException("af_dispatcher_new returned NULL"),
+    ptr: Long = NativeCalls.dispatcherNew().also { check(it != 0L) { "af_dispatcher_new returned NULL" } },
 ) : NativeObject(ptr, { NativeCalls.dispatcherFree(it) }) {
     /**
      * C strings of function ids (and tool names), kept for the dispatcher's life (bounded). Past
      * the bound a new id's string is held by nothing but the caller: hold it until the native
      * call that reads it returns (withInvocation does).
      */
-    private val ids = ConcurrentHashMap<String, Memory>()
+    private val ids = ConcurrentHashMap<String, NativeBlock>()
 
-    fun cString(s: String): Memory {
+    fun cString(s: String): NativeBlock {
         ids[s]?.let { return it }
-        val bytes = s.cstr()
-        val m = Memory(bytes.size.toLong())
-        m.write(0, bytes, 0, bytes.size)
+        val m = NativeBlock.cString(s.cstr())
         if (ids.size < 4096) ids.putIfAbsent(s, m)?.let { return it }
         return m
     }
 }
 
 /**
- * Where the binding writes an `af_invocation`: the offsets of the JNA declaration
- * ([AfInvocation], checked against abi/v1.txt by ci/interop_abi.py), 48 bytes on 64-bit, 32
- * on 32-bit; `host_context` last: the [Handles] key of [dev.appfunctions.AppFunctionInvocation.hostContext], or
- * NULL. [fill] sets `struct_size`
- * to [SIZE].
+ * Where the binding writes an `af_invocation`: at the offsets the C compiler gives its fields
+ * ([Layout], from the shim), 48 bytes on 64-bit, 32 on 32-bit; `host_context` last: the
+ * [Handles] key of [dev.appfunctions.AppFunctionInvocation.hostContext], or NULL. [fill] sets
+ * `struct_size` to the header's size.
  */
 internal object InvocationLayout {
-    private val L = AfInvocation.LAYOUT
-    val STRUCT_SIZE = L.offsetOf("struct_size")
-    val PLATFORM = L.offsetOf("platform")
-    val FUNCTION_ID = L.offsetOf("function_id")
-    val CALLER_PACKAGE = L.offsetOf("caller_package")
-    val CANCEL_TOKEN = L.offsetOf("cancel_token")
-    val TIMEOUT_MS = L.offsetOf("timeout_ms")
-    val IS_FOREGROUND = L.offsetOf("is_foreground")
-    val RESERVED = L.offsetOf("reserved")
-    val HOST_CONTEXT = L.offsetOf("host_context")
-    val SIZE = L.size().toLong()
+    val SIZE = Layout.INVOCATION_SIZE
+    private val STRUCT_SIZE = Layout.INV_STRUCT_SIZE
+    private val PLATFORM = Layout.INV_PLATFORM
+    private val FUNCTION_ID = Layout.INV_FUNCTION_ID
+    private val CALLER_PACKAGE = Layout.INV_CALLER_PACKAGE
+    private val CANCEL_TOKEN = Layout.INV_CANCEL_TOKEN
+    private val TIMEOUT_MS = Layout.INV_TIMEOUT_MS
+    private val IS_FOREGROUND = Layout.INV_IS_FOREGROUND
+    private val RESERVED = Layout.INV_RESERVED
+    val HOST_CONTEXT = Layout.INV_HOST_CONTEXT
 
     /**
-     * Writes the block through its direct ByteBuffer view: plain memory stores, where JNA's
-     * `Pointer.setInt`/`setPointer` are one JNI call each (ten per call before).
+     * Writes the block through its direct ByteBuffer: plain memory stores, no JNI call (JNA's
+     * `Pointer.setInt`/`setPointer` took one each, ten per call, before issue 30).
      */
-    fun fill(m: InvocationBlock, functionId: Pointer, platform: Int, foreground: Boolean, callerPackage: Pointer?, token: Pointer?, timeoutMs: Int, hostContext: Pointer?) {
+    fun fill(m: NativeBlock, functionId: Long, platform: Int, foreground: Boolean, callerPackage: Long, token: Long, timeoutMs: Int, hostContext: Long) {
         val b = m.buf
-        b.putInt(STRUCT_SIZE.toInt(), SIZE.toInt())
-        b.putInt(PLATFORM.toInt(), platform)
-        putPointer(b, FUNCTION_ID.toInt(), functionId)
-        putPointer(b, CALLER_PACKAGE.toInt(), callerPackage)
-        putPointer(b, CANCEL_TOKEN.toInt(), token)
-        b.putInt(TIMEOUT_MS.toInt(), timeoutMs)
-        b.put(IS_FOREGROUND.toInt(), if (foreground) 1 else 0)
-        b.put(RESERVED.toInt(), 0)
-        b.putShort(RESERVED.toInt() + 1, 0)
-        putPointer(b, HOST_CONTEXT.toInt(), hostContext)
+        b.putInt(STRUCT_SIZE, SIZE)
+        b.putInt(PLATFORM, platform)
+        Layout.putPointer(b, FUNCTION_ID, functionId)
+        Layout.putPointer(b, CALLER_PACKAGE, callerPackage)
+        Layout.putPointer(b, CANCEL_TOKEN, token)
+        b.putInt(TIMEOUT_MS, timeoutMs)
+        b.put(IS_FOREGROUND, if (foreground) 1 else 0)
+        b.put(RESERVED, 0)
+        b.putShort(RESERVED + 1, 0)
+        Layout.putPointer(b, HOST_CONTEXT, hostContext)
     }
 
-    private val POINTER_SIZE = Native.POINTER_SIZE
-
-    private fun putPointer(b: ByteBuffer, at: Int, p: Pointer?) {
-        val v = if (p == null) 0L else Pointer.nativeValue(p)
-        if (POINTER_SIZE == 8) b.putLong(at, v) else b.putInt(at, v.toInt())
-    }
-
-    private val perThread = ThreadLocal.withInitial { InvocationBlock() }
+    private val perThread = ThreadLocal.withInitial { NativeBlock(SIZE) }
 
     /** A per-thread block: af_execute_json copies the invocation before running host code, so nesting is safe. */
-    fun threadBlock(): InvocationBlock = perThread.get()
-}
-
-/** An af_invocation's native memory, with a direct ByteBuffer over the same bytes (native order) to write it. */
-internal class InvocationBlock : Memory(InvocationLayout.SIZE) {
-    val buf: ByteBuffer = getByteBuffer(0, InvocationLayout.SIZE).order(ByteOrder.nativeOrder())
-
-    init {
-        clear()
-    }
-}
-
-/** Where the binding writes an `af_delegate`: the offsets of [AfDelegate] (32 bytes on 64-bit, 20 on 32-bit). */
-internal object DelegateLayout {
-    private val L = AfDelegate.LAYOUT
-    val STRUCT_SIZE = L.offsetOf("struct_size")
-    val RESERVED = L.offsetOf("reserved")
-    val ON_INVOKING = L.offsetOf("on_invoking")
-    val ON_INVOKED = L.offsetOf("on_invoked")
-    val FREE_USER_DATA = L.offsetOf("free_user_data")
-    val SIZE = L.size().toLong()
+    fun threadBlock(): NativeBlock = perThread.get()
 }

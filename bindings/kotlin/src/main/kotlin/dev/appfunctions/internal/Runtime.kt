@@ -2,8 +2,6 @@
 // call body (sync or suspend) completes its af_call.
 package dev.appfunctions.internal
 
-import com.sun.jna.CallbackProxy
-import com.sun.jna.Pointer
 import dev.appfunctions.AppFunctionContext
 import dev.appfunctions.AppFunctionDelegate
 import dev.appfunctions.AppFunctionErrorCode
@@ -50,10 +48,10 @@ internal class DispatcherState(val logger: AppFunctionLogger, makeScope: () -> C
 
 /** Something handed to C as user_data with a free_user_data: counted when handed over and when released. */
 internal abstract class UserData(val state: DispatcherState) {
-    /** Puts this into [Handles] and returns the key as the C pointer. */
-    fun handOver(): Pointer {
+    /** Puts this into [Handles] and returns the key, the C pointer. */
+    fun handOver(): Long {
         state.handedOver.incrementAndGet()
-        return Handles.pointer(Handles.put(this))
+        return Handles.put(this)
     }
 }
 
@@ -70,10 +68,10 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
 
     /**
      * Runs the body. A sync body's result comes back as the C string to answer with
-     * `af_call_return` ([NULL_RESULT] for NULL): the JNI trampoline answers it in C, the JNA one
-     * through [answer]. Null when the body answered itself (a failure) or will (it suspended).
+     * `af_call_return` ([NULL_RESULT] for NULL): the shim's trampoline answers it in C. Null when
+     * the body answered itself (a failure) or will (it suspended).
      */
-    fun run(call: Pointer): ByteArray? {
+    fun run(call: Long): ByteArray? {
         val ctx = AppFunctionContext(call)
         if (!isSuspend) {
             return try {
@@ -97,28 +95,20 @@ internal abstract class CallBody(state: DispatcherState) : UserData(state) {
             // The core releases the key exactly once (the release trampoline): after the cancel
             // callback ran, or when the call ends without one, or at once on a refusal.
             val key = Handles.put(job)
-            NativeCalls.callOnCancel(call, Handles.pointer(key))
+            NativeCalls.callOnCancel(call, key)
             afterSuspendForTest?.run()
         }
         return null
     }
 
-    /** Answers [call] with [run]'s result (the JNA path; the JNI trampoline does this in C). */
-    fun answer(call: Pointer, result: ByteArray) {
-        val s = NativeCalls.callReturn(call, if (result === NULL_RESULT) null else result)
-        if (s != AfNative.AF_OK && s != AfNative.AF_ERR_ALREADY_COMPLETED) {
-            state.log(2, "af_call_return: ${lastError()}")
-        }
-    }
-
-    private fun complete(call: Pointer, resultJson: String?) {
+    private fun complete(call: Long, resultJson: String?) {
         val s = NativeCalls.callReturn(call, resultJson?.cstr())
         if (s != AfNative.AF_OK && s != AfNative.AF_ERR_ALREADY_COMPLETED) {
             state.log(2, "af_call_return: ${lastError()}")
         }
     }
 
-    private fun fail(call: Pointer, thrown: Throwable) {
+    private fun fail(call: Long, thrown: Throwable) {
         var t = thrown
         while (t is InvocationTargetException && t.targetException != null) t = t.targetException
         if (t is CancellationException && NativeCalls.callIsCancelled(call)) return // the core ended it
@@ -140,10 +130,12 @@ internal val NULL_RESULT = ByteArray(0)
 
 /**
  * A result's text as [CallBody.run] answers it: the shim copies the bytes and ends them itself
- * (an empty array is its NULL: "" keeps its NUL); JNA hands them to af_call_return as they are.
+ * (an empty array is its NULL, so "" goes as a lone NUL).
  */
 internal fun resultUtf8(r: String?): ByteArray =
-    if (r == null) NULL_RESULT else if (Callbacks.jni && r.isNotEmpty()) r.toByteArray(Charsets.UTF_8) else r.cstr()
+    if (r == null) NULL_RESULT else if (r.isNotEmpty()) r.toByteArray(Charsets.UTF_8) else EMPTY_RESULT
+
+private val EMPTY_RESULT = ByteArray(1)
 
 /**
  * [resultUtf8] of `e?.toString()`, with the common results written straight to bytes: a
@@ -152,7 +144,7 @@ internal fun resultUtf8(r: String?): ByteArray =
  */
 internal fun resultUtf8(e: JsonElement?): ByteArray {
     if (e == null) return NULL_RESULT
-    if (Callbacks.jni && e is JsonPrimitive) {
+    if (e is JsonPrimitive) {
         val c = e.content
         val quoted = e.isString
         val n = c.length
@@ -206,7 +198,7 @@ internal class NotifyData(state: DispatcherState, val sink: (String) -> Unit) : 
  * inline, during `af_execute_async`) is kept here, and the awaiting side returns it without
  * suspending; otherwise the awaiting side attaches its continuation and the outcome resumes it.
  */
-internal class PendingExecute(val token: Pointer?) {
+internal class PendingExecute(val token: Long) {
     /** null (nothing yet), the [AppFunctionOutcome] (delivered first), or the waiting continuation (attached first). */
     @Volatile
     private var state: Any? = null
@@ -245,7 +237,7 @@ internal class PendingExecute(val token: Pointer?) {
     fun attach(cont: CancellableContinuation<AppFunctionOutcome>): Boolean = STATE.compareAndSet(this, null, cont)
 
     fun release() {
-        if (REFS.decrementAndGet(this) == 0 && token != null) Tokens.giveBack(token, cancelled)
+        if (REFS.decrementAndGet(this) == 0 && token != 0L) Tokens.giveBack(token, cancelled)
     }
 
     private companion object {
@@ -263,102 +255,60 @@ internal class PendingExecute(val token: Pointer?) {
  * life of the process); a cancelled one is always freed.
  */
 internal object Tokens {
-    private val kept = AtomicReference<Pointer?>()
+    private val kept = java.util.concurrent.atomic.AtomicLong()
 
-    fun take(): Pointer? = kept.getAndSet(null) ?: NativeCalls.cancelTokenNewOrNull()
+    /** A token (0: none could be made: the call goes without one). */
+    fun take(): Long = kept.getAndSet(0).takeIf { it != 0L } ?: NativeCalls.cancelTokenNewOrNull()
 
-    fun giveBack(token: Pointer, cancelled: Boolean) {
-        if (cancelled || !kept.compareAndSet(null, token)) NativeCalls.cancelTokenFree(token)
+    fun giveBack(token: Long, cancelled: Boolean) {
+        if (cancelled || !kept.compareAndSet(0, token)) NativeCalls.cancelTokenFree(token)
     }
 }
 
 /**
- * What each callback does, and its JNA trampoline: one per callback type, created once and
- * strongly held for the life of the process. The hot ones also have a C trampoline in the JNI
- * shim (JniShim.kt), which calls the same functions through JniCallbacks; [Callbacks] says
- * which of the two the core is handed.
+ * What each callback does: the shim's C trampolines (one per callback type, JniShim.kt) call
+ * these through JniCallbacks, with the [Handles] key the core handed back as `user_data`.
  */
 internal object Trampolines {
     /** A handler or entity lookup: [CallBody.run]'s result, or null when answered otherwise. */
-    fun handle(userData: Long, call: Pointer?): ByteArray? {
+    fun handle(userData: Long, call: Long): ByteArray? {
         try {
             val body = Handles[userData] as? CallBody
             if (body == null) {
                 NativeCalls.callFail(call, AppFunctionErrorCode.InternalError.code, "the Kotlin handler is gone")
                 return null
             }
-            return body.run(call!!)
+            return body.run(call)
         } catch (t: Throwable) {
             NativeCalls.callFail(call, AppFunctionErrorCode.InternalError.code, "Kotlin binding: $t")
             return null
         }
     }
 
-    /**
-     * The handler trampoline. A [CallbackProxy] (JNA calls `callback(args)` directly, no
-     * reflective Method.invoke): the hot path of every call.
-     */
-    val Handler: CallFn = object : CallFn, CallbackProxy {
-        override fun invoke(userData: Pointer?, call: Pointer?) {
-            val key = Handles.key(userData)
-            val r = handle(key, call) ?: return
-            try {
-                (Handles[key] as CallBody).answer(call!!, r)
-            } catch (t: Throwable) {
-                NativeCalls.callFail(call, AppFunctionErrorCode.InternalError.code, "Kotlin binding: $t")
-            }
-        }
-
-        override fun callback(args: Array<out Any?>): Any? {
-            invoke(args[0] as Pointer?, args[1] as Pointer?)
-            return null
-        }
-
-        override fun getParameterTypes(): Array<Class<*>> = TWO_POINTERS
-        override fun getReturnType(): Class<*> = Void.TYPE
-    }
-
-    private val TWO_POINTERS: Array<Class<*>> = arrayOf(Pointer::class.java, Pointer::class.java)
-
     fun free(userData: Long) {
         val d = Handles.remove(userData) as? UserData ?: return
         d.state.released.incrementAndGet()
-    }
-
-    val Free = object : UserDataFn {
-        override fun invoke(userData: Pointer?) = free(Handles.key(userData))
-    }
-
-    /** The release of a plain [Handles] entry (cancel callbacks, host data): forgets it. */
-    val Release = object : UserDataFn {
-        override fun invoke(userData: Pointer?) {
-            Handles.remove(userData)
-        }
     }
 
     fun cancel(userData: Long) {
         (Handles[userData] as? Job)?.cancel(CancellationException("the call was cancelled or timed out"))
     }
 
-    val CancelJob = object : UserDataFn {
-        override fun invoke(userData: Pointer?) = cancel(Handles.key(userData))
-    }
-
+    /** An `af_outcome_fn`'s outcome: a suspend call's ([PendingExecute]) or an Android call's response ([PendingAndroid]). */
     fun outcome(userData: Long, outcomeJson: String?) {
-        (Handles.remove(userData) as? PendingExecute)?.deliver(outcomeJson)
+        when (val p = Handles.remove(userData)) {
+            is PendingExecute -> p.deliver(outcomeJson)
+            is PendingAndroid -> p.respond(outcomeJson)
+        }
     }
 
-    val Outcome = object : OutcomeFn {
-        override fun invoke(userData: Pointer?, outcomeJson: Pointer?) = outcome(Handles.key(userData), outcomeJson.utf8())
-    }
-
-    fun onInvoking(userData: Long, call: Pointer?, gate: Pointer?) {
+    fun onInvoking(userData: Long, call: Long, gate: Long) {
         val d = Handles[userData] as? DelegateData
         if (d == null) {
             NativeCalls.gateAllow(gate)
             return
         }
-        val ctx = AppFunctionContext(call!!)
+        val ctx = AppFunctionContext(call)
         d.state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
             val answer = try {
                 d.delegate.onInvoking(ctx)
@@ -371,11 +321,7 @@ internal object Trampolines {
         }
     }
 
-    val OnInvoking = object : GateFn {
-        override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) = onInvoking(Handles.key(userData), call, gate)
-    }
-
-    fun answerGate(gate: Pointer?, answer: AppFunctionGate) {
+    fun answerGate(gate: Long, answer: AppFunctionGate) {
         when (answer) {
             AppFunctionGate.Allow -> NativeCalls.gateAllow(gate)
             is AppFunctionGate.Deny -> NativeCalls.gateDeny(gate, answer.message)
@@ -383,10 +329,10 @@ internal object Trampolines {
         }
     }
 
-    fun onInvoked(userData: Long, call: Pointer?, outcomeJson: String?) {
+    fun onInvoked(userData: Long, call: Long, outcomeJson: String?) {
         val d = Handles[userData] as? DelegateData ?: return
         try {
-            d.delegate.onInvoked(AppFunctionContext(call!!), AppFunctionOutcome.fromCore(outcomeJson!!))
+            d.delegate.onInvoked(AppFunctionContext(call), AppFunctionOutcome.fromCore(outcomeJson!!))
         } catch (t: Throwable) {
             // to the core's log (which the dispatcher forwards to its logger)
             val msg = "delegate ${d.name}.onInvoked failed (ignored): $t"
@@ -394,17 +340,13 @@ internal object Trampolines {
         }
     }
 
-    val OnInvoked = object : InvokedFn {
-        override fun invoke(userData: Pointer?, call: Pointer?, outcomeJson: Pointer?) = onInvoked(Handles.key(userData), call, outcomeJson.utf8())
-    }
-
-    fun permission(userData: Long, call: Pointer?, gate: Pointer?) {
+    fun permission(userData: Long, call: Long, gate: Long) {
         val d = Handles[userData] as? PermissionData
         if (d == null) {
             NativeCalls.gateDeny(gate, "no permission hook")
             return
         }
-        val ctx = AppFunctionContext(call!!)
+        val ctx = AppFunctionContext(call)
         d.state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
             val ok = try {
                 d.hook(ctx)
@@ -417,71 +359,54 @@ internal object Trampolines {
         }
     }
 
-    val Permission = object : GateFn {
-        override fun invoke(userData: Pointer?, call: Pointer?, gate: Pointer?) = permission(Handles.key(userData), call, gate)
-    }
-
-    fun scopeBegin(userData: Long, call: Pointer?) {
+    fun scopeBegin(userData: Long, call: Long) {
         val d = Handles[userData] as? ScopeHooksData ?: return
         try {
-            val scope = d.begin(AppFunctionContext(call!!))
+            val scope = d.begin(AppFunctionContext(call))
             // released by the core right after scope end (or at once if it refuses)
-            NativeCalls.callSetHostData(call, Handles.pointer(Handles.put(ScopeBox(scope))))
+            NativeCalls.callSetHostData(call, Handles.put(ScopeBox(scope)))
         } catch (t: Throwable) {
             d.state.log(3, "scope begin failed: $t")
         }
     }
 
-    val ScopeBegin = object : CallFn {
-        override fun invoke(userData: Pointer?, call: Pointer?) = scopeBegin(Handles.key(userData), call)
-    }
-
-    fun scopeEnd(userData: Long, call: Pointer?) {
+    fun scopeEnd(userData: Long, call: Long) {
         val d = Handles[userData] as? ScopeHooksData ?: return
         val box = Handles[NativeCalls.callHostData(call)] as? ScopeBox ?: return
         try {
-            d.end(AppFunctionContext(call!!), box.scope)
+            d.end(AppFunctionContext(call), box.scope)
         } catch (t: Throwable) {
             d.state.log(3, "scope end failed: $t")
         }
     }
 
-    val ScopeEnd = object : CallFn {
-        override fun invoke(userData: Pointer?, call: Pointer?) = scopeEnd(Handles.key(userData), call)
-    }
-
-    val ToolkitText = object : ToolkitTextFn {
-        override fun invoke(userData: Pointer?, toolkit: Pointer?, which: Int, metadataJson: Pointer?, out: Pointer?) {
-            val d = Handles[userData] as? ToolkitTextsData ?: return
-            try {
-                val metadata = metadataJson.utf8()?.let { AppJson.parseToJsonElement(it) as? JsonObject } ?: EMPTY_OBJECT
-                val kind = if (which == AfNative.AF_TOOLKIT_SYSTEM_PROMPT) AppFunctionToolkitText.SystemPrompt else AppFunctionToolkitText.FunctionResult
-                val text = d.texts.text(toolkit.utf8().orEmpty(), kind, metadata) ?: return // null: the static text
-                NativeCalls.textSet(out, text)
-            } catch (t: Throwable) {
-                // the static text is used instead
-                d.state.log(3, "toolkit texts of ${toolkit.utf8()} failed: $t")
-            }
+    /** A toolkit's dynamic text ([AppFunctionToolkitTexts]), or null for its static one. */
+    fun toolkitText(userData: Long, toolkit: String, which: Int, metadataJson: String?): String? {
+        val d = Handles[userData] as? ToolkitTextsData ?: return null
+        return try {
+            val metadata = metadataJson?.let { AppJson.parseToJsonElement(it) as? JsonObject } ?: EMPTY_OBJECT
+            val kind = if (which == AfNative.AF_TOOLKIT_SYSTEM_PROMPT) AppFunctionToolkitText.SystemPrompt else AppFunctionToolkitText.FunctionResult
+            d.texts.text(toolkit, kind, metadata) // null: the static text
+        } catch (t: Throwable) {
+            // the static text is used instead
+            d.state.log(3, "toolkit texts of $toolkit failed: $t")
+            null
         }
     }
 
-    val Notify = object : MessageFn {
-        override fun invoke(userData: Pointer?, messageJson: Pointer?) {
-            val d = Handles[userData] as? NotifyData ?: return
-            try {
-                d.sink(messageJson.utf8() ?: return)
-            } catch (t: Throwable) {
-                d.state.log(3, "MCP notification handler failed: $t")
-            }
+    fun notify(userData: Long, messageJson: String?) {
+        val d = Handles[userData] as? NotifyData ?: return
+        try {
+            d.sink(messageJson ?: return)
+        } catch (t: Throwable) {
+            d.state.log(3, "MCP notification handler failed: $t")
         }
     }
 
     private val EMPTY_OBJECT = JsonObject(emptyMap())
 
-    val Log = object : LogFn {
-        override fun invoke(userData: Pointer?, level: Int, message: Pointer?) {
-            val d = Handles[userData] as? LogData ?: return
-            d.state.log(level, message.utf8().orEmpty())
-        }
+    fun log(userData: Long, level: Int, message: String) {
+        val d = Handles[userData] as? LogData ?: return
+        d.state.log(level, message)
     }
 }

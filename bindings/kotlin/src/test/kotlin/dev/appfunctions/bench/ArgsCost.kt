@@ -15,7 +15,6 @@ import dev.appfunctions.internal.JniShim
 import dev.appfunctions.internal.NativeCalls
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
-import com.sun.jna.Pointer
 
 fun main(args: Array<String>) {
     val n = args.firstOrNull()?.toIntOrNull() ?: 200_000
@@ -37,7 +36,7 @@ fun main(args: Array<String>) {
         // each step adds one thing to the one before
         define("ping_const", false) { CONST }
         define("co_const", true) { CONST }
-        define("co_bytes", true) { ctx -> JniShim.nativeCallArgs(Pointer.nativeValue(ctx.call))!!.size.let { CONST } }
+        define("co_bytes", true) { ctx -> JniShim.nativeCallArgs(ctx.call)!!.size.let { CONST } }
         define("co_bytes_scratch", true) { ctx -> NativeCalls.callArgsUtf8(ctx.call)!!.size.let { CONST } }
         define("co_scan", true) { ctx -> System.identityHashCode(Arguments.of(NativeCalls.callArgsUtf8(ctx.call))).let { CONST } }
         define("co_core", true) { ctx -> System.identityHashCode(Arguments.ofCore(NativeCalls.callArgsUtf8(ctx.call))).let { CONST } }
@@ -65,12 +64,12 @@ fun main(args: Array<String>) {
             blockingHandler { _, _ -> JsonPrimitive(1) }
         }
         val jni = FloorJni.loaded.onFailure { println("bench: no JNI floor: $it") }.isSuccess
-        val cLoop = jni && FloorJniC.afj_c_setup(C_FUNCTIONS.map { NativeCalls.functionAddress(it) }.toLongArray()) == 0
+        val cLoop = jni && FloorJni.cSetup(C_FUNCTIONS.map { JniShim.nativeFunctionAddress(it.toByteArray()) }.toLongArray()) == 0
         for (id in listOf("ping_const", "co_const", "co_dsl")) println("outcome $id: " + d.executeBlockingJson(AppFunctionInvocation(id), if (id.startsWith("ping")) "{}" else ARGS))
         val loops = listOfNotNull(
-            if (cLoop) Loop("C create_order (same JVM)", per = C_PER) { FloorJniC.afj_c_execute(C_PER, 0) } else null,
-            if (cLoop) Loop("C create_order reading args", per = C_PER) { FloorJniC.afj_c_execute(C_PER, 1) } else null,
-            if (cLoop) Loop("C dsl_ping", per = C_PER) { FloorJniC.afj_c_execute(C_PER, 2) } else null,
+            if (cLoop) Loop("C create_order (same JVM)", per = C_PER) { FloorJni.cExecute(C_PER, 0) } else null,
+            if (cLoop) Loop("C create_order reading args", per = C_PER) { FloorJni.cExecute(C_PER, 1) } else null,
+            if (cLoop) Loop("C dsl_ping", per = C_PER) { FloorJni.cExecute(C_PER, 2) } else null,
             call(d, "dsl_ping", "{}"),
             call(d, "ping_const", "{}"),
             call(d, "co_const", ARGS),

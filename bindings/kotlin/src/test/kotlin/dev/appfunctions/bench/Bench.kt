@@ -8,7 +8,6 @@ import dev.appfunctions.AppFunctionDispatcher
 import dev.appfunctions.AppFunctionInvocation
 import dev.appfunctions.AppFunctionType
 import dev.appfunctions.AppFunctionsLibrary
-import com.sun.jna.Native
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonPrimitive
 
@@ -35,9 +34,10 @@ private inline fun measure(label: String, iterations: Int, rounds: Int = 5, body
 
 fun main(args: Array<String>) {
     val n = args.firstOrNull()?.toIntOrNull() ?: 200_000
-    println("java ${System.getProperty("java.version")}, jna ${Native.VERSION}, libappfunctions ${AppFunctionsLibrary.version}, " +
+    println("java ${System.getProperty("java.version")}, libappfunctions ${AppFunctionsLibrary.version}, " +
         "cpus ${Runtime.getRuntime().availableProcessors()}")
-    println("bench callbacks: ${AppFunctionsLibrary.callbackPath.name.lowercase()} (${AppFunctionsLibrary.callbackPathDetail})")
+    // downcalls and callbacks alike through the binding's JNI library (no JNA since issue 30)
+    println("bench callbacks: jni (${AppFunctionsLibrary.loadedFrom})")
     AppFunctionDispatcher().use { d ->
         d.function("dsl_ping") {
             result(AppFunctionType.Int32)
@@ -66,7 +66,7 @@ fun main(args: Array<String>) {
                 "suspend view execute (runBlocking), DSL" to { v.execute(dslPing, "{}").json.length })
         }
     }
-    // what JNA itself costs, beside the round trip again (Floor.kt)
+    // what JNI itself costs, beside the round trip again (Floor.kt)
     floorBench(n)
 }
 

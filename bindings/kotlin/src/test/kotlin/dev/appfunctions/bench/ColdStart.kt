@@ -15,10 +15,11 @@
 //   coldstart main=N read=N load=N register=N call=N
 // With --floor it stops after reading: the same JVM program without appfunctions. With --detail
 // it prints the same steps split finer (where the load and the registration spend their time):
-//   coldstart main=N read=N jna=N bind=N load=N dispatcher=N types=N first_function=N functions=N call=N
-// jna: JNA's own classes and native library; bind: Native.register of the C ABI's hot group and
-// af_abi_version; load: the rest of the check (error code names, version, the JNI shim); types: the metadata
-// schema, toolkit, types and entity; first_function: the first function; functions: the others.
+//   coldstart main=N read=N native=N load=N dispatcher=N types=N first_function=N functions=N call=N
+// native: the binding's JNI library loaded, the core opened by it and its functions looked up,
+// the natives registered; load: the rest of the check (af_abi_version, the error code names, the
+// version); types: the metadata schema, toolkit, types and entity; first_function: the first
+// function; functions: the others.
 package dev.appfunctions.bench
 
 import dev.appfunctions.AppFunctionConstraints
@@ -73,10 +74,8 @@ fun main(args: Array<String>) {
         if (detail) marks += step to System.nanoTime()
     }
     if (detail) {
-        check(com.sun.jna.Native.POINTER_SIZE > 0)
-        mark("jna")
-        check(dev.appfunctions.internal.NativeCalls.abiVersion() == AppFunctionsLibrary.ABI_VERSION)
-        mark("bind")
+        dev.appfunctions.internal.JniShim.ensureLoaded()
+        mark("native")
     }
     AppFunctionsLibrary.ensureLoaded()
     val tLoad = System.nanoTime()
@@ -94,7 +93,7 @@ fun main(args: Array<String>) {
     }
     val fine = marks.toMap()
     if (detail) {
-        println("coldstart main=$tMain read=$tRead jna=${fine["jna"]} bind=${fine["bind"]} load=$tLoad dispatcher=${fine["dispatcher"]} " +
+        println("coldstart main=$tMain read=$tRead native=${fine["native"]} load=$tLoad dispatcher=${fine["dispatcher"]} " +
             "types=${fine["types"]} first_function=${fine["first_function"]} functions=$tRegister call=$tCall")
     } else {
         println("coldstart main=$tMain read=$tRead load=$tLoad register=$tRegister call=$tCall")
