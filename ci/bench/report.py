@@ -1022,9 +1022,9 @@ REASONS = {
         "most of it; the other 49 functions about 8 ms). No binding change brings an interpreted "
         "first run to a figure set by native code. The library's load is not part of this ratio: "
         "since issue 30 it is the binding's own JNI library, the core's `dlopen`, its functions "
-        "looked up and `RegisterNatives` (`native` and `load` in the step-by-step table: 51 ms at a "
-        "load average of 4 against 285 ms for JNA's start, `Native.register` and the check before "
-        "it, the Kotlin README's Cold start).",
+        "looked up and `RegisterNatives` (`native` and `load` in the step-by-step table: about 25 ms "
+        "at a load average of 3.6, against 285 ms for JNA's start, `Native.register` and the check "
+        "before it; the Kotlin README's Cold start).",
     "binding_swift_vs_c_same_run_ratio":
         "In instructions (callgrind, `ci/bench/instructions-swift.sh`, 2026-12-01) the inline-handler "
         "`execute` is 11,140 per call against about 5,690 for C (1.96×, within the target: the "
