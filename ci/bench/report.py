@@ -593,7 +593,7 @@ def kotlin_floor_table(s, c_ns):
     if not s.get("kotlin_floor_jni_callback_ns"):
         return []
     out = ["", "What JNI itself costs, measured in the same JVM right after the loops above "
-           "(`bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/Floor.kt` and `src/test/c/floor_jni.c`, the "
+           "(`bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/Floor.kt` and `bindings/kotlin/src/test/c/floor_jni.c`, the "
            "loops in turn, best of 5 rounds; the thread's CPU time beside the wall clock, which on a loaded "
            "machine also counts the waits for a core). Since issue 30 the binding crosses to C through its own "
            "JNI library only (`libappfunctions_jni`; before, JNA's direct mapping carried the downcalls): a "
