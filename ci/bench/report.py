@@ -80,6 +80,7 @@ for _l in sorted({k[len("coldstart_"):-len("_register_part_ms")] for k in coldst
     if _reg is not None and coldstart.get("coldstart_c_register_ms"):
         coldstart[f"coldstart_{_l}_register_vs_c_x"] = round(_reg / coldstart["coldstart_c_register_ms"], 2)
 COLDSTART_BINDINGS = [("dotnet_jit", ".NET (JIT)"), ("dotnet_r2r", ".NET (ReadyToRun)"), ("dotnet_aot", ".NET (NativeAOT)"),
+                      ("dotnet_aot_detail", ".NET (NativeAOT), step by step"),
                       ("dotnet_aot_static", ".NET (NativeAOT, the core linked statically)"), ("jvm", "Kotlin on the JVM"),
                       ("jvm_detail", "Kotlin on the JVM, step by step"),
                       ("swift", "Swift")]
@@ -313,6 +314,43 @@ def threads_cpu_line(s):
                  f"each thread) scaled {fmt(s.get('threads2_floor_scaling'))}× ({fmt(s.get('threads2_floor_cpu_scaling'))}× "
                  f"in CPU time): the calls scaled {fmt(s.get('threads2_scaling_vs_floor'))} of what the machine allowed.")
     return text
+
+
+def aot_reason(s):
+    """Where the dynamic NativeAOT program's time above its floor goes, from the same samples'
+    step-by-step run (`--detail`) and the C program's steps."""
+    D, A = "coldstart_dotnet_aot_detail_", "coldstart_dotnet_aot_"
+    parts = [s.get(D + k) for k in ("main_ms", "assembly_part_ms", "dlopen_part_ms", "load_part_ms",
+                                    "container_part_ms", "register_part_ms", "call_part_ms", "above_floor_ms")]
+    floor_main, floor, c_load = s.get(A + "floor_main_ms"), s.get(A + "floor_ms"), s.get("coldstart_c_load_ms")
+    if not all(p is not None for p in parts) or not floor_main or not floor:
+        return ""
+    main, assembly, dlopen, rest, container, register, call, above = parts
+    text = (f"In this run's samples, step by step (the same program with `--detail`, {fmt(above)} ms above the "
+            f"floor there): process start to `main` {fmt(main)} ms against the floor's {fmt(floor_main)} "
+            f"(a larger binary to start); the binding's assembly object {fmt(assembly)} ms, which NativeAOT's "
+            "binding of the first P/Invoke into any native library asks for (`InteropHelpers.FixupModuleCell` "
+            "takes the calling assembly's, the first use of the reflection runtime in this program: any library "
+            "loaded at run time through `[DllImport]` or `[LibraryImport]` pays it")
+    st_container = s.get("coldstart_dotnet_aot_static_container_part_ms")
+    if st_container is not None:
+        text += (f"; the statically linked program's direct calls ask for none, and its container step, where the "
+                 f"container first reflects over the app's types, takes {fmt(st_container)} ms against "
+                 f"{fmt(container)} here: part of that first use moves there")
+    text += f"); the library's `dlopen` {fmt(dlopen)} ms"
+    if c_load:
+        text += f" (the C program's `dlopen` and ABI check: {fmt(c_load)} ms)"
+    text += (f"; the resolver, the P/Invoke binding and the ABI check {fmt(rest)} ms; the container "
+             f"{fmt(container)} ms, registration {fmt(register)} ms")
+    c_register, c_call = s.get("coldstart_c_register_ms"), s.get("coldstart_c_first_call_ms")
+    if c_register:
+        text += f" (C: {fmt(c_register)})"
+    text += f", the first call {fmt(call)} ms"
+    if c_call:
+        text += (f" (C's synchronous `af_execute_json`: {fmt(c_call)}; the binding's asynchronous call starts "
+                 "the core's timer thread for the default timeout, and the floor's program does its own "
+                 f"first call within its {fmt(round(floor - floor_main, 3))} ms after `main`)")
+    return text + ". "
 
 
 def threads_reason(s):
@@ -1142,7 +1180,7 @@ REASONS = {
         "function's class resolved from it (the scope's dictionary of resolved services); the "
         "`CancellationTokenSource` `OnInvoking`'s token needs (its `af_call_on_cancel` and the "
         "release at the call's end); the logging call's arguments (the seed's TelemetryDelegate).",
-    "coldstart_dotnet_aot_vs_floor_x":
+    "coldstart_dotnet_aot_vs_floor_x": aot_reason(s) +
         "Measured with perf over 150 NativeAOT starts and coldstart.py's samples (2026-12-01, after "
         "the core's handle table stopped making 640 KiB at the first call, 9b2a86e; load 1.8-4.2): "
         "2.63 ms to the first outcome against the floor's 1.72 ms (1.53×). The floor is a small "
