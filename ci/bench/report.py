@@ -834,8 +834,19 @@ def rows_of_targets():
 
 if BINDINGS_ONLY:
     doc = read_doc()
-    put_section(doc, "## Bindings", bindings_section(s, meta["bindings"], only_measured=True),
-                ("## .NET binding", MISSED_HEADING))
+    section = bindings_section(s, meta["bindings"], only_measured=True)
+    # this run measured no .NET (--dotnet-only does): the .NET rows of the Bindings table stay as
+    # they were, with the figures of their own run (the .NET binding section says which)
+    if not any(l.startswith("| .NET") for l in section) and "## Bindings" in doc:
+        a = doc.index("## Bindings")
+        b = next((i for i in range(a + 1, len(doc)) if doc[i].startswith("## ")), len(doc))
+        kept = [l for l in doc[a:b] if l.startswith("| .NET")]
+        # the end of the section's first table (the round trips), where the .NET rows were
+        first = next((i for i, l in enumerate(section) if l.startswith("| ")), None)
+        if kept and first is not None:
+            end = next((i for i in range(first, len(section)) if not section[i].startswith("|")), len(section))
+            section[end:end] = kept
+    put_section(doc, "## Bindings", section, ("## .NET binding", MISSED_HEADING))
     finish_partial(doc, "the bindings' figures", bindings)
 
 if DOTNET_ONLY:
