@@ -8,7 +8,8 @@
 # Environment: SOAK_THREADS (traffic threads, default 2), SOAK_RSS_NOISE_KIB (allowed RSS
 # growth after warm-up, default 4096), SOAK_SLOW_MS (how long each injected slow host
 # callback blocks, default 25), SOAK_LATENESS_MS (the most a timeout may fire after its
-# deadline, default 1000). The last line is `soak: N passed, M failed`
+# deadline, default 1000; less any stall of the whole process meanwhile, which a thread that
+# only sleeps sees). The last line is `soak: N passed, M failed`
 # (invariant checks); the exit status is 0 when none failed.
 #
 # Then the Kotlin part (bindings/kotlin/.../soak/Soak.kt): calls through the Kotlin binding
