@@ -213,6 +213,36 @@ fn calls_succeed_fail_as_tool_errors_and_unknown_tools_are_protocol_errors() {
     assert!(r["result"]["structuredContent"]["result"].is_array(), "{r}");
 }
 
+/// A transport that handles messages concurrently may take `notifications/initialized`
+/// after a request that changed the tool list: the change is told then, not lost (the
+/// Kotlin README's session saw it lost once under load).
+#[test]
+fn a_change_before_notifications_initialized_is_told_when_it_arrives() {
+    let (_a, s, sent) = session(0);
+    req(
+        &s,
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}),
+    );
+    req(
+        &s,
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"orders"}}),
+    );
+    assert!(
+        sent.lock().unwrap().is_empty(),
+        "nothing before initialized"
+    );
+    assert!(s
+        .handle(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .is_none());
+    let list_changed = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+    assert_eq!(sent.lock().unwrap().as_slice(), [list_changed]);
+    // told once: a second initialized (a confused client) and later changes as usual
+    assert!(s
+        .handle(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .is_none());
+    assert_eq!(sent.lock().unwrap().len(), 1);
+}
+
 #[test]
 fn expanding_a_toolkit_sends_list_changed_and_returns_its_instructions() {
     let (_a, s, sent) = session(0);

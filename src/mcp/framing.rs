@@ -331,9 +331,19 @@ impl Session {
     pub(super) fn notification(&self, method: &str, params: &Params<'_>) {
         match method {
             "notifications/initialized" => {
-                let mut st = self.state.lock();
-                if st.era == Era::Handshake {
-                    st.initialized = true;
+                let changed = {
+                    let mut st = self.state.lock();
+                    if st.era == Era::Handshake {
+                        st.initialized = true;
+                    }
+                    std::mem::take(&mut st.changed_before_initialized)
+                };
+                // a change the client could not be told of yet (list_changed)
+                if changed {
+                    let n = self.notify.lock().clone();
+                    if let Some(n) = n {
+                        n(&super::subscriptions::list_changed_message(""));
+                    }
                 }
             }
             "notifications/cancelled" => {

@@ -111,6 +111,10 @@ struct SessionState {
     era: Era,
     version: &'static str,
     initialized: bool,
+    /// The tool list changed after `initialize` and before `notifications/initialized`
+    /// (a transport handling messages concurrently may take them in either order): the
+    /// `list_changed` goes out when the client says it is initialized.
+    changed_before_initialized: bool,
     in_flight: HashMap<String, CancelToken>,
     cancelled: std::collections::HashSet<String>,
     subscriptions: Vec<Subscription>,
@@ -207,6 +211,7 @@ impl Session {
                 era: Era::Unknown,
                 version: HANDSHAKE_REVISIONS[0],
                 initialized: false,
+                changed_before_initialized: false,
                 in_flight: HashMap::new(),
                 cancelled: Default::default(),
                 subscriptions: Vec::new(),

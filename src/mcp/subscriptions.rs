@@ -65,6 +65,10 @@ impl Session {
             let mut st = self.state.lock();
             match st.era {
                 Era::Handshake if st.initialized => vec![String::new()],
+                Era::Handshake => {
+                    st.changed_before_initialized = true;
+                    Vec::new()
+                }
                 Era::Modern => {
                     let mut out = Vec::new();
                     for s in st.subscriptions.iter_mut().filter(|s| s.tools) {
