@@ -236,11 +236,17 @@ fn a_change_before_notifications_initialized_is_told_when_it_arrives() {
         .is_none());
     let list_changed = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
     assert_eq!(sent.lock().unwrap().as_slice(), [list_changed]);
-    // told once: a second initialized (a confused client) and later changes as usual
+    // told once: a second initialized (a confused client) sends nothing more
     assert!(s
         .handle(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
         .is_none());
     assert_eq!(sent.lock().unwrap().len(), 1);
+    // and a later change is told at once, as usual
+    s.view().set_metadata(json!({})).unwrap();
+    assert_eq!(
+        sent.lock().unwrap().as_slice(),
+        [list_changed, list_changed]
+    );
 }
 
 #[test]

@@ -338,12 +338,9 @@ impl Session {
                     }
                     std::mem::take(&mut st.changed_before_initialized)
                 };
-                // a change the client could not be told of yet (list_changed)
+                // a change the client could not be told of yet: told now, the usual way
                 if changed {
-                    let n = self.notify.lock().clone();
-                    if let Some(n) = n {
-                        n(&super::subscriptions::list_changed_message(""));
-                    }
+                    self.list_changed();
                 }
             }
             "notifications/cancelled" => {
