@@ -54,7 +54,7 @@ impl<H: Host> Entry<H> {
         let schema = schemas.1.as_ref()?;
         Some(
             *self
-                .memo
+                .memo()
                 .flag
                 .get_or_init(|| export::mcp_wraps_result(schema)),
         )
@@ -68,7 +68,7 @@ impl<H: Host> Entry<H> {
         pass: &mut Pass<'_>,
         format: Format,
     ) -> Result<Cow<'_, str>, ExportError> {
-        let memo = &self.memo.texts[slot(format)];
+        let memo = &self.memo().texts[slot(format)];
         if let Some(s) = memo.get() {
             return Ok(Cow::Borrowed(s));
         }
@@ -155,7 +155,7 @@ impl<H: Host> Entry<H> {
         scratch: &mut String,
     ) -> Cow<'_, AndroidFragment> {
         let enabled = self.is_enabled();
-        let memo = &self.memo.objects[usize::from(enabled)];
+        let memo = &self.memo().objects[usize::from(enabled)];
         if let Some(f) = memo.get().and_then(|b| b.downcast_ref::<AndroidFragment>()) {
             return Cow::Borrowed(f);
         }
