@@ -36,9 +36,10 @@ pub type Schemas = (Value, Option<Value>);
 /// How many texts [`Memo`] keeps per entry.
 pub(crate) const MEMO_TEXTS: usize = 8;
 
-/// What a layer above makes once per entry and keeps with it (the listing's tool object
-/// in each export format): slots the registry hands out without knowing what they hold.
-/// Entries never change, so nothing here is ever stale.
+/// What is made once per entry and kept with it: the entry's own registry JSON, and what a
+/// layer above makes (the listing's tool object in each export format) in slots the
+/// registry hands out without knowing what they hold. Entries never change, so nothing
+/// here is ever stale (only the enabled state does, and each state has its own slot).
 #[derive(Default)]
 pub(crate) struct Memo {
     /// The registry JSON of this entry, disabled and enabled.
