@@ -599,7 +599,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
             if seen {
                 continue;
             }
-            if let Some(default) = &p.default_json {
+            if let Some(default) = p.default_json() {
                 if !first {
                     ctx.out.push(',');
                 }
@@ -1391,6 +1391,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::types::ParameterDefault;
     use serde_json::json;
 
     #[test]
@@ -1452,7 +1453,6 @@ mod tests {
             description: None,
             optional: false,
             default: None,
-            default_json: None,
             constraints: None,
         }
     }
@@ -1460,8 +1460,10 @@ mod tests {
     fn order_params() -> Vec<Parameter> {
         let mut priority = param("priority", Type::Enum(0));
         priority.optional = true;
-        priority.default = Some(json!("Normal"));
-        priority.default_json = Some("\"Normal\"".into());
+        priority.default = Some(Box::new(ParameterDefault {
+            value: json!("Normal"),
+            json: "\"Normal\"".into(),
+        }));
         vec![
             param("customer", Type::String),
             param("quantity", Type::Int32),

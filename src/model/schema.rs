@@ -280,7 +280,7 @@ pub fn parameters_schema(types: &TypeSet, f: &FunctionDescriptor) -> Value {
             constraints: p.constraints.as_deref(),
             description: p.description.as_deref(),
             optional: p.optional,
-            default: p.default.as_ref(),
+            default: p.default_value(),
         }),
         None,
     );
@@ -305,7 +305,7 @@ pub fn result_schema(types: &TypeSet, f: &FunctionDescriptor) -> Option<Value> {
                 constraints: p.constraints.as_deref(),
                 description: p.description.as_deref(),
                 // omitted arguments with a default (a nullable one: null) are in the result
-                optional: p.optional && p.default_json.is_none(),
+                optional: p.optional && p.default_json().is_none(),
                 default: None,
             }),
             None,

@@ -927,12 +927,40 @@ pub struct Parameter {
     pub ty: Type,
     pub description: Option<String>,
     pub optional: bool,
-    /// The default as given.
-    pub default: Option<Value>,
-    /// The default, bound and normalised (what the handler receives).
-    pub default_json: Option<String>,
+    /// The declared default, if any. Boxed: most parameters declare none, and held inline
+    /// its `Value` and text would make every parameter 96 bytes larger (176 bytes instead
+    /// of 88 on x86_64), which an app registering thousands of functions pays in memory.
+    pub default: Option<Box<ParameterDefault>>,
     /// Value constraints (`minimum`, `maxLength`, `pattern`, …), if any.
     pub constraints: Option<Box<Constraints>>,
+}
+
+/// A parameter's declared default.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParameterDefault {
+    /// The default as given.
+    pub value: Value,
+    /// The default, bound and normalised (what the handler receives).
+    pub json: String,
+}
+
+impl Parameter {
+    /// The declared default as given.
+    pub fn default_value(&self) -> Option<&Value> {
+        self.default.as_ref().map(|d| &d.value)
+    }
+
+    /// What the handler receives when the parameter is omitted: its declared default,
+    /// bound and normalised, or `null` for a nullable parameter without one (seed 002's
+    /// rule: a nullable parameter may be omitted and then binds as null). `None`: the
+    /// parameter has no value to stand in.
+    pub fn default_json(&self) -> Option<&str> {
+        match &self.default {
+            Some(d) => Some(&d.json),
+            None if matches!(self.ty, Type::Nullable(_)) => Some("null"),
+            None => None,
+        }
+    }
 }
 
 /// `optional` of a parameter or field: a nullable one may always be omitted (it then binds

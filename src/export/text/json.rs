@@ -232,14 +232,14 @@ impl<'t> Slot<'t> {
             cons: p.constraints.as_deref(),
             description: p.description.as_deref(),
             optional: p.optional,
-            default: p.default.as_ref(),
+            default: p.default_value(),
         }
     }
 
     /// A parameter as a field of an output function's result (its bound arguments).
     fn output(p: &'t Parameter) -> Slot<'t> {
         Slot {
-            optional: p.optional && p.default_json.is_none(),
+            optional: p.optional && p.default_json().is_none(),
             default: None,
             ..Slot::param(p)
         }

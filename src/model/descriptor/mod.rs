@@ -8,7 +8,7 @@ use crate::model::error::{Error, Result};
 pub use crate::model::types::Parameter;
 use crate::model::types::{
     check_keys, check_slot_keys, describe_json, field, nullable_may_be_omitted, opt_bool, opt_json,
-    opt_string, parse_constraints, EntityDef, Type, TypeSet,
+    opt_string, parse_constraints, EntityDef, ParameterDefault, Type, TypeSet,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -401,7 +401,6 @@ impl FunctionDescriptor {
                     description: Some("Text to match; an empty query matches every entity.".into()),
                     optional: false,
                     default: None,
-                    default_json: None,
                     constraints: None,
                 },
                 Parameter {
@@ -410,7 +409,6 @@ impl FunctionDescriptor {
                     description: Some("The most entities to return.".into()),
                     optional: true,
                     default: None,
-                    default_json: None,
                     constraints: None,
                 },
             ],
@@ -453,7 +451,7 @@ impl FunctionDescriptor {
                 po.insert("description".into(), opt_json(&p.description));
                 po.insert("optional".into(), p.optional.into());
                 po.insert("nullable".into(), matches!(p.ty, Type::Nullable(_)).into());
-                if let Some(d) = &p.default {
+                if let Some(d) = p.default_value() {
                     po.insert("default".into(), d.clone());
                 }
                 if let Some(c) = &p.constraints {
@@ -557,10 +555,9 @@ fn parse_parameter(
     let default = field(o, "default").cloned();
     let nullable = matches!(ty, Type::Nullable(_));
     let mut optional = nullable_may_be_omitted(o, &path, nullable)?;
-    let default_json = match &default {
-        // one nullable rule (seed 002's editNote(title: String?)): a nullable parameter may
-        // be omitted and then binds as null
-        None if nullable => Some("null".to_owned()),
+    // one nullable rule (seed 002's editNote(title: String?)): a nullable parameter may be
+    // omitted and then binds as null, with no default declared (`Parameter::default_json`)
+    let default = match default {
         None => None,
         Some(d) => {
             if contains_entity(&ty) {
@@ -588,7 +585,10 @@ fn parse_parameter(
                 };
                 Error::descriptor(format!("{path}.default{inner}"), e.reason)
             })?;
-            Some(bound.json)
+            Some(Box::new(ParameterDefault {
+                value: d,
+                json: bound.json,
+            }))
         }
     };
     let description = opt_string(o, "description", &path)?;
@@ -602,7 +602,6 @@ fn parse_parameter(
         description,
         optional,
         default,
-        default_json,
         constraints,
     })
 }
@@ -773,7 +772,7 @@ mod tests {
     fn defaults_are_validated_and_make_the_parameter_optional() {
         let f = parse(json!({"id": "x", "parameters": [{"name": "priority", "type": {"enum": "Priority"}, "default": "Normal"}]})).unwrap();
         assert!(f.parameters[0].optional);
-        assert_eq!(f.parameters[0].default_json.as_deref(), Some("\"Normal\""));
+        assert_eq!(f.parameters[0].default_json(), Some("\"Normal\""));
         let e = parse(json!({"id": "x", "parameters": [{"name": "priority", "type": {"enum": "Priority"}, "default": "Urgent"}]})).unwrap_err();
         assert!(
             e.to_string().starts_with(
@@ -781,6 +780,40 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_parameter_without_a_default_carries_no_default_slots() {
+        // what registration keeps per parameter (88 bytes on x86_64): the default's
+        // `Value` and its bound text inline would make it 176
+        assert!(
+            std::mem::size_of::<Parameter>() <= 88,
+            "a parameter is {} bytes",
+            std::mem::size_of::<Parameter>()
+        );
+        let f = parse(json!({"id": "x", "parameters": [
+            {"name": "plain", "type": "string"},
+            {"name": "note", "type": {"nullable": "string"}},
+            {"name": "count", "type": "int32", "default": 1e2},
+            {"name": "maybe", "type": {"nullable": "int32"}, "default": null}
+        ]}))
+        .unwrap();
+        let [plain, note, count, maybe] = &f.parameters[..] else {
+            panic!("four parameters")
+        };
+        // none declared: nothing allocated, and nothing stands in for a required one
+        assert!(plain.default.is_none() && plain.default_json().is_none());
+        assert!(!plain.optional);
+        // a nullable one without a default binds null when omitted, with nothing allocated
+        assert!(note.default.is_none());
+        assert_eq!(note.default_json(), Some("null"));
+        assert!(note.optional);
+        // declared: as given, and as the handler receives it
+        assert_eq!(count.default_value(), Some(&json!(1e2)));
+        assert_eq!(count.default_json(), Some("100"));
+        assert!(count.optional);
+        assert_eq!(maybe.default_value(), Some(&Value::Null));
+        assert_eq!(maybe.default_json(), Some("null"));
     }
 
     #[test]

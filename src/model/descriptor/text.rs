@@ -20,7 +20,7 @@ use super::{
 };
 use crate::model::binding::{bind_value_with, Mode};
 use crate::model::condition::{check_text, Condition};
-use crate::model::types::{parse_constraints, Type, TypeSet};
+use crate::model::types::{parse_constraints, ParameterDefault, Type, TypeSet};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -258,8 +258,8 @@ impl<'de> Slot<'de> {
             return None;
         }
         let mut optional = nullable || self.optional.unwrap_or(false);
-        let default_json = match &self.default {
-            None if nullable => Some("null".to_owned()),
+        // a nullable parameter without a default binds null (`Parameter::default_json`)
+        let default = match self.default {
             None => None,
             Some(d) => {
                 if contains_entity(&ty) {
@@ -275,7 +275,10 @@ impl<'de> Slot<'de> {
                     &cx.limits,
                 )
                 .ok()?;
-                Some(bound.json)
+                Some(Box::new(ParameterDefault {
+                    value: d,
+                    json: bound.json,
+                }))
             }
         };
         if let Some(t) = &self.description {
@@ -286,8 +289,7 @@ impl<'de> Slot<'de> {
             ty,
             description: self.description,
             optional,
-            default: self.default,
-            default_json,
+            default,
             constraints,
         })
     }

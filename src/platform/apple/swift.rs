@@ -489,10 +489,9 @@ fn intent(
             None
         } else {
             // the default as bound (1e2 for an int32 is 100)
-            p.default_json
-                .as_deref()
-                .and_then(|d| serde_json::from_str::<Value>(d).ok())
-                .filter(|_| p.default.is_some())
+            p.default
+                .as_ref()
+                .and_then(|d| serde_json::from_str::<Value>(&d.json).ok())
                 .and_then(|d| default_literal(names, types, &s, &d))
         };
         // omitted when nil: the core then applies the default or binds null
