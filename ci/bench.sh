@@ -28,7 +28,8 @@
 #                               of docs/performance.md and merges into target/bench/summary.json
 #
 # Benchmarks are measured, never timed tests: run on a quiet machine and compare ratios
-# taken in the same run.
+# taken in the same run. Criterion's estimates of these runs are kept in
+# target/bench/criterion (CRITERION_HOME), apart from a `cargo bench` run by hand.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export REPO
@@ -51,6 +52,10 @@ for a in "$@"; do
   esac
 done
 OUT="$REPO/target/bench"; mkdir -p "$OUT"
+# criterion's estimates of this script's runs go beside its other figures, where
+# ci/bench/report.py reads them: a `cargo bench` run by hand writes target/criterion and
+# cannot slip its figures into a report regenerated afterwards
+export CRITERION_HOME="$OUT/criterion"
 if [[ $QUICK == 1 ]]; then CRIT=(--warm-up-time 1 --measurement-time 2); RSS_CALLS=1000000; SECONDS_T=2; TIMEOUT_ROUNDS=10
 else CRIT=(--warm-up-time 2 --measurement-time 5); RSS_CALLS=10000000; SECONDS_T=4; TIMEOUT_ROUNDS=40; fi
 
@@ -210,7 +215,7 @@ PY
 }
 crit_plain_ns() { # the C figure (criterion's execute/plain) of this run, from its estimates
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mean"]["point_estimate"])' \
-    "$REPO/target/criterion/execute/plain/new/estimates.json" 2>/dev/null || true
+    "$CRITERION_HOME/execute/plain/new/estimates.json" 2>/dev/null || true
 }
 # BenchmarkDotNet: Execute (the seed's create_order and the C figure's call), ExecuteJson,
 # AIFunctionFactory of both, AsAIFunctions, the realistic call (a DI scope, the seed's two delegates); merged into BIND_JSON beside the C figure of this run.
