@@ -181,18 +181,12 @@ pub fn bind_value_with(
 }
 
 #[inline(always)]
-fn finish(mut ctx: Ctx<'_>, res: Result<(), serde_json::Error>) -> Result<Bound, BindError> {
+fn finish(ctx: Ctx<'_>, res: Result<(), serde_json::Error>) -> Result<Bound, BindError> {
     match res {
-        Ok(()) => {
-            for (r, mut segs) in ctx.refs.iter_mut().zip(std::mem::take(&mut ctx.ref_paths)) {
-                segs.reverse();
-                r.path = join_path(&segs);
-            }
-            Ok(Bound {
-                json: ctx.out,
-                entity_refs: ctx.refs,
-            })
-        }
+        Ok(()) => Ok(Bound {
+            json: ctx.out,
+            entity_refs: ctx.refs,
+        }),
         Err(e) => Err(match ctx.err {
             Some(mut pe) => {
                 pe.segments.reverse();
@@ -253,9 +247,9 @@ struct Ctx<'t> {
     depth: u32,
     max_depth: u32,
     mode: Mode,
+    /// The entity ids bound so far, each named by the segments that hold it as binding
+    /// returns through them (`name_refs`).
     refs: Vec<EntityRef>,
-    /// The path of each entity ref, innermost segment first (joined at the end).
-    ref_paths: Vec<Vec<Seg>>,
     /// For [`bind_entity_list`]: each top-level element's id and bytes.
     collect: Option<Collect<'t>>,
 }
@@ -276,7 +270,6 @@ impl<'t> Ctx<'t> {
             max_depth,
             mode,
             refs: Vec::new(),
-            ref_paths: Vec::new(),
             collect: None,
         }
     }
@@ -588,7 +581,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
             }) {
                 return Err(ctx.wrap(e, Seg::Key(p.name.clone())));
             }
-            name_refs(ctx, refs_before, || Seg::Key(p.name.clone()));
+            name_refs(ctx, refs_before, SegRef::Key(&p.name));
         }
         for (i, p) in params.iter().enumerate() {
             let seen = if params.len() > 64 {
@@ -655,10 +648,33 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
 }
 
 /// Adds one level to the paths of the entity refs found under it (innermost first).
-fn name_refs(ctx: &mut Ctx<'_>, from: usize, seg: impl Fn() -> Seg) {
-    for path in &mut ctx.ref_paths[from..] {
-        path.push(seg());
+/// Puts `seg` in front of the path of each entity ref bound since `from` (binding
+/// returns through a ref's segments innermost first). Each path is written once per
+/// segment straight into its text (`order`, `orders[1]`, `lines[0].order`, as `join_path`
+/// writes an error's): a ref at a parameter costs one allocation, its path.
+fn name_refs(ctx: &mut Ctx<'_>, from: usize, seg: SegRef<'_>) {
+    for r in &mut ctx.refs[from..] {
+        let mut s = String::with_capacity(r.path.len() + 24);
+        match seg {
+            SegRef::Key(k) => s.push_str(k),
+            SegRef::Index(i) => {
+                let _ = write!(s, "[{i}]");
+            }
+        }
+        // a key after another segment takes a dot, an index none
+        if !r.path.is_empty() && !r.path.starts_with('[') {
+            s.push('.');
+        }
+        s.push_str(&r.path);
+        r.path = s;
     }
+}
+
+/// A segment of an entity ref's path, borrowed from the descriptor.
+#[derive(Clone, Copy)]
+enum SegRef<'a> {
+    Key(&'a str),
+    Index(usize),
 }
 
 struct KeySeed;
@@ -777,7 +793,6 @@ impl<'y> ValueSeed<'_, '_, 'y> {
                     path: String::new(),
                     range: start..end,
                 });
-                self.ctx.ref_paths.push(Vec::new());
                 Ok(())
             }
             _ => Err(self.mismatch(format!("string {}", quote_short(v)))),
@@ -1248,7 +1263,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 cons: None,
             }) {
                 Ok(Some(())) => {
-                    name_refs(ctx, refs_before, || Seg::Index(i));
+                    name_refs(ctx, refs_before, SegRef::Index(i));
                     if unique {
                         items.push(start..ctx.out.len());
                     }
@@ -1350,7 +1365,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             }) {
                 return Err(ctx.wrap(e, Seg::Key(f.name.clone())));
             }
-            name_refs(ctx, refs_before, || Seg::Key(f.name.clone()));
+            name_refs(ctx, refs_before, SegRef::Key(&f.name));
             if ctx.depth == 2 {
                 if let Some(c) = &mut ctx.collect {
                     if c.id_field == f.name {
@@ -1737,14 +1752,25 @@ mod tests {
             id_field: "id".into(),
             fields: vec![],
         });
+        t.define(&json!({"records": [{"name": "Pick", "fields": [
+            {"name": "note", "type": "string"},
+            {"name": "order", "type": {"entity": "order"}}
+        ]}]}))
+        .unwrap();
+        let pick = Type::Record(t.records.iter().position(|r| r.name == "Pick").unwrap());
+        let entity_grid = Type::Array(Box::new(Type::Array(Box::new(Type::Entity(0)))));
         let params = vec![
             param("order", Type::Entity(0)),
             param("others", Type::Array(Box::new(Type::Entity(0)))),
+            param("picks", Type::Array(Box::new(pick))),
+            param("grid", entity_grid),
         ];
         let b = bind_arguments(
             &t,
             &params,
-            Some(r#"{"order":"o-1","others":["o-2","o-3"]}"#),
+            Some(
+                r#"{"order":"o-1","others":["o-2","o-3"],"picks":[{"note":"a","order":"o-4"}],"grid":[[],["o-5"]]}"#,
+            ),
             &Limits::default(),
         )
         .unwrap();
@@ -1753,9 +1779,16 @@ mod tests {
             .iter()
             .map(|r| (r.id.as_str(), r.path.as_str()))
             .collect();
+        // as an error's path is written (`nested_errors_carry_their_path`)
         assert_eq!(
             found,
-            [("o-1", "order"), ("o-2", "others[0]"), ("o-3", "others[1]")]
+            [
+                ("o-1", "order"),
+                ("o-2", "others[0]"),
+                ("o-3", "others[1]"),
+                ("o-4", "picks[0].order"),
+                ("o-5", "grid[1][0]")
+            ]
         );
         assert_eq!(&b.json[b.entity_refs[1].range.clone()], "\"o-2\"");
     }
