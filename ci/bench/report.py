@@ -1142,7 +1142,17 @@ REASONS = {
         "the lookup handler's answer), the answer checked against the entity type (a parse of the "
         "list, about 3,100 instructions) and spliced into the arguments. In instructions: 19,543 "
         "against 9,332 for two delegates (callgrind). Skipping any of it would skip what the seed "
-        "asks for (the gates see the lookup) or the check of what the host returned.",
+        "asks for (the gates see the lookup) or the check of what the host returned. Where the "
+        "time goes beyond the instruction count, measured 2026-12-05 (perf, `cpu-clock`, the "
+        "scenarios of `benches/instructions.rs` run natively): a blocking call reads the clock at "
+        "its start and at every inline answer of a host callback, its deadline's check (docs/"
+        "threads.md, \"Timeouts\"): twice for the plain call, four times with two delegates, five "
+        "with the entity parameter. Here the clock is kvm-clock read through the vDSO, and those "
+        "reads hold 14% of the two-delegate call's samples against 6% of the plain call's "
+        "(callgrind counts about 20 instructions for each, valgrind not running the vDSO). The "
+        "call also allocates 20 times (the plain call 3; 23 before the entity paths were "
+        "written in place, 2026-12-05): the lookup's own call and its resolution, the answers "
+        "copied in, the entity list bound; malloc and free hold 11% of its samples.",
     "execute_typed_floor_ratio":
         "In instructions the call is within the target (5,585 against 1,688: 3.3×, callgrind), "
         "and in time it met it on 2026-11-30 at a load of 1.0 to 1.5 (334 to 346 ns beside a "
