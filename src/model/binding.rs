@@ -647,7 +647,6 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, '_> {
     }
 }
 
-/// Adds one level to the paths of the entity refs found under it (innermost first).
 /// Puts `seg` in front of the path of each entity ref bound since `from` (binding
 /// returns through a ref's segments innermost first). Each path is written once per
 /// segment straight into its text (`order`, `orders[1]`, `lines[0].order`, as `join_path`
