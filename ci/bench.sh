@@ -81,9 +81,14 @@ coldstart_bench() {
   local phone="$REPO/target/dist-build/bench-phone/libappfunctions.so"
   CARGO_TARGET_DIR="$REPO/target/dist-build" cargo build -q --profile dist-small --lib --no-default-features --features phone-android
   mkdir -p "$(dirname "$phone")"; cp "$REPO/target/dist-build/dist-small/libappfunctions.so" "$phone"
+  # the same dist library linked without the startup order (build.rs, link/startup-order.ld):
+  # what the order saves, in the same samples
+  local unordered="$REPO/target/dist-build/bench-unordered/libappfunctions.so"
+  APPFUNCTIONS_STARTUP_ORDER=0 CARGO_TARGET_DIR="$REPO/target/dist-build" cargo build -q --profile dist --lib
+  mkdir -p "$(dirname "$unordered")"; cp "$REPO/target/dist-build/dist/libappfunctions.so" "$unordered"
   CARGO_TARGET_DIR="$REPO/target/dist-build" cargo build -q --profile dist --lib
   python3 ci/bench/coldstart.py --demo "$REPO/target/release/examples/demo" \
-    --lib "$REPO/target/dist-build/dist/libappfunctions.so" --also "phone_android=$phone" \
+    --lib "$REPO/target/dist-build/dist/libappfunctions.so" --also "phone_android=$phone" --also "unordered=$unordered" \
     --out "$OUT/coldstart.json" --samples "$samples" \
     || { echo "!!! the cold start benchmark failed" >&2; echo "{}" > "$OUT/coldstart.json"; }
   # The bindings' cold starts: each ci/bench/coldstart-NAME.sh builds its binding's two programs

@@ -3,6 +3,7 @@ of N functions (the demo's descriptor bundle plus numbered copies of its functio
 
     python3 ci/bench/coldstart.py --demo DEMO --lib LIBRARY --out OUT.json [--samples N] [--functions N]
         [--also LABEL=LIBRARY]...
+    python3 ci/bench/coldstart.py --demo DEMO --prepare
     python3 ci/bench/coldstart.py --demo DEMO --binding LABEL --full "CMD ..." --floor "CMD ..." \
         --out OUT.json [--samples N] [--functions N] [--what "TEXT"]
         [--also LABEL2="CMD ..." [--also-what LABEL2="TEXT"]]...
@@ -36,7 +37,11 @@ outcome, FLOOR's last step the end of its work. Keys of OUT.json, all prefixed
 `coldstart_LABEL_`: `steps` and `floor_steps` (the names, in order), `STEP_ms` (median time
 from process start to the step's end), `STEP_part_ms` (median of the step's own time, from the
 step before), `first_outcome_ms`, `floor_ms`, `above_floor_ms`, `vs_floor_x`, their p90s,
-`samples`, `what` (TEXT: what the programs do) and `load_average_1m`."""
+`samples`, `what` (TEXT: what the programs do) and `load_average_1m`.
+
+With --prepare it only writes the app's files and compiles the C program, prints their paths
+as JSON ({"app", "bundle", "program"}) and measures nothing (ci/startup_order.py runs the
+program under callgrind)."""
 import argparse
 import json
 import os
@@ -59,11 +64,17 @@ ap.add_argument("--binding", help="a binding's label (letters, digits, _): measu
 ap.add_argument("--full", help="with --binding: the program registering the app and making the first call")
 ap.add_argument("--floor", help="with --binding: the same program without appfunctions")
 ap.add_argument("--what", default="", help="with --binding: what the programs do, for the report")
-ap.add_argument("--out", required=True)
+ap.add_argument("--out")
 ap.add_argument("--samples", type=int, default=200)
 ap.add_argument("--functions", type=int, default=50)
+ap.add_argument("--prepare", action="store_true",
+                help="write the app's files and compile the C program, print their paths, measure nothing")
 a = ap.parse_args()
-if a.binding:
+if not (a.prepare or a.out):
+    ap.error("--out is required (or --prepare)")
+if a.prepare:
+    pass
+elif a.binding:
     if not (a.full and a.floor) or not a.binding.replace("_", "").isalnum():
         ap.error("--binding LABEL (letters, digits, _) needs --full and --floor")
 elif not a.lib:
@@ -205,6 +216,9 @@ if a.binding:
 exe = os.path.join(work, "coldstart")
 subprocess.run([os.environ.get("CC", "cc"), "-O2", "-std=c11", "-Wall", "-Werror", "-I", os.path.join(REPO, "include"),
                 "-o", exe, os.path.join(REPO, "benches", "coldstart", "coldstart.c"), "-ldl"], check=True)
+if a.prepare:
+    print(json.dumps({"app": app, "bundle": bundle_path, "program": exe}))
+    sys.exit(0)
 
 
 def sample(floor, lib=None):

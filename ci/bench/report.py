@@ -717,8 +717,12 @@ def coldstart_section(s, run):
                 + "; ".join(f"`{s.get(f'coldstart_c_{l}_library')}` ({fmt(s.get(f'coldstart_c_{l}_library_bytes'))} bytes)"
                             for l in also)
                 + ". The Android phone library is what a phone ships (docs/distribution.md, \"The phone builds\": "
-                "opt-level `\"z\"`, the MCP server, HTTP and App Intents left out).", ""]
-    names = {"phone_android": "Android phone library (ms)"}
+                "opt-level `\"z\"`, the MCP server, HTTP and App Intents left out)."
+                + (" The unordered library is the dist library linked without the startup order "
+                   "(`APPFUNCTIONS_STARTUP_ORDER=0`; docs/distribution.md, \"The startup order\"): "
+                   "the functions a cold start runs are first in `.text` in the others, scattered over it in this one."
+                   if "unordered" in also else ""), ""]
+    names = {"phone_android": "Android phone library (ms)", "unordered": "without the startup order (ms)"}
     out += ["| part | median (ms) |" + "".join(f" {names.get(l, l)} |" for l in also),
             "|---|---|" + "---|" * len(also)]
     for label, key in [("floor: process start to `main`, the app's file read (no library)", "floor_ms"),

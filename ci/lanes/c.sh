@@ -6,7 +6,8 @@
 # Before them: the header compiles cleanly as C99 and C++11 with -Wall -Wextra -pedantic
 # -Werror; the README's C blocks compile and the main one links and runs as written
 # (ci/readme_c.sh); the library's SONAME is libappfunctions.so.<ABI> and it exports only
-# the af_ functions the header declares.
+# the af_ functions the header declares; and, on x86_64, that what a cold start runs lies
+# first in its .text (the startup order: ci/startup_order.py check).
 # Exits 0 (passed), 1 (failed) or 3 (cannot run here: no C compiler / valgrind).
 #
 # Leak policy: valgrind fails on "definitely" and "indirectly" lost blocks. "Still
@@ -62,6 +63,16 @@ if [[ -n "$stray" ]]; then echo "[c] $lib exports symbols the header does not de
 absent=$(comm -13 <(echo "$exported") <(echo "$declared"))
 if [[ -n "$absent" ]]; then echo "[c] the header declares functions $lib does not export: $(echo $absent)"; exit 1; fi
 echo "[c] $lib: SONAME $soname, exports exactly the $(echo "$declared" | wc -l) af_ functions of the header"
+
+# the startup order (build.rs, link/startup-order.ld): what the demo app's cold start runs
+# (callgrind) lies first in .text; below 80% of its code pages there, the list went stale
+if [[ $(uname -m) == x86_64 ]]; then
+  echo "[c] the startup order: python3 ci/startup_order.py check $lib"
+  python3 ci/startup_order.py check "$lib" \
+    || { echo "[c] FAILED: the startup order (re-record it: python3 ci/startup_order.py record)"; exit 1; }
+else
+  echo "[c] the startup order is not checked: lld links it on x86_64 Linux and Android, not on $(uname -m) Linux (build.rs)"
+fi
 
 echo "[c] the README's C examples"
 CC="$CC" CXX="$CXX" bash ci/readme_c.sh || exit 1
