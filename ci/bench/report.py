@@ -1129,7 +1129,13 @@ REASONS = {
         "before (median 1.69×) and between 1.10× and 1.86× after (median 1.49×), the program after "
         "the change the faster in all ten; on a quiet machine the ratio is about the instructions' "
         "(2.52-2.60× at a load of 1.9 on 2026-12-01 beside 2.54× in instructions), the page faults of "
-        "code run for the first time included.",
+        "code run for the first time included. Since the startup order (8a29c61, docs/distribution.md) "
+        "the C figure is smaller by what the library's own code faults cost (the C table's column "
+        "without the order, in the same samples): the Swift program loads the same ordered library, "
+        "but its registration's wall clock also holds the Swift runtime's first run (libswiftCore's "
+        "and Foundation's own pages), which no order of ours reaches, so the same Swift time now "
+        "stands against a smaller C one (run of 2026-12-05T17:15: 1.58 ms against 0.75; the "
+        "unordered library's C registration took 0.98 there).",
     "coldstart_swift_register_vs_core_instructions_ratio":
         "Measured 2026-12-05 at 1.67× (1.98 million instructions against 1.19 million for the "
         "core's own `af_*` calls in the same step): see the wall-clock row's reason for its parts. "
@@ -1232,6 +1238,17 @@ REASONS = {
         "`CancellationTokenSource` `OnInvoking`'s token needs (its `af_call_on_cancel` and the "
         "release at the call's end); the logging call's arguments (the seed's TelemetryDelegate).",
     "coldstart_dotnet_aot_vs_floor_x": aot_reason(s) +
+        "Most of the difference is page faults, which cost 10-16 µs each on this machine (a nested "
+        "virtual machine; a 16-page `mmap` and its faults took 265 µs): measured 2026-12-05 at "
+        "d8a3818 (`perf stat -e page-faults`, 30 starts each), the full program faulted in 423 pages "
+        "against the floor's 262; by where they happened (`perf record -e page-faults`): the binary's "
+        "data rehydrated at start 112 against 79 (its size), the dynamic loader 66 against 54 and "
+        "`dlopen` 8 (the library mapped and relocated), the library's code 26 (its first run "
+        "touched 20 of the 64 KB pieces of its `.text`), the core's heap about 25, the managed "
+        "allocations of the binding and the container about 36. The startup order (8a29c61: "
+        "the functions a cold start runs first in `.text`, docs/distribution.md) cut the library's "
+        "code to 8 pieces; the C table above measures what it saves in the same samples "
+        "(the unordered library). "
         "Measured with perf over 150 NativeAOT starts and coldstart.py's samples (2026-12-01, after "
         "the core's handle table stopped making 640 KiB at the first call, 9b2a86e; load 1.8-4.2): "
         "2.63 ms to the first outcome against the floor's 1.72 ms (1.53×). The floor is a small "
