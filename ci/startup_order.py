@@ -69,9 +69,14 @@ def prepare():
     return paths["program"], paths["app"]
 
 
+def base_name(symbol):
+    """SYMBOL without ThinLTO's `.llvm.N` suffix (a promoted local's), which varies by build."""
+    return re.sub(r"\.llvm\.\d+$", "", symbol)
+
+
 def profile(program, app, lib):
     """The functions of LIB a cold start runs: {name: instructions}; a name is `0x...` where
-    LIB has no symbol for the code (a stripped library)."""
+    LIB has no symbol for the code (its PLT, for one)."""
     if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
         cannot("no valgrind (callgrind) on PATH")
     lib = os.path.realpath(lib)
@@ -86,7 +91,7 @@ def profile(program, app, lib):
     for line in text.splitlines():
         m = line_re.match(line)
         if m and os.path.realpath(m.group(3)) == lib:
-            name = re.sub(r"\.llvm\.\d+$", "", m.group(2))
+            name = base_name(m.group(2))
             funcs[name] = funcs.get(name, 0) + int(m.group(1).replace(",", ""))
     if not funcs:
         sys.exit(f"startup_order: callgrind saw no code of {lib} run")
@@ -94,15 +99,14 @@ def profile(program, app, lib):
 
 
 def text_symbols(lib):
-    """{name: (address, size)} of LIB's functions (none for a stripped library); a name's
-    `.llvm.N` suffix (ThinLTO's promoted locals) is dropped."""
+    """{base name: (address, size)} of LIB's functions (none for a stripped library)."""
     syms = {}
     for line in run(["nm", "-S", "--defined-only", lib]).splitlines():
         p = line.split()
         if len(p) == 3:  # no size: the script's markers
             p = [p[0], "0"] + p[1:]
         if len(p) == 4 and p[2] in "tTwW":
-            syms[re.sub(r"\.llvm\.\d+$", "", p[3])] = (int(p[0], 16), int(p[1], 16))
+            syms[base_name(p[3])] = (int(p[0], 16), int(p[1], 16))
     return syms
 
 
@@ -135,11 +139,12 @@ def hot_patterns(name, lib, program, app, max_extra):
     by_pattern = {}
     for n in syms:
         by_pattern.setdefault(pattern(n), []).append(n)
-    kept, dropped = [], []
+    kept, dropped, seen = [], [], set()
     for n in hot:
         p = pattern(n)
-        if p in kept or any(p == d for d, _, _ in dropped):
+        if p in seen:
             continue
+        seen.add(p)
         extra = sum(syms[m][1] for m in by_pattern[p] if m not in hot_set)  # what the glob also moves
         if extra <= max_extra:
             kept.append(p)
@@ -213,7 +218,7 @@ def check(a):
             addr, size = syms[n]
             pages.update(range(addr // PAGE, (addr + max(size, 1) - 1) // PAGE + 1))
         elif n.startswith("0x"):
-            pages.add(int(n, 16) // PAGE)  # a stripped library: the code's first address
+            pages.add(int(n, 16) // PAGE)  # code without a symbol: its first address
     start, size = syms["__af_startup_start"][0], syms["__af_startup_end"][0] - syms["__af_startup_start"][0]
     inside = {p for p in pages if start // PAGE <= p <= (start + size - 1) // PAGE}
     coverage = len(inside) / len(pages)
