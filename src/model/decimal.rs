@@ -12,8 +12,59 @@ use std::cmp::Ordering;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Decimal {
     neg: bool,
-    digits: Vec<u8>,
+    digits: Digits,
     exp: i64,
+}
+
+/// How many digits a [`Digits`] holds in place: every `i64` (19) and the numbers apps pass.
+const INLINE_DIGITS: usize = 22;
+
+/// The digits of a [`Decimal`] (each 0 to 9): up to [`INLINE_DIGITS`] held in place, more on
+/// the heap. A number argument or result with a bound (`minimum`, ...) is read into one at
+/// every call, which then allocated twice (the MCP demo's `create_order`: its `quantity`
+/// argument and its `Order`'s); as large as the `Vec` it replaces (24 bytes).
+#[derive(Clone)]
+enum Digits {
+    Inline { len: u8, buf: [u8; INLINE_DIGITS] },
+    Heap(Box<[u8]>),
+}
+
+impl Digits {
+    /// The first `n` digits of `from`.
+    fn collect(from: impl Iterator<Item = u8>, n: usize) -> Digits {
+        if n > INLINE_DIGITS {
+            return Digits::Heap(from.take(n).collect());
+        }
+        let mut buf = [0; INLINE_DIGITS];
+        for (slot, d) in buf.iter_mut().zip(from.take(n)) {
+            *slot = d;
+        }
+        Digits::Inline { len: n as u8, buf }
+    }
+}
+
+impl std::ops::Deref for Digits {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Digits::Inline { len, buf } => &buf[..usize::from(*len)],
+            Digits::Heap(b) => b,
+        }
+    }
+}
+
+impl PartialEq for Digits {
+    fn eq(&self, other: &Digits) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Digits {}
+
+impl std::fmt::Debug for Digits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// What a number text is as an integer.
@@ -89,17 +140,23 @@ impl Decimal {
         if i != b.len() {
             return None;
         }
-        let mut digits: Vec<u8> = int_part.iter().chain(frac_part).map(|d| d - b'0').collect();
-        exp -= frac_part.len() as i64;
-        let lead = digits.iter().take_while(|d| **d == 0).count();
-        digits.drain(..lead);
-        while digits.last() == Some(&0) {
-            digits.pop();
-            exp += 1;
-        }
-        if digits.is_empty() {
-            exp = 0;
-        }
+        // the significant digits: the integer and fraction parts' digits, their leading and
+        // trailing zeros left out (each trailing one counted in the exponent)
+        let all = || int_part.iter().chain(frac_part);
+        let total = int_part.len() + frac_part.len();
+        let lead = all().take_while(|d| **d == b'0').count();
+        let trail = if lead == total {
+            0
+        } else {
+            all().rev().take_while(|d| **d == b'0').count()
+        };
+        let n = total - lead - trail;
+        let digits = Digits::collect(all().skip(lead).map(|d| d - b'0'), n);
+        exp = if n == 0 {
+            0
+        } else {
+            exp - frac_part.len() as i64 + trail as i64
+        };
         Some(Decimal {
             neg: neg && !digits.is_empty(),
             digits,
@@ -128,7 +185,7 @@ impl Decimal {
             return Integer::Huge { negative: self.neg };
         }
         let mut v: i128 = 0;
-        for d in &self.digits {
+        for d in self.digits.iter() {
             v = v * 10 + i128::from(*d);
         }
         for _ in 0..self.exp {
@@ -145,11 +202,7 @@ impl Decimal {
         let int_len = self.digits.len() as i64 + self.exp;
         let whole = Decimal {
             neg: self.neg,
-            digits: if int_len > 0 {
-                self.digits[..int_len as usize].to_vec()
-            } else {
-                Vec::new()
-            },
+            digits: Digits::collect(self.digits.iter().copied(), int_len.max(0) as usize),
             exp: 0,
         };
         match whole.integer() {
@@ -243,6 +296,43 @@ mod tests {
             d("1e99999999999999999999999").integer(),
             Integer::Huge { negative: false }
         );
+    }
+
+    #[test]
+    fn digits_are_held_in_place_up_to_the_inline_count_and_on_the_heap_beyond() {
+        let inline = |x: &Decimal| matches!(x.digits, Digits::Inline { .. });
+        // 22 significant digits: in place; zeros around them are not digits
+        let at_limit = d("-1234567890.123456789012000e3");
+        assert!(inline(&at_limit));
+        assert_eq!(at_limit.digits.len(), 22);
+        assert_eq!(
+            &*at_limit.digits,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2]
+        );
+        assert_eq!(at_limit, d("-1234567890123456789012e-9"));
+        // 23 and more: on the heap, compared and converted the same
+        let long = d("12345678901234567890123");
+        assert!(!inline(&long));
+        assert_eq!(long.integer(), Integer::Exact(12345678901234567890123));
+        assert_eq!(long, d("1234567890123456789012.30e1"));
+        assert_eq!(
+            long.cmp(&d("12345678901234567890122.99999")),
+            Ordering::Greater
+        );
+        assert_eq!(long.cmp(&at_limit), Ordering::Greater);
+        let long_fraction = d("-3.14159265358979323846264338327950288");
+        assert!(!inline(&long_fraction));
+        assert_eq!(long_fraction.floor(), Integer::Exact(-4));
+        assert_eq!(
+            long_fraction.cmp(&d("-3.1415926535897932384626433832795028")),
+            Ordering::Less
+        );
+        // trailing zeros count in the exponent only; zero has no digits
+        assert_eq!(d("1.500"), d("15e-1"));
+        assert_eq!(d("100").digits.len(), 1);
+        assert_eq!(d("0.000120"), d("12e-5"));
+        assert_eq!(&*d("0.000120").digits, &[1, 2]);
+        assert!(d("0.000").is_zero() && d("-0e7") == d("0"));
     }
 
     #[test]
