@@ -1,11 +1,11 @@
 //! The measurements criterion does not fit: throughput on 1 and 2 threads, allocations
-//! per call (a counting allocator), RSS over millions of calls, and an MCP tools/call
-//! round trip in-process. Prints one JSON object (ci/bench.sh merges it into
-//! target/bench/summary.json).
+//! per call (a counting allocator), RSS over millions of calls, an MCP tools/call round
+//! trip in-process, and asynchronous calls at an assistant's pace (one call after a pause).
+//! Prints one JSON object (ci/bench.sh merges it into target/bench/summary.json).
 //!
-//! `cargo bench -p appfunctions-benches --bench suite -- [--rss-calls N] [--seconds S]`
-//! (S rounds of a second on 1 thread, then on 2, in turn, of the calls and of a shared-nothing
-//! floor; the best round of each counts)
+//! `cargo bench -p appfunctions-benches --bench suite -- [--rss-calls N] [--seconds S]
+//! [--paced-rounds R]` (S rounds of a second on 1 thread, then on 2, in turn, of the calls and
+//! of a shared-nothing floor; the best round of each counts; R rounds of the paced calls)
 
 #[path = "../examples/demo/app.rs"]
 mod app;
@@ -156,6 +156,56 @@ where
     }
 }
 
+/// The pauses of [`paced`]: shorter than a second (the idle time after which the library's
+/// threads other than the timer exit), and longer.
+const PACED_SHORT: Duration = Duration::from_millis(300);
+const PACED_LONG: Duration = Duration::from_millis(1500);
+
+/// An app as an assistant calls it: one asynchronous call (`af_execute_async`, the default
+/// 30 s timeout, the handler answering inline: how the bindings call) after a pause, `rounds`
+/// times after a pause of [`PACED_SHORT`] and after one of [`PACED_LONG`] in turn. Each call
+/// arms a deadline on the timer thread, so the pauses show whether the thread is still
+/// there or started again. The medians of each, in microseconds (each call finds the caches
+/// cold after its pause, so both are above a call in a loop).
+fn paced(d: &D, rounds: usize) -> (f64, f64) {
+    extern "C" fn done(user: *mut c_void, _outcome: *const std::ffi::c_char) {
+        // SAFETY: `user` is the AtomicU64 of the call below, alive until it returned.
+        unsafe { &*(user as *const AtomicU64) }.store(1, Ordering::SeqCst);
+    }
+    let inv = inv();
+    let once = || {
+        let answered = AtomicU64::new(0);
+        let t = Instant::now();
+        // SAFETY: the dispatcher, invocation and arguments outlive the call, which answers
+        // inline (its handler returns at once): `answered` is written before it returns.
+        let st = unsafe {
+            af_execute_async(
+                d.0,
+                &inv,
+                ARGS.as_ptr(),
+                Some(done),
+                &answered as *const AtomicU64 as *mut c_void,
+            )
+        };
+        let us = t.elapsed().as_secs_f64() * 1e6;
+        assert!(st == AF_OK && answered.load(Ordering::SeqCst) == 1);
+        us
+    };
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    once();
+    let (mut short, mut long) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        std::thread::sleep(PACED_SHORT);
+        short.push(once());
+        std::thread::sleep(PACED_LONG);
+        long.push(once());
+    }
+    (median(short), median(long))
+}
+
 fn rss_kib() -> u64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
     let pages: u64 = statm
@@ -177,6 +227,7 @@ fn main() {
     };
     let rss_calls = get("--rss-calls", 10_000_000);
     let seconds = get("--seconds", 3);
+    let paced_rounds = get("--paced-rounds", 15);
 
     let d = dispatcher();
     let inv = inv();
@@ -265,6 +316,8 @@ fn main() {
     let t = scenarios::mcp_trivial(app::TYPES, app::CREATE_ORDER);
     let mcp_trivial_us = time_mcp(&scenarios::McpCall::new(&t));
 
+    let (paced_short_us, paced_long_us) = paced(&d, paced_rounds.max(1) as usize);
+
     unsafe { af_dispatcher_free(d.0) };
     println!(
         "{}",
@@ -286,6 +339,11 @@ fn main() {
             "rss_growth_kib_per_million": growth_per_million,
             "mcp_inprocess_us": mcp_us,
             "mcp_inprocess_trivial_handler_us": mcp_trivial_us,
+            "paced_rounds": paced_rounds,
+            "paced_async_after_short_pause_us": paced_short_us,
+            "paced_async_after_long_pause_us": paced_long_us,
+            "paced_short_pause_ms": PACED_SHORT.as_millis() as u64,
+            "paced_long_pause_ms": PACED_LONG.as_millis() as u64,
         })
     );
 }

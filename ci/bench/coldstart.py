@@ -12,7 +12,8 @@ DEMO is the demo example (`demo bundle` prints its descriptor bundle), LIBRARY t
 library the C program loads with dlopen (ci/bench.sh: the dist profile's, what apps ship).
 benches/coldstart/coldstart.c is compiled into target/bench/coldstart and started SAMPLES
 times in each of two forms, taken in turn so both see the same load: the full one (load the
-library and check its ABI version, register everything, make the first call) and the floor
+library and check its ABI version, register everything, make the first call; then, after the
+first outcome, the same call through af_execute_async, its own step) and the floor
 (the same program reading the same app file and doing nothing with the library). The parent
 reads CLOCK_MONOTONIC just before it starts the process; the program prints the same clock
 after each step. Medians go to OUT.json (milliseconds) with the machine's load average.
@@ -222,7 +223,8 @@ if a.prepare:
 
 
 def sample(floor, lib=None):
-    return run_once([exe, lib or a.lib, app] + (["--floor"] if floor else []))
+    # the full program then makes a first asynchronous call, after its first outcome (`async`)
+    return run_once([exe, lib or a.lib, app] + (["--floor"] if floor else ["--async"]))
 
 
 sample(False), sample(True)  # warm the page cache: every sample starts from the same files
@@ -250,6 +252,7 @@ res = {
     "coldstart_c_load_ms": med([s["load"] - s["read"] for s in full]),
     "coldstart_c_register_ms": med([s["register"] - s["load"] for s in full]),
     "coldstart_c_first_call_ms": med([s["call"] - s["register"] for s in full]),
+    "coldstart_c_first_async_ms": med([s["async"] - s["call"] for s in full]),
     "coldstart_c_library_ms": med([s["call"] - s["read"] for s in full]),
     "coldstart_c_floor_p90_ms": round(statistics.quantiles([s["read"] for s in floor], n=10)[-1], 3),
     "coldstart_c_first_outcome_p90_ms": round(statistics.quantiles([s["call"] for s in full], n=10)[-1], 3),
@@ -265,6 +268,7 @@ for label, path in also:
     res[P + "load_ms"] = med([s["load"] - s["read"] for s in o])
     res[P + "register_ms"] = med([s["register"] - s["load"] for s in o])
     res[P + "first_call_ms"] = med([s["call"] - s["register"] for s in o])
+    res[P + "first_async_ms"] = med([s["async"] - s["call"] for s in o])
     res[P + "library_ms"] = med([s["call"] - s["read"] for s in o])
     res[P + "first_outcome_ms"] = med([s["call"] for s in o])
     res[P + "first_outcome_p90_ms"] = round(statistics.quantiles([s["call"] for s in o], n=10)[-1], 3)

@@ -135,8 +135,11 @@ for k in ["allocs_per_call", "throughput_1thread_calls_per_s", "throughput_2thre
           "throughput_1thread_cpu_ns_per_call", "throughput_2threads_cpu_ns_per_call", "throughput_1thread_on_cpu",
           "throughput_2threads_on_cpu", "threads2_cpu_scaling", "threads2_floor_scaling", "threads2_floor_cpu_scaling",
           "threads2_scaling_vs_floor",
-          "rss_growth_kib_per_million", "rss_calls", "mcp_inprocess_us", "mcp_inprocess_trivial_handler_us"]:
+          "rss_growth_kib_per_million", "rss_calls", "mcp_inprocess_us", "mcp_inprocess_trivial_handler_us",
+          "paced_rounds", "paced_async_after_short_pause_us", "paced_async_after_long_pause_us",
+          "paced_short_pause_ms", "paced_long_pause_ms"]:
     s[k] = suite.get(k)
+ratio("paced_long_vs_short_ratio", "paced_async_after_long_pause_us", "paced_async_after_short_pause_us")
 s["mcp_stdio_us"] = (mcp.get("ours_stdio") or {}).get("stdio_median_us")
 fm = mcp.get("fastmcp") or {}
 s["fastmcp_inprocess_us"] = fm.get("fastmcp_inprocess_us")
@@ -702,7 +705,8 @@ def coldstart_section(s, run):
             "(the demo's descriptor bundle, `demo bundle`, and numbered copies of its functions; its metadata "
             "schema, toolkit and types too): `benches/coldstart/coldstart.c` reads the app's descriptors from a file, "
             "loads the library with `dlopen` and checks `af_abi_version`, registers everything, and calls "
-            "`create_order`, whose handler answers at once. The floor is the same program reading the same file and "
+            "`create_order`, whose handler answers at once (then, past the first outcome, calls it once more through "
+            "`af_execute_async`, as the bindings do: the table's last row). The floor is the same program reading the same file and "
             "not touching the library; the two run in turn, "
             f"{fmt(s.get('coldstart_samples'))} samples each (`ci/bench/coldstart.py`, medians; the parent and the "
             "program read the same monotonic clock). Library: "
@@ -732,7 +736,10 @@ def coldstart_section(s, run):
                        ("first call (`af_execute_json`, the handler answering an `Order`)", "first_call_ms"),
                        ("the library's part (load, ABI check, registration, first call)", "library_ms"),
                        ("**process start to the first outcome**", "first_outcome_ms"),
-                       ("**first outcome above the floor** (target ≤ 2 ms)", "above_floor_ms")]:
+                       ("**first outcome above the floor** (target ≤ 2 ms)", "above_floor_ms"),
+                       ("then, after the first outcome: a first asynchronous call (`af_execute_async`, how the "
+                        "bindings call; its default 30 s deadline, the process's first, starts the library's "
+                        "timer thread)", "first_async_ms")]:
         cells = [fmt(s.get(f"coldstart_c_{key}"))]
         cells += [fmt(s.get("coldstart_c_floor_ms")) if key == "floor_ms" else fmt(s.get(f"coldstart_c_{l}_{key}"))
                   for l in also]
@@ -1010,6 +1017,7 @@ lines += ["", "## Threads and memory", "",
           "alternating one-second rounds of each, `benches/suite.rs`). " + threads_cpu_line(s), "",
           f"RSS over {fmt(s.get('rss_calls'))} calls: growth after warm-up {fmt(s.get('rss_growth_kib_per_million'))} KiB per million calls "
           f"(samples: {suite.get('rss_samples_kib')}).", "",
+          paced_line(s), "",
           "## MCP", "", "| path | µs per tools/call | instructions (callgrind) |", "|---|---|---|",
           f"| ours, in-process (`Session::handle`, demo app) | {fmt(s.get('mcp_inprocess_us'))} | {fmt(s.get('instructions_mcp_call_demo'))} |",
           f"| ours, in-process, the same tool with a trivial handler and no delegates | {fmt(s.get('mcp_inprocess_trivial_handler_us'))} | {fmt(s.get('instructions_mcp_call_trivial'))} |",
@@ -1024,6 +1032,21 @@ lines += timeouts_section(s, meta.get("timeouts") or meta)
 lines += bindings_section(s, meta.get("bindings") or meta)
 if s.get("dotnet_execute_ns"):
     lines += dotnet_section(s, meta.get("dotnet") or meta)
+def paced_line(s):
+    """Asynchronous calls at an assistant's pace (benches/suite.rs, `paced`)."""
+    if s.get("paced_async_after_long_pause_us") is None:
+        return "Calls at an assistant's pace: not measured in this run."
+    return (f"Calls at an assistant's pace: one `af_execute_async` (the default 30 s timeout, the handler "
+            f"answering inline: how the bindings call) after a pause, {fmt(s.get('paced_rounds'))} times after "
+            f"{fmt(s.get('paced_short_pause_ms'))} ms and after {fmt(s.get('paced_long_pause_ms'))} ms in turn "
+            f"(`benches/suite.rs`, medians): {fmt(s.get('paced_async_after_short_pause_us'))} µs and "
+            f"{fmt(s.get('paced_async_after_long_pause_us'))} µs ({fmt(s.get('paced_long_vs_short_ratio'))}×). "
+            "Each call finds the caches cold after its pause, so both are above a call in a loop. The call's "
+            "deadline goes to the timer thread, which since 2026-12-05 waits a minute without deadlines before "
+            "it exits (src/engine/timer.rs, `IDLE_EXIT`); it waited a second before, so each call after a longer "
+            "pause started it again: 122 µs against 37 µs after the shorter pause, measured the same way that day.")
+
+
 def kotlin_c_call_reason(s):
     """Where `create_order` through Kotlin spends its time over the trivial call, from this run's same-JVM loops."""
     text = ("A DSL handler is given its arguments, which the C figure's handler never asks for: the "

@@ -1,8 +1,9 @@
 //! The threads the library owns, and which host code each one may run.
 //!
 //! The library starts no thread until it needs one, and every thread it starts exits
-//! when it has had nothing to do for a second, or at once when what owns its pool is
-//! dropped (a dispatcher's completions, an HTTP exchange's workers: [`Pool`]'s drop):
+//! when it has had nothing to do for a second (the timer: for a minute,
+//! [`crate::engine::timer::IDLE_EXIT`]), or at once when what owns its pool is dropped (a
+//! dispatcher's completions, an HTTP exchange's workers: [`Pool`]'s drop):
 //!
 //! | thread | started by | runs host code? |
 //! |---|---|---|
