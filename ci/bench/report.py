@@ -307,6 +307,23 @@ targets = [
     ("cold start in .NET (ReadyToRun): registration vs the core's registration of the same descriptors from C",
      "coldstart_dotnet_r2r_register_vs_c_x", lambda v: v <= 2, "≤ 2×"),
 ]
+
+
+def paced_line(s):
+    """Asynchronous calls at an assistant's pace (benches/suite.rs, `paced`)."""
+    if s.get("paced_async_after_long_pause_us") is None:
+        return "Calls at an assistant's pace: not measured in this run."
+    return (f"Calls at an assistant's pace: one `af_execute_async` (the default 30 s timeout, the handler "
+            f"answering inline: how the bindings call) after a pause, {fmt(s.get('paced_rounds'))} times after "
+            f"{fmt(s.get('paced_short_pause_ms'))} ms and after {fmt(s.get('paced_long_pause_ms'))} ms in turn "
+            f"(`benches/suite.rs`, medians): {fmt(s.get('paced_async_after_short_pause_us'))} µs and "
+            f"{fmt(s.get('paced_async_after_long_pause_us'))} µs ({fmt(s.get('paced_long_vs_short_ratio'))}×). "
+            "Each call finds the caches cold after its pause, so both are above a call in a loop. The call's "
+            "deadline goes to the timer thread, which since 2026-12-05 waits a minute without deadlines before "
+            "it exits (src/engine/timer.rs, `IDLE_EXIT`); it waited a second before, so each call after a longer "
+            "pause started it again: 122 µs against 37 µs after the shorter pause, measured the same way that day.")
+
+
 def threads_cpu_line(s):
     """The throughput rounds' CPU time and the compute floor beside them."""
     c1, c2 = s.get("throughput_1thread_cpu_ns_per_call"), s.get("throughput_2threads_cpu_ns_per_call")
@@ -1032,21 +1049,6 @@ lines += timeouts_section(s, meta.get("timeouts") or meta)
 lines += bindings_section(s, meta.get("bindings") or meta)
 if s.get("dotnet_execute_ns"):
     lines += dotnet_section(s, meta.get("dotnet") or meta)
-def paced_line(s):
-    """Asynchronous calls at an assistant's pace (benches/suite.rs, `paced`)."""
-    if s.get("paced_async_after_long_pause_us") is None:
-        return "Calls at an assistant's pace: not measured in this run."
-    return (f"Calls at an assistant's pace: one `af_execute_async` (the default 30 s timeout, the handler "
-            f"answering inline: how the bindings call) after a pause, {fmt(s.get('paced_rounds'))} times after "
-            f"{fmt(s.get('paced_short_pause_ms'))} ms and after {fmt(s.get('paced_long_pause_ms'))} ms in turn "
-            f"(`benches/suite.rs`, medians): {fmt(s.get('paced_async_after_short_pause_us'))} µs and "
-            f"{fmt(s.get('paced_async_after_long_pause_us'))} µs ({fmt(s.get('paced_long_vs_short_ratio'))}×). "
-            "Each call finds the caches cold after its pause, so both are above a call in a loop. The call's "
-            "deadline goes to the timer thread, which since 2026-12-05 waits a minute without deadlines before "
-            "it exits (src/engine/timer.rs, `IDLE_EXIT`); it waited a second before, so each call after a longer "
-            "pause started it again: 122 µs against 37 µs after the shorter pause, measured the same way that day.")
-
-
 def kotlin_c_call_reason(s):
     """Where `create_order` through Kotlin spends its time over the trivial call, from this run's same-JVM loops."""
     text = ("A DSL handler is given its arguments, which the C figure's handler never asks for: the "

@@ -63,8 +63,12 @@ struct Slot {
 /// requests) would otherwise start the thread again for each call: measured 2026-12-05, an
 /// `af_execute_async` answered inline took a median 105 µs 1.5 s after the last call
 /// (the thread gone and started again), against 27 µs 0.3 s after it. Waiting, the thread
-/// costs nothing but its stack's address space: it sleeps until this long has passed.
+/// costs its stack's address space and a wake-up a second ([`IDLE_WAKE`]).
 pub(crate) const IDLE_EXIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How long the timer thread waits at a time while it has no deadline (a new deadline
+/// signals it only when it is earlier than that; see [`run`]).
+const IDLE_WAKE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The bit that marks an [`arm`]ed slot's number, beside [`schedule`]'s numbers (which
 /// count from 1 and never reach it).
@@ -117,9 +121,17 @@ impl State {
         if self.wake_at.is_some_and(|w| deadline < w) {
             // a waiting thread that wakes by itself before this deadline needs no signal
             t.wake.notify_one();
+            #[cfg(test)]
+            SIGNALS.with(|n| n.set(n.get() + 1));
         }
         false
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The signals [`State::wake_for`] gave the timer thread from this thread.
+    static SIGNALS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Starts the timer thread ([`State::wake_for`] said to), with the lock not held: a thread
@@ -140,6 +152,8 @@ fn start(t: &Timer) {
 fn run() {
     let t = timer();
     let mut st = t.state.lock();
+    // since when it has had no deadline
+    let mut idle_since: Option<Instant> = None;
     loop {
         let now = Instant::now();
         let first = st.due.first_key_value().map(|(k, _)| *k);
@@ -150,16 +164,25 @@ fn run() {
             (None, Some((d, _))) => Some(d),
             (None, None) => None,
         };
+        if earliest.is_some() {
+            idle_since = None;
+        }
         match earliest {
             None => {
-                let until = now + IDLE_EXIT;
-                st.wake_at = Some(until);
-                let timed_out = t.wake.wait_until(&mut st, until).timed_out();
-                st.wake_at = None;
-                if timed_out && st.due.is_empty() && st.armed == 0 {
+                // no deadline: it waits a second at a time (IDLE_WAKE), so that a new
+                // deadline, which is nearly always later than that (the default timeout is
+                // 30 s), finds it due to wake before the deadline and needs no signal: a
+                // thread waiting the whole minute at once had to be woken by every call
+                let since = *idle_since.get_or_insert(now);
+                let exit_at = since + IDLE_EXIT;
+                if now >= exit_at {
                     st.running = false;
                     return;
                 }
+                let until = (now + IDLE_WAKE).min(exit_at);
+                st.wake_at = Some(until);
+                t.wake.wait_until(&mut st, until);
+                st.wake_at = None;
             }
             Some(at) if at > now => {
                 st.wake_at = Some(at);
@@ -382,6 +405,35 @@ mod tests {
         assert_eq!(word.load(Ordering::SeqCst), 0);
         std::thread::sleep(Duration::from_millis(80));
         assert_eq!(p.fired.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_call_needs_no_signal_while_the_thread_waits_without_a_deadline() {
+        // the thread started, and waiting with no deadline (other tests' gone too)
+        let p = Arc::new(Probe::default());
+        let first = Instant::now() + Duration::from_millis(5);
+        let n = arm(first, target(&p));
+        assert!(fired(&p, 1));
+        disarm(first, n);
+        let idle = || {
+            let st = timer().state.lock();
+            st.running && st.wake_at.is_some() && st.due.is_empty() && st.armed == 0
+        };
+        let until = Instant::now() + Duration::from_secs(5);
+        while !idle() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // calls with the default timeout, their deadlines armed and disarmed: the thread
+        // wakes by itself sooner than any of them, so none signals it (signalling it was a
+        // futex wake and a context switch per call)
+        let before = SIGNALS.with(|n| n.get());
+        let quiet = Arc::new(Probe::default());
+        for _ in 0..100 {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let n = arm(deadline, target(&quiet));
+            disarm(deadline, n);
+        }
+        assert_eq!(SIGNALS.with(|n| n.get()) - before, 0);
     }
 
     #[test]
