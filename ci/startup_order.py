@@ -19,8 +19,9 @@ one `.text` as before (valgrind and other tools read functions only from a secti
 
 `record` builds the release library and the demo, runs benches/coldstart/coldstart.c (the demo's
 app of 50 functions: load and ABI check, registration, the first call synchronously and again
-through af_execute_async, as the bindings call) under callgrind, and writes a pattern for each
-function it ran. A pattern is the function's section name with what varies between builds
+through af_execute_async, as the bindings call) under callgrind, three times per build (what
+runs varies a little with the threads' timing), and writes a pattern for each function any
+of them ran. A pattern is the function's section name with what varies between builds
 left open: a legacy symbol's hash (`17h` and 16 hex digits) and a v0 symbol's crate
 disambiguators (`Cs..._`), so one list serves every build (features, targets, profiles) whose
 code has the same functions. A generic function whose instantiations differ only by that hash
@@ -74,25 +75,36 @@ def base_name(symbol):
     return re.sub(r"\.llvm\.\d+$", "", symbol)
 
 
-def profile(program, app, lib):
-    """The functions of LIB a cold start runs: {name: instructions}; a name is `0x...` where
-    LIB has no symbol for the code (its PLT, for one)."""
+# How many cold starts `record` profiles per build: what runs varies a little with the threads'
+# timing (whether the timer thread, started by the first asynchronous call, finds its lock
+# free; parking_lot's park and wake paths when not), and one run left that code out as often
+# as not, so the list is the union of a few.
+RECORD_RUNS = 3
+
+
+def profile(program, app, lib, runs=1):
+    """The functions of LIB a cold start runs (the union of `runs` cold starts): {name:
+    instructions}; a name is `0x...` where LIB has no symbol for the code (its PLT, for one)."""
     if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
         cannot("no valgrind (callgrind) on PATH")
     lib = os.path.realpath(lib)
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "callgrind.out")
-        run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}",
-             program, lib, app, "--async"])
-        text = run(["callgrind_annotate", "--threshold=100", "--inclusive=no", out])
     funcs = {}
     # "  169,668 ( 8.34%)  ???:NAME [/path/lib.so]" (a file's path before the colon when known)
     line_re = re.compile(r"^\s*([\d,]+)\s+\([^)]*\)\s+(?:.*?):(\S+?)(?:'\d+)?\s+\[(.+)\]\s*$")
-    for line in text.splitlines():
-        m = line_re.match(line)
-        if m and os.path.realpath(m.group(3)) == lib:
-            name = base_name(m.group(2))
-            funcs[name] = funcs.get(name, 0) + int(m.group(1).replace(",", ""))
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "callgrind.out")
+            run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}",
+                 program, lib, app, "--async"])
+            text = run(["callgrind_annotate", "--threshold=100", "--inclusive=no", out])
+        seen = {}
+        for line in text.splitlines():
+            m = line_re.match(line)
+            if m and os.path.realpath(m.group(3)) == lib:
+                name = base_name(m.group(2))
+                seen[name] = seen.get(name, 0) + int(m.group(1).replace(",", ""))
+        for name, n in seen.items():
+            funcs[name] = max(funcs.get(name, 0), n)
     if not funcs:
         sys.exit(f"startup_order: callgrind saw no code of {lib} run")
     return funcs
@@ -132,7 +144,7 @@ BUILDS = [
 
 def hot_patterns(name, lib, program, app, max_extra):
     """The patterns of the functions LIB's cold start runs, in LIB's order; and a summary."""
-    funcs = profile(program, app, lib)
+    funcs = profile(program, app, lib, RECORD_RUNS)
     syms = text_symbols(lib)
     hot = sorted((n for n in funcs if n in syms), key=lambda n: syms[n][0])  # the compiler's order
     hot_set = set(hot)
