@@ -1,7 +1,9 @@
 //! The timer thread (src/engine/timer.rs) outlives a pause between calls: an assistant calls
 //! an app seconds apart, and each asynchronous call with a timeout needs the thread, so it
 //! is not started again for each call. A test binary of its own: it names the process's
-//! threads, and another test's deadlines would keep the timer busy.
+//! threads, and another test's deadlines would keep the timer busy. Linux only: it reads the
+//! threads' names from /proc.
+#![cfg(target_os = "linux")]
 
 use appfunctions::*;
 use std::sync::Arc;
@@ -9,7 +11,6 @@ use std::time::Duration;
 
 /// The thread ids of the process's threads whose name starts with `prefix` (the kernel
 /// keeps the first 15 bytes of a name).
-#[cfg(target_os = "linux")]
 fn threads_named(prefix: &str) -> Vec<String> {
     let mut ids = Vec::new();
     for e in std::fs::read_dir("/proc/self/task").expect("/proc/self/task") {
@@ -32,7 +33,6 @@ fn call(d: &Dispatcher) {
     assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok(true));
 }
 
-#[cfg(target_os = "linux")]
 #[test]
 fn the_timer_thread_outlives_a_pause_of_seconds_between_calls() {
     let d = Dispatcher::new();

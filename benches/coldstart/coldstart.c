@@ -83,6 +83,7 @@ int main(int argc, char **argv) {
   }
   char *app = read_all(argv[2]);
   long long t_read = now_ns();
+  int async_call = argc > 3 && strcmp(argv[3], "--async") == 0;
   if (argc > 3 && strcmp(argv[3], "--floor") == 0) {
     printf("coldstart main=%lld read=%lld\n", t_main, t_read);
     return 0;
@@ -156,7 +157,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   string_free(outcome);
-  if (argc > 3 && strcmp(argv[3], "--async") == 0) {
+  if (async_call) {
     af_status (*execute_async)(af_dispatcher *, const af_invocation *, const char *, af_outcome_fn, void *) =
         (af_status (*)(af_dispatcher *, const af_invocation *, const char *, af_outcome_fn, void *))sym("af_execute_async");
     af_status st = execute_async(d, &inv, call_args, on_outcome, NULL);
@@ -167,7 +168,7 @@ int main(int argc, char **argv) {
   }
   long long t_async = now_ns();
   printf("coldstart main=%lld read=%lld load=%lld register=%lld call=%lld", t_main, t_read, t_load, t_register, t_call);
-  if (argc > 3 && strcmp(argv[3], "--async") == 0) printf(" async=%lld", t_async);
+  if (async_call) printf(" async=%lld", t_async);
   printf("\n");
   return 0;
 }

@@ -60,9 +60,10 @@ struct Slot {
 /// library's other threads wait a second ([`crate::engine::threads::IDLE_EXIT`]). Every
 /// asynchronous call with a timeout arms a deadline, so an app that an assistant calls a
 /// few seconds apart (a model's turn between two tool calls, a user's between two
-/// requests) would otherwise start the thread again for each call: measured 2026-12-05, an
-/// `af_execute_async` answered inline took a median 105 µs 1.5 s after the last call
-/// (the thread gone and started again), against 27 µs 0.3 s after it. Waiting, the thread
+/// requests) would otherwise start the thread again for each call: measured 2026-12-05
+/// (`benches/suite.rs`, `paced`), an `af_execute_async` answered inline took a median
+/// 122 µs 1.5 s after the last call (the thread gone and started again), against 37 µs
+/// 0.3 s after it. Waiting, the thread
 /// costs its stack's address space and a wake-up a second ([`IDLE_WAKE`]).
 #[cfg(not(miri))]
 pub(crate) const IDLE_EXIT: std::time::Duration = std::time::Duration::from_secs(60);
