@@ -875,7 +875,9 @@ impl<'y> ValueSeed<'_, '_, 'y> {
                 }
             }
             _ => {
-                let v: f64 = raw.parse().unwrap_or(f64::INFINITY);
+                // serde_json's reader (exact, `float_roundtrip`) rather than `str::parse`,
+                // whose own exact algorithm and tables would be linked for this alone
+                let v: f64 = serde_json::from_str(raw).unwrap_or(f64::INFINITY);
                 if !v.is_finite() {
                     return Err(self.ctx.fail(format!(
                         "number {} is out of range for double",
@@ -1664,6 +1666,42 @@ mod tests {
             one(Type::Double, r#""1""#).unwrap_err(),
             r#"n: expected double, got string "1""#
         );
+        // a double's normal form is read by serde_json's exact reader and written as `{:?}`
+        // writes it: the same value as `str::parse` reads, at the edges of the range too
+        for raw in [
+            "0.1",
+            "-0.0",
+            "1e-400",
+            "4.9e-324",
+            "2.2250738585072011e-308",
+            "1.7976931348623157e308",
+            "9007199254740993",
+            "9007199254740993.0",
+            "123456789012345678901234567890",
+            "1e16",
+            "1.0000000000000002",
+            "3.141592653589793238462643383279",
+            "0.30000000000000004",
+            "1E+2",
+            "7e-5",
+        ] {
+            let want: f64 = raw.parse().unwrap();
+            let plain = raw.len() <= 20
+                && raw
+                    .bytes()
+                    .enumerate()
+                    .all(|(i, b)| b.is_ascii_digit() || (i == 0 && b == b'-'));
+            let want = if plain {
+                raw.to_string()
+            } else {
+                format!("{want:?}")
+            };
+            assert_eq!(
+                one(Type::Double, raw).unwrap(),
+                format!(r#"{{"n":{want}}}"#),
+                "{raw}"
+            );
+        }
         assert_eq!(
             one(Type::Nullable(Box::new(Type::Int32)), "null").unwrap(),
             r#"{"n":null}"#

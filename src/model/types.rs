@@ -890,12 +890,13 @@ pub fn is_member_name(s: &str) -> bool {
 }
 
 /// The candidate closest to `key` (a small edit distance, or a prefix of at least three
-/// characters), for "did you mean" hints.
+/// characters), for "did you mean" hints. Letters are compared without their ASCII case
+/// (names are ASCII: `str::to_lowercase` would link Unicode's case tables for this alone).
 pub(crate) fn closest<'a>(candidates: impl Iterator<Item = &'a str>, key: &str) -> Option<&'a str> {
-    let lower = key.to_lowercase();
+    let lower = key.to_ascii_lowercase();
     candidates
         .filter_map(|c| {
-            let cl = c.to_lowercase();
+            let cl = c.to_ascii_lowercase();
             let d = edit_distance(&cl, &lower);
             let prefix = lower.len() >= 3 && (cl.starts_with(&lower) || lower.starts_with(&cl));
             (d <= 2 || prefix).then_some((d, c))
