@@ -15,6 +15,13 @@
 //! The script is written for lld, the linker Rust uses on x86_64 Linux since 1.90 and the
 //! Android NDK's; other Linux targets link with the system's GNU ld and go without it, and
 //! `APPFUNCTIONS_STARTUP_ORDER=0` leaves it out where another linker is chosen.
+//!
+//! The unwinder (GNU/Linux): the shared library carries libgcc's unwinder (`libgcc_eh.a`, as
+//! `gcc -static-libgcc` links it) instead of needing `libgcc_s.so.1`, which a process without
+//! it (a C program, a NativeAOT app) had to load with the library: a third of `dlopen`'s
+//! time in a cold start (0.60 -> 0.42 ms, docs/performance.md, "Cold start"). Android's
+//! build already links its unwinder in (the NDK's static libunwind); Apple's is the system's.
+//! A panic still unwinds only to the C ABI's boundary, inside the library.
 
 /// Keep in step with `AF_ABI_VERSION` in src/ffi/mod.rs (a test checks it).
 const ABI: u32 = 1;
@@ -23,6 +30,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     startup_order(&os);
+    static_unwinder(&os);
     if os != "linux" {
         // Android packages keep the plain lib*.so name; Apple and Windows name
         // libraries their own way
@@ -65,4 +73,57 @@ fn startup_order(os: &str) {
     if script.is_file() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-T,{}", script.display());
     }
+}
+
+/// Links the unwinder into the shared library (GNU/Linux, native builds): the module docs say
+/// why. Rust's standard library asks the linker for `-lgcc_s`; the library's link searches
+/// first a directory holding a `libgcc_s.so` linker script that names the C compiler's
+/// `libgcc_eh.a` (the same unwinder, as `gcc -static-libgcc` links it into a shared object),
+/// so the library needs no `libgcc_s.so.1` beside `libc`. Its symbols stay hidden: a process
+/// that loads `libgcc_s.so.1` for itself keeps its own unwinder, and no panic leaves the
+/// library (docs/abi.md). `APPFUNCTIONS_STATIC_UNWINDER=0` links `libgcc_s.so.1` as before;
+/// a compiler without `libgcc_eh.a` (or a cross build) does too, with a warning.
+fn static_unwinder(os: &str) {
+    println!("cargo:rerun-if-env-changed=APPFUNCTIONS_STATIC_UNWINDER");
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    let off = std::env::var("APPFUNCTIONS_STATIC_UNWINDER").is_ok_and(|v| v == "0");
+    if os != "linux" || env != "gnu" || off {
+        return;
+    }
+    let (Ok(host), Ok(target)) = (std::env::var("HOST"), std::env::var("TARGET")) else {
+        return;
+    };
+    if host != target {
+        // the host's compiler would name the host's libgcc_eh.a
+        return;
+    }
+    let Some(out) = std::env::var_os("OUT_DIR").map(std::path::PathBuf::from) else {
+        return;
+    };
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    println!("cargo:rerun-if-env-changed=CC");
+    let archive = std::process::Command::new(&cc)
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|p| std::path::Path::new(p).is_absolute() && std::path::Path::new(p).is_file());
+    let Some(archive) = archive else {
+        println!(
+            "cargo:warning=`{cc} -print-file-name=libgcc_eh.a` names no file: the shared \
+             library links libgcc_s.so.1 (APPFUNCTIONS_STATIC_UNWINDER)"
+        );
+        return;
+    };
+    let dir = out.join("static-unwinder");
+    let script = format!(
+        "/* written by build.rs (static_unwinder): the unwinder linked into libappfunctions.so */\nINPUT({archive})\n"
+    );
+    if std::fs::create_dir_all(&dir).is_err()
+        || std::fs::write(dir.join("libgcc_s.so"), script).is_err()
+    {
+        return;
+    }
+    println!("cargo:rustc-cdylib-link-arg=-L{}", dir.display());
 }

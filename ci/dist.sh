@@ -21,9 +21,10 @@
 # builds") into target/dist-build/phone/, not shipped from here (a phone's library is built
 # for its target, as printed by --target), checks each against its own budget and for the
 # whole C ABI, and runs ci/dist/phone.c against each: AF_DIST_MAX_ANDROID_SO_BYTES (1590000:
-# 1,550,120 reached on 2026-12-04) and AF_DIST_MAX_IOS_SO_BYTES (1500000, issue 30's target:
-# 1,493,824 reached), and the phone-android library with its relocations packed as Android
-# links it, AF_DIST_MAX_ANDROID_PACKED_SO_BYTES (1500000, the target: 1,478,768 reached).
+# 1,541,256 reached on 2026-12-05, the unwinder linked in as Android links its own) and
+# AF_DIST_MAX_IOS_SO_BYTES (1500000, issue 30's target: 1,484,520 reached), and the
+# phone-android library with its relocations packed as Android links it,
+# AF_DIST_MAX_ANDROID_PACKED_SO_BYTES (1500000, the target: 1,470,136 reached).
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export REPO

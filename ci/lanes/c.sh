@@ -6,8 +6,10 @@
 # Before them: the header compiles cleanly as C99 and C++11 with -Wall -Wextra -pedantic
 # -Werror; the README's C blocks compile and the main one links and runs as written
 # (ci/readme_c.sh); the library's SONAME is libappfunctions.so.<ABI> and it exports only
-# the af_ functions the header declares; and, on x86_64, that what a cold start runs lies
-# first in its .text (the startup order: ci/startup_order.py check).
+# the af_ functions the header declares; on GNU/Linux, that it needs no libgcc_s.so.1 (its
+# unwinder linked in, build.rs) and that a panic inside it is caught (tests/static_unwinder.rs,
+# on the debug build); and, on x86_64, that what a cold start runs lies first in its .text
+# (the startup order: ci/startup_order.py check).
 # Exits 0 (passed), 1 (failed) or 3 (cannot run here: no C compiler / valgrind).
 #
 # Leak policy: valgrind fails on "definitely" and "indirectly" lost blocks. "Still
@@ -63,6 +65,22 @@ if [[ -n "$stray" ]]; then echo "[c] $lib exports symbols the header does not de
 absent=$(comm -13 <(echo "$exported") <(echo "$declared"))
 if [[ -n "$absent" ]]; then echo "[c] the header declares functions $lib does not export: $(echo $absent)"; exit 1; fi
 echo "[c] $lib: SONAME $soname, exports exactly the $(echo "$declared" | wc -l) af_ functions of the header"
+
+# the unwinder is part of the library (build.rs, static_unwinder): no libgcc_s.so.1 to load
+# beside it, and a panic inside it is still caught at the boundary (the debug build's probe)
+if [[ "$(rustc -vV | sed -n 's/^host: //p')" == *-linux-gnu ]]; then
+  needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  if [[ "$needed" == *libgcc_s* ]]; then
+    echo "[c] $lib needs libgcc_s ($needed): build.rs links the unwinder in"; exit 1
+  fi
+  echo "[c] $lib needs only: $needed"
+  echo "[c] a panic caught inside the library: cargo build --lib && cargo test --test static_unwinder -- --ignored"
+  cargo build --lib -q || exit 1
+  if ! RUST_BACKTRACE=0 cargo test -q --test static_unwinder -- --ignored >/tmp/af-c-unwinder.log 2>&1; then
+    tail -30 /tmp/af-c-unwinder.log; echo "[c] FAILED: tests/static_unwinder.rs"; exit 1
+  fi
+  grep "test result" /tmp/af-c-unwinder.log
+fi
 
 # the startup order (build.rs, link/startup-order.ld): what the demo app's cold start runs
 # (callgrind) lies first in .text; below 80% of its code pages there, the list went stale

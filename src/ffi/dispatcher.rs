@@ -174,6 +174,8 @@ pub(crate) fn c_handler(
 #[no_mangle]
 pub extern "C" fn af_dispatcher_new() -> *mut af_dispatcher {
     boundary(|| {
+        #[cfg(debug_assertions)]
+        super::panic_probe();
         super::fork::watch();
         af_dispatcher::new(FfiDispatcher::new(Dispatcher::new(), false))
     })

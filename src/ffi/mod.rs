@@ -275,6 +275,17 @@ pub(crate) fn boundary<T: OnPanic>(f: impl FnOnce() -> T) -> T {
     boundary_with(T::on_panic, f)
 }
 
+/// Debug builds only: with `APPFUNCTIONS_PANIC_PROBE=1` in its environment,
+/// `af_dispatcher_new` panics inside its boundary, so a test sees a panic caught in the
+/// shared library as it is linked (tests/static_unwinder.rs: the unwinder is part of the
+/// library on GNU/Linux, build.rs). A release build has no such path.
+#[cfg(debug_assertions)]
+pub(crate) fn panic_probe() {
+    if std::env::var_os("APPFUNCTIONS_PANIC_PROBE").is_some_and(|v| v == "1") {
+        panic!("APPFUNCTIONS_PANIC_PROBE is set (a debug build's probe of the panic boundary)");
+    }
+}
+
 /// [`boundary`] for a function whose panic value is not its type's.
 pub(crate) fn boundary_or<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
     boundary_with(|| on_panic, f)
