@@ -81,7 +81,7 @@ impl<H: Host> Entry<H> {
         toolkit: Option<usize>,
     ) -> Entry<H> {
         Entry {
-            id_terminated: Arc::from(crate::model::terminated::terminated(&desc.id).as_str()),
+            id_terminated: crate::model::terminated::terminated_arc(&desc.id),
             toolkit,
             schemas: OnceLock::new(),
             templated: OnceLock::new(),
@@ -188,7 +188,43 @@ impl std::hash::Hasher for IdHasher {
     }
 }
 
-type IdIndex = HashMap<Arc<str>, Slot, std::hash::BuildHasherDefault<IdHasher>>;
+type IdIndex = HashMap<IdKey, Slot, std::hash::BuildHasherDefault<IdHasher>>;
+
+/// A key of the function index: the entry's own terminated id ([`Entry::id_terminated`],
+/// shared, so a registration allocates no second copy of the id), hashed and compared as
+/// its text, which is what a look-up by `&str` finds it by.
+#[derive(Clone)]
+struct IdKey(Arc<str>);
+
+impl IdKey {
+    fn of<H: Host>(e: &Entry<H>) -> IdKey {
+        IdKey(e.id_terminated.clone())
+    }
+
+    fn text(&self) -> &str {
+        crate::model::terminated::unterminated(&self.0)
+    }
+}
+
+impl std::borrow::Borrow<str> for IdKey {
+    fn borrow(&self) -> &str {
+        self.text()
+    }
+}
+
+impl std::hash::Hash for IdKey {
+    fn hash<S: std::hash::Hasher>(&self, state: &mut S) {
+        self.text().hash(state)
+    }
+}
+
+impl PartialEq for IdKey {
+    fn eq(&self, other: &IdKey) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl Eq for IdKey {}
 
 /// Where an entry sits in its snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -313,7 +349,7 @@ impl<H: Host> Snapshot<H> {
 
     pub fn not_found_message(&self, id: &str) -> String {
         let hint = if self.index.len() <= 2000 {
-            crate::model::types::closest(self.index.keys().map(|k| &**k), id)
+            crate::model::types::closest(self.index.keys().map(IdKey::text), id)
                 .map(|c| format!(" (did you mean \"{c}\"?)"))
                 .unwrap_or_default()
         } else {
@@ -334,19 +370,15 @@ impl<H: Host> Snapshot<H> {
 
     /// Adds a declared function (its id is not registered yet).
     pub(crate) fn push_function(&mut self, e: Entry<H>) {
-        self.index.insert(
-            Arc::from(e.desc.id.as_str()),
-            Slot::Declared(self.functions.len()),
-        );
+        self.index
+            .insert(IdKey::of(&e), Slot::Declared(self.functions.len()));
         self.functions.push(Arc::new(e));
     }
 
     /// Adds the `search_{entity}` of the entity just added to `types`.
     pub(crate) fn push_generated(&mut self, e: Entry<H>) {
-        self.index.insert(
-            Arc::from(e.desc.id.as_str()),
-            Slot::Generated(self.generated.len()),
-        );
+        self.index
+            .insert(IdKey::of(&e), Slot::Generated(self.generated.len()));
         self.generated.push(Arc::new(e));
     }
 
@@ -365,12 +397,10 @@ impl<H: Host> Snapshot<H> {
         self.functions.remove(i);
         self.index.clear();
         for (i, e) in self.functions.iter().enumerate() {
-            self.index
-                .insert(Arc::from(e.desc.id.as_str()), Slot::Declared(i));
+            self.index.insert(IdKey::of(e), Slot::Declared(i));
         }
         for (i, e) in self.generated.iter().enumerate() {
-            self.index
-                .insert(Arc::from(e.desc.id.as_str()), Slot::Generated(i));
+            self.index.insert(IdKey::of(e), Slot::Generated(i));
         }
     }
 }
@@ -707,5 +737,28 @@ mod tests {
         assert!(std::ptr::eq(e.json(&types), e.json(&types)));
         assert!(e.set_enabled(false));
         assert_ne!(e.json(&types), json, "the disabled entry's JSON is its own");
+    }
+
+    #[test]
+    fn the_index_finds_a_function_by_its_text_through_the_entrys_own_id() {
+        let types = TypeSet::default();
+        let mut s = Snapshot::<TestHost>::empty(Arc::new(Shared::new()));
+        s.push_function(entry(&types));
+        // the key is the entry's terminated id, shared: no copy of it
+        let e = s.find("add_note").expect("found by its text");
+        assert_eq!(
+            Arc::strong_count(&e.id_terminated),
+            2,
+            "the entry and its key"
+        );
+        assert_eq!(s.slot_of("add_note"), Some(Slot::Declared(0)));
+        assert!(s.contains("add_note"));
+        assert!(!s.contains("add_note\0") && !s.contains("add_not"));
+        assert_eq!(
+            s.not_found_message("add_nte"),
+            "no function named \"add_nte\" (did you mean \"add_note\"?)"
+        );
+        s.remove_function(0);
+        assert!(!s.contains("add_note"));
     }
 }

@@ -54,6 +54,22 @@ pub(crate) fn terminated(text: &str) -> String {
     t
 }
 
+/// `text` followed by the terminator, shared: made in place from a copy on the stack when
+/// it is short (a function's id is at most 64 bytes), so registering one allocates only
+/// the `Arc` (through a [`String`] it would allocate twice).
+pub(crate) fn terminated_arc(text: &str) -> std::sync::Arc<str> {
+    let mut buf = [0u8; 128];
+    match buf.get_mut(..text.len() + 1) {
+        Some(b) => {
+            b[..text.len()].copy_from_slice(text.as_bytes());
+            b[text.len()] = TERMINATOR as u8;
+            // the text's UTF-8 and an ASCII terminator
+            std::sync::Arc::from(std::str::from_utf8(b).unwrap_or(EMPTY))
+        }
+        None => std::sync::Arc::from(terminated(text)),
+    }
+}
+
 /// A kept string's text, without its terminator (as it is if it has none).
 #[inline]
 pub(crate) fn unterminated(stored: &str) -> &str {
@@ -63,6 +79,21 @@ pub(crate) fn unterminated(stored: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_kept_string_is_the_text_and_its_terminator_at_any_length() {
+        for text in [
+            String::new(),
+            "search_order".into(),
+            "é".repeat(63),
+            "x".repeat(127),
+            "y".repeat(500),
+        ] {
+            let kept = terminated_arc(&text);
+            assert_eq!(&*kept, terminated(&text), "{} bytes", text.len());
+            assert_eq!(unterminated(&kept), text);
+        }
+    }
 
     #[test]
     fn a_kept_string_lends_its_text_and_the_terminator_after_it() {
