@@ -1,11 +1,13 @@
 //! The measurements criterion does not fit: throughput on 1 and 2 threads, allocations
 //! per call (a counting allocator), RSS over millions of calls, an MCP tools/call round
-//! trip in-process, and asynchronous calls at an assistant's pace (one call after a pause).
+//! trip in-process, asynchronous calls at an assistant's pace (one call after a pause), and
+//! registering 10,000 functions in a fresh process (this benchmark started again per sample).
 //! Prints one JSON object (ci/bench.sh merges it into target/bench/summary.json).
 //!
 //! `cargo bench -p appfunctions-benches --bench suite -- [--rss-calls N] [--seconds S]
-//! [--paced-rounds R]` (S rounds of a second on 1 thread, then on 2, in turn, of the calls and
-//! of a shared-nothing floor; the best round of each counts; R rounds of the paced calls)
+//! [--paced-rounds R] [--register-samples F]` (S rounds of a second on 1 thread, then on 2,
+//! in turn, of the calls and of a shared-nothing floor; the best round of each counts; R
+//! rounds of the paced calls; F fresh processes registering 10,000 functions)
 
 #[path = "../examples/demo/app.rs"]
 mod app;
@@ -216,8 +218,62 @@ fn rss_kib() -> u64 {
     pages * 4
 }
 
+/// The child of [`register_fresh`]: registers 10,000 functions in this fresh process (the
+/// first registration faults in its pages), drops them, registers them again (the heap
+/// warm), and prints both times in milliseconds.
+fn register_fresh_child() {
+    let descs: Vec<String> = (0..10_000)
+        .map(|i| scenarios::descriptor(i, None))
+        .collect();
+    let t = Instant::now();
+    let d = scenarios::register_all(&descs);
+    let first = t.elapsed();
+    drop(d);
+    let t = Instant::now();
+    let d = scenarios::register_all(&descs);
+    let second = t.elapsed();
+    drop(d);
+    println!(
+        "{} {}",
+        first.as_secs_f64() * 1e3,
+        second.as_secs_f64() * 1e3
+    );
+}
+
+/// Registering 10,000 functions as an app does it: once, in a fresh process (this benchmark
+/// started again per sample with `--register-fresh-child`), where every page the registry
+/// takes is faulted in for the first time; beside it the same process's second registration,
+/// its heap warm. Criterion's `registry/register` times registrations one after another in
+/// one process, where what glibc kept of the last one decides how many pages are new (the
+/// same code measured 13.6 and 33 ms there on 2026-12-05). Medians of `samples`.
+fn register_fresh(samples: usize) -> (f64, f64) {
+    let exe = std::env::current_exe().expect("the benchmark's path");
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    for _ in 0..samples {
+        let out = std::process::Command::new(&exe)
+            .arg("--register-fresh-child")
+            .output()
+            .expect("the benchmark starts again");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut t = text
+            .split_whitespace()
+            .map(|v| v.parse::<f64>().expect("ms"));
+        first.push(t.next().expect("the first registration"));
+        second.push(t.next().expect("the second registration"));
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    (median(first), median(second))
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--register-fresh-child") {
+        register_fresh_child();
+        return;
+    }
     let get = |name: &str, default: u64| -> u64 {
         args.iter()
             .position(|a| a == name)
@@ -228,6 +284,7 @@ fn main() {
     let rss_calls = get("--rss-calls", 10_000_000);
     let seconds = get("--seconds", 3);
     let paced_rounds = get("--paced-rounds", 15);
+    let fresh_samples = get("--register-samples", 11);
 
     let d = dispatcher();
     let inv = inv();
@@ -317,6 +374,7 @@ fn main() {
     let mcp_trivial_us = time_mcp(&scenarios::McpCall::new(&t));
 
     let (paced_short_us, paced_long_us) = paced(&d, paced_rounds.max(1) as usize);
+    let (register_fresh_ms, register_warm_ms) = register_fresh(fresh_samples.max(1) as usize);
 
     unsafe { af_dispatcher_free(d.0) };
     println!(
@@ -344,6 +402,9 @@ fn main() {
             "paced_async_after_long_pause_us": paced_long_us,
             "paced_short_pause_ms": PACED_SHORT.as_millis() as u64,
             "paced_long_pause_ms": PACED_LONG.as_millis() as u64,
+            "register_10k_fresh_process_ms": register_fresh_ms,
+            "register_10k_warm_heap_ms": register_warm_ms,
+            "register_fresh_samples": fresh_samples,
         })
     );
 }

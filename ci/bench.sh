@@ -56,8 +56,8 @@ OUT="$REPO/target/bench"; mkdir -p "$OUT"
 # ci/bench/report.py reads them: a `cargo bench` run by hand writes target/criterion and
 # cannot slip its figures into a report regenerated afterwards
 export CRITERION_HOME="$OUT/criterion"
-if [[ $QUICK == 1 ]]; then CRIT=(--warm-up-time 1 --measurement-time 2); RSS_CALLS=1000000; SECONDS_T=2; TIMEOUT_ROUNDS=10; PACED_ROUNDS=5
-else CRIT=(--warm-up-time 2 --measurement-time 5); RSS_CALLS=10000000; SECONDS_T=4; TIMEOUT_ROUNDS=40; PACED_ROUNDS=15; fi
+if [[ $QUICK == 1 ]]; then CRIT=(--warm-up-time 1 --measurement-time 2); RSS_CALLS=1000000; SECONDS_T=2; TIMEOUT_ROUNDS=10; PACED_ROUNDS=5; REGISTER_SAMPLES=5
+else CRIT=(--warm-up-time 2 --measurement-time 5); RSS_CALLS=10000000; SECONDS_T=4; TIMEOUT_ROUNDS=40; PACED_ROUNDS=15; REGISTER_SAMPLES=11; fi
 
 timeouts_bench() {
   echo "== timeouts: lateness beyond the deadline, on_invoked blocking 0 ms and 100 ms ($TIMEOUT_ROUNDS rounds of 50 calls)"
@@ -267,8 +267,8 @@ echo "== criterion: execute"
 cargo bench -q -p appfunctions-benches --bench execute -- "${CRIT[@]}" 2>&1 | grep -E "^execute|time:" || true
 echo "== criterion: registry scale"
 cargo bench -q -p appfunctions-benches --bench registry -- "${CRIT[@]}" 2>&1 | grep -E "^registry|time:" || true
-echo "== suite: threads, allocations, RSS over $RSS_CALLS calls, MCP in-process, $PACED_ROUNDS rounds of paced calls"
-cargo bench -q -p appfunctions-benches --bench suite -- --rss-calls "$RSS_CALLS" --seconds "$SECONDS_T" --paced-rounds "$PACED_ROUNDS" 2>/dev/null | tail -1 > "$OUT/suite.json"
+echo "== suite: threads, allocations, RSS over $RSS_CALLS calls, MCP in-process, $PACED_ROUNDS rounds of paced calls, $REGISTER_SAMPLES fresh processes registering 10,000 functions"
+cargo bench -q -p appfunctions-benches --bench suite -- --rss-calls "$RSS_CALLS" --seconds "$SECONDS_T" --paced-rounds "$PACED_ROUNDS" --register-samples "$REGISTER_SAMPLES" 2>/dev/null | tail -1 > "$OUT/suite.json"
 cat "$OUT/suite.json"
 
 timeouts_bench
