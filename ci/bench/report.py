@@ -844,8 +844,21 @@ def put_section(doc, heading, section, before):
         doc[end:end] = section
 
 
+PARTIAL = []
+
+
 def finish_partial(doc, what, figures):
-    """Writes the rewritten doc and ends a partial run, printing its fresh figures."""
+    """Ends a partial run's rewrite of the doc: written, with the fresh figures printed, once
+    the targets' verdicts are known (`write_partial`, below the reasons: a target this run
+    measured may have been met or missed before it)."""
+    PARTIAL.append((doc, what, figures))
+
+
+def write_partial():
+    """Writes the doc a partial run rewrote, its missed targets' section made again from the
+    merged figures, and ends the run."""
+    doc, what, figures = PARTIAL[0]
+    put_section(doc, MISSED_HEADING, missed_section(), ("## Chart",))
     with open(DOC_PATH, "w") as fh:
         fh.write("\n".join(doc))
     print(f"wrote {what} into target/bench/summary.json and docs/performance.md")
@@ -1430,8 +1443,9 @@ if EXPORTS_ONLY:
     note = first_export_note(s, meta["exports"])
     if replace(FIRST_EXPORT_NOTE, note) is None and row_at is not None:
         doc[row_at + 1:row_at + 1] = ["", note]
-    put_section(doc, MISSED_HEADING, missed_section(), ("## Chart",))
     finish_partial(doc, "the first exports' figures", {k: v for k, v in s.items() if "export_first_10k" in k})
+if PARTIAL:
+    write_partial()
 lines += coldstart_section(s, meta)
 lines += old_section(SIZE_HEADING)  # ci/size.py's
 lines += missed_section()
