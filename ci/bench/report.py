@@ -214,7 +214,9 @@ if TIMEOUTS_ONLY:
     s, meta = with_last_run(timeouts, "timeouts")
 BINDINGS_ONLY = "--bindings-only" in sys.argv[2:]
 if BINDINGS_ONLY:
-    s, meta = with_last_run({k: v for k, v in bindings.items() if v is not None}, "bindings")
+    # the fresh figures and what is made of them above (the ratios to the C figure of this run)
+    s, meta = with_last_run({k: v for k, v in {**bindings, **{k: v for k, v in s.items() if k.startswith(
+        ("binding_kotlin", "binding_swift", "kotlin_jni_floor"))}}.items() if v is not None}, "bindings")
 DOTNET_ONLY = "--dotnet-only" in sys.argv[2:]
 if DOTNET_ONLY:
     s, meta = with_last_run({k: v for k, v in bindings.items() if v is not None}, "dotnet")
@@ -893,6 +895,10 @@ if BINDINGS_ONLY:
             end = next((i for i in range(first, len(section)) if not section[i].startswith("|")), len(section))
             section[end:end] = kept
     put_section(doc, "## Bindings", section, ("## .NET binding", MISSED_HEADING))
+    # the Kotlin and Swift rows of the Targets table (their keys: binding_*), in place
+    fresh_rows = {f"| {name} |": row for (name, key, _, _), row in zip(targets, rows_of_targets())
+                  if key.startswith("binding_")}
+    doc = [next((r for p, r in fresh_rows.items() if l.startswith(p)), l) for l in doc]
     finish_partial(doc, "the bindings' figures", bindings)
 
 if DOTNET_ONLY:
