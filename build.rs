@@ -82,7 +82,7 @@ fn startup_order(os: &str) {
 /// so the library needs no `libgcc_s.so.1` beside `libc`. Its symbols stay hidden: a process
 /// that loads `libgcc_s.so.1` for itself keeps its own unwinder, and no panic leaves the
 /// library (docs/abi.md). `APPFUNCTIONS_STATIC_UNWINDER=0` links `libgcc_s.so.1` as before;
-/// a compiler without `libgcc_eh.a` (or a cross build) does too, with a warning.
+/// so does a cross build, and a compiler without `libgcc_eh.a` (with a cargo warning).
 fn static_unwinder(os: &str) {
     println!("cargo:rerun-if-env-changed=APPFUNCTIONS_STATIC_UNWINDER");
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();

@@ -63,8 +63,11 @@ pub(crate) fn terminated_arc(text: &str) -> std::sync::Arc<str> {
         Some(b) => {
             b[..text.len()].copy_from_slice(text.as_bytes());
             b[text.len()] = TERMINATOR as u8;
-            // the text's UTF-8 and an ASCII terminator
-            std::sync::Arc::from(std::str::from_utf8(b).unwrap_or(EMPTY))
+            // the text's UTF-8 and an ASCII terminator: always UTF-8 (else the heap's way)
+            match std::str::from_utf8(b) {
+                Ok(kept) => std::sync::Arc::from(kept),
+                Err(_) => std::sync::Arc::from(terminated(text)),
+            }
         }
         None => std::sync::Arc::from(terminated(text)),
     }
