@@ -21,6 +21,8 @@ public sealed class AppFunctionContext
     private CancellationTokenSource? _cts;
     private List<Task>? _pendingInvoked;
     private int _ended;
+    private readonly PendingExecute? _pending; // the call's own context of a call the binding started
+    private readonly AppFunctionPlatform? _platform; // its invocation's, known without asking the core
 
     internal AppFunctionContext(DispatcherCore core, nint call, PendingOptions? options)
     {
@@ -28,6 +30,20 @@ public sealed class AppFunctionContext
         _call = call;
         Options = options;
     }
+
+    internal AppFunctionContext(DispatcherCore core, nint call, PendingOptions? options, PendingExecute pending, AppFunctionPlatform platform)
+        : this(core, call, options)
+    {
+        _pending = pending;
+        _platform = platform;
+        SlotGeneration = pending.Slot?.Issue() ?? 0;
+    }
+
+    /// <summary>This context's generation of its pending call's <see cref="CancelSlot"/> (0: none).</summary>
+    internal long SlotGeneration { get; }
+
+    /// <summary>The token's source, once the token was asked for.</summary>
+    internal CancellationTokenSource? CancelSource => Volatile.Read(ref _cts);
 
     private AppFunctionContext(AppFunctionContext parent, nint call)
     {
@@ -77,7 +93,7 @@ public sealed class AppFunctionContext
     }
 
     /// <summary>Apple, Android or Other (an in-process call).</summary>
-    public AppFunctionPlatform Platform => (AppFunctionPlatform)Math.Max(0, NativeCalls.CallPlatform(Call));
+    public AppFunctionPlatform Platform => _platform ?? (AppFunctionPlatform)Math.Max(0, NativeCalls.CallPlatform(Call));
 
     /// <summary>iOS: the app is in the foreground for this run.</summary>
     public bool IsForeground => NativeCalls.CallIsForeground(Call);
@@ -167,7 +183,11 @@ public sealed class AppFunctionContext
                     cts.Dispose();
                     return _cts.Token;
                 }
-                NativeCalls.CallOnCancel(Call, cts);
+                // the call's own context of a call the binding started: no GCHandle nor release per call
+                if (_pending?.Slot is not { } slot || !slot.TryArm(this, SlotGeneration, Call, cts))
+                {
+                    NativeCalls.CallOnCancel(Call, cts);
+                }
             }
             return _cts.Token;
         }
@@ -188,6 +208,7 @@ public sealed class AppFunctionContext
         {
             return;
         }
+        _pending?.Slot?.Disarm(this);
         Task[]? pending;
         lock (this)
         {

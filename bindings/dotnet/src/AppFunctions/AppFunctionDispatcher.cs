@@ -157,7 +157,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             {
                 return Task.FromResult(AppFunctionOutcome.Failure(AppFunctionErrorCode.LimitExceeded, $"{JsonQuoted(invocation.FunctionId)}: the view was disposed"));
             }
-            var pending = PendingExecute.Rent(dispatcher._core, invocation.FunctionId, options);
+            var pending = PendingExecute.Rent(dispatcher._core, invocation.FunctionId, invocation.Platform, options);
             if (cancellationToken.CanBeCanceled)
             {
                 var token = NativeCalls.NewCancelToken();
@@ -181,6 +181,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             bool tokenRef = false;
             var ud = pending.UserData;
             int status = -1;
+            var outer = pending.Enter();
             try
             {
                 pending.Token?.DangerousAddRef(ref tokenRef);
@@ -199,6 +200,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
             }
             finally
             {
+                PendingExecute.Leave(outer);
                 if (tokenRef)
                 {
                     pending.Token!.DangerousRelease();
@@ -254,8 +256,9 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         using var args = new Utf8.Text(argumentsJson ?? "{}", argsBuf);
         var inv = NativeCalls.Invocation(invocation, id.Pointer, caller.Pointer);
         // the invocation's host context until af_execute_json returns: by then the call has ended
-        var pending = PendingExecute.Rent(_core, invocation.FunctionId, null);
+        var pending = PendingExecute.Rent(_core, invocation.FunctionId, invocation.Platform, null);
         inv.host_context = pending.UserData;
+        var outer = pending.Enter();
         try
         {
             return NativeCalls.ExecuteJson(_handle, &inv, args.Pointer);
@@ -266,6 +269,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         }
         finally
         {
+            PendingExecute.Leave(outer);
             try
             {
                 pending.EndContext();
@@ -299,8 +303,9 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         using var idsJson = new Utf8.Text(IdsJson(ids), default);
         var inv = NativeCalls.Invocation(given, id.Pointer, caller.Pointer);
         // the lookup's callbacks find their context through it until af_entities_json returns
-        var pending = PendingExecute.Rent(_core, search, null);
+        var pending = PendingExecute.Rent(_core, search, given.Platform, null);
         inv.host_context = pending.UserData;
+        var outer = pending.Enter();
         try
         {
             return NativeCalls.EntitiesJson(_handle, &inv, name.Pointer, idsJson.Pointer);
@@ -311,6 +316,7 @@ public sealed unsafe class AppFunctionDispatcher : IDisposable
         }
         finally
         {
+            PendingExecute.Leave(outer);
             try
             {
                 pending.EndContext();

@@ -34,6 +34,11 @@ internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, ILogger 
     /// one the scope-begin hook attached to a call the core started itself.</summary>
     internal AppFunctionContext ContextOf(nint call)
     {
+        // a callback made inline by the call this thread is starting: its context, known already
+        if (PendingExecute.Current?.OwnContext(call) is { } own)
+        {
+            return own;
+        }
         if (NativeCalls.CallInvocationContext(call) is PendingExecute p)
         {
             return p.ContextFor(call);

@@ -55,9 +55,76 @@ public sealed class LifecycleTests
             Assert.True(UserData.Live > baseline); // registrations, hooks, the delegate
         }
         await WaitForLive(baseline);
-        // per call: the delegate's cancellation callback (the call's own handle, its outcome's
-        // user data and host context, is kept by the thread for its next call)
-        Assert.True(UserData.Allocated - allocated >= 50);
+        // none per call: the call's own handle (its outcome's user data and host context) is kept
+        // by the thread for its next call, and the delegate's token is connected to the call
+        // through the pending call's cancel slot, not a handle of its own (issue 30)
+        Assert.True(UserData.Allocated - allocated < 50, $"{UserData.Allocated - allocated} handles for 50 calls");
+    }
+
+    [Fact]
+    public async Task The_core_cancels_a_pending_calls_token_through_its_slot_and_only_that_calls()
+    {
+        using var sp = new ServiceCollection().BuildServiceProvider();
+        using var d = new AppFunctionDispatcher(sp, new AppFunctionsOptions { Include = _ => false });
+        var contexts = new List<AppFunctionContext>();
+        var cancelled = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var holding = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        d.RegisterFunction("""{"id":"hold","result":"string"}""", async (context, _) =>
+        {
+            lock (contexts)
+            {
+                contexts.Add(context);
+            }
+            var token = context.CancellationToken;
+            token.Register(() => cancelled.TrySetResult());
+            holding.TrySetResult();
+            await Task.Delay(Timeout.Infinite, token);
+            return "\"never\"";
+        });
+        d.RegisterFunction("""{"id":"quick","result":"string"}""", (context, args) =>
+        {
+            lock (contexts)
+            {
+                contexts.Add(context);
+            }
+            _ = context.CancellationToken;
+            return ValueTask.FromResult<string?>("\"ok\"");
+        });
+        long allocated = UserData.Allocated;
+        int slots = CancelSlot.Count;
+
+        // a timeout: the core cancels the handler's token (the slot's callback), the call ends TimedOut
+        var timedOut = await d.Execute(new AppFunctionInvocation("hold") { Timeout = TimeSpan.FromMilliseconds(50) }, "{}");
+        Assert.Equal(AppFunctionErrorCode.TimedOut, timedOut.ErrorCode);
+        await cancelled.Task.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.True(contexts[0].CancellationToken.IsCancellationRequested);
+
+        // calls that end well on this thread reuse its pending call and slot: a generation each
+        for (int i = 0; i < 100; i++)
+        {
+            var ok = await d.Execute(new AppFunctionInvocation("quick"), "{}");
+            Assert.Equal("\"ok\"", ok.ResultJson);
+        }
+        Assert.All(contexts.Skip(1), c => Assert.False(c.CancellationToken.IsCancellationRequested));
+        Assert.True(UserData.Allocated - allocated < 10, $"{UserData.Allocated - allocated} handles for 101 calls");
+        Assert.True(CancelSlot.Count - slots <= 2, $"{CancelSlot.Count - slots} slots made for 101 calls");
+
+        // a context that asks for its token only after its call ended, while a later call holds
+        // the slot, registers with its ended call as before: a token of a call that has ended is
+        // cancelled at once. The later call's token is untouched until its own timeout.
+        var late = contexts[^1];
+        holding = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        cancelled = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var second = d.Execute(new AppFunctionInvocation("hold") { Timeout = TimeSpan.FromMilliseconds(300) }, "{}");
+        await holding.Task.WaitAsync(TimeSpan.FromSeconds(10));
+        typeof(AppFunctionContext).GetField("_cts", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!
+            .SetValue(late, null); // as if it had never asked
+        Assert.True(late.CancellationToken.IsCancellationRequested);
+        Assert.False(contexts[^1].CancellationToken.IsCancellationRequested);
+        Assert.False(cancelled.Task.IsCompleted);
+        Assert.Equal(AppFunctionErrorCode.TimedOut, (await second).ErrorCode);
+        await cancelled.Task.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.True(contexts[^1].CancellationToken.IsCancellationRequested);
     }
 
     [Fact]

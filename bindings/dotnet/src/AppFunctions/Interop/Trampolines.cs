@@ -232,6 +232,21 @@ internal static unsafe partial class Trampolines
         }
     }
 
+    /// <summary><c>af_call_on_cancel</c> of a pending call's context: user_data is its
+    /// <see cref="CancelSlot"/>'s number and the call's generation (no release).</summary>
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    internal static void CancelSlotted(void* userData)
+    {
+        try
+        {
+            CancelSlot.Cancel((nuint)userData);
+        }
+        catch
+        {
+            // a handler's cancellation callback threw: nothing to report it to here
+        }
+    }
+
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
     internal static void ToolkitText(void* userData, byte* toolkit, int which, byte* metadataJson, nint output)
     {
@@ -293,10 +308,15 @@ internal sealed unsafe class PendingExecute
     [ThreadStatic]
     private static PendingExecute? t_free;
 
+    [ThreadStatic]
+    private static PendingExecute? t_running;
+
     private static long s_handles;
 
     private GCHandle _handle;
+    private readonly CancelSlot? _slot = CancelSlot.Take();
     private string _functionId = "";
+    private AppFunctionPlatform _platform;
     private int _state;
     private AppFunctionOutcome? _outcome;
     private TaskCompletionSource<AppFunctionOutcome>? _tcs;
@@ -313,7 +333,7 @@ internal sealed unsafe class PendingExecute
     internal static long Handles => Interlocked.Read(ref s_handles);
 
     /// <summary>A pending call for this thread's next call: the one its last call gave back, or a new one.</summary>
-    internal static PendingExecute Rent(DispatcherCore core, string functionId, PendingOptions? options)
+    internal static PendingExecute Rent(DispatcherCore core, string functionId, AppFunctionPlatform platform, PendingOptions? options)
     {
         var p = t_free;
         if (p is null)
@@ -327,9 +347,39 @@ internal sealed unsafe class PendingExecute
         }
         p.Core = core;
         p._functionId = functionId;
+        p._platform = platform;
         p.Options = options;
         return p;
     }
+
+    /// <summary>The pending call whose start (<c>af_execute_async</c> and the like) runs on this
+    /// thread now: the callbacks it makes inline find their context without asking the core.</summary>
+    internal static PendingExecute? Current => t_running;
+
+    /// <summary>This pending call's start begins on this thread; the one running before (a call
+    /// this call's handler makes nests) is given back to <see cref="Leave"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal PendingExecute? Enter()
+    {
+        var outer = t_running;
+        t_running = this;
+        return outer;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void Leave(PendingExecute? outer) => t_running = outer;
+
+    /// <summary>This call's own context when it serves <paramref name="call"/> (it has learnt
+    /// the call's handle), else null: the caller asks the core.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal AppFunctionContext? OwnContext(nint call)
+    {
+        var context = Volatile.Read(ref _context);
+        return context is not null && context.Call == call ? context : null;
+    }
+
+    /// <summary>The slot through which the core cancels this call's context's token (null: none left).</summary>
+    internal CancelSlot? Slot => _slot;
 
     /// <summary>The <c>user_data</c> and <c>host_context</c> the core is given (the GCHandle).</summary>
     internal void* UserData => (void*)GCHandle.ToIntPtr(_handle);
@@ -350,7 +400,7 @@ internal sealed unsafe class PendingExecute
         var context = _context;
         if (context is null)
         {
-            var made = new AppFunctionContext(Core, 0, Options);
+            var made = new AppFunctionContext(Core, 0, Options, this, _platform);
             context = Interlocked.CompareExchange(ref _context, made, null) ?? made;
         }
         if (context.Call == call)
@@ -440,6 +490,7 @@ internal sealed unsafe class PendingExecute
         Options = null;
         Core = null!;
         _functionId = "";
+        _platform = default;
         _state = Running;
         _handle.Target = null;
         if (t_free is null)
@@ -459,6 +510,7 @@ internal sealed unsafe class PendingExecute
             _handle.Free();
             Interlocked.Decrement(ref s_handles);
         }
+        _slot?.Give();
         GC.SuppressFinalize(this);
     }
 
@@ -470,6 +522,7 @@ internal sealed unsafe class PendingExecute
             _handle.Free();
             Interlocked.Decrement(ref s_handles);
         }
+        _slot?.Give();
     }
 }
 
