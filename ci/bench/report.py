@@ -204,6 +204,12 @@ def with_last_run(fresh, section):
     """A partial run (--timeouts-only and the like): its fresh figures over those the last full
     run left, and its own metadata under `section` beside that run's."""
     prev = load("summary.json")
+    if not prev.get("meta", {}).get("when"):
+        # a fresh clone: docs/performance.md's figures are not kept, only the report made of them
+        sys.exit(f"ci/bench/report.py: a partial run ({section}) merges its figures into the last full run's "
+                 f"{os.path.join(OUT, 'summary.json')}, and there is none here: run ci/bench.sh (or "
+                 "ci/bench.sh --bindings) once first. This run's own figures are in "
+                 f"{OUT}/ (printed above).")
     figures = dict(prev.get("figures") or {})
     figures.update(fresh)
     return figures, dict(prev.get("meta") or {}, **{section: meta})
