@@ -750,6 +750,89 @@ fn cancel_callbacks_are_released_once() {
     f.free();
 }
 
+/// What [`registering_handler`] is given: the counts its cancel callbacks bump, and the token
+/// it cancels itself (NULL: it leaves the call running).
+struct Registering {
+    counts: Arc<Counts>,
+    cancel_first: *mut af_cancel_token,
+}
+
+/// Registers a cancel callback from inside its own callback (the core's no-look-up path),
+/// after cancelling the call itself when asked; then leaves the call running.
+unsafe extern "C" fn registering_handler(p: *mut c_void, call: *mut af_call) {
+    let r = unsafe { &*(p as *const Registering) };
+    if !r.cancel_first.is_null() {
+        assert_eq!(unsafe { af_cancel_token_cancel(r.cancel_first) }, AF_OK);
+    }
+    let ctx = Arc::as_ptr(&r.counts) as *mut c_void;
+    let mut id = 0u64;
+    let st =
+        unsafe { af_call_on_cancel(call, Some(count_cancel), ctx, Some(count_release), &mut id) };
+    assert_eq!(st, AF_OK, "{}", last_error());
+    assert_ne!(id, 0);
+    // the invocation's host context, read on the same path
+    assert_eq!(af_call_invocation_context(call) as usize, 42);
+}
+
+#[test]
+fn a_cancel_callback_registered_inside_the_calls_own_callback() {
+    let d = af_dispatcher_new();
+    let desc = cr#"{"id": "reg", "result": "string"}"#;
+    for cancel_first in [false, true] {
+        let token = af_cancel_token_new();
+        let r = Registering {
+            counts: Arc::new(Counts::default()),
+            cancel_first: if cancel_first {
+                token
+            } else {
+                std::ptr::null_mut()
+            },
+        };
+        let ud = &r as *const Registering as *mut c_void;
+        unsafe { af_unregister_function(d, c"reg".as_ptr()) };
+        assert_eq!(
+            unsafe { af_register_function(d, desc.as_ptr(), Some(registering_handler), ud, None) },
+            AF_OK
+        );
+        let oc = Arc::new(Counts::default());
+        let mut inv = invocation(c"reg");
+        inv.host_context = 42usize as *mut c_void;
+        inv.cancel_token = token;
+        inv.timeout_ms = AF_TIMEOUT_NONE;
+        assert_eq!(
+            unsafe {
+                af_execute_async(
+                    d,
+                    &inv,
+                    std::ptr::null(),
+                    Some(on_outcome),
+                    Arc::as_ptr(&oc) as *mut c_void,
+                )
+            },
+            AF_OK
+        );
+        if cancel_first {
+            // cancelled before it registered: the callback ran at once, on the handler's
+            // thread inside af_call_on_cancel (no lock held), then was released
+            assert_eq!(r.counts.handled.load(Ordering::SeqCst), 100);
+            assert_eq!(r.counts.freed.load(Ordering::SeqCst), 1);
+        } else {
+            assert_eq!(r.counts.handled.load(Ordering::SeqCst), 0);
+            assert_eq!(r.counts.freed.load(Ordering::SeqCst), 0);
+            assert_eq!(unsafe { af_cancel_token_cancel(token) }, AF_OK);
+            assert_eq!(r.counts.handled.load(Ordering::SeqCst), 100);
+            assert_eq!(r.counts.freed.load(Ordering::SeqCst), 1);
+        }
+        let outcomes = oc.outcomes.lock().unwrap().clone();
+        assert!(
+            outcomes.len() == 1 && outcomes[0].contains("Cancelled"),
+            "{outcomes:?}"
+        );
+        unsafe { af_cancel_token_free(token) };
+    }
+    unsafe { af_dispatcher_free(d) };
+}
+
 #[test]
 fn default_timeout_shutdown_and_in_flight() {
     let f = Fixture::new();

@@ -213,16 +213,13 @@ pub unsafe extern "C" fn af_call_on_cancel(
         let Some(f) = cb else {
             return fail(AF_ERR_NULL, "cb is NULL");
         };
-        let c = match live(call) {
-            Ok(c) => c,
-            Err(s) => return s,
-        };
-        let r = c.on_cancel(Box::new(move || {
+        let callback: Box<dyn FnOnce() + Send> = Box::new(move || {
             let data = data;
             // SAFETY: the host's callback with its own data; data is released after it.
             unsafe { f(data.ptr) }
-        }));
-        match r {
+        });
+        let register = |c: &Call, callback: Box<dyn FnOnce() + Send>| {
+            match c.on_cancel(callback) {
             OnCancel::Registered(id) | OnCancel::RanNow(id) => {
                 set_id(id);
                 AF_OK
@@ -234,6 +231,18 @@ pub unsafe extern "C" fn af_call_on_cancel(
                     c.function_id()
                 ),
             ),
+        }
+        };
+        // inside the call's own callback: no look-up (and no lock held, so `cb` may run at once)
+        let mut callback = Some(callback);
+        if let Some(st) = on_current(af_call::number(call), false, |c| {
+            register(c, callback.take().expect("once"))
+        }) {
+            return st;
+        }
+        match live(call) {
+            Ok(c) => register(&c, callback.take().expect("not taken")),
+            Err(s) => s, // `callback` is dropped here: its data released
         }
     })
 }
@@ -413,9 +422,10 @@ pub extern "C" fn af_call_host_data(call: *mut af_call) -> *mut c_void {
 /// hook, the handler and lookups.
 #[no_mangle]
 pub extern "C" fn af_call_invocation_context(call: *mut af_call) -> *mut c_void {
-    boundary(|| match live(call) {
-        Ok(c) => c.invocation_context() as *mut c_void,
-        Err(_) => std::ptr::null_mut(),
+    boundary(|| {
+        reading(call, std::ptr::null_mut(), |c| {
+            c.invocation_context() as *mut c_void
+        })
     })
 }
 
