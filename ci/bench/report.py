@@ -552,7 +552,17 @@ DOTNET_REASONS = [
     "managed part (callgrind with the runtime's perf map): the dispatcher's `Run` (the UTF-8 "
     "copies of the id and the arguments, the pending call) about 500 instructions, the outcome's "
     "parse about 220, the scanner about 600, the transitions and stubs of the two callbacks and "
-    "four P/Invokes the rest.",
+    "four P/Invokes the rest. The realistic call also paid, per call, for the token `OnInvoking` "
+    "receives whether it reads it or not: a `CancellationTokenSource`, a `GCHandle`, "
+    "`af_call_on_cancel` and, at the call's end, the core's release callback (a transition back "
+    "into .NET) freeing the handle; taken out in turn in alternating loops (2026-12-06), the "
+    "registration cost about 100 ns and the handle and its release about 70 of a 2,500 ns call. "
+    "Since 24f70f3 the token of a call the binding started is connected through the pending call's "
+    "cancel slot (no handle, no release: `Interop/CancelSlot.cs`), callbacks made inline on the "
+    "thread starting the call find its context without `af_call_invocation_context`, and "
+    "`context.Platform` is the invocation's; since 3f0ff8c the core skips the handle look-up "
+    "for `af_call_invocation_context` and `af_call_on_cancel` inside the call's own callback: "
+    "2,561 -> 2,463 ns in those loops, 30,267 -> 29,682 instructions per realistic call.",
     "**AIFunctionFactory does less.** A reflection-bound method call on arguments the benchmark "
     "already parsed: no native crossing, no validation of arguments or result against a schema, no "
     "delegates, no DI scope, no outcome. For the method returning a string (no record to "
@@ -1288,12 +1298,19 @@ REASONS = {
         "form, the handler's arguments read and bound, the managed outcome and its `Task`, the "
         "transitions), measured.",
     "dotnet_execute_realistic_ns":
-        "Where the realistic call's time goes (perf with the runtime's perf map, 2026-12-01): the "
-        "core about 45% (two delegates' gates and `on_invoked` through C, the arguments bound, the "
-        "`Order` checked against its type); the DI scope, the two scoped delegates and the "
-        "function's class resolved from it (the scope's dictionary of resolved services); the "
-        "`CancellationTokenSource` `OnInvoking`'s token needs (its `af_call_on_cancel` and the "
-        "release at the call's end); the logging call's arguments (the seed's TelemetryDelegate).",
+        "It moves with this machine's speed as the binding's own call of the C figure does "
+        "(`ExecuteSameCallAsC`): 2,124 ns against 876 at the run of 2026-12-05 (the plain call "
+        "0.079 ns per instruction; 1,770 and 1,841 ns in that day's two other runs), 2,466 against "
+        "1,187 in a `--dotnet-only` run of 2026-12-06 (the C figure 575 ns, a slow phase), with "
+        "24f70f3: compare the machine speed line between runs. Where its time goes (perf "
+        "with the runtime's perf map and frame pointers in the core, 2026-12-06): the core's "
+        "`af_execute_async` about 70% of the samples with the callbacks inside it (the delegate's "
+        "`OnInvoking` 16%, the handler 14% with the `Order` written and checked, `OnInvoked` 7%, "
+        "the outcome 5%), of which the core's own binding of the arguments 8%; the container's "
+        "work (the DI scope made and disposed, the two scoped delegates and the function's class "
+        "resolved, the scope's dictionary of resolved services) about 9%; the seed's delegates' "
+        "own `Task.FromResult` and logging call. The call's token (`OnInvoking` receives one) "
+        "cost about 170 ns until 24f70f3 and 3f0ff8c (the .NET binding section).",
     "coldstart_dotnet_aot_vs_floor_x": aot_reason(s) +
         "Most of the difference is page faults, which cost 10-16 µs each on this machine (a nested "
         "virtual machine; a 16-page `mmap` and its faults took 265 µs): measured 2026-12-05 at "
