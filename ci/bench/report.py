@@ -1115,6 +1115,11 @@ def kotlin_c_call_reason(s):
 
 # Why a target is missed: measured reasons, written where the work goes (callgrind
 # profiles of benches/instructions.rs). Printed for the targets missed in this run.
+def ratio_text(a, b):
+    """'2.08 times' for a and b, or 'beside' when either is missing."""
+    return f"{a / b:.2f} times" if a and b else "beside"
+
+
 REASONS = {
     "threads2_scaling": threads_reason(s),
     "threads2_scaling_vs_floor": threads_reason(s),
@@ -1298,11 +1303,14 @@ REASONS = {
         "form, the handler's arguments read and bound, the managed outcome and its `Task`, the "
         "transitions), measured.",
     "dotnet_execute_realistic_ns":
-        "It moves with this machine's speed as the binding's own call of the C figure does "
-        "(`ExecuteSameCallAsC`): 2,124 ns against 876 at the run of 2026-12-05 (the plain call "
-        "0.079 ns per instruction; 1,770 and 1,841 ns in that day's two other runs), 2,466 against "
-        "1,187 in a `--dotnet-only` run of 2026-12-06 (the C figure 575 ns, a slow phase), with "
-        "24f70f3: compare the machine speed line between runs. Where its time goes (perf "
+        f"This run: {fmt(s.get('dotnet_execute_realistic_ns'))} ns, "
+        f"{ratio_text(s.get('dotnet_execute_realistic_ns'), s.get('dotnet_execute_c_call_ns'))} the "
+        "binding's own call of the C figure (`ExecuteSameCallAsC`, "
+        f"{fmt(s.get('dotnet_execute_c_call_ns'))} ns). It moves with this machine's speed as that "
+        "call does: 2,124 ns against 876 at the run of 2026-12-05 (the plain call 0.079 ns per "
+        "instruction; 1,770 and 1,841 ns in that day's two other runs, before 24f70f3), 2,466 "
+        "against 1,187 in a `--dotnet-only` run of 2026-12-06 with it (the C figure 575 ns): "
+        "compare the machine speed line between runs. Where its time goes (perf "
         "with the runtime's perf map and frame pointers in the core, 2026-12-06): the core's "
         "`af_execute_async` about 70% of the samples with the callbacks inside it (the delegate's "
         "`OnInvoking` 16%, the handler 14% with the `Order` written and checked, `OnInvoked` 7%, "
