@@ -872,8 +872,9 @@ uint8_t af_call_is_foreground(struct af_call *call);
 const char *af_call_caller_package(struct af_call *call);
 
 /**
- * 1 when the call has been cancelled or has timed out, else 0 (also for a dead handle's
- * call, which has ended: check the status of your completion).
+ * 1 when the call has been cancelled or has timed out, else 0. A NULL or dead handle
+ * answers 1 too: its call has ended, so nothing should go on for it (the status of your
+ * completion says how it ended).
  */
 uint8_t af_call_is_cancelled(struct af_call *call);
 

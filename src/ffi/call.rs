@@ -172,8 +172,9 @@ pub extern "C" fn af_call_caller_package(call: *mut af_call) -> *const c_char {
     })
 }
 
-/// 1 when the call has been cancelled or has timed out, else 0 (also for a dead handle's
-/// call, which has ended: check the status of your completion).
+/// 1 when the call has been cancelled or has timed out, else 0. A NULL or dead handle
+/// answers 1 too: its call has ended, so nothing should go on for it (the status of your
+/// completion says how it ended).
 #[no_mangle]
 pub extern "C" fn af_call_is_cancelled(call: *mut af_call) -> u8 {
     boundary_or(1, || match resolve_handle(af_call::number(call)) {
