@@ -88,7 +88,7 @@ internal sealed class CancelSlot
     /// cancellation: the core cancels it when it cancels the call (a cancelled token, a timeout, a
     /// shutdown), at once when it has already. False when a later call's context holds the slot:
     /// the caller registers the source its own way.</summary>
-    internal unsafe bool TryArm(AppFunctionContext context, long generation, nint call, CancellationTokenSource source)
+    internal bool TryArm(AppFunctionContext context, long generation, nint call, CancellationTokenSource source)
     {
         var held = Volatile.Read(ref _current);
         while (held is null || held.SlotGeneration < generation)
@@ -97,11 +97,7 @@ internal sealed class CancelSlot
             if (ReferenceEquals(seen, held))
             {
                 nuint userData = unchecked((nuint)(((ulong)generation << IndexBits) | (uint)_index));
-                int st = Native.af_call_on_cancel(call, &Trampolines.CancelSlotted, (void*)userData, null, null);
-                if (st != Native.AF_OK && Native.af_call_is_cancelled(call) != 0)
-                {
-                    source.Cancel();
-                }
+                NativeCalls.CallOnCancelSlotted(call, userData, source);
                 return true;
             }
             held = seen;

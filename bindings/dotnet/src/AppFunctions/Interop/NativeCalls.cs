@@ -443,6 +443,18 @@ internal static unsafe partial class NativeCalls
         }
     }
 
+    /// <summary>Cancels <paramref name="cts"/> when the core cancels the call, through a pending
+    /// call's <see cref="CancelSlot"/>: <paramref name="userData"/> is the slot's number and the
+    /// call's generation, and there is no release.</summary>
+    internal static void CallOnCancelSlotted(nint call, nuint userData, CancellationTokenSource cts)
+    {
+        int st = Native.af_call_on_cancel(call, &Trampolines.CancelSlotted, (void*)userData, null, null);
+        if (st != Native.AF_OK && Native.af_call_is_cancelled(call) != 0)
+        {
+            cts.Cancel();
+        }
+    }
+
     /// <summary>Completes the call with its result (UTF-8 JSON, NUL-terminated; null for void).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static int CallReturn(nint call, byte* resultJson) => Native.af_call_return(call, resultJson);
