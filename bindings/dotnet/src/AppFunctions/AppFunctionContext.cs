@@ -184,7 +184,7 @@ public sealed class AppFunctionContext
                     return _cts.Token;
                 }
                 // the call's own context of a call the binding started: no GCHandle nor release per call
-                if (_pending?.Slot is not { } slot || !slot.TryArm(this, SlotGeneration, Call, cts))
+                if (SlotGeneration == 0 || !_pending!.Slot!.TryArm(this, SlotGeneration, Call, cts))
                 {
                     NativeCalls.CallOnCancel(Call, cts);
                 }

@@ -5,8 +5,9 @@ namespace AppFunctions.Interop;
 /// <summary>
 /// How the core cancels the <see cref="AppFunctionContext.CancellationToken"/> of a call that a
 /// <see cref="PendingExecute"/> started, without a <see cref="System.Runtime.InteropServices.GCHandle"/>
-/// and a release callback per call (issue 30: they were a tenth of a call with delegates). Each
-/// pending call owns a slot for its life; the core's cancel callback gets the slot's number and
+/// and a release callback per call (issue 30: they were a tenth of a call with delegates). A
+/// pending call takes a slot when it first makes a context and keeps it for its life (a call
+/// that makes none takes none); the core's cancel callback gets the slot's number and
 /// the call's generation as its <c>user_data</c>, packed in one pointer-sized integer, and no
 /// release (<c>af_call_on_cancel</c> with a NULL <c>free_user_data</c>: there is nothing to free).
 /// </summary>

@@ -314,7 +314,7 @@ internal sealed unsafe class PendingExecute
     private static long s_handles;
 
     private GCHandle _handle;
-    private readonly CancelSlot? _slot = CancelSlot.Take();
+    private CancelSlot? _slot; // taken when a context is first made for one of its calls
     private string _functionId = "";
     private AppFunctionPlatform _platform;
     private int _state;
@@ -378,8 +378,25 @@ internal sealed unsafe class PendingExecute
         return context is not null && context.Call == call ? context : null;
     }
 
-    /// <summary>The slot through which the core cancels this call's context's token (null: none left).</summary>
-    internal CancelSlot? Slot => _slot;
+    /// <summary>The slot through which the core cancels this call's context's token, taken when
+    /// the first context is made (null: none left). Calls that make no context never take one.</summary>
+    internal CancelSlot? Slot
+    {
+        get
+        {
+            var slot = Volatile.Read(ref _slot);
+            if (slot is null && CancelSlot.Take() is { } taken)
+            {
+                // two callbacks of the call on two threads may both make its context
+                slot = Interlocked.CompareExchange(ref _slot, taken, null) ?? taken;
+                if (!ReferenceEquals(slot, taken))
+                {
+                    taken.Give();
+                }
+            }
+            return slot;
+        }
+    }
 
     /// <summary>The <c>user_data</c> and <c>host_context</c> the core is given (the GCHandle).</summary>
     internal void* UserData => (void*)GCHandle.ToIntPtr(_handle);
@@ -510,7 +527,7 @@ internal sealed unsafe class PendingExecute
             _handle.Free();
             Interlocked.Decrement(ref s_handles);
         }
-        _slot?.Give();
+        Volatile.Read(ref _slot)?.Give();
         GC.SuppressFinalize(this);
     }
 
@@ -522,7 +539,7 @@ internal sealed unsafe class PendingExecute
             _handle.Free();
             Interlocked.Decrement(ref s_handles);
         }
-        _slot?.Give();
+        Volatile.Read(ref _slot)?.Give();
     }
 }
 
