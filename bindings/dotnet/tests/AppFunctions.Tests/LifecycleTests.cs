@@ -136,11 +136,13 @@ public sealed class LifecycleTests
         InlineCalls(host.Dispatcher, 1000);
         Assert.Equal(handles, PendingExecute.Handles);
         // calls that complete later, on other threads: each one's handle is freed with its outcome
+        int slots = CancelSlot.Count;
         var later = Enumerable.Range(0, 200).Select(_ => host.Dispatcher.Execute(new AppFunctionInvocation("later"), "{}")).ToArray();
         foreach (var o in await Task.WhenAll(later))
         {
             Assert.Equal("2", o.ResultJson);
         }
+        Assert.Equal(slots, CancelSlot.Count); // no context, no cancel slot taken
         Assert.True(PendingExecute.Handles <= handles + 1, $"{PendingExecute.Handles} pending-call handles after 200 calls that completed later ({handles} before)");
     }
 
