@@ -21,7 +21,7 @@ public sealed class AppFunctionContext
     private CancellationTokenSource? _cts;
     private List<Task>? _pendingInvoked;
     private int _ended;
-    private readonly PendingExecute? _pending; // the call's own context of a call the binding started
+    private readonly CancelSlot? _slot; // the call's own context of a call the binding started: its pending call's
     private readonly AppFunctionPlatform? _platform; // its invocation's, known without asking the core
 
     internal AppFunctionContext(DispatcherCore core, nint call, PendingOptions? options)
@@ -34,12 +34,12 @@ public sealed class AppFunctionContext
     internal AppFunctionContext(DispatcherCore core, nint call, PendingOptions? options, PendingExecute pending, AppFunctionPlatform platform)
         : this(core, call, options)
     {
-        _pending = pending;
         _platform = platform;
-        SlotGeneration = pending.Slot?.Issue() ?? 0;
+        _slot = pending.Slot;
+        SlotGeneration = _slot?.Issue() ?? 0;
     }
 
-    /// <summary>This context's generation of its pending call's <see cref="CancelSlot"/> (0: none).</summary>
+    /// <summary>This context's generation of its pending call's <see cref="CancelSlot"/> (0: no slot).</summary>
     internal long SlotGeneration { get; }
 
     /// <summary>The token's source, once the token was asked for.</summary>
@@ -184,7 +184,7 @@ public sealed class AppFunctionContext
                     return _cts.Token;
                 }
                 // the call's own context of a call the binding started: no GCHandle nor release per call
-                if (SlotGeneration == 0 || !_pending!.Slot!.TryArm(this, SlotGeneration, Call, cts))
+                if (_slot is null || !_slot.TryArm(this, Call, cts))
                 {
                     NativeCalls.CallOnCancel(Call, cts);
                 }
@@ -208,7 +208,7 @@ public sealed class AppFunctionContext
         {
             return;
         }
-        _pending?.Slot?.Disarm(this);
+        _slot?.Disarm(this);
         Task[]? pending;
         lock (this)
         {

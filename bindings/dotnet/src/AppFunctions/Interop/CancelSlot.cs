@@ -42,7 +42,8 @@ internal sealed class CancelSlot
 
     private CancelSlot(int index) => _index = index;
 
-    /// <summary>Slots made so far (each pending call alive holds one; freed ones wait in a list).</summary>
+    /// <summary>Slots made so far (each pending call that made a context holds one while it lives;
+    /// freed ones wait in a list).</summary>
     internal static int Count => Volatile.Read(ref s_count);
 
     /// <summary>A slot for a new pending call: a freed one, or a new one; null when every number
@@ -89,8 +90,9 @@ internal sealed class CancelSlot
     /// cancellation: the core cancels it when it cancels the call (a cancelled token, a timeout, a
     /// shutdown), at once when it has already. False when a later call's context holds the slot:
     /// the caller registers the source its own way.</summary>
-    internal bool TryArm(AppFunctionContext context, long generation, nint call, CancellationTokenSource source)
+    internal bool TryArm(AppFunctionContext context, nint call, CancellationTokenSource source)
     {
+        long generation = context.SlotGeneration;
         var held = Volatile.Read(ref _current);
         while (held is null || held.SlotGeneration < generation)
         {

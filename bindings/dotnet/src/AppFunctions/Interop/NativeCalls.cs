@@ -436,11 +436,8 @@ internal static unsafe partial class NativeCalls
     internal static void CallOnCancel(nint call, CancellationTokenSource cts)
     {
         // cb runs at most once; the release frees the handle exactly once afterwards
-        int st = Native.af_call_on_cancel(call, &Trampolines.Cancel, UserData.Alloc(cts), &Trampolines.Release, null);
-        if (st != Native.AF_OK && Native.af_call_is_cancelled(call) != 0)
-        {
-            cts.Cancel();
-        }
+        CancelAtOnceIfRefused(call, cts,
+            Native.af_call_on_cancel(call, &Trampolines.Cancel, UserData.Alloc(cts), &Trampolines.Release, null));
     }
 
     /// <summary>Cancels <paramref name="cts"/> when the core cancels the call, through a pending
@@ -448,8 +445,14 @@ internal static unsafe partial class NativeCalls
     /// call's generation, and there is no release.</summary>
     internal static void CallOnCancelSlotted(nint call, nuint userData, CancellationTokenSource cts)
     {
-        int st = Native.af_call_on_cancel(call, &Trampolines.CancelSlotted, (void*)userData, null, null);
-        if (st != Native.AF_OK && Native.af_call_is_cancelled(call) != 0)
+        CancelAtOnceIfRefused(call, cts, Native.af_call_on_cancel(call, &Trampolines.CancelSlotted, (void*)userData, null, null));
+    }
+
+    /// <summary>A registration the core refused (the call has ended, or it was cancelled as it
+    /// ended): the token is cancelled at once when the core says the call was cancelled.</summary>
+    private static void CancelAtOnceIfRefused(nint call, CancellationTokenSource cts, int status)
+    {
+        if (status != Native.AF_OK && Native.af_call_is_cancelled(call) != 0)
         {
             cts.Cancel();
         }
