@@ -219,8 +219,7 @@ pub unsafe extern "C" fn af_call_on_cancel(
             // SAFETY: the host's callback with its own data; data is released after it.
             unsafe { f(data.ptr) }
         });
-        let register = |c: &Call, callback: Box<dyn FnOnce() + Send>| {
-            match c.on_cancel(callback) {
+        let register = |c: &Call, callback: Box<dyn FnOnce() + Send>| match c.on_cancel(callback) {
             OnCancel::Registered(id) | OnCancel::RanNow(id) => {
                 set_id(id);
                 AF_OK
@@ -228,11 +227,11 @@ pub unsafe extern "C" fn af_call_on_cancel(
             OnCancel::Ended => fail(
                 AF_ERR_ALREADY_COMPLETED,
                 &format!(
-                    "the call to {} has ended; the cancel callback will not run (its user_data was released)",
+                    "the call to {} has ended; the cancel callback will not run \
+                     (its user_data was released)",
                     c.function_id()
                 ),
             ),
-        }
         };
         // inside the call's own callback: no look-up (and no lock held, so `cb` may run at once)
         let mut callback = Some(callback);
