@@ -98,6 +98,31 @@ pub fn bind_arguments(
             ),
         });
     }
+    if is_normal_arguments(types, params, text, limits) {
+        // compact arguments already in the binder's normal form bind to themselves: one
+        // pass over their bytes, no parse (room for the terminator the call appends)
+        let mut json = String::with_capacity(text.len() + 1);
+        json.push_str(text);
+        #[cfg(debug_assertions)]
+        {
+            let full = bind_arguments_parsed(types, params, text, limits);
+            debug_assert_eq!(full.as_ref().map(|b| b.json.as_str()), Ok(text));
+        }
+        return Ok(Bound {
+            json,
+            entity_refs: Vec::new(),
+        });
+    }
+    bind_arguments_parsed(types, params, text, limits)
+}
+
+/// [`bind_arguments`] by the parser: whatever the text, with its messages.
+pub(crate) fn bind_arguments_parsed(
+    types: &TypeSet,
+    params: &[Parameter],
+    text: &str,
+    limits: &Limits,
+) -> Result<Bound, BindError> {
     let mut ctx = Ctx::new(types, Mode::Arguments, limits.max_depth, text.len());
     let mut de = serde_json::Deserializer::from_str(text);
     let res = ArgsSeed {
@@ -907,12 +932,22 @@ impl<'y> ValueSeed<'_, '_, 'y> {
 /// The value of a canonical integer ([`is_canonical_integer`]) of at most 18 digits
 /// (within `i64` whatever they are), without the general number parser.
 fn small_integer(raw: &str) -> Option<i64> {
-    let digits = raw.strip_prefix('-').unwrap_or(raw);
-    if digits.len() > 18 || !is_canonical_integer(raw) {
+    small_integer_of(raw.as_bytes())
+}
+
+/// [`small_integer`] of the text's bytes.
+fn small_integer_of(raw: &[u8]) -> Option<i64> {
+    let digits = raw.strip_prefix(b"-").unwrap_or(raw);
+    let canonical = match digits {
+        [b'0'] => raw.len() == 1,
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    if digits.len() > 18 || !canonical {
         return None;
     }
     let v = digits
-        .bytes()
+        .iter()
         .fold(0i64, |v, b| v * 10 + i64::from(b - b'0'));
     Some(if digits.len() < raw.len() { -v } else { v })
 }
@@ -973,11 +1008,12 @@ pub(crate) fn is_normal_form(ty: &Type, cons: Option<&Constraints>, text: &str) 
 /// when it is compact JSON (no white space) whose keys are its fields' exact names, each once,
 /// in any order (the binder keeps the order it is given), every required and every nullable
 /// field present (the binder writes an omitted nullable field as `null`), and each value in
-/// normal form of its field's type; enum members by their exact names; strings, booleans and
-/// integers as [`is_normal_form`] takes them, a string's or an integer's constraints checked
-/// by the binder's own checks. Anything else (numbers of type double, dates, arrays,
-/// entities, escapes, another type's constraint, nesting beyond `limits`, a text above its
-/// size) is `false`: the full binder decides, with its messages.
+/// normal form of its field's type; an array is when it is compact and each item is;
+/// enum members by their exact names; strings, booleans and integers as [`is_normal_form`]
+/// takes them, a string's or an integer's constraints checked by the binder's own checks.
+/// Anything else (numbers of type double, dates, entities, escapes, another type's
+/// constraint such as an array's, nesting beyond `limits`, a text above its size) is
+/// `false`: the full binder decides, with its messages.
 pub(crate) fn is_normal_value(
     types: &TypeSet,
     ty: &Type,
@@ -998,7 +1034,44 @@ pub(crate) fn is_normal_value(
     scan.value(ty, cons) && scan.at == scan.b.len()
 }
 
-/// The cursor of [`is_normal_value`].
+/// [`is_normal_value`] for a call's arguments: whether `text` is an object the binder would
+/// give back unchanged for `params`, decided in one pass over its bytes. It is when it is
+/// compact, its keys are parameters' exact names, each once, in any order (the binder keeps
+/// the order it is given), each value is in normal form of its parameter's type (as for a
+/// record's field), and every parameter left out is one the binder leaves out too: optional,
+/// with no default and not nullable (the binder writes a default, or `null` for a nullable
+/// parameter). An entity parameter is never in normal form (its id is resolved).
+pub(crate) fn is_normal_arguments(
+    types: &TypeSet,
+    params: &[Parameter],
+    text: &str,
+    limits: &Limits,
+) -> bool {
+    // (an entity parameter would end the scan at its id: declined before it starts)
+    let entity = |t: &Type| matches!(t, Type::Entity(_));
+    if text.len() > limits.max_input_bytes
+        || params.iter().any(|p| match &p.ty {
+            Type::Nullable(t) => entity(t),
+            t => entity(t),
+        })
+    {
+        return false;
+    }
+    let mut scan = NormalScan {
+        types,
+        b: text.as_bytes(),
+        at: 0,
+        depth: 0,
+        max_depth: limits.max_depth,
+    };
+    scan.object(
+        params,
+        |p| (&p.name, &p.ty, p.constraints.as_deref()),
+        |p| p.optional && p.default_json().is_none(),
+    ) && scan.at == scan.b.len()
+}
+
+/// The cursor of [`is_normal_value`] and [`is_normal_arguments`].
 struct NormalScan<'a> {
     types: &'a TypeSet,
     b: &'a [u8],
@@ -1022,16 +1095,30 @@ impl<'a> NormalScan<'a> {
         if self.b.get(self.at) != Some(&b'"') {
             return None;
         }
+        let b: &'a [u8] = self.b;
         let start = self.at + 1;
-        let len = self.b[start..]
-            .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
-        if self.b[start + len] != b'"' {
+        // eight bytes at a time up to the word that holds the end (or an escape)
+        let mut end = start;
+        loop {
+            let Some(w) = b.get(end..end + 8) else {
+                // the last few bytes of the text, one at a time
+                end += b[end..]
+                    .iter()
+                    .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+                break;
+            };
+            let m = string_ends(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+            if m != 0 {
+                end += m.trailing_zeros() as usize / 8;
+                break;
+            }
+            end += 8;
+        }
+        if b[end] != b'"' {
             return None;
         }
-        self.at = start + len + 1;
-        let b: &'a [u8] = self.b;
-        Some(&b[start..start + len])
+        self.at = end + 1;
+        Some(&b[start..end])
     }
 
     fn value(&mut self, ty: &Type, cons: Option<&Constraints>) -> bool {
@@ -1066,9 +1153,15 @@ impl<'a> NormalScan<'a> {
                     .take_while(|c| c.is_ascii_digit())
                     .count();
                 let raw = &self.b[start..start + sign + digits];
+                self.at = start + sign + digits;
+                if cons.is_none() {
+                    // the common case, at most 18 digits: read here, without a parser
+                    if let Some(v) = small_integer_of(raw) {
+                        return *base == Type::Int64 || i32::try_from(v).is_ok();
+                    }
+                }
                 // ASCII digits and a sign: a str
                 let raw = std::str::from_utf8(raw).unwrap_or("");
-                self.at = start + sign + digits;
                 is_normal_form(base, None, raw)
                     && cons.is_none_or(|c| {
                         Decimal::parse(raw).is_some_and(|v| c.check_number(&v, raw).is_ok())
@@ -1085,13 +1178,55 @@ impl<'a> NormalScan<'a> {
                 let types: &'a TypeSet = self.types;
                 self.record(&types.records[*i].fields)
             }
+            // (an array's own constraints, such as uniqueItems, are declined above)
+            Type::Array(item) => self.array(item),
             _ => false,
         }
     }
 
-    fn record(&mut self, fields: &[crate::model::types::Field]) -> bool {
+    /// An array whose items are each in normal form of `item` (the binder checks no
+    /// constraint of an item).
+    fn array(&mut self, item: &Type) -> bool {
         self.depth += 1;
-        if self.depth > self.max_depth || fields.len() > 64 || !self.eat(b"{") {
+        if self.depth > self.max_depth || !self.eat(b"[") {
+            return false;
+        }
+        if !self.eat(b"]") {
+            loop {
+                if !self.value(item, None) {
+                    return false;
+                }
+                if self.eat(b"]") {
+                    break;
+                }
+                if !self.eat(b",") {
+                    return false;
+                }
+            }
+        }
+        self.depth -= 1;
+        true
+    }
+
+    fn record(&mut self, fields: &[crate::model::types::Field]) -> bool {
+        // an omitted field is normal only when the binder leaves it out too
+        self.object(
+            fields,
+            |f| (&f.name, &f.ty, f.constraints.as_deref()),
+            |f| f.optional && !matches!(f.ty, Type::Nullable(_)),
+        )
+    }
+
+    /// An object of `members` (a record's fields, a call's parameters), each named,
+    /// typed and constrained as `slot` says, each one left out as `may_omit` says.
+    fn object<M>(
+        &mut self,
+        members: &[M],
+        slot: impl Fn(&M) -> (&String, &Type, Option<&Constraints>),
+        may_omit: impl Fn(&M) -> bool,
+    ) -> bool {
+        self.depth += 1;
+        if self.depth > self.max_depth || members.len() > 64 || !self.eat(b"{") {
             return false;
         }
         let mut seen: u64 = 0;
@@ -1101,23 +1236,23 @@ impl<'a> NormalScan<'a> {
                 let Some(key) = self.string() else {
                     return false;
                 };
-                // keys mostly come in the fields' order: the next one is tried first
-                let found = match fields.get(next) {
-                    Some(f) if same_bytes(f.name.as_bytes(), key) => Some(next),
-                    _ => fields
+                // keys mostly come in the members' order: the next one is tried first
+                let found = match members.get(next) {
+                    Some(m) if same_bytes(slot(m).0.as_bytes(), key) => Some(next),
+                    _ => members
                         .iter()
-                        .position(|f| same_bytes(f.name.as_bytes(), key)),
+                        .position(|m| same_bytes(slot(m).0.as_bytes(), key)),
                 };
                 let Some(i) = found else {
                     return false;
                 };
                 next = i + 1;
-                let f = &fields[i];
+                let (_, ty, cons) = slot(&members[i]);
                 if seen & (1 << i) != 0 || !self.eat(b":") {
                     return false;
                 }
                 seen |= 1 << i;
-                if !self.value(&f.ty, f.constraints.as_deref()) {
+                if !self.value(ty, cons) {
                     return false;
                 }
                 if self.eat(b"}") {
@@ -1129,11 +1264,25 @@ impl<'a> NormalScan<'a> {
             }
         }
         self.depth -= 1;
-        // an omitted field is normal only when the binder leaves it out too
-        fields.iter().enumerate().all(|(i, f)| {
-            seen & (1 << i) != 0 || (f.optional && !matches!(f.ty, Type::Nullable(_)))
-        })
+        members
+            .iter()
+            .enumerate()
+            .all(|(i, m)| seen & (1 << i) != 0 || may_omit(m))
     }
+}
+
+/// The bytes of `w` (eight bytes of text, the first in the lowest) that end or escape a
+/// JSON string, a quote, a backslash or a control character (which JSON refuses unescaped),
+/// each marked by its high bit. The lowest mark is exact, the first such byte; marks above
+/// it may be spurious (a borrow carried from it), so only the lowest is read.
+#[inline]
+fn string_ends(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    zero(w ^ (ONES * u64::from(b'"')))
+        | zero(w ^ (ONES * u64::from(b'\\')))
+        | (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
 }
 
 /// The first two equal items (by JSON Schema's equality: numbers by value, objects
@@ -1897,7 +2046,7 @@ mod tests {
     }
 
     /// `is_normal_value` may only keep a text the binder would give back unchanged: checked on
-    /// hand-picked cases and on 24,000 deterministic mutations of normal ones (a byte changed,
+    /// hand-picked cases and on 32,000 deterministic mutations of normal ones (a byte changed,
     /// dropped or doubled), and the fast path is taken for the plain cases.
     #[test]
     fn a_normal_value_is_exactly_what_the_binder_gives_back() {
@@ -1918,6 +2067,12 @@ mod tests {
             (Type::Enum(0), r#""Low""#),
             (Type::String, r#""ok""#),
             (Type::Int32, "-2147483648"),
+            (Type::Array(Box::new(Type::Int32)), "[1]"),
+            (Type::Array(Box::new(Type::Int32)), "[]"),
+            (
+                Type::Array(Box::new(order.clone())),
+                r#"[{"id":"o-2","quantity":1,"priority":"Low","paid":false,"note":null,"total":{"units":5,"currency":"EUR"},"refund":null},{"id":"o-3","quantity":3,"priority":"High","paid":true,"note":"x","total":{"units":7,"currency":"USD"},"refund":{"units":7,"currency":"USD"}}]"#,
+            ),
         ];
         for (ty, text) in &taken {
             assert!(is_normal_value(&t, ty, None, text, &l), "not taken: {text}");
@@ -1962,7 +2117,10 @@ mod tests {
             (Type::Record(4), r#"{"code":"éééé","n":10}"#.into()),
             (Type::Record(4), r#"{"code":"AB","n":11}"#.into()),
             (Type::Record(4), r#"{"code":"AB","n":-3}"#.into()),
-            (Type::Array(Box::new(Type::Int32)), "[1]".into()),
+            (Type::Array(Box::new(Type::Int32)), "[1 ]".into()),
+            (Type::Array(Box::new(Type::Int32)), "[1,]".into()),
+            (Type::Array(Box::new(Type::Int32)), "[1,2.0]".into()),
+            (Type::Array(Box::new(Type::Double)), "[1]".into()),
         ];
         for (ty, text) in &declined {
             assert!(!is_normal_value(&t, ty, None, text, &l), "taken: {text}");
@@ -1985,7 +2143,7 @@ mod tests {
         };
         let alphabet = br#"{}[]":,.-+0129eEntrufalsNHLow\ "#;
         let (mut kept, mut tried) = (0, 0);
-        for (ty, text) in [&taken[0], &taken[1], &taken[5]] {
+        for (ty, text) in [&taken[0], &taken[1], &taken[5], &taken[11]] {
             for _ in 0..8_000 {
                 let mut b = text.as_bytes().to_vec();
                 let at = next(b.len());
@@ -2011,6 +2169,34 @@ mod tests {
             tried > 20_000 && kept > 100,
             "{kept} of {tried} mutations kept"
         );
+    }
+
+    /// `string_ends` against the byte-at-a-time rule: its lowest mark is the first byte that
+    /// ends or escapes a string, with each byte value at each place of a word of plain bytes
+    /// (ASCII and UTF-8's), and with a second such byte after or before it.
+    #[test]
+    fn a_words_first_string_end_is_the_first_byte_that_ends_it() {
+        let ends = |c: &u8| *c == b'"' || *c == b'\\' || *c < 0x20;
+        let first = |w: [u8; 8]| match string_ends(u64::from_le_bytes(w)) {
+            0 => None,
+            m => Some(m.trailing_zeros() as usize / 8),
+        };
+        for fill in [b'a', b' ', 0x7f, 0xc3, 0xff] {
+            for at in 0..8 {
+                for c in 0..=255u8 {
+                    let mut w = [fill; 8];
+                    w[at] = c;
+                    assert_eq!(first(w), w.iter().position(ends), "{w:?}");
+                    for c2 in [0u8, 0x01, 0x1f, 0x20, 0x21, b'"', b'\\', 0x80, 0xa2] {
+                        for other in [(at + 3) % 8, (at + 7) % 8] {
+                            let mut w2 = w;
+                            w2[other] = c2;
+                            assert_eq!(first(w2), w2.iter().position(ends), "{w2:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

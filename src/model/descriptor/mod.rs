@@ -906,4 +906,169 @@ mod tests {
         let note = bind_value(&t2, &Type::Record(0), "{}", Mode::Values, &l).unwrap();
         assert_eq!(note.json, r#"{"title":null}"#);
     }
+
+    /// The arguments' fast path (`is_normal_arguments`) may only keep a text the parsing
+    /// binder gives back unchanged: checked on hand-picked cases and on deterministic
+    /// mutations of normal ones (a byte changed, dropped or doubled), and it is taken for the
+    /// plain cases, compact arguments as the bindings and MCP clients send them.
+    #[test]
+    fn normal_arguments_are_exactly_what_the_parsing_binder_gives_back() {
+        use crate::model::binding::{
+            bind_arguments, bind_arguments_parsed, is_normal_arguments, Limits,
+        };
+        let mut t = TypeSet::default();
+        t.define(&json!({
+            "enums": [{"name": "Priority", "members": ["Low", "Normal", "High"]}],
+            "records": [
+                {"name": "Money", "fields": [{"name": "units", "type": "int64"}, {"name": "currency", "type": "string"}]},
+                {"name": "Line", "fields": [
+                    {"name": "sku", "type": "string", "minLength": 2},
+                    {"name": "price", "type": {"record": "Money"}},
+                    {"name": "note", "type": {"nullable": "string"}},
+                    {"name": "gift", "type": "boolean", "optional": true}]}]
+        }))
+        .unwrap();
+        let f = FunctionDescriptor::parse(
+            &json!({"id": "place_order", "parameters": [
+                {"name": "customer", "type": "string", "pattern": "^[a-z]+$"},
+                {"name": "quantity", "type": "int32", "minimum": 1},
+                {"name": "priority", "type": {"enum": "Priority"}, "default": "Normal"},
+                {"name": "line", "type": {"record": "Line"}},
+                {"name": "express", "type": "boolean", "optional": true},
+                {"name": "memo", "type": "string", "nullable": true},
+                {"name": "seats", "type": "int64", "optional": true},
+                {"name": "tags", "type": {"array": "string"}, "optional": true},
+                {"name": "codes", "type": {"array": "int32"}, "optional": true, "uniqueItems": true}]}),
+            &t,
+            &Default::default(),
+        )
+        .unwrap();
+        let p = &f.parameters;
+        let l = Limits::default();
+        let line = r#"{"sku":"ab-1","price":{"units":1250,"currency":"EUR"},"note":null}"#;
+        let base = format!(
+            r#"{{"customer":"acme","quantity":2,"priority":"High","line":{line},"memo":"é ✓"}}"#
+        );
+        let taken = [
+            base.clone(),
+            // any order, the optional ones given
+            format!(
+                r#"{{"memo":null,"express":true,"tags":["a","b c",""],"seats":-9223372036854775808,"line":{},"priority":"Low","quantity":2147483647,"customer":"z"}}"#,
+                line.replace(r#","note":null"#, r#","note":"n","gift":false"#)
+            ),
+        ];
+        for text in &taken {
+            assert!(is_normal_arguments(&t, p, text, &l), "not taken: {text}");
+            let bound = bind_arguments_parsed(&t, p, text, &l).map(|b| b.json);
+            assert_eq!(bound.as_deref(), Ok(text.as_str()));
+            let fast = bind_arguments(&t, p, Some(text), &l).unwrap();
+            assert_eq!(
+                (fast.json.as_str(), fast.entity_refs.len()),
+                (text.as_str(), 0)
+            );
+        }
+        let declined = [
+            // the binder writes the default, or null for the nullable parameter
+            base.replace(r#""priority":"High","#, ""),
+            base.replace(r#","memo":"é ✓""#, ""),
+            // white space, an escape, a number's form, a nullable record field left out
+            base.replace(',', ", "),
+            format!(" {base}"),
+            format!("{base}\n"),
+            base.replace("acme", "ac\\u006de"),
+            base.replace(":2,", ":2.0,"),
+            base.replace(":2,", ":02,"),
+            base.replace(r#","note":null"#, ""),
+            // refused: a constraint, an unknown, repeated or missing parameter, a type
+            base.replace(":2,", ":0,"),
+            base.replace("acme", "Acme"),
+            base.replace("ab-1", "a"),
+            base.replace(r#""memo""#, r#""extra""#),
+            base.replace(r#","memo":"é ✓""#, r#","memo":"a","memo":"b""#),
+            base.replace(r#""customer":"acme","#, ""),
+            base.replace("\"High\"", "\"high\""),
+            base.replace(":2,", ":\"2\","),
+            // an array's own constraint is the parsing binder's to check
+            base.replace(r#""memo""#, r#""codes":[1,2],"memo""#),
+            base.replace(r#""memo""#, r#""tags":["a",1],"memo""#),
+            "[]".into(),
+            "null".into(),
+        ];
+        for text in &declined {
+            assert!(!is_normal_arguments(&t, p, text, &l), "taken: {text}");
+            assert_eq!(
+                bind_arguments(&t, p, Some(text), &l),
+                bind_arguments_parsed(&t, p, text, &l),
+                "{text}"
+            );
+        }
+        // a record parameter one level too deep, a text above the size limit
+        for (max_depth, max_input_bytes) in [(2, 1 << 20), (64, base.len() - 1)] {
+            let over = Limits {
+                max_depth,
+                max_input_bytes,
+            };
+            assert!(!is_normal_arguments(&t, p, &base, &over));
+        }
+        let flat = Limits { max_depth: 3, ..l };
+        assert!(is_normal_arguments(&t, p, &base, &flat));
+        // an entity parameter is never kept: its id is resolved
+        let mut te = t.clone();
+        let order = parse_entity(
+            &json!({"name": "order", "fields": [{"name": "id", "type": "string"}]}),
+            &te,
+        )
+        .unwrap();
+        te.add_entity(order);
+        let fe = FunctionDescriptor::parse(
+            &json!({"id": "cancel_order", "parameters": [{"name": "order", "type": {"entity": "order"}}]}),
+            &te,
+            &Default::default(),
+        )
+        .unwrap();
+        assert!(!is_normal_arguments(
+            &te,
+            &fe.parameters,
+            r#"{"order":"o-1"}"#,
+            &l
+        ));
+        let b = bind_arguments(&te, &fe.parameters, Some(r#"{"order":"o-1"}"#), &l).unwrap();
+        assert_eq!(b.entity_refs.len(), 1);
+        // mutations: whatever the fast path keeps, the parsing binder gives back unchanged
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) as usize) % n
+        };
+        let alphabet = br#"{}[]":,.-+0129eEntrufalsNHLow\ "#;
+        let (mut kept, mut tried) = (0, 0);
+        for text in &taken {
+            for _ in 0..12_000 {
+                let mut b = text.as_bytes().to_vec();
+                let at = next(b.len());
+                match next(3) {
+                    0 => b[at] = alphabet[next(alphabet.len())],
+                    1 => {
+                        b.remove(at);
+                    }
+                    _ => b.insert(at, b[at]),
+                }
+                let Ok(m) = String::from_utf8(b) else {
+                    continue;
+                };
+                tried += 1;
+                if is_normal_arguments(&t, p, &m, &l) {
+                    kept += 1;
+                    let bound = bind_arguments_parsed(&t, p, &m, &l).map(|b| b.json);
+                    assert_eq!(bound.as_deref(), Ok(m.as_str()), "kept but changed: {m}");
+                }
+            }
+        }
+        assert!(
+            tried > 20_000 && kept > 100,
+            "{kept} of {tried} mutations kept"
+        );
+    }
 }
