@@ -143,6 +143,26 @@ pub fn bind_entity_list(
     json: &str,
     limits: &Limits,
 ) -> Result<(String, Vec<(String, Range<usize>)>), BindError> {
+    if let Some(items) = normal_entity_list(types, entity, json, limits) {
+        // already its own bound JSON (checked against the parser in debug builds)
+        #[cfg(debug_assertions)]
+        {
+            let full = bind_entity_list_parsed(types, entity, json, limits);
+            debug_assert_eq!(full, Ok((json.to_owned(), items.clone())));
+        }
+        return Ok((json.to_owned(), items));
+    }
+    bind_entity_list_parsed(types, entity, json, limits)
+}
+
+/// [`bind_entity_list`] by the parser: whatever the text, with its messages.
+#[allow(clippy::type_complexity)]
+fn bind_entity_list_parsed(
+    types: &TypeSet,
+    entity: usize,
+    json: &str,
+    limits: &Limits,
+) -> Result<(String, Vec<(String, Range<usize>)>), BindError> {
     let ty = types.entity_list(entity);
     let mut ctx = Ctx::new(types, Mode::Values, limits.max_depth, json.len());
     ctx.collect = Some(Collect {
@@ -1030,6 +1050,9 @@ pub(crate) fn is_normal_value(
         at: 0,
         depth: 0,
         max_depth: limits.max_depth,
+        entities: true,
+        id_field: None,
+        id: 0..0,
     };
     scan.value(ty, cons) && scan.at == scan.b.len()
 }
@@ -1063,6 +1086,9 @@ pub(crate) fn is_normal_arguments(
         at: 0,
         depth: 0,
         max_depth: limits.max_depth,
+        entities: false,
+        id_field: None,
+        id: 0..0,
     };
     scan.object(
         params,
@@ -1071,13 +1097,76 @@ pub(crate) fn is_normal_arguments(
     ) && scan.at == scan.b.len()
 }
 
-/// The cursor of [`is_normal_value`] and [`is_normal_arguments`].
+/// [`bind_entity_list`] without a parse when a lookup's answer is already in normal form: a
+/// compact array of the entity's objects, each as [`is_normal_value`] takes a record, with a
+/// string id. Then the answer is its own bound JSON, and this gives each element's id and
+/// bytes in it; `None` when the parsing binder must decide.
+#[allow(clippy::type_complexity)]
+fn normal_entity_list(
+    types: &TypeSet,
+    entity: usize,
+    json: &str,
+    limits: &Limits,
+) -> Option<Vec<(String, Range<usize>)>> {
+    let def = &types.entities[entity];
+    // an id of another type is read by the parsing binder (which gives it as "")
+    let id = def.fields.iter().find(|f| f.name == def.id_field)?;
+    if id.ty != Type::String || json.len() > limits.max_input_bytes {
+        return None;
+    }
+    let mut scan = NormalScan {
+        types,
+        b: json.as_bytes(),
+        at: 0,
+        depth: 1,
+        max_depth: limits.max_depth,
+        entities: true,
+        id_field: Some(&def.id_field),
+        id: 0..0,
+    };
+    if scan.depth > scan.max_depth || !scan.eat(b"[") {
+        return None;
+    }
+    let mut items = Vec::new();
+    if !scan.eat(b"]") {
+        loop {
+            let start = scan.at;
+            scan.id = 0..0;
+            if !scan.record(&def.fields) {
+                return None;
+            }
+            // a normal string: its text between the quotes is the id (none: an optional id
+            // left out, which the parsing binder gives as "")
+            if scan.id.len() < 2 {
+                return None;
+            }
+            let id = json.get(scan.id.start + 1..scan.id.end - 1)?;
+            items.push((id.to_owned(), start..scan.at));
+            if scan.eat(b"]") {
+                break;
+            }
+            if !scan.eat(b",") {
+                return None;
+            }
+        }
+    }
+    (scan.at == json.len()).then_some(items)
+}
+
+/// The cursor of [`is_normal_value`], [`is_normal_arguments`] and [`normal_entity_list`].
 struct NormalScan<'a> {
     types: &'a TypeSet,
     b: &'a [u8],
     at: usize,
     depth: u32,
     max_depth: u32,
+    /// Values (results, lookups' answers): an entity is the object of its fields. Arguments:
+    /// an entity is an id to resolve, never kept.
+    entities: bool,
+    /// For [`normal_entity_list`]: the id field's name, and the bytes of the last value of
+    /// that name seen at depth 2 (an element's own id).
+    id_field: Option<&'a str>,
+    id: Range<usize>,
 }
 
 impl<'a> NormalScan<'a> {
@@ -1178,6 +1267,10 @@ impl<'a> NormalScan<'a> {
                 let types: &'a TypeSet = self.types;
                 self.record(&types.records[*i].fields)
             }
+            Type::Entity(i) if self.entities => {
+                let types: &'a TypeSet = self.types;
+                self.record(&types.entities[*i].fields)
+            }
             // (an array's own constraints, such as uniqueItems, are declined above)
             Type::Array(item) => self.array(item),
             _ => false,
@@ -1247,13 +1340,17 @@ impl<'a> NormalScan<'a> {
                     return false;
                 };
                 next = i + 1;
-                let (_, ty, cons) = slot(&members[i]);
+                let (name, ty, cons) = slot(&members[i]);
                 if seen & (1 << i) != 0 || !self.eat(b":") {
                     return false;
                 }
                 seen |= 1 << i;
+                let start = self.at;
                 if !self.value(ty, cons) {
                     return false;
+                }
+                if self.depth == 2 && self.id_field == Some(name.as_str()) {
+                    self.id = start..self.at;
                 }
                 if self.eat(b"}") {
                     break;
@@ -2197,6 +2294,127 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A lookup's answer kept by `normal_entity_list` is what the parsing binder gives back,
+    /// ids and element bytes included: on hand-picked answers and on deterministic mutations.
+    #[test]
+    fn a_normal_entity_list_is_exactly_what_the_binder_gives_back() {
+        use crate::model::types::{EntityDef, Field};
+        let mut t = result_types();
+        let field = |name: &str, ty: Type, optional: bool| Field {
+            name: name.into(),
+            ty,
+            description: None,
+            optional,
+            constraints: None,
+        };
+        let order = t.add_entity(EntityDef {
+            name: "order".into(),
+            title: None,
+            description: None,
+            id_field: "id".into(),
+            fields: vec![
+                field("id", Type::String, false),
+                field("customer", Type::String, false),
+                field("note", Type::Nullable(Box::new(Type::String)), false),
+                field("total", Type::Record(0), true),
+                field("tags", Type::Array(Box::new(Type::String)), true),
+            ],
+        });
+        let loose = t.add_entity(EntityDef {
+            name: "loose".into(),
+            title: None,
+            description: None,
+            id_field: "key".into(),
+            fields: vec![
+                field("key", Type::String, true),
+                field("n", Type::Int32, false),
+            ],
+        });
+        let l = Limits::default();
+        let taken = [
+            r#"[{"id":"o-1","customer":"acme","note":null}]"#,
+            r#"[]"#,
+            r#"[{"customer":"b","id":"o-2 ✓","note":"n","tags":["x"],"total":{"units":5,"currency":"EUR"}},{"id":"","customer":"","note":null}]"#,
+        ];
+        for text in taken {
+            let items = normal_entity_list(&t, order, text, &l);
+            assert!(items.is_some(), "not taken: {text}");
+            let parsed = bind_entity_list_parsed(&t, order, text, &l);
+            assert_eq!(parsed, Ok((text.to_owned(), items.unwrap())));
+            assert_eq!(bind_entity_list(&t, order, text, &l), parsed);
+        }
+        let base = taken[0];
+        let declined = [
+            base.replace(',', ", "),
+            base.replace(r#","note":null"#, ""),
+            base.replace("o-1", "o\\u002d1"),
+            base.replace(r#""id":"o-1","#, ""),
+            base.replace(r#""o-1""#, "1"),
+            format!("{base} "),
+            base.replace('[', "[1,"),
+            "{}".into(),
+        ];
+        for text in &declined {
+            assert!(
+                normal_entity_list(&t, order, text, &l).is_none(),
+                "taken: {text}"
+            );
+            assert_eq!(
+                bind_entity_list(&t, order, text, &l),
+                bind_entity_list_parsed(&t, order, text, &l)
+            );
+        }
+        // a function's result of the entity's type is its object, as the binder takes it
+        let one = r#"{"id":"o-1","customer":"acme","note":null}"#;
+        assert!(is_normal_value(&t, &Type::Entity(order), None, one, &l));
+        assert_eq!(
+            bind_value(&t, &Type::Entity(order), one, Mode::Values, &l).map(|b| b.json),
+            Ok(one.to_owned())
+        );
+        // an optional id left out: the parsing binder decides (and names it "")
+        let no_key = r#"[{"n":1}]"#;
+        assert!(normal_entity_list(&t, loose, no_key, &l).is_none());
+        assert_eq!(
+            bind_entity_list(&t, loose, no_key, &l).unwrap().1,
+            vec![(String::new(), 1..8)]
+        );
+        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) as usize) % n
+        };
+        let alphabet = br#"{}[]":,.-+0129eEntrufalsNHLow\ "#;
+        let (mut kept, mut tried) = (0, 0);
+        for text in [taken[0], taken[2]] {
+            for _ in 0..12_000 {
+                let mut b = text.as_bytes().to_vec();
+                let at = next(b.len());
+                match next(3) {
+                    0 => b[at] = alphabet[next(alphabet.len())],
+                    1 => {
+                        b.remove(at);
+                    }
+                    _ => b.insert(at, b[at]),
+                }
+                let Ok(m) = String::from_utf8(b) else {
+                    continue;
+                };
+                tried += 1;
+                if let Some(items) = normal_entity_list(&t, order, &m, &l) {
+                    kept += 1;
+                    let parsed = bind_entity_list_parsed(&t, order, &m, &l);
+                    assert_eq!(parsed, Ok((m.clone(), items)), "kept but changed: {m}");
+                }
+            }
+        }
+        assert!(
+            tried > 20_000 && kept > 100,
+            "{kept} of {tried} mutations kept"
+        );
     }
 
     #[test]
