@@ -14,7 +14,8 @@ internal static unsafe partial class Native
 {
     [LibraryImport(Library)]
     internal static partial byte* af_android_execute_json(DispatcherHandle d, AfInvocation* inv, byte* parametersDocument);
+    // the raw handle, held by its caller (NativeCalls.Held)
     [LibraryImport(Library)]
-    internal static partial int af_android_execute_async(DispatcherHandle d, AfInvocation* inv, byte* parametersDocument,
+    internal static partial int af_android_execute_async(nint d, AfInvocation* inv, byte* parametersDocument,
         delegate* unmanaged[Cdecl]<void*, byte*, void> onResponse, void* userData);
 }

@@ -13,7 +13,8 @@ internal static unsafe partial class Native
 {
     [LibraryImport(Library)]
     internal static partial byte* af_entities_json(DispatcherHandle d, AfInvocation* inv, byte* entity, byte* idsJson);
+    // the raw handle, held by its caller (NativeCalls.Held)
     [LibraryImport(Library)]
-    internal static partial int af_entities_async(DispatcherHandle d, AfInvocation* inv, byte* entity, byte* idsJson,
+    internal static partial int af_entities_async(nint d, AfInvocation* inv, byte* entity, byte* idsJson,
         delegate* unmanaged[Cdecl]<void*, byte*, void> onOutcome, void* userData);
 }

@@ -73,9 +73,12 @@ internal static unsafe partial class Native
     [LibraryImport(Library)]
     internal static partial int af_set_log_callback(DispatcherHandle d, delegate* unmanaged[Cdecl]<void*, int, byte*, void> cb,
         void* userData, delegate* unmanaged[Cdecl]<void*, void> freeUserData);
-    [LibraryImport(Library)] internal static partial byte* af_execute_json(DispatcherHandle d, AfInvocation* inv, byte* args);
+    // the hot calls take the raw handle, held by their callers (NativeCalls.Hold): with a
+    // SafeHandle the generated wrapper puts the call in a try region, where the 64-bit JIT makes
+    // it an IL stub (NativeCalls.Held says what that cost)
+    [LibraryImport(Library)] internal static partial byte* af_execute_json(nint d, AfInvocation* inv, byte* args);
     [LibraryImport(Library)]
-    internal static partial int af_execute_async(DispatcherHandle d, AfInvocation* inv, byte* args,
+    internal static partial int af_execute_async(nint d, AfInvocation* inv, byte* args,
         delegate* unmanaged[Cdecl]<void*, byte*, void> onOutcome, void* userData);
     [LibraryImport(Library)] internal static partial byte* af_registry_json(DispatcherHandle d);
     [LibraryImport(Library)] internal static partial byte* af_parameters_schema_json(DispatcherHandle d, byte* id);
@@ -148,8 +151,8 @@ internal static unsafe partial class Native
     [LibraryImport(Library)] internal static partial void af_view_free(nint v);
     [LibraryImport(Library)] internal static partial byte* af_view_tools_json(ViewHandle v, byte* format);
     [LibraryImport(Library)] internal static partial byte* af_view_execute_json(ViewHandle v, AfInvocation* inv, byte* args);
-    [LibraryImport(Library)]
-    internal static partial int af_view_execute_async(ViewHandle v, AfInvocation* inv, byte* args,
+    [LibraryImport(Library)] // the raw handle, as af_execute_async's (NativeCalls.Held)
+    internal static partial int af_view_execute_async(nint v, AfInvocation* inv, byte* args,
         delegate* unmanaged[Cdecl]<void*, byte*, void> onOutcome, void* userData);
     [LibraryImport(Library)] internal static partial byte* af_view_instructions_copy(ViewHandle v);
     [LibraryImport(Library)] internal static partial int af_view_set_metadata(ViewHandle v, byte* metadata);
@@ -159,7 +162,7 @@ internal static unsafe partial class Native
 
     // ---- MCP ---------------------------------------------------------------------------------
     [LibraryImport(Library)] internal static partial int af_mcp_configure(DispatcherHandle d, byte* config);
-    [LibraryImport(Library)] internal static partial byte* af_mcp_handle_json(DispatcherHandle d, byte* message);
+    [LibraryImport(Library)] internal static partial byte* af_mcp_handle_json(nint d, byte* message); // NativeCalls.Held
     [LibraryImport(Library)]
     internal static partial int af_mcp_set_notify(DispatcherHandle d, delegate* unmanaged[Cdecl]<void*, byte*, void> cb,
         void* userData, delegate* unmanaged[Cdecl]<void*, void> freeUserData);

@@ -11,8 +11,11 @@ internal static unsafe partial class NativeCalls
     /// <see cref="Trampolines.AndroidResponse"/> with <paramref name="userData"/> (a
     /// <see cref="PendingAndroidResponse"/>). <paramref name="inv"/> and <paramref name="document"/>
     /// are read before this returns.</summary>
-    internal static int AndroidExecuteAsync(DispatcherHandle d, AfInvocation* inv, byte* document, void* userData) =>
-        Native.af_android_execute_async(Live(d), inv, document, &Trampolines.AndroidResponse, userData);
+    internal static int AndroidExecuteAsync(DispatcherHandle d, AfInvocation* inv, byte* document, void* userData)
+    {
+        using var h = new Hold<DispatcherKind>(d);
+        return Held.AndroidExecuteAsync(h.Raw, inv, document, userData);
+    }
 }
 
 internal static unsafe partial class Trampolines

@@ -10,9 +10,11 @@ internal static unsafe partial class NativeCalls
     /// <paramref name="idsJson"/>; the outcome arrives once at <see cref="Trampolines.Outcome"/> with
     /// <paramref name="userData"/> (a <see cref="PendingExecute"/>). The status comes back for the
     /// caller to make an outcome of; the arguments are read before this returns.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static int EntitiesAsync(DispatcherHandle d, AfInvocation* inv, byte* entity, byte* idsJson, void* userData) =>
-        Native.af_entities_async(Live(d), inv, entity, idsJson, &Trampolines.Outcome, userData);
+    internal static int EntitiesAsync(DispatcherHandle d, AfInvocation* inv, byte* entity, byte* idsJson, void* userData)
+    {
+        using var h = new Hold<DispatcherKind>(d);
+        return Held.EntitiesAsync(h.Raw, inv, entity, idsJson, userData);
+    }
 
     /// <summary>Looks entities up by id on this thread; the outcome JSON.</summary>
     internal static string EntitiesJson(DispatcherHandle d, AfInvocation* inv, byte* entity, byte* idsJson) =>
