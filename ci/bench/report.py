@@ -1120,6 +1120,16 @@ def ratio_text(a, b):
     return f"{a / b:.2f} times" if a and b else "beside"
 
 
+# Said of every binding's ratio to the C figure since the core's call got cheaper.
+CORE_SMALLER = (
+    " Since 24d78c3 (2026-12-06) the core binds compact arguments in normal form by one scan of "
+    "their bytes instead of a parse and a rewrite: the C figure's call fell from 5,780 to 4,485 "
+    "instructions, and every binding's call by the same work, so a binding's own cost, unchanged, "
+    "is a larger multiple of the smaller C figure. Measured the same afternoon (`ci/bench.sh "
+    "--bindings-only`, before and after): the C figure 582 -> 473 ns, Kotlin's `suspend` execute "
+    "1,180 -> 1,101 ns (2.03 -> 2.33×), Swift's `await execute` 1,382 -> 1,423 ns (2.37 -> 3.01×).")
+
+
 REASONS = {
     "threads2_scaling": threads_reason(s),
     "threads2_scaling_vs_floor": threads_reason(s),
@@ -1131,7 +1141,7 @@ REASONS = {
         "is the binding's own work: the invocation block, the C string of the id, the handle table's "
         "lookup, the context, the result's encoding, the outcome's decoding into a String. On a "
         "loaded machine this ratio of two runs' wall clocks is noise; the same-JVM row below (the C "
-        "call in a C loop beside the Kotlin one, in the thread's CPU time) is one moment's.",
+        "call in a C loop beside the Kotlin one, in the thread's CPU time) is one moment's." + CORE_SMALLER,
     "binding_kotlin_suspend_vs_c_ratio":
         "A handler that answers inline is answered without suspending (since 2026-12-01): the JNI "
         "shim's `nativeExecuteAsync` keeps the outcome that comes before `af_execute_async` returns "
@@ -1141,14 +1151,14 @@ REASONS = {
         "`af_execute_async`'s own work in the core (the call's cancel token attached and detached, "
         "the outcome callback: the trivial call's two C loops in the Bindings section) and the "
         "binding's per-call record and kept token. This ratio compares two runs' wall clocks; the "
-        "same-JVM row below is one moment's.",
+        "same-JVM row below is one moment's." + CORE_SMALLER,
     "binding_kotlin_suspend_vs_c_same_jvm_cpu_ratio":
         "As the row above says for the wall clock: over the blocking round trip, `af_execute_async`'s "
         "own work in the core (the trivial call in C through `af_execute_async` against "
         "`af_execute_json`, the Bindings section's C loops) and the binding's per-call record and "
         "token; the outcome is no longer parsed by kotlinx.serialization, nor is the caller suspended "
-        "when the handler answers inline.",
-    "binding_kotlin_c_call_vs_c_same_jvm_cpu_ratio": kotlin_c_call_reason(s),
+        "when the handler answers inline." + CORE_SMALLER,
+    "binding_kotlin_c_call_vs_c_same_jvm_cpu_ratio": kotlin_c_call_reason(s) + CORE_SMALLER,
     "coldstart_jvm_register_vs_c_x":
         "The core's share of the JVM's registration is a fraction of a millisecond, as in C; the rest "
         "is the JVM running the DSL and kotlinx.serialization for the first time, in the interpreter "
@@ -1177,7 +1187,7 @@ REASONS = {
         "machine it moves with the load, the instruction count does not. "
         "Swift concurrency's own floor is small (a continuation resumed inline: 56-86 ns), so it "
         "is not the blocker. The same call through `executeBlocking` with a raw JSON handler meets "
-        "the target (the row below).",
+        "the target (the row below)." + CORE_SMALLER,
     "binding_swift_vs_c_instructions_ratio":
         "Measured 2026-12-01 at 1.96× (11,140 against about 5,690): see the wall-clock row's reason "
         "for its parts. Above 2× means the binding's path grew: compare `ci/bench/instructions-swift.sh`'s "
@@ -1220,7 +1230,8 @@ REASONS = {
         "2026-11-30 the plain call took 635 ns and two delegates 879 ns; the entity parameter "
         "added 1.12 µs: a second call (its scope, a C handle, the two delegates' gates through C, "
         "the lookup handler's answer), the answer checked against the entity type (a parse of the "
-        "list, about 3,100 instructions) and spliced into the arguments. In instructions: 19,543 "
+        "list, about 3,100 instructions; since 0ef7489, 2026-12-06, one scan of an answer in "
+        "normal form: 15,086 -> 13,589 instructions for the call) and spliced into the arguments. In instructions: 19,543 "
         "against 9,332 for two delegates (callgrind). Skipping any of it would skip what the seed "
         "asks for (the gates see the lookup) or the check of what the host returned. Where the "
         "time goes beyond the instruction count, measured 2026-12-05 (perf, `cpu-clock`, the "
@@ -1249,8 +1260,10 @@ REASONS = {
         "normalised JSON, the call, the result's buffer that becomes the outcome). In a perf profile "
         "of 2026-11-30 the handle table's functions held about 11% of the call's samples and the "
         "clock read 5%; giving handles back without the slot's lock (14 atomics down to 12) did "
-        "not change the time measurably, so it was left out. Of the instructions, binding the "
-        "arguments into the normalised JSON the handler reads is 43%.",
+        "not change the time measurably, so it was left out. Binding the arguments into the "
+        "normalised JSON the handler reads was 43% of the instructions until 24d78c3 (2026-12-06), "
+        "which binds compact arguments in normal form by one scan of their bytes (5,780 -> 4,485 "
+        "instructions a call).",
     "instructions_execute_typed_floor_ratio":
         "See the row above.",
     "register_10k_fresh_process_ms":
@@ -1311,14 +1324,19 @@ REASONS = {
         "instruction; 1,770 and 1,841 ns in that day's two other runs, before 24f70f3), 2,466 "
         "against 1,187 in a `--dotnet-only` run of 2026-12-06 with it (the C figure 575 ns): "
         "compare the machine speed line between runs. Where its time goes (perf "
-        "with the runtime's perf map and frame pointers in the core, 2026-12-06): the core's "
-        "`af_execute_async` about 70% of the samples with the callbacks inside it (the delegate's "
-        "`OnInvoking` 16%, the handler 14% with the `Order` written and checked, `OnInvoked` 7%, "
-        "the outcome 5%), of which the core's own binding of the arguments 8%; the container's "
-        "work (the DI scope made and disposed, the two scoped delegates and the function's class "
-        "resolved, the scope's dictionary of resolved services) about 9%; the seed's delegates' "
-        "own `Task.FromResult` and logging call. The call's token (`OnInvoking` receives one) "
-        "cost about 170 ns until 24f70f3 and 3f0ff8c (the .NET binding section).",
+        "with the runtime's perf map and frame pointers in the core, 2026-12-06 at 657d728): the "
+        "core's `af_execute_async` about 89% of the samples with the callbacks inside it (the "
+        "handler 20%, of which the `Order` written 9% and the core's check of it 6%; the "
+        "delegate's `OnInvoking` 14%; `OnInvoked` 7%; the outcome 6%); the core's scans of the "
+        "arguments and of the result 10%; the container's work (the DI scope made and disposed, "
+        "the two scoped delegates and the function's class resolved under the scope's lock, its "
+        "dictionary of resolved services) 10%; the call's deadline armed and disarmed 3%; the "
+        "token's registration and the gate's answer 1.6% each; the runtime's transitions into "
+        "the four callbacks and its monitor locks most of the 14% in libcoreclr. Two costs are "
+        "gone: the call's token (`OnInvoking` receives one) about 170 ns until 24f70f3 and "
+        "3f0ff8c, and an IL stub about 250 ns until 657d728 (the JIT does not inline a P/Invoke "
+        "inside a try region, where the generated SafeHandle wrapper made `af_execute_async`; "
+        "the .NET binding section).",
     "coldstart_dotnet_aot_vs_floor_x": aot_reason(s) +
         "Most of the difference is page faults, which cost 10-16 µs each on this machine (a nested "
         "virtual machine; a 16-page `mmap` and its faults took 265 µs): measured 2026-12-05 at "
