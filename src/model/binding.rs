@@ -1044,16 +1044,7 @@ pub(crate) fn is_normal_value(
     if text.len() > limits.max_input_bytes {
         return false;
     }
-    let mut scan = NormalScan {
-        types,
-        b: text.as_bytes(),
-        at: 0,
-        depth: 0,
-        max_depth: limits.max_depth,
-        entities: true,
-        id_field: None,
-        id: 0..0,
-    };
+    let mut scan = NormalScan::new(types, text, limits, true);
     scan.value(ty, cons) && scan.at == scan.b.len()
 }
 
@@ -1080,16 +1071,7 @@ pub(crate) fn is_normal_arguments(
     {
         return false;
     }
-    let mut scan = NormalScan {
-        types,
-        b: text.as_bytes(),
-        at: 0,
-        depth: 0,
-        max_depth: limits.max_depth,
-        entities: false,
-        id_field: None,
-        id: 0..0,
-    };
+    let mut scan = NormalScan::new(types, text, limits, false);
     scan.object(
         params,
         |p| (&p.name, &p.ty, p.constraints.as_deref()),
@@ -1114,41 +1096,32 @@ fn normal_entity_list(
     if id.ty != Type::String || json.len() > limits.max_input_bytes {
         return None;
     }
-    let mut scan = NormalScan {
-        types,
-        b: json.as_bytes(),
-        at: 0,
-        depth: 1,
-        max_depth: limits.max_depth,
-        entities: true,
-        id_field: Some(&def.id_field),
-        id: 0..0,
-    };
+    let mut scan = NormalScan::new(types, json, limits, true);
+    scan.id_field = Some(&def.id_field);
+    scan.depth = 1;
     if scan.depth > scan.max_depth || !scan.eat(b"[") {
         return None;
     }
     let mut items = Vec::new();
-    if !scan.eat(b"]") {
-        loop {
-            let start = scan.at;
-            scan.id = 0..0;
-            if !scan.record(&def.fields) {
-                return None;
-            }
-            // a normal string: its text between the quotes is the id (none: an optional id
-            // left out, which the parsing binder gives as "")
-            if scan.id.len() < 2 {
-                return None;
-            }
-            let id = json.get(scan.id.start + 1..scan.id.end - 1)?;
-            items.push((id.to_owned(), start..scan.at));
-            if scan.eat(b"]") {
-                break;
-            }
-            if !scan.eat(b",") {
-                return None;
-            }
+    let read = scan.items(b']', |scan| {
+        let start = scan.at;
+        scan.id = 0..0;
+        if !scan.record(&def.fields) {
+            return false;
         }
+        // a normal string: its text between the quotes is the id (none: an optional id
+        // left out, which the parsing binder gives as "")
+        if scan.id.len() < 2 {
+            return false;
+        }
+        let Some(id) = json.get(scan.id.start + 1..scan.id.end - 1) else {
+            return false;
+        };
+        items.push((id.to_owned(), start..scan.at));
+        true
+    });
+    if !read {
+        return None;
     }
     (scan.at == json.len()).then_some(items)
 }
@@ -1170,6 +1143,20 @@ struct NormalScan<'a> {
 }
 
 impl<'a> NormalScan<'a> {
+    /// A cursor at the start of `text`; `entities` as the field says.
+    fn new(types: &'a TypeSet, text: &'a str, limits: &Limits, entities: bool) -> Self {
+        NormalScan {
+            types,
+            b: text.as_bytes(),
+            at: 0,
+            depth: 0,
+            max_depth: limits.max_depth,
+            entities,
+            id_field: None,
+            id: 0..0,
+        }
+    }
+
     fn eat(&mut self, lit: &[u8]) -> bool {
         if self.b[self.at..].starts_with(lit) {
             self.at += lit.len();
@@ -1284,21 +1271,30 @@ impl<'a> NormalScan<'a> {
         if self.depth > self.max_depth || !self.eat(b"[") {
             return false;
         }
-        if !self.eat(b"]") {
-            loop {
-                if !self.value(item, None) {
-                    return false;
-                }
-                if self.eat(b"]") {
-                    break;
-                }
-                if !self.eat(b",") {
-                    return false;
-                }
-            }
+        if !self.items(b']', |scan| scan.value(item, None)) {
+            return false;
         }
         self.depth -= 1;
         true
+    }
+
+    /// The items of a container up to its `close` byte, its opening one eaten already: each
+    /// read by `item`, separated by commas, none after the last.
+    fn items(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> bool) -> bool {
+        if self.eat(&[close]) {
+            return true;
+        }
+        loop {
+            if !item(self) {
+                return false;
+            }
+            if self.eat(&[close]) {
+                return true;
+            }
+            if !self.eat(b",") {
+                return false;
+            }
+        }
     }
 
     fn record(&mut self, fields: &[crate::model::types::Field]) -> bool {
@@ -1324,41 +1320,37 @@ impl<'a> NormalScan<'a> {
         }
         let mut seen: u64 = 0;
         let mut next = 0;
-        if !self.eat(b"}") {
-            loop {
-                let Some(key) = self.string() else {
-                    return false;
-                };
-                // keys mostly come in the members' order: the next one is tried first
-                let found = match members.get(next) {
-                    Some(m) if same_bytes(slot(m).0.as_bytes(), key) => Some(next),
-                    _ => members
-                        .iter()
-                        .position(|m| same_bytes(slot(m).0.as_bytes(), key)),
-                };
-                let Some(i) = found else {
-                    return false;
-                };
-                next = i + 1;
-                let (name, ty, cons) = slot(&members[i]);
-                if seen & (1 << i) != 0 || !self.eat(b":") {
-                    return false;
-                }
-                seen |= 1 << i;
-                let start = self.at;
-                if !self.value(ty, cons) {
-                    return false;
-                }
-                if self.depth == 2 && self.id_field == Some(name.as_str()) {
-                    self.id = start..self.at;
-                }
-                if self.eat(b"}") {
-                    break;
-                }
-                if !self.eat(b",") {
-                    return false;
-                }
+        let read = self.items(b'}', |scan| {
+            let Some(key) = scan.string() else {
+                return false;
+            };
+            // keys mostly come in the members' order: the next one is tried first
+            let found = match members.get(next) {
+                Some(m) if same_bytes(slot(m).0.as_bytes(), key) => Some(next),
+                _ => members
+                    .iter()
+                    .position(|m| same_bytes(slot(m).0.as_bytes(), key)),
+            };
+            let Some(i) = found else {
+                return false;
+            };
+            next = i + 1;
+            let (name, ty, cons) = slot(&members[i]);
+            if seen & (1 << i) != 0 || !scan.eat(b":") {
+                return false;
             }
+            seen |= 1 << i;
+            let start = scan.at;
+            if !scan.value(ty, cons) {
+                return false;
+            }
+            if scan.depth == 2 && scan.id_field == Some(name.as_str()) {
+                scan.id = start..scan.at;
+            }
+            true
+        });
+        if !read {
+            return false;
         }
         self.depth -= 1;
         members
@@ -1648,6 +1640,48 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         ctx.depth -= 1;
         Ok(())
     }
+}
+
+/// Deterministic mutations of each of `texts` (a byte changed to one of JSON's, dropped or
+/// doubled), `per_text` of each, for the fast paths' tests: `keeps` gets the text's index and
+/// each mutation that is still UTF-8, and answers whether the fast path under test kept it
+/// (asserting what it must of a kept one). Returns how many were kept and tried.
+#[cfg(test)]
+pub(crate) fn mutate_each(
+    texts: &[&str],
+    per_text: usize,
+    mut seed: u64,
+    mut keeps: impl FnMut(usize, &str) -> bool,
+) -> (usize, usize) {
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as usize) % n
+    };
+    let alphabet = br#"{}[]":,.-+0129eEntrufalsNHLow\ "#;
+    let (mut kept, mut tried) = (0, 0);
+    for (k, text) in texts.iter().enumerate() {
+        for _ in 0..per_text {
+            let mut b = text.as_bytes().to_vec();
+            let at = next(b.len());
+            match next(3) {
+                0 => b[at] = alphabet[next(alphabet.len())],
+                1 => {
+                    b.remove(at);
+                }
+                _ => b.insert(at, b[at]),
+            }
+            let Ok(m) = String::from_utf8(b) else {
+                continue;
+            };
+            tried += 1;
+            if keeps(k, &m) {
+                kept += 1;
+            }
+        }
+    }
+    (kept, tried)
 }
 
 #[cfg(test)]
@@ -2231,37 +2265,17 @@ mod tests {
             assert!(!is_normal_value(&t, &order, None, base, &over));
         }
         // mutations: whatever the fast path keeps, the binder gives back unchanged
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((seed >> 33) as usize) % n
-        };
-        let alphabet = br#"{}[]":,.-+0129eEntrufalsNHLow\ "#;
-        let (mut kept, mut tried) = (0, 0);
-        for (ty, text) in [&taken[0], &taken[1], &taken[5], &taken[11]] {
-            for _ in 0..8_000 {
-                let mut b = text.as_bytes().to_vec();
-                let at = next(b.len());
-                match next(3) {
-                    0 => b[at] = alphabet[next(alphabet.len())],
-                    1 => {
-                        b.remove(at);
-                    }
-                    _ => b.insert(at, b[at]),
-                }
-                let Ok(m) = String::from_utf8(b) else {
-                    continue;
-                };
-                tried += 1;
-                if is_normal_value(&t, ty, None, &m, &l) {
-                    kept += 1;
-                    let bound = bind_value(&t, ty, &m, Mode::Values, &l).map(|b| b.json);
-                    assert_eq!(bound.as_deref(), Ok(m.as_str()), "kept but changed: {m}");
-                }
+        let mutated = [&taken[0], &taken[1], &taken[5], &taken[11]];
+        let texts: Vec<&str> = mutated.iter().map(|(_, text)| *text).collect();
+        let (kept, tried) = mutate_each(&texts, 8_000, 0x9e37_79b9_7f4a_7c15, |k, m| {
+            let ty = &mutated[k].0;
+            let keep = is_normal_value(&t, ty, None, m, &l);
+            if keep {
+                let bound = bind_value(&t, ty, m, Mode::Values, &l).map(|b| b.json);
+                assert_eq!(bound.as_deref(), Ok(m), "kept but changed: {m}");
             }
-        }
+            keep
+        });
         assert!(
             tried > 20_000 && kept > 100,
             "{kept} of {tried} mutations kept"
@@ -2380,37 +2394,19 @@ mod tests {
             bind_entity_list(&t, loose, no_key, &l).unwrap().1,
             vec![(String::new(), 1..8)]
         );
-        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((seed >> 33) as usize) % n
-        };
-        let alphabet = br#"{}[]":,.-+0129eEntrufalsNHLow\ "#;
-        let (mut kept, mut tried) = (0, 0);
-        for text in [taken[0], taken[2]] {
-            for _ in 0..12_000 {
-                let mut b = text.as_bytes().to_vec();
-                let at = next(b.len());
-                match next(3) {
-                    0 => b[at] = alphabet[next(alphabet.len())],
-                    1 => {
-                        b.remove(at);
-                    }
-                    _ => b.insert(at, b[at]),
-                }
-                let Ok(m) = String::from_utf8(b) else {
-                    continue;
+        let (kept, tried) = mutate_each(
+            &[taken[0], taken[2]],
+            12_000,
+            0x5851_f42d_4c95_7f2d,
+            |_, m| {
+                let Some(items) = normal_entity_list(&t, order, m, &l) else {
+                    return false;
                 };
-                tried += 1;
-                if let Some(items) = normal_entity_list(&t, order, &m, &l) {
-                    kept += 1;
-                    let parsed = bind_entity_list_parsed(&t, order, &m, &l);
-                    assert_eq!(parsed, Ok((m.clone(), items)), "kept but changed: {m}");
-                }
-            }
-        }
+                let parsed = bind_entity_list_parsed(&t, order, m, &l);
+                assert_eq!(parsed, Ok((m.to_owned(), items)), "kept but changed: {m}");
+                true
+            },
+        );
         assert!(
             tried > 20_000 && kept > 100,
             "{kept} of {tried} mutations kept"

@@ -914,7 +914,7 @@ mod tests {
     #[test]
     fn normal_arguments_are_exactly_what_the_parsing_binder_gives_back() {
         use crate::model::binding::{
-            bind_arguments, bind_arguments_parsed, is_normal_arguments, Limits,
+            bind_arguments, bind_arguments_parsed, is_normal_arguments, mutate_each, Limits,
         };
         let mut t = TypeSet::default();
         t.define(&json!({
@@ -1035,37 +1035,15 @@ mod tests {
         let b = bind_arguments(&te, &fe.parameters, Some(r#"{"order":"o-1"}"#), &l).unwrap();
         assert_eq!(b.entity_refs.len(), 1);
         // mutations: whatever the fast path keeps, the parsing binder gives back unchanged
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((seed >> 33) as usize) % n
-        };
-        let alphabet = br#"{}[]":,.-+0129eEntrufalsNHLow\ "#;
-        let (mut kept, mut tried) = (0, 0);
-        for text in &taken {
-            for _ in 0..12_000 {
-                let mut b = text.as_bytes().to_vec();
-                let at = next(b.len());
-                match next(3) {
-                    0 => b[at] = alphabet[next(alphabet.len())],
-                    1 => {
-                        b.remove(at);
-                    }
-                    _ => b.insert(at, b[at]),
-                }
-                let Ok(m) = String::from_utf8(b) else {
-                    continue;
-                };
-                tried += 1;
-                if is_normal_arguments(&t, p, &m, &l) {
-                    kept += 1;
-                    let bound = bind_arguments_parsed(&t, p, &m, &l).map(|b| b.json);
-                    assert_eq!(bound.as_deref(), Ok(m.as_str()), "kept but changed: {m}");
-                }
+        let texts: Vec<&str> = taken.iter().map(String::as_str).collect();
+        let (kept, tried) = mutate_each(&texts, 12_000, 0x2545_f491_4f6c_dd1d, |_, m| {
+            let keep = is_normal_arguments(&t, p, m, &l);
+            if keep {
+                let bound = bind_arguments_parsed(&t, p, m, &l).map(|b| b.json);
+                assert_eq!(bound.as_deref(), Ok(m), "kept but changed: {m}");
             }
-        }
+            keep
+        });
         assert!(
             tried > 20_000 && kept > 100,
             "{kept} of {tried} mutations kept"
