@@ -103,15 +103,15 @@ pub fn bind_arguments(
         // pass over their bytes, no parse (room for the terminator the call appends)
         let mut json = String::with_capacity(text.len() + 1);
         json.push_str(text);
-        #[cfg(debug_assertions)]
-        {
-            let full = bind_arguments_parsed(types, params, text, limits);
-            debug_assert_eq!(full.as_ref().map(|b| b.json.as_str()), Ok(text));
-        }
-        return Ok(Bound {
+        let bound = Bound {
             json,
             entity_refs: Vec::new(),
-        });
+        };
+        debug_assert_eq!(
+            bind_arguments_parsed(types, params, text, limits).as_ref(),
+            Ok(&bound)
+        );
+        return Ok(bound);
     }
     bind_arguments_parsed(types, params, text, limits)
 }
@@ -145,12 +145,12 @@ pub fn bind_entity_list(
 ) -> Result<(String, Vec<(String, Range<usize>)>), BindError> {
     if let Some(items) = normal_entity_list(types, entity, json, limits) {
         // already its own bound JSON (checked against the parser in debug builds)
-        #[cfg(debug_assertions)]
-        {
-            let full = bind_entity_list_parsed(types, entity, json, limits);
-            debug_assert_eq!(full, Ok((json.to_owned(), items.clone())));
-        }
-        return Ok((json.to_owned(), items));
+        let listed = (json.to_owned(), items);
+        debug_assert_eq!(
+            bind_entity_list_parsed(types, entity, json, limits).as_ref(),
+            Ok(&listed)
+        );
+        return Ok(listed);
     }
     bind_entity_list_parsed(types, entity, json, limits)
 }
@@ -958,12 +958,7 @@ fn small_integer(raw: &str) -> Option<i64> {
 /// [`small_integer`] of the text's bytes.
 fn small_integer_of(raw: &[u8]) -> Option<i64> {
     let digits = raw.strip_prefix(b"-").unwrap_or(raw);
-    let canonical = match digits {
-        [b'0'] => raw.len() == 1,
-        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
-        _ => false,
-    };
-    if digits.len() > 18 || !canonical {
+    if digits.len() > 18 || !is_canonical_integer_of(raw) {
         return None;
     }
     let v = digits
@@ -974,7 +969,12 @@ fn small_integer_of(raw: &[u8]) -> Option<i64> {
 
 /// `-?(0|[1-9][0-9]*)` but not `-0`: an integer as the binder writes it.
 fn is_canonical_integer(raw: &str) -> bool {
-    let digits = raw.strip_prefix('-').unwrap_or(raw).as_bytes();
+    is_canonical_integer_of(raw.as_bytes())
+}
+
+/// [`is_canonical_integer`] of the text's bytes.
+fn is_canonical_integer_of(raw: &[u8]) -> bool {
+    let digits = raw.strip_prefix(b"-").unwrap_or(raw);
     match digits {
         [] => false,
         [b'0'] => raw.len() == 1,
