@@ -636,6 +636,79 @@ fn cancel_callbacks_and_host_data_are_released_once() {
 }
 
 #[test]
+fn cancel_callbacks_run_in_the_order_they_were_registered_whichever_were_removed() {
+    // the first callback is kept apart from the others (no allocation for a call's only
+    // one): removing it, or one after it, keeps the order of the rest, and one registered
+    // after a removal runs last
+    let d = Dispatcher::new();
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let r = ran.clone();
+    let held = Arc::new(Mutex::new(Vec::new()));
+    let h = held.clone();
+    d.register_function(
+        r#"{"id":"f","result":"int32"}"#,
+        Some(Arc::new(move |c: &Arc<Call>| {
+            let mut ids = Vec::new();
+            for name in ["a", "b", "c"] {
+                let r = r.clone();
+                match c.on_cancel(Box::new(move || r.lock().unwrap().push(name))) {
+                    OnCancel::Registered(id) => ids.push(id),
+                    other => panic!("{other:?}"),
+                }
+            }
+            assert!(c.remove_on_cancel(ids[0]), "the first");
+            assert!(c.remove_on_cancel(ids[2]), "the last");
+            let r2 = r.clone();
+            assert!(matches!(
+                c.on_cancel(Box::new(move || r2.lock().unwrap().push("d"))),
+                OnCancel::Registered(_)
+            ));
+            h.lock().unwrap().push(c.clone());
+        })),
+    )
+    .unwrap();
+    let token = CancelToken::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(
+        &Invocation::new("f").cancel_token(&token),
+        None,
+        move |o, _| tx.send(o.error_code).unwrap(),
+    );
+    token.cancel();
+    assert_eq!(rx.recv().unwrap(), Some(ErrorCode::Cancelled));
+    assert_eq!(*ran.lock().unwrap(), ["b", "d"]);
+    // a call with one callback, removed, then one more: that one runs
+    let ran1 = Arc::new(Mutex::new(Vec::new()));
+    let r = ran1.clone();
+    d.register_function(
+        r#"{"id":"g","result":"int32"}"#,
+        Some(Arc::new(move |c: &Arc<Call>| {
+            let r1 = r.clone();
+            let OnCancel::Registered(id) =
+                c.on_cancel(Box::new(move || r1.lock().unwrap().push("x")))
+            else {
+                panic!("not registered")
+            };
+            assert!(c.remove_on_cancel(id));
+            let r2 = r.clone();
+            c.on_cancel(Box::new(move || r2.lock().unwrap().push("y")));
+        })),
+    )
+    .unwrap();
+    let token = CancelToken::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(
+        &Invocation::new("g").cancel_token(&token),
+        None,
+        move |o, _| tx.send(o.error_code).unwrap(),
+    );
+    token.cancel();
+    assert_eq!(rx.recv().unwrap(), Some(ErrorCode::Cancelled));
+    assert_eq!(*ran1.lock().unwrap(), ["y"]);
+    drop(held);
+}
+
+#[test]
 #[cfg_attr(miri, ignore = "waits on real time")]
 fn an_async_handler_blocked_inline_is_marked_timed_out_at_its_deadline() {
     // the handler works inline (on the thread that called execute_async) until the call
