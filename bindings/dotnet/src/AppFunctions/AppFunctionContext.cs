@@ -31,10 +31,13 @@ public sealed class AppFunctionContext
         Options = options;
     }
 
-    internal AppFunctionContext(DispatcherCore core, nint call, PendingOptions? options, PendingExecute pending, AppFunctionPlatform platform)
+    internal AppFunctionContext(DispatcherCore core, nint call, PendingOptions? options, PendingExecute pending, AppFunctionPlatform platform, string functionId)
         : this(core, call, options)
     {
         _platform = platform;
+        // the invocation's id is the call's (a delegate asking for it before the handler ran
+        // costs no P/Invoke and no string)
+        _functionId = functionId.Length == 0 ? null : functionId;
         _slot = pending.Slot;
         SlotGeneration = _slot?.Issue() ?? 0;
     }
@@ -209,10 +212,15 @@ public sealed class AppFunctionContext
             return;
         }
         _slot?.Disarm(this);
-        Task[]? pending;
-        lock (this)
+        Task[]? pending = null;
+        // OnInvoked (which tracks) has returned before the call's end: the common call, which
+        // tracked nothing, takes no lock
+        if (Volatile.Read(ref _pendingInvoked) is not null)
         {
-            pending = _pendingInvoked?.ToArray();
+            lock (this)
+            {
+                pending = _pendingInvoked?.ToArray();
+            }
         }
         if (pending is { Length: > 0 })
         {

@@ -198,13 +198,14 @@ internal sealed class DelegateRegistration(DispatcherCore core, Type type, Func<
         }
     }
 
-    internal void Invoked(nint call, ReadOnlySpan<byte> outcomeJson)
+    internal unsafe void Invoked(nint call, byte* outcomeJson)
     {
         var context = Core.ContextOf(call);
         Exception? exception = context.HandlerException;
+        // a success is told by its first bytes: the outcome's length is measured only to parse a failure
         if (exception is null && !AppFunctionOutcome.IsSuccess(outcomeJson))
         {
-            var outcome = AppFunctionOutcome.Parse(outcomeJson);
+            var outcome = AppFunctionOutcome.Parse(Utf8.Span(outcomeJson));
             if (outcome.Status != AppFunctionStatus.Success)
             {
                 exception = new AppFunctionException(outcome.ErrorCode ?? AppFunctionErrorCode.Denied, outcome.Message ?? "")
@@ -223,18 +224,19 @@ internal sealed class DelegateRegistration(DispatcherCore core, Type type, Func<
             return;
         }
         var id = context.FunctionId;
-        context.TrackInvoked(Observe(task, Core, id));
+        context.TrackInvoked(ObserveInvoked(task, Core, id));
+    }
 
-        static async Task Observe(Task task, DispatcherCore core, string id)
+    // (not a local function of Invoked: an async method cannot be in its unsafe context)
+    private static async Task ObserveInvoked(Task task, DispatcherCore core, string id)
+    {
+        try
         {
-            try
-            {
-                await task.ConfigureAwait(false);
-            }
-            catch (Exception e)
-            {
-                core.LogError(e, $"OnInvoked of {id} threw (ignored): {Trampolines.MessageOf(e)}");
-            }
+            await task.ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            core.LogError(e, $"OnInvoked of {id} threw (ignored): {Trampolines.MessageOf(e)}");
         }
     }
 }

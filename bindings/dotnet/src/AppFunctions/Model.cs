@@ -246,9 +246,26 @@ public sealed class AppFunctionOutcome
 
     internal static AppFunctionOutcome Parse(string json) => Parse(Encoding.UTF8.GetBytes(json));
 
-    /// <summary>Whether the core's outcome JSON is a success (its first member, as the core
-    /// writes it), without reading the rest: what <c>OnInvoked</c> needs of most outcomes.</summary>
-    internal static bool IsSuccess(ReadOnlySpan<byte> json) => json.StartsWith(SuccessStatus);
+    /// <summary>Whether the core's outcome JSON (NUL-terminated) is a success (its first member,
+    /// as the core writes it), without reading the rest: what <c>OnInvoked</c> needs of most
+    /// outcomes. The terminator differs from every byte of the prefix, so a shorter text stops
+    /// the comparison there, and the outcome's length is never measured.</summary>
+    internal static unsafe bool IsSuccess(byte* json)
+    {
+        if (json is null)
+        {
+            return false;
+        }
+        var prefix = SuccessStatus;
+        for (int i = 0; i < prefix.Length; i++)
+        {
+            if (json[i] != prefix[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
 
     private static ReadOnlySpan<byte> SuccessStatus => "{\"status\":\"success\","u8;
 

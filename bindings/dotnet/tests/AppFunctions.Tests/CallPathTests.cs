@@ -106,6 +106,28 @@ public sealed class CallPathTests : IDisposable
     private static AppFunctionOutcome Parse(string json) => AppFunctionOutcome.Parse(Encoding.UTF8.GetBytes(json));
 
     [Fact]
+    public unsafe void A_success_is_told_by_its_first_bytes_whatever_the_text_length()
+    {
+        static bool Success(string text)
+        {
+            var bytes = Encoding.UTF8.GetBytes(text + "\0");
+            fixed (byte* p = bytes)
+            {
+                return AppFunctionOutcome.IsSuccess(p);
+            }
+        }
+        Assert.True(Success("""{"status":"success","result":1,"dialog":null,"errorCode":null,"message":null}"""));
+        Assert.False(Success("""{"status":"error","result":null,"dialog":null,"errorCode":"Denied","message":"no"}"""));
+        Assert.False(Success("""{"status":"openApp","result":null,"dialog":null,"errorCode":null,"message":"sign in"}"""));
+        // shorter than the prefix, or the prefix cut short: the terminator ends the comparison
+        Assert.False(Success(""));
+        Assert.False(Success("{\"status\":\"succ"));
+        Assert.False(Success("{\"status\":\"success\""));
+        Assert.True(Success("{\"status\":\"success\","));
+        Assert.False(AppFunctionOutcome.IsSuccess(null));
+    }
+
+    [Fact]
     public void The_outcome_reader_takes_the_result_as_the_core_wrote_it()
     {
         var plain = Parse("""{"status":"success","result":{"id":"o-1","n":[1,2]},"dialog":null,"errorCode":null,"message":null}""");

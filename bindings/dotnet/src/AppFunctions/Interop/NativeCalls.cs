@@ -434,6 +434,10 @@ internal static unsafe partial class NativeCalls
 
     internal static ReadOnlySpan<byte> CallFunctionIdUtf8(nint call) => Utf8.Span(Native.af_call_function_id(call));
 
+    /// <summary>The bound arguments (lent for the callback). Not inlined: a generated handler
+    /// reads them inside its try, where the 64-bit JIT does not inline a P/Invoke's transition
+    /// and makes an IL stub instead (see <see cref="Held"/>).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     internal static ReadOnlySpan<byte> CallArgsUtf8(nint call) => Utf8.Span(Native.af_call_args(call));
 
     /// <summary>The bound arguments, or null (an entity lookup).</summary>

@@ -165,7 +165,7 @@ internal static unsafe partial class Trampolines
         try
         {
             reg = UserData.Get<DelegateRegistration>(userData);
-            reg.Invoked(call, Utf8.Span(outcomeJson));
+            reg.Invoked(call, outcomeJson);
         }
         catch (Exception e)
         {
@@ -417,7 +417,7 @@ internal sealed unsafe class PendingExecute
         var context = _context;
         if (context is null)
         {
-            var made = new AppFunctionContext(Core, 0, Options, this, _platform);
+            var made = new AppFunctionContext(Core, 0, Options, this, _platform, _functionId);
             context = Interlocked.CompareExchange(ref _context, made, null) ?? made;
         }
         if (context.Call == call)
