@@ -162,10 +162,23 @@ impl PendingCall {
 }
 
 fn response_head(id: Option<&str>, null_id: bool) -> String {
+    let mut out = String::new();
+    push_response_head(&mut out, id, null_id);
+    out
+}
+
+/// [`response_head`] written into `out` (a `tools/call` answer's own buffer: no `format!`
+/// and no second string per call).
+fn push_response_head(out: &mut String, id: Option<&str>, null_id: bool) {
+    out.push_str("{\"jsonrpc\":\"2.0\",");
     match id {
-        Some(i) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},"),
-        None if null_id => "{\"jsonrpc\":\"2.0\",\"id\":null,".into(),
-        None => "{\"jsonrpc\":\"2.0\",".into(),
+        Some(i) => {
+            out.push_str("\"id\":");
+            out.push_str(i);
+            out.push(',');
+        }
+        None if null_id => out.push_str("\"id\":null,"),
+        None => {}
     }
 }
 

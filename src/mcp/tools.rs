@@ -289,7 +289,7 @@ impl Session {
         }
         let mut out =
             String::with_capacity(128 + texts.iter().map(|t| t.len() + 32).sum::<usize>() * 2);
-        out.push_str(&response_head(Some(&c.id), false));
+        push_response_head(&mut out, Some(&c.id), false);
         out.push_str("\"result\":{\"content\":[");
         for (i, t) in texts.iter().enumerate() {
             if i > 0 {
