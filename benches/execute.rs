@@ -27,6 +27,12 @@ fn benches(c: &mut Criterion) {
     g.bench_function("async_inline_untimed", |b| {
         b.iter(|| execute_async_inline(plain, &untimed, ARGS))
     });
+    // with a token kept for many calls, as Kotlin's suspend execute and Swift's await make them
+    let kept = CancelTokenKept::new();
+    let with_token = kept.invocation(c"create_order");
+    g.bench_function("async_inline_token", |b| {
+        b.iter(|| execute_async_inline(plain, &with_token, ARGS))
+    });
 
     let two = setup(2);
     g.bench_function("two_delegates", |b| b.iter(|| execute(two, &inv, ARGS)));
