@@ -1141,11 +1141,12 @@ def async_parts(s):
     return (f" The core's share of that call is itself above the C figure: this run's criterion "
             f"times the plain call through `af_execute_async` with a kept token (as this binding "
             f"makes it) at {fmt(token)} ns, against {fmt(plain)} ns for the C figure's "
-            f"`af_execute_json`; of the difference, the default deadline, which every asynchronous "
-            f"call arms, is about {fmt(timed - untimed)} ns (`async_inline` {fmt(timed)} against "
-            f"`async_inline_untimed` {fmt(untimed)}: a clock read and eight atomic instructions, "
-            f"168 instructions in all), and the token's subscription about {fmt(token - timed)} ns "
-            f"(a lock taken twice, a weak reference made and dropped).")
+            f"`af_execute_json`. Without a deadline or a token the asynchronous call costs "
+            f"{fmt(untimed)} ns; the default deadline, which every asynchronous call arms, adds "
+            f"about {fmt(round(timed - untimed))} ns (`async_inline` {fmt(timed)}: a clock read and "
+            f"eight atomic instructions, 168 instructions in all), and the token's subscription "
+            f"about {fmt(round(token - timed))} ns (a lock taken twice, a weak reference made and "
+            f"dropped), neither of which the C figure's blocking call pays.")
 
 
 REASONS = {
