@@ -635,6 +635,20 @@ fn cancel_callbacks_and_host_data_are_released_once() {
     assert_eq!(ran.load(Ordering::SeqCst), 0);
 }
 
+/// Starts `id` (whose handler never answers) with a token, cancels the token, and gives
+/// the outcome's error code.
+fn cancelled_while_waiting(d: &Dispatcher, id: &str) -> Option<ErrorCode> {
+    let token = CancelToken::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    d.execute_async(
+        &Invocation::new(id).cancel_token(&token),
+        None,
+        move |o, _| tx.send(o.error_code).unwrap(),
+    );
+    token.cancel();
+    rx.recv().unwrap()
+}
+
 #[test]
 fn cancel_callbacks_run_in_the_order_they_were_registered_whichever_were_removed() {
     // the first callback is kept apart from the others (no allocation for a call's only
@@ -667,15 +681,7 @@ fn cancel_callbacks_run_in_the_order_they_were_registered_whichever_were_removed
         })),
     )
     .unwrap();
-    let token = CancelToken::new();
-    let (tx, rx) = std::sync::mpsc::channel();
-    d.execute_async(
-        &Invocation::new("f").cancel_token(&token),
-        None,
-        move |o, _| tx.send(o.error_code).unwrap(),
-    );
-    token.cancel();
-    assert_eq!(rx.recv().unwrap(), Some(ErrorCode::Cancelled));
+    assert_eq!(cancelled_while_waiting(&d, "f"), Some(ErrorCode::Cancelled));
     assert_eq!(*ran.lock().unwrap(), ["b", "d"]);
     // a call with one callback, removed, then one more: that one runs
     let ran1 = Arc::new(Mutex::new(Vec::new()));
@@ -695,15 +701,7 @@ fn cancel_callbacks_run_in_the_order_they_were_registered_whichever_were_removed
         })),
     )
     .unwrap();
-    let token = CancelToken::new();
-    let (tx, rx) = std::sync::mpsc::channel();
-    d.execute_async(
-        &Invocation::new("g").cancel_token(&token),
-        None,
-        move |o, _| tx.send(o.error_code).unwrap(),
-    );
-    token.cancel();
-    assert_eq!(rx.recv().unwrap(), Some(ErrorCode::Cancelled));
+    assert_eq!(cancelled_while_waiting(&d, "g"), Some(ErrorCode::Cancelled));
     assert_eq!(*ran1.lock().unwrap(), ["y"]);
     drop(held);
 }
