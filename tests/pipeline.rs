@@ -657,8 +657,6 @@ fn cancel_callbacks_run_in_the_order_they_were_registered_whichever_were_removed
     let d = Dispatcher::new();
     let ran = Arc::new(Mutex::new(Vec::new()));
     let r = ran.clone();
-    let held = Arc::new(Mutex::new(Vec::new()));
-    let h = held.clone();
     d.register_function(
         r#"{"id":"f","result":"int32"}"#,
         Some(Arc::new(move |c: &Arc<Call>| {
@@ -677,7 +675,6 @@ fn cancel_callbacks_run_in_the_order_they_were_registered_whichever_were_removed
                 c.on_cancel(Box::new(move || r2.lock().unwrap().push("d"))),
                 OnCancel::Registered(_)
             ));
-            h.lock().unwrap().push(c.clone());
         })),
     )
     .unwrap();
@@ -703,7 +700,6 @@ fn cancel_callbacks_run_in_the_order_they_were_registered_whichever_were_removed
     .unwrap();
     assert_eq!(cancelled_while_waiting(&d, "g"), Some(ErrorCode::Cancelled));
     assert_eq!(*ran1.lock().unwrap(), ["y"]);
-    drop(held);
 }
 
 #[test]
