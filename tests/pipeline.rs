@@ -114,6 +114,64 @@ fn entity_ids_resolve_before_the_handler() {
     );
 }
 
+/// Ids however they are written: an escaped id in the arguments or in the lookup's answer
+/// is the string it stands for, an id given twice is looked up once, and an entity the
+/// lookup returns twice is its first.
+#[test]
+fn entity_ids_match_as_the_strings_they_stand_for() {
+    let d = Dispatcher::new();
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let seen = requests.clone();
+    d.register_entity(
+        r#"{"name":"order","fields":[{"name":"id","type":"string"},{"name":"customer","type":"string"}]}"#,
+        Arc::new(move |call: &Arc<Call>| {
+            seen.lock().unwrap().push(call.lookup_request().unwrap().to_owned());
+            let answer = r#"[{"id":"o\"1","customer":"first"},{"id":"o\u002d2","customer":"second"},{"id":"o\"1","customer":"again"}]"#;
+            call.complete(Ok(Some(answer.into()))).unwrap();
+        }),
+    )
+    .unwrap();
+    d.register_function(
+        r#"{"id":"merge","parameters":[{"name":"a","type":{"entity":"order"}},{"name":"b","type":{"entity":"order"}}],"result":"string"}"#,
+        Some(Arc::new(|call: &Arc<Call>| {
+            let args: Value = serde_json::from_str(call.args().unwrap()).unwrap();
+            let text = format!("{} {}", args["a"]["customer"], args["b"]["customer"]);
+            call.complete(Ok(Some(json!(text).to_string()))).unwrap();
+        })),
+    )
+    .unwrap();
+    let cases = [
+        // an escaped id in the arguments (the parsing binder), one in the answer
+        (
+            r#"{"a":"o\"1","b":"o\u002d2"}"#,
+            r#"{"ids":["o\"1","o-2"]}"#,
+            r#""first" "second""#,
+        ),
+        // compact arguments (no parse), one id twice
+        (
+            r#"{"a":"o-2","b":"o-2"}"#,
+            r#"{"ids":["o-2"]}"#,
+            r#""second" "second""#,
+        ),
+    ];
+    for (args, request, result) in cases {
+        let o = run(&d, Invocation::new("merge"), args);
+        assert_eq!(
+            o.result.as_deref(),
+            Some(json!(result).to_string().as_str()),
+            "{args}: {o:?}"
+        );
+        assert_eq!(
+            requests.lock().unwrap().pop().as_deref(),
+            Some(request),
+            "{args}"
+        );
+    }
+    let o = run(&d, Invocation::new("merge"), r#"{"a":"o-2","b":"o\"9"}"#);
+    assert_eq!(o.error_code, Some(ErrorCode::EntityNotFound));
+    assert_eq!(o.message.as_deref(), Some(r#"b: no order with id "o\"9""#));
+}
+
 struct SignIn {
     signed_in: Arc<Mutex<bool>>,
 }

@@ -1254,7 +1254,10 @@ REASONS = {
         "added 1.12 µs: a second call (its scope, a C handle, the two delegates' gates through C, "
         "the lookup handler's answer), the answer checked against the entity type (a parse of the "
         "list, about 3,100 instructions; since 0ef7489, 2026-12-06, one scan of an answer in "
-        "normal form: 15,086 -> 13,589 instructions for the call) and spliced into the arguments. In instructions: 19,543 "
+        "normal form: 15,086 -> 13,589 instructions for the call) and spliced into the arguments "
+        "(since 2026-12-06 compact arguments holding an entity id are scanned, not parsed, and the "
+        "lookup's answer is kept rather than copied, its ids read in place: 13,604 -> 12,219 "
+        "instructions, 20 -> 14 allocations). In instructions: 19,543 "
         "against 9,332 for two delegates (callgrind). Skipping any of it would skip what the seed "
         "asks for (the gates see the lookup) or the check of what the host returned. Where the "
         "time goes beyond the instruction count, measured 2026-12-05 (perf, `cpu-clock`, the "
@@ -1264,9 +1267,10 @@ REASONS = {
         "with the entity parameter. Here the clock is kvm-clock read through the vDSO, and those "
         "reads hold 14% of the two-delegate call's samples against 6% of the plain call's "
         "(callgrind counts about 20 instructions for each, valgrind not running the vDSO). The "
-        "call also allocates 20 times (the plain call 3; 23 before the entity paths were "
-        "written in place, 2026-12-05): the lookup's own call and its resolution, the answers "
-        "copied in, the entity list bound; malloc and free hold 11% of its samples.",
+        "call also allocated 20 times then (the plain call 3; 23 before the entity paths were "
+        "written in place, 2026-12-05; 14 since 2026-12-06): the lookup's own call and its "
+        "resolution, the answers copied in, the entity list bound; malloc and free held 11% of "
+        "its samples.",
     "execute_typed_floor_ratio":
         "In instructions the call is within the target (5,585 against 1,688: 3.3×, callgrind), "
         "and in time it met it on 2026-11-30 at a load of 1.0 to 1.5 (334 to 346 ns beside a "

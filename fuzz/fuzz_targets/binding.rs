@@ -187,7 +187,7 @@ fn check_bound(
                 let slice = &b.json[er.range.clone()];
                 let id: String = serde_json::from_str(slice)
                     .unwrap_or_else(|e| panic!("entity range {slice:?} is not a string: {e}"));
-                assert_eq!(id, er.id);
+                assert_eq!(id, er.id(&b.json));
             }
             let again = bind_arguments(types, &desc.parameters, Some(&b.json), limits)
                 .unwrap_or_else(|e| panic!("normalised arguments refused: {e}\n{}", b.json));

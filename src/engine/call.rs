@@ -363,10 +363,11 @@ pub(crate) enum Stage {
 /// The ids of one entity to resolve before the handler runs.
 pub(crate) struct Resolution {
     pub entity: usize,
-    pub ids: Vec<String>,
-    /// The lookup's answer, normalised, and where each wanted entity is in it.
+    /// Each id once: the first of the bound arguments' entity refs that holds it, and where
+    /// its entity is in `found_json` once the lookup returned it.
+    pub wanted: Vec<(usize, Option<std::ops::Range<usize>>)>,
+    /// The lookup's answer, normalised.
     pub found_json: String,
-    pub found: Vec<(String, std::ops::Range<usize>)>,
 }
 
 /// Arguments bound when a call was made that the Bind stage still has to look at (an
@@ -388,7 +389,9 @@ pub(crate) struct DriveState {
     /// to look up). Boxed, like `bound`: the common call has neither, and the drive state
     /// moves with every step of the call's start.
     pub pre_bound: PreBound,
-    pub bound: Option<Box<crate::model::binding::Bound>>,
+    /// The arguments whose entities are being resolved: always `Ok` (the box the call was
+    /// made with, kept).
+    pub bound: PreBound,
     pub resolve: Vec<Resolution>,
     /// A lookup was started for this call (its `Ctl::child` is to be looked at when the
     /// call ends).

@@ -362,39 +362,57 @@ fn bind(
         return Next::Now;
     }
     let entry = call.entry().expect("found");
-    let bound = match st.pre_bound.take() {
-        Some(b) => *b,
-        None => bind_arguments(&snap.types, &entry.desc.parameters, None, &snap.limits),
-    };
-    let bound = match bound {
-        Ok(bound) => bound,
+    // (the box the call was made with is kept for the resolution)
+    let bound = st.pre_bound.take().unwrap_or_else(|| {
+        Box::new(bind_arguments(
+            &snap.types,
+            &entry.desc.parameters,
+            None,
+            &snap.limits,
+        ))
+    });
+    let (refs, json) = match &*bound {
+        Ok(b) => (&b.entity_refs, b.json.as_str()),
         Err(e) => return fail(ended, ErrorCode::InvalidArgument, e.to_string()),
     };
-    if bound.entity_refs.is_empty() {
-        publish_args(call, bound.json);
+    if refs.is_empty() {
+        if let Ok(b) = *bound {
+            publish_args(call, b.json);
+        }
         st.stage = Stage::Gates(0);
     } else {
         let mut groups: Vec<Resolution> = Vec::new();
-        for r in &bound.entity_refs {
+        for (k, r) in refs.iter().enumerate() {
             match groups.iter_mut().find(|g| g.entity == r.entity) {
                 Some(g) => {
-                    if !g.ids.contains(&r.id) {
-                        g.ids.push(r.id.clone());
+                    if !g
+                        .wanted
+                        .iter()
+                        .any(|&(w, _)| refs[w].id(json) == r.id(json))
+                    {
+                        g.wanted.push((k, None));
                     }
                 }
                 None => groups.push(Resolution {
                     entity: r.entity,
-                    ids: vec![r.id.clone()],
+                    wanted: vec![(k, None)],
                     found_json: String::new(),
-                    found: Vec::new(),
                 }),
             }
         }
-        st.bound = Some(Box::new(bound));
+        st.bound = Some(bound);
         st.resolve = groups;
         st.stage = Stage::Resolve(0);
     }
     Next::Now
+}
+
+/// The arguments being resolved ([`DriveState::bound`]).
+fn resolving(st: &DriveState) -> &crate::model::binding::Bound {
+    match st.bound.as_deref() {
+        Some(Ok(b)) => b,
+        _ => unreachable!("bound before resolving"),
+    }
 }
 
 /// Gate `i`: the next delegate's `on_invoking`, and its answer.
@@ -595,7 +613,7 @@ fn resolve(
             }
             return end(ended, o);
         }
-        let text = outcome.result.as_deref().unwrap_or("null");
+        let text = outcome.result.unwrap_or_else(|| "null".into());
         let listed = crate::model::binding::bind_entity_list(
             &snap.types,
             entity,
@@ -620,10 +638,20 @@ fn resolve(
                 );
             }
         };
+        let bound = match st.bound.as_deref() {
+            Some(Ok(b)) => b,
+            _ => unreachable!("bound before resolving"),
+        };
         let g = &mut st.resolve[i];
         for (id, range) in items {
-            if g.ids.contains(&id) && !g.found.iter().any(|(x, _)| *x == id) {
-                g.found.push((id, range));
+            let id = crate::model::binding::id_text(&json, &id);
+            // (an id returned twice: the first)
+            if let Some((_, found)) = g
+                .wanted
+                .iter_mut()
+                .find(|(w, _)| bound.entity_refs[*w].id(&bound.json) == id)
+            {
+                found.get_or_insert(range);
             }
         }
         g.found_json = json;
@@ -633,14 +661,19 @@ fn resolve(
     let Some(g) = st.resolve.get(i) else {
         return substitute(call, st, ended);
     };
+    let bound = resolving(st);
+    let ids = g
+        .wanted
+        .iter()
+        .map(|&(w, _)| bound.entity_refs[w].id(&bound.json));
     // {"ids":[...]} kept with its terminator, for the lookup to lend
-    let mut request = String::with_capacity(16 + g.ids.iter().map(|i| i.len() + 3).sum::<usize>());
+    let mut request = String::with_capacity(16 + ids.clone().map(|i| i.len() + 3).sum::<usize>());
     request.push_str("{\"ids\":[");
-    for (n, id) in g.ids.iter().enumerate() {
+    for (n, id) in ids.enumerate() {
         if n > 0 {
             request.push(',');
         }
-        crate::model::binding::write_json_str(&mut request, id);
+        crate::model::binding::write_json_str(&mut request, &id);
     }
     request.push_str("]}\0"); // the close and the terminator, in one write
     let entity = g.entity;
@@ -665,18 +698,24 @@ fn resolve(
 /// Replaces each entity id in the bound arguments by its entity; an unknown id is
 /// `EntityNotFound`.
 fn substitute(call: &Arc<Call>, st: &mut DriveState, ended: &mut Option<Outcome>) -> Next {
-    let bound = st.bound.take().expect("bound before resolving");
-    let groups = std::mem::take(&mut st.resolve);
+    let bound = resolving(st);
+    let groups = &st.resolve;
     let mut out = String::with_capacity(
         bound.json.len() + groups.iter().map(|g| g.found_json.len()).sum::<usize>() + 1,
     );
     let mut at = 0;
-    for r in &bound.entity_refs {
+    for (k, r) in bound.entity_refs.iter().enumerate() {
         let group = groups
             .iter()
             .find(|g| g.entity == r.entity)
             .expect("grouped");
-        let Some((_, range)) = group.found.iter().find(|(id, _)| *id == r.id) else {
+        // (a ref wanted in its own name, as the first of its id is, needs no comparison)
+        let found = group
+            .wanted
+            .iter()
+            .find(|&&(w, _)| w == k || bound.entity_refs[w].id(&bound.json) == r.id(&bound.json))
+            .and_then(|(_, found)| found.as_ref());
+        let Some(range) = found else {
             let name = &call.snap().types.entities[r.entity].name;
             return fail(
                 ended,
@@ -684,7 +723,7 @@ fn substitute(call: &Arc<Call>, st: &mut DriveState, ended: &mut Option<Outcome>
                 format!(
                     "{}: no {name} with id {}",
                     r.path,
-                    crate::model::types::quote_short(&r.id)
+                    crate::model::types::quote_short(&r.id(&bound.json))
                 ),
             );
         };
@@ -693,6 +732,8 @@ fn substitute(call: &Arc<Call>, st: &mut DriveState, ended: &mut Option<Outcome>
         at = r.range.end;
     }
     out.push_str(&bound.json[at..]);
+    st.bound = None;
+    st.resolve = Vec::new();
     publish_args(call, out);
     st.stage = Stage::Gates(0);
     go()
@@ -789,7 +830,7 @@ fn by_ids_outcome(call: &Call, r: HandlerResult) -> Outcome {
     let (json, items) = match crate::model::binding::bind_entity_list(
         &snap.types,
         entity,
-        text.as_deref().unwrap_or("null"),
+        text.unwrap_or_else(|| "null".into()),
         &snap.result_limits(),
     ) {
         Ok(bound) => bound,
@@ -814,15 +855,17 @@ fn by_ids_outcome(call: &Call, r: HandlerResult) -> Outcome {
         .and_then(|r| serde_json::from_str::<Value>(r).ok())
         .and_then(|v| serde_json::from_value(v.get("ids")?.clone()).ok())
         .unwrap_or_default();
-    let mut by_id: std::collections::HashMap<&str, &std::ops::Range<usize>> =
+    let mut by_id: std::collections::HashMap<_, &std::ops::Range<usize>> =
         std::collections::HashMap::with_capacity(items.len());
     for (id, range) in &items {
-        by_id.entry(id.as_str()).or_insert(range);
+        by_id
+            .entry(crate::model::binding::id_text(&json, id))
+            .or_insert(range);
     }
     let mut out = String::with_capacity(json.len());
     out.push('[');
     for id in &asked {
-        if let Some(range) = by_id.get(id.as_str()) {
+        if let Some(range) = by_id.get(&std::borrow::Cow::Borrowed(id.as_str())) {
             if out.len() > 1 {
                 out.push(',');
             }

@@ -64,11 +64,34 @@ impl fmt::Display for BindError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntityRef {
     pub entity: usize,
-    pub id: String,
     /// Where it is, for messages (`order`, `orders[1]`).
     pub path: String,
     /// The bytes of the quoted id in the bound JSON, replaced by the entity when resolved.
     pub range: Range<usize>,
+}
+
+impl EntityRef {
+    /// The id, read from the bound JSON `json` the ref is in.
+    pub fn id<'j>(&self, json: &'j str) -> Cow<'j, str> {
+        id_text(json, &self.range)
+    }
+}
+
+/// The string a JSON string of bound JSON stands for, given the bytes of it with its quotes
+/// (an entity's id in bound arguments or a lookup's answer): its text between the quotes
+/// when it holds no escape (the common id, borrowed), `""` for an empty range (an id left
+/// out, or not a string).
+pub fn id_text<'j>(json: &'j str, quoted: &Range<usize>) -> Cow<'j, str> {
+    if quoted.len() < 2 {
+        return Cow::Borrowed("");
+    }
+    let text = &json[quoted.start + 1..quoted.end - 1];
+    if text.contains('\\') {
+        // bound JSON: a valid string
+        serde_json::from_str(&json[quoted.clone()]).map_or(Cow::Borrowed(text), Cow::Owned)
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// The result of binding: normalised JSON plus the entity ids it holds.
@@ -98,15 +121,12 @@ pub fn bind_arguments(
             ),
         });
     }
-    if is_normal_arguments(types, params, text, limits) {
+    if let Some(entity_refs) = normal_arguments(types, params, text, limits) {
         // compact arguments already in the binder's normal form bind to themselves: one
         // pass over their bytes, no parse (room for the terminator the call appends)
         let mut json = String::with_capacity(text.len() + 1);
         json.push_str(text);
-        let bound = Bound {
-            json,
-            entity_refs: Vec::new(),
-        };
+        let bound = Bound { json, entity_refs };
         debug_assert_eq!(
             bind_arguments_parsed(types, params, text, limits).as_ref(),
             Ok(&bound)
@@ -134,35 +154,36 @@ pub(crate) fn bind_arguments_parsed(
     finish(ctx, res)
 }
 
+/// Each element of a bound entity list: the bytes of its quoted id ([`id_text`]) and its own.
+pub type Listed = Vec<(Range<usize>, Range<usize>)>;
+
 /// Binds a lookup's answer, an array of entities of type `entity`, and returns its
-/// normalised JSON with each element's id and bytes in it (one pass, no tree).
-#[allow(clippy::type_complexity)]
+/// normalised JSON with each element's id and bytes in it (one pass, no tree). An answer
+/// already in normal form is returned as it is, not copied.
 pub fn bind_entity_list(
     types: &TypeSet,
     entity: usize,
-    json: &str,
+    json: String,
     limits: &Limits,
-) -> Result<(String, Vec<(String, Range<usize>)>), BindError> {
-    if let Some(items) = normal_entity_list(types, entity, json, limits) {
+) -> Result<(String, Listed), BindError> {
+    if let Some(items) = normal_entity_list(types, entity, &json, limits) {
         // already its own bound JSON (checked against the parser in debug builds)
-        let listed = (json.to_owned(), items);
         debug_assert_eq!(
-            bind_entity_list_parsed(types, entity, json, limits).as_ref(),
-            Ok(&listed)
+            bind_entity_list_parsed(types, entity, &json, limits),
+            Ok((json.clone(), items.clone()))
         );
-        return Ok(listed);
+        return Ok((json, items));
     }
-    bind_entity_list_parsed(types, entity, json, limits)
+    bind_entity_list_parsed(types, entity, &json, limits)
 }
 
 /// [`bind_entity_list`] by the parser: whatever the text, with its messages.
-#[allow(clippy::type_complexity)]
 fn bind_entity_list_parsed(
     types: &TypeSet,
     entity: usize,
     json: &str,
     limits: &Limits,
-) -> Result<(String, Vec<(String, Range<usize>)>), BindError> {
+) -> Result<(String, Listed), BindError> {
     let ty = types.entity_list(entity);
     let mut ctx = Ctx::new(types, Mode::Values, limits.max_depth, json.len());
     ctx.collect = Some(Collect {
@@ -301,8 +322,9 @@ struct Ctx<'t> {
 
 struct Collect<'t> {
     id_field: &'t str,
-    current_id: Option<String>,
-    items: Vec<(String, Range<usize>)>,
+    /// The current element's id, when a string: its bytes in the output.
+    current_id: Option<Range<usize>>,
+    items: Listed,
 }
 
 impl<'t> Ctx<'t> {
@@ -833,7 +855,6 @@ impl<'y> ValueSeed<'_, '_, 'y> {
                 let end = self.ctx.out.len();
                 self.ctx.refs.push(EntityRef {
                     entity: *i,
-                    id: v.to_owned(),
                     path: String::new(),
                     range: start..end,
                 });
@@ -1054,42 +1075,48 @@ pub(crate) fn is_normal_value(
 /// the order it is given), each value is in normal form of its parameter's type (as for a
 /// record's field), and every parameter left out is one the binder leaves out too: optional,
 /// with no default and not nullable (the binder writes a default, or `null` for a nullable
-/// parameter). An entity parameter is never in normal form (its id is resolved).
+/// parameter). An entity parameter's id is in normal form as an escape-free string; an
+/// entity deeper down (in a list, a record) leaves the text to the parsing binder.
+#[cfg(test)]
 pub(crate) fn is_normal_arguments(
     types: &TypeSet,
     params: &[Parameter],
     text: &str,
     limits: &Limits,
 ) -> bool {
-    // (an entity parameter would end the scan at its id: declined before it starts)
-    let entity = |t: &Type| matches!(t, Type::Entity(_));
-    if text.len() > limits.max_input_bytes
-        || params.iter().any(|p| match &p.ty {
-            Type::Nullable(t) => entity(t),
-            t => entity(t),
-        })
-    {
-        return false;
+    normal_arguments(types, params, text, limits).is_some()
+}
+
+/// [`is_normal_arguments`] with the entity ids the text holds, as the parsing binder finds
+/// them (`None`: not in normal form).
+fn normal_arguments(
+    types: &TypeSet,
+    params: &[Parameter],
+    text: &str,
+    limits: &Limits,
+) -> Option<Vec<EntityRef>> {
+    if text.len() > limits.max_input_bytes {
+        return None;
     }
     let mut scan = NormalScan::new(types, text, limits, false);
-    scan.object(
+    let normal = scan.object(
         params,
         |p| (&p.name, &p.ty, p.constraints.as_deref()),
         |p| p.optional && p.default_json().is_none(),
-    ) && scan.at == scan.b.len()
+    ) && scan.at == scan.b.len();
+    normal.then_some(scan.refs)
 }
 
 /// [`bind_entity_list`] without a parse when a lookup's answer is already in normal form: a
 /// compact array of the entity's objects, each as [`is_normal_value`] takes a record, with a
 /// string id. Then the answer is its own bound JSON, and this gives each element's id and
 /// bytes in it; `None` when the parsing binder must decide.
-#[allow(clippy::type_complexity)]
 fn normal_entity_list(
     types: &TypeSet,
     entity: usize,
     json: &str,
     limits: &Limits,
-) -> Option<Vec<(String, Range<usize>)>> {
+) -> Option<Listed> {
     let def = &types.entities[entity];
     // an id of another type is read by the parsing binder (which gives it as "")
     let id = def.fields.iter().find(|f| f.name == def.id_field)?;
@@ -1109,15 +1136,12 @@ fn normal_entity_list(
         if !scan.record(&def.fields) {
             return false;
         }
-        // a normal string: its text between the quotes is the id (none: an optional id
-        // left out, which the parsing binder gives as "")
+        // a normal string (none: an optional id left out, which the parsing binder gives
+        // as "")
         if scan.id.len() < 2 {
             return false;
         }
-        let Some(id) = json.get(scan.id.start + 1..scan.id.end - 1) else {
-            return false;
-        };
-        items.push((id.to_owned(), start..scan.at));
+        items.push((scan.id.clone(), start..scan.at));
         true
     });
     if !read {
@@ -1140,6 +1164,10 @@ struct NormalScan<'a> {
     /// that name seen at depth 2 (an element's own id).
     id_field: Option<&'a str>,
     id: Range<usize>,
+    /// For [`normal_arguments`]: the entity ids of the parameters read so far, and the last
+    /// one read (its entity, its quoted bytes) until its parameter names it.
+    refs: Vec<EntityRef>,
+    entity_id: Option<(usize, Range<usize>)>,
 }
 
 impl<'a> NormalScan<'a> {
@@ -1154,6 +1182,8 @@ impl<'a> NormalScan<'a> {
             entities,
             id_field: None,
             id: 0..0,
+            refs: Vec::new(),
+            entity_id: None,
         }
     }
 
@@ -1258,6 +1288,13 @@ impl<'a> NormalScan<'a> {
                 let types: &'a TypeSet = self.types;
                 self.record(&types.entities[*i].fields)
             }
+            // an argument's entity id, a parameter's own value: kept as the binder keeps it
+            Type::Entity(i) if self.depth == 1 => {
+                let start = self.at;
+                let read = self.string().is_some();
+                self.entity_id = read.then_some((*i, start..self.at));
+                read
+            }
             // (an array's own constraints, such as uniqueItems, are declined above)
             Type::Array(item) => self.array(item),
             _ => false,
@@ -1346,6 +1383,13 @@ impl<'a> NormalScan<'a> {
             }
             if scan.depth == 2 && scan.id_field == Some(name.as_str()) {
                 scan.id = start..scan.at;
+            }
+            if let Some((entity, range)) = scan.entity_id.take() {
+                scan.refs.push(EntityRef {
+                    entity,
+                    path: name.clone(),
+                    range,
+                });
             }
             true
         });
@@ -1509,7 +1553,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                     if ctx.depth == 1 {
                         let end = ctx.out.len();
                         if let Some(c) = &mut ctx.collect {
-                            let id = c.current_id.take().unwrap_or_default();
+                            let id = c.current_id.take().unwrap_or(0..0);
                             c.items.push((id, start..end));
                         }
                     }
@@ -1608,7 +1652,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             if ctx.depth == 2 {
                 if let Some(c) = &mut ctx.collect {
                     if c.id_field == f.name {
-                        c.current_id = serde_json::from_str(&ctx.out[start..]).ok();
+                        // (an id of another type is "")
+                        c.current_id = ctx.out[start..]
+                            .starts_with('"')
+                            .then_some(start..ctx.out.len());
                     }
                 }
             }
@@ -2091,20 +2138,20 @@ mod tests {
             &Limits::default(),
         )
         .unwrap();
-        let found: Vec<(&str, &str)> = b
+        let found: Vec<String> = b
             .entity_refs
             .iter()
-            .map(|r| (r.id.as_str(), r.path.as_str()))
+            .map(|r| format!("{} at {}", r.id(&b.json), r.path))
             .collect();
         // as an error's path is written (`nested_errors_carry_their_path`)
         assert_eq!(
             found,
             [
-                ("o-1", "order"),
-                ("o-2", "others[0]"),
-                ("o-3", "others[1]"),
-                ("o-4", "picks[0].order"),
-                ("o-5", "grid[1][0]")
+                "o-1 at order",
+                "o-2 at others[0]",
+                "o-3 at others[1]",
+                "o-4 at picks[0].order",
+                "o-5 at grid[1][0]"
             ]
         );
         assert_eq!(&b.json[b.entity_refs[1].range.clone()], "\"o-2\"");
@@ -2357,7 +2404,7 @@ mod tests {
             assert!(items.is_some(), "not taken: {text}");
             let parsed = bind_entity_list_parsed(&t, order, text, &l);
             assert_eq!(parsed, Ok((text.to_owned(), items.unwrap())));
-            assert_eq!(bind_entity_list(&t, order, text, &l), parsed);
+            assert_eq!(bind_entity_list(&t, order, text.into(), &l), parsed);
         }
         let base = taken[0];
         let declined = [
@@ -2376,7 +2423,7 @@ mod tests {
                 "taken: {text}"
             );
             assert_eq!(
-                bind_entity_list(&t, order, text, &l),
+                bind_entity_list(&t, order, text.clone(), &l),
                 bind_entity_list_parsed(&t, order, text, &l)
             );
         }
@@ -2391,8 +2438,8 @@ mod tests {
         let no_key = r#"[{"n":1}]"#;
         assert!(normal_entity_list(&t, loose, no_key, &l).is_none());
         assert_eq!(
-            bind_entity_list(&t, loose, no_key, &l).unwrap().1,
-            vec![(String::new(), 1..8)]
+            bind_entity_list(&t, loose, no_key.into(), &l).unwrap().1,
+            vec![(0..0, 1..8)]
         );
         let (kept, tried) = mutate_each(
             &[taken[0], taken[2]],

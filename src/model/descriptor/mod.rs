@@ -1012,7 +1012,8 @@ mod tests {
         }
         let flat = Limits { max_depth: 3, ..l };
         assert!(is_normal_arguments(&t, p, &base, &flat));
-        // an entity parameter is never kept: its id is resolved
+        // an entity parameter's id is kept with its ref, as the parsing binder finds it; an
+        // entity in a list is the parsing binder's
         let mut te = t.clone();
         let order = parse_entity(
             &json!({"name": "order", "fields": [{"name": "id", "type": "string"}]}),
@@ -1021,19 +1022,76 @@ mod tests {
         .unwrap();
         te.add_entity(order);
         let fe = FunctionDescriptor::parse(
-            &json!({"id": "cancel_order", "parameters": [{"name": "order", "type": {"entity": "order"}}]}),
+            &json!({"id": "merge_orders", "parameters": [
+                {"name": "order", "type": {"entity": "order"}},
+                {"name": "into", "type": {"entity": "order"}, "nullable": true},
+                {"name": "others", "type": {"array": {"entity": "order"}}, "optional": true},
+                {"name": "note", "type": "string", "optional": true}]}),
             &te,
             &Default::default(),
         )
         .unwrap();
-        assert!(!is_normal_arguments(
-            &te,
-            &fe.parameters,
+        let pe = &fe.parameters;
+        let entity_taken = [
+            r#"{"order":"o-1","into":"o-2"}"#,
+            r#"{"into":null,"note":"n","order":"o-1"}"#,
+            r#"{"order":"","into":"é ✓"}"#,
+        ];
+        for text in entity_taken {
+            assert!(is_normal_arguments(&te, pe, text, &l), "not taken: {text}");
+            let fast = bind_arguments(&te, pe, Some(text), &l).unwrap();
+            assert_eq!(Ok(&fast), bind_arguments_parsed(&te, pe, text, &l).as_ref());
+            assert_eq!(fast.json, text);
+        }
+        let fast = bind_arguments(&te, pe, Some(entity_taken[0]), &l).unwrap();
+        let refs: Vec<_> = fast
+            .entity_refs
+            .iter()
+            .map(|r| {
+                (
+                    r.id(&fast.json),
+                    r.path.as_str(),
+                    &fast.json[r.range.clone()],
+                )
+            })
+            .collect();
+        assert_eq!(
+            refs,
+            [
+                ("o-1".into(), "order", "\"o-1\""),
+                ("o-2".into(), "into", "\"o-2\"")
+            ]
+        );
+        for text in [
+            r#"{"order":"o-1","into":"o-2","others":["o-3"]}"#,
+            r#"{"order":"o\u002d1","into":null}"#,
+            r#"{"order":1,"into":null}"#,
             r#"{"order":"o-1"}"#,
-            &l
-        ));
-        let b = bind_arguments(&te, &fe.parameters, Some(r#"{"order":"o-1"}"#), &l).unwrap();
-        assert_eq!(b.entity_refs.len(), 1);
+        ] {
+            assert!(!is_normal_arguments(&te, pe, text, &l), "taken: {text}");
+            assert_eq!(
+                bind_arguments(&te, pe, Some(text), &l),
+                bind_arguments_parsed(&te, pe, text, &l),
+                "{text}"
+            );
+        }
+        let (kept, tried) = mutate_each(&entity_taken, 6_000, 0x9e37_79b9_7f4a_7c15, |_, m| {
+            let keep = is_normal_arguments(&te, pe, m, &l);
+            if keep {
+                let fast = bind_arguments(&te, pe, Some(m), &l);
+                assert_eq!(fast, bind_arguments_parsed(&te, pe, m, &l), "{m}");
+                assert_eq!(
+                    fast.map(|b| b.json).as_deref(),
+                    Ok(m),
+                    "kept but changed: {m}"
+                );
+            }
+            keep
+        });
+        assert!(
+            tried > 10_000 && kept > 50,
+            "{kept} of {tried} entity mutations kept"
+        );
         // mutations: whatever the fast path keeps, the parsing binder gives back unchanged
         let texts: Vec<&str> = taken.iter().map(String::as_str).collect();
         let (kept, tried) = mutate_each(&texts, 12_000, 0x2545_f491_4f6c_dd1d, |_, m| {
