@@ -88,7 +88,7 @@ internal suspend fun awaitOutcome(
             }
         }
     } finally {
-        p.release()
+        p.end()
         if (hostKey != 0L) Handles.remove(hostKey)
     }
 }
@@ -125,7 +125,7 @@ internal fun shimStarted(answer: ByteArray?, p: PendingExecute): Int = when {
     answer == null -> AfNative.AF_OK // pending: the shim delivers the outcome to p later
     answer.isEmpty() -> REFUSED
     else -> {
-        p.deliver(answer.toString(Charsets.UTF_8))
+        p.deliverInline(answer.toString(Charsets.UTF_8))
         AfNative.AF_OK
     }
 }

@@ -211,16 +211,17 @@ internal class PendingExecute(val token: Long) {
     @Volatile
     var cancelled = false
 
+    /**
+     * An outcome the shim answered inline (before `af_execute_async` returned): no other thread
+     * ever saw this call, so it is kept without an atomic operation and the outcome side's share
+     * of the token goes with the awaiting side's ([end]).
+     */
+    private var inlineOutcome: AppFunctionOutcome? = null
+
     /** The outcome side, exactly once: [outcomeJson] read, kept or handed to the waiting continuation; then its share of the token let go. */
     fun deliver(outcomeJson: String?) {
         try {
-            val outcome = try {
-                // null: the shim found no memory to hand the outcome up (the core never answers NULL)
-                if (outcomeJson == null) AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "Kotlin binding: no memory for the call's outcome")
-                else AppFunctionOutcome.fromCore(outcomeJson)
-            } catch (t: Throwable) {
-                AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "unreadable outcome: $t")
-            }
+            val outcome = read(outcomeJson)
             if (!STATE.compareAndSet(this, null, outcome)) {
                 @Suppress("UNCHECKED_CAST")
                 (state as? CancellableContinuation<AppFunctionOutcome>)?.resume(outcome)
@@ -230,14 +231,34 @@ internal class PendingExecute(val token: Long) {
         }
     }
 
+    /** The outcome side when the shim answered inline, on the awaiting thread ([inlineOutcome]). */
+    fun deliverInline(outcomeJson: String) {
+        inlineOutcome = read(outcomeJson)
+    }
+
+    private fun read(outcomeJson: String?): AppFunctionOutcome = try {
+        // null: the shim found no memory to hand the outcome up (the core never answers NULL)
+        if (outcomeJson == null) AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "Kotlin binding: no memory for the call's outcome")
+        else AppFunctionOutcome.fromCore(outcomeJson)
+    } catch (t: Throwable) {
+        AppFunctionOutcome.error(AppFunctionErrorCode.InternalError, "unreadable outcome: $t")
+    }
+
     /** The outcome, when it was delivered before a continuation was attached. */
-    val outcome: AppFunctionOutcome? get() = state as? AppFunctionOutcome
+    val outcome: AppFunctionOutcome? get() = inlineOutcome ?: state as? AppFunctionOutcome
 
     /** The awaiting side: waits in [cont] for the outcome; false when it is here already ([outcome]). */
     fun attach(cont: CancellableContinuation<AppFunctionOutcome>): Boolean = STATE.compareAndSet(this, null, cont)
 
+    /** One side's share of [token] let go (the outcome side's when no outcome will come). */
     fun release() {
         if (REFS.decrementAndGet(this) == 0 && token != 0L) Tokens.giveBack(token, cancelled)
+    }
+
+    /** The awaiting side's end: its share let go, and the outcome side's too when it was answered inline. */
+    fun end() {
+        if (inlineOutcome == null) release()
+        else if (token != 0L) Tokens.giveBack(token, cancelled)
     }
 
     private companion object {
