@@ -407,9 +407,10 @@ fn bind(
     Next::Now
 }
 
-/// The arguments being resolved ([`DriveState::bound`]).
-fn resolving(st: &DriveState) -> &crate::model::binding::Bound {
-    match st.bound.as_deref() {
+/// The arguments being resolved ([`DriveState::bound`], passed alone so that the
+/// resolutions beside it can be changed meanwhile).
+fn resolving(bound: &PreBound) -> &crate::model::binding::Bound {
+    match bound.as_deref() {
         Some(Ok(b)) => b,
         _ => unreachable!("bound before resolving"),
     }
@@ -638,10 +639,7 @@ fn resolve(
                 );
             }
         };
-        let bound = match st.bound.as_deref() {
-            Some(Ok(b)) => b,
-            _ => unreachable!("bound before resolving"),
-        };
+        let bound = resolving(&st.bound);
         let g = &mut st.resolve[i];
         for (id, range) in items {
             let id = crate::model::binding::id_text(&json, &id);
@@ -661,7 +659,7 @@ fn resolve(
     let Some(g) = st.resolve.get(i) else {
         return substitute(call, st, ended);
     };
-    let bound = resolving(st);
+    let bound = resolving(&st.bound);
     let ids = g
         .wanted
         .iter()
@@ -698,7 +696,7 @@ fn resolve(
 /// Replaces each entity id in the bound arguments by its entity; an unknown id is
 /// `EntityNotFound`.
 fn substitute(call: &Arc<Call>, st: &mut DriveState, ended: &mut Option<Outcome>) -> Next {
-    let bound = resolving(st);
+    let bound = resolving(&st.bound);
     let groups = &st.resolve;
     let mut out = String::with_capacity(
         bound.json.len() + groups.iter().map(|g| g.found_json.len()).sum::<usize>() + 1,
