@@ -205,6 +205,11 @@ print(json.dumps({
     "swift_execute_blocking_raw_ns": ns(s, "BENCH swift executeBlocking raw JSON handler round trip"),
     "swift_continuation_floor_ns": ns(s, "BENCH swift continuation floor"),
     "swift_checked_continuation_floor_ns": ns(s, "BENCH swift checked continuation floor"),
+    # the C figure's call and the core's part of `await execute`, through the C ABI alone in the
+    # Swift bench's process, in the same alternating batches (CFigureLoops.swift)
+    "swift_c_same_process_ns": ns(s, "BENCH swift C af_execute_json, the C figure's call (same process)"),
+    "swift_c_echo_same_process_ns": ns(s, "BENCH swift C af_execute_json, the echo (same process)"),
+    "swift_c_async_echo_same_process_ns": ns(s, "BENCH swift C af_execute_async, the echo with a kept token, inline (same process)"),
     "c_execute_plain_ns": round(float(c)) if c else None,
     "bindings_load_average_1m": round(os.getloadavg()[0], 2),  # right after the loops ran
 }))

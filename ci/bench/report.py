@@ -170,6 +170,10 @@ if s.get("execute_plain_ns"):
 # the Swift round trip beside the C figure of its own run (ci/bench.sh's bindings_bench)
 ratio("binding_swift_vs_c_same_run_ratio", "swift_execute_ns", "c_execute_plain_ns")
 ratio("binding_swift_blocking_raw_vs_c_same_run_ratio", "swift_execute_blocking_raw_ns", "c_execute_plain_ns")
+# and beside the C figure's call made through the C ABI in the Swift bench's own process, in the
+# same alternating batches (CFigureLoops.swift): one moment's machine for both
+ratio("binding_swift_vs_c_same_process_ratio", "swift_execute_ns", "swift_c_same_process_ns")
+ratio("binding_swift_raw_vs_c_same_process_ratio", "swift_execute_raw_ns", "swift_c_same_process_ns")
 # the same in instructions (callgrind: exact where the wall clock is not), against af_execute_json's
 ratio("binding_swift_vs_c_instructions_ratio", "instructions_swift_typed", "instructions_execute_plain")
 # the Swift cold start's registration beside the core's registration of the same app from C
@@ -281,6 +285,8 @@ targets = [
      lambda v: v <= 2, "≤ 2×"),
     ("Swift `executeBlocking`, raw JSON handler (the C figure's call) vs the C figure of the same run",
      "binding_swift_blocking_raw_vs_c_same_run_ratio", lambda v: v <= 2, "≤ 2×"),
+    ("Swift `await execute` (inline handler) vs the C figure's call through the C ABI in the same process (alternating batches)",
+     "binding_swift_vs_c_same_process_ratio", lambda v: v <= 2, "≤ 2×"),
     ("Swift `await execute` (inline Codable handler) vs `af_execute_json`, in instructions (callgrind, same run)",
      "binding_swift_vs_c_instructions_ratio", lambda v: v <= 2, "≤ 2×"),
     ("Swift cold start: registration through the Swift API vs the core's registration from C",
@@ -608,6 +614,9 @@ def bindings_section(s, run, only_measured=False):
             ("Swift", "`executeBlocking` (synchronous code: no task, no async frames), the Codable handler", "swift_execute_blocking_ns", None),
             ("Swift", "`executeBlocking`, the raw JSON handler", "swift_execute_blocking_raw_ns", None),
             ("Swift", "floor: an `async` call awaiting a continuation resumed inline (`withUnsafeContinuation`; `withCheckedContinuation` in the next column)", "swift_continuation_floor_ns", "swift_checked_continuation_floor_ns"),
+            ("Swift (the C ABI alone, same process)", "the C figure's call: `af_execute_json` + `af_string_free` of `create_order` from Swift, its handler a `@convention(c)` function (`CFigureLoops.swift`, in the same alternating batches)", "swift_c_same_process_ns", None),
+            ("Swift (the C ABI alone, same process)", "the core's part of `executeBlocking`: the echo through `af_execute_json`, its handler in C", "swift_c_echo_same_process_ns", None),
+            ("Swift (the C ABI alone, same process)", "the core's part of `await execute`: the echo through `af_execute_async` with a kept cancel token and the default deadline, answered inline", "swift_c_async_echo_same_process_ns", None),
             (".NET (P/Invoke, BenchmarkDotNet)", "`ExecuteJson` (blocking, raw outcome JSON), the seed's `create_order` (returns its `Order`)", "dotnet_execute_json_ns", None),
             (".NET (P/Invoke, BenchmarkDotNet)", "`await Execute(...)`, the seed's `create_order` (returns its `Order`)", "dotnet_execute_ns", None),
             (".NET (P/Invoke, BenchmarkDotNet)", "`await Execute(...)`, the C figure's call (returns `\"ok\"`)", "dotnet_execute_c_call_ns", None)]:
@@ -916,6 +925,16 @@ if BINDINGS_ONLY:
     fresh_rows = {f"| {name} |": row for (name, key, _, _), row in zip(targets, rows_of_targets())
                   if key.startswith("binding_")}
     doc = [next((r for p, r in fresh_rows.items() if l.startswith(p)), l) for l in doc]
+    # a binding row the doc does not have yet (a target added since its last full run): after the
+    # row of the target before it
+    all_rows = rows_of_targets()
+    for i, (name, key, _, _) in enumerate(targets):
+        if not key.startswith("binding_") or any(l.startswith(f"| {name} |") for l in doc):
+            continue
+        before = next((j for k in range(i - 1, -1, -1) for j, l in enumerate(doc)
+                       if l.startswith(f"| {targets[k][0]} |")), None)
+        if before is not None:
+            doc.insert(before + 1, all_rows[i])
     finish_partial(doc, "the bindings' figures", bindings)
 
 if DOTNET_ONLY:
@@ -1149,7 +1168,36 @@ def async_parts(s):
             f"dropped), neither of which the C figure's blocking call pays.")
 
 
+def swift_same_process_parts(s):
+    """Where the Swift `await execute` goes beyond the C figure, from the loops of one process."""
+    swift, c, core = s.get("swift_execute_ns"), s.get("swift_c_same_process_ns"), s.get("swift_c_async_echo_same_process_ns")
+    raw, blocking_raw = s.get("swift_execute_raw_ns"), s.get("swift_execute_blocking_raw_ns")
+    echo, floor = s.get("swift_c_echo_same_process_ns"), s.get("swift_continuation_floor_ns")
+    if not (swift and c and core and raw):
+        return ""
+    out = (f"The loops of one process, in the same alternating batches (`BenchTests.swift` with "
+           f"`CFigureLoops.swift`): the C figure's call through the C ABI {fmt(c)} ns; the core's part of "
+           f"`await execute` (the echo through `af_execute_async` with a kept token and the default "
+           f"deadline, answered inline, its handler in C) {fmt(core)} ns; `await execute` {fmt(swift)} ns. "
+           f"The binding's own part is the difference, {fmt(round(swift - core))} ns "
+           f"({fmt(round((swift - core) / c * 100))}% of the C figure): the Codable handler's arguments "
+           f"decoded through the `Decoder` protocol {fmt(round(swift - raw))} ns (the same `await` with a "
+           f"raw JSON handler: {fmt(raw)} ns), and the raw handler's `await` path over the core's call "
+           f"{fmt(round(raw - core))} ns (the task's cancellation record, the `async` frames, the invocation "
+           f"handed to C, the arguments and the outcome read: the instruction table's parts"
+           + (f"; Swift's own floor, a continuation resumed inline, is {fmt(floor)} ns" if floor else "")
+           + f"). Even with no Codable the raw handler's `await` is {fmt(raw / c)}× this C figure. ")
+    if blocking_raw and echo:
+        out += (f"Without the `async` machinery, `executeBlocking` with the raw handler ({fmt(blocking_raw)} ns) "
+                f"is {fmt(round(blocking_raw - echo))} ns over the same echo through `af_execute_json` in C "
+                f"({fmt(echo)} ns). ")
+    return out
+
+
 REASONS = {
+    "binding_swift_vs_c_same_process_ratio":
+        swift_same_process_parts(s) + "The row against criterion's C figure gives the instruction "
+        "counts of these parts.",
     "threads2_scaling": threads_reason(s),
     "threads2_scaling_vs_floor": threads_reason(s),
     "binding_kotlin_vs_c_ratio":

@@ -11,7 +11,10 @@ import XCTest
 /// Beside them, in the same batches: the same call with an `async` handler (its own task), with
 /// a raw JSON handler (no Codable: what the C figure's handler does), `executeBlocking` (no
 /// async machinery) with either handler, and Swift concurrency's own floor, an `async`
-/// function awaiting a continuation resumed inline (what no async API can go below).
+/// function awaiting a continuation resumed inline (what no async API can go below). And the C
+/// figure's call made from this process through the C ABI alone (CFigureLoops), with the core's
+/// part of `await execute` the same way: the binding's loops divided by a C figure of the same
+/// moment and process.
 final class BenchTests: XCTestCase {
     struct Echo: Codable { var text: String }
 
@@ -70,14 +73,20 @@ final class BenchTests: XCTestCase {
             await withCheckedContinuation { $0.resume(returning: floorOutcome) }
         }
 
+        let c = CFigureLoops()
+
         let n = 2_000
         _ = await batch(n) { await d.execute(invocation, arguments: args) } // warm-up
         _ = await batch(n) { await view.execute(invocation, arguments: args) }
         _ = await batch(n) { await d.execute(asyncInvocation, arguments: args) }
         _ = blockingBatch(n) { d.executeBlocking(invocation, arguments: args) }
+        _ = c.figureBatch(n)
+        _ = c.echoBatch(n)
+        _ = c.asyncEchoBatch(n)
         var best = (execute: Double.infinity, view: Double.infinity, async: Double.infinity,
                     raw: Double.infinity, blocking: Double.infinity, blockingRaw: Double.infinity,
-                    floor: Double.infinity, checkedFloor: Double.infinity)
+                    floor: Double.infinity, checkedFloor: Double.infinity,
+                    cFigure: Double.infinity, cEcho: Double.infinity, cAsyncEcho: Double.infinity)
         var total = 0
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(2)
@@ -90,6 +99,9 @@ final class BenchTests: XCTestCase {
             best.blockingRaw = min(best.blockingRaw, blockingBatch(n) { d.executeBlocking(rawInvocation, arguments: args) })
             best.floor = min(best.floor, await batch(n) { await continuationFloor() })
             best.checkedFloor = min(best.checkedFloor, await batch(n) { await checkedContinuationFloor() })
+            best.cFigure = min(best.cFigure, c.figureBatch(n))
+            best.cEcho = min(best.cEcho, c.echoBatch(n))
+            best.cAsyncEcho = min(best.cAsyncEcho, c.asyncEchoBatch(n))
             total += n
         }
         print("BENCH swift execute round trip: \(Int(best.execute)) ns/call (best batch of \(n), \(total) calls)")
@@ -100,5 +112,8 @@ final class BenchTests: XCTestCase {
         print("BENCH swift executeBlocking raw JSON handler round trip: \(Int(best.blockingRaw)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift continuation floor: \(Int(best.floor)) ns/call (withUnsafeContinuation resumed inline)")
         print("BENCH swift checked continuation floor: \(Int(best.checkedFloor)) ns/call (withCheckedContinuation resumed inline)")
+        print("BENCH swift C af_execute_json, the C figure's call (same process): \(Int(best.cFigure)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift C af_execute_json, the echo (same process): \(Int(best.cEcho)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift C af_execute_async, the echo with a kept token, inline (same process): \(Int(best.cAsyncEcho)) ns/call (best batch of \(n), \(total) calls)")
     }
 }
