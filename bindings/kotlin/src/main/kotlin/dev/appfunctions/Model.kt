@@ -86,8 +86,11 @@ class AppFunctionOutcome private constructor(
     val status: AppFunctionStatus,
     /** [result] when it is already a tree (a parsed outcome; JSON null), else null: parsed from [resultText] on first read. */
     @Volatile private var parsedResult: JsonElement?,
-    /** The result's JSON text in [json] (the shape scanner's), when [parsedResult] is not there yet. */
-    private val resultText: String?,
+    /**
+     * Where the result's JSON text is in [json] (the shape scanner's: its start and end packed
+     * as `start shl 32 or end`), when [parsedResult] is not there yet; cut out on the first read.
+     */
+    private val resultAt: Long,
     val dialog: String?,
     val errorCode: AppFunctionErrorCode?,
     val message: String?,
@@ -98,7 +101,7 @@ class AppFunctionOutcome private constructor(
         json,
         statusOf((element["status"] as? JsonPrimitive)?.contentOrNull),
         element["result"] ?: JsonNull,
-        null,
+        0L,
         (element["dialog"] as? JsonPrimitive)?.contentOrNull,
         AppFunctionErrorCode.of((element["errorCode"] as? JsonPrimitive)?.contentOrNull),
         (element["message"] as? JsonPrimitive)?.contentOrNull,
@@ -110,7 +113,8 @@ class AppFunctionOutcome private constructor(
         get() {
             parsedResult?.let { return it }
             return synchronized(this) {
-                parsedResult ?: AppJson.parseToJsonElement(resultText!!).also { parsedResult = it }
+                parsedResult ?: AppJson.parseToJsonElement(json.substring((resultAt ushr 32).toInt(), resultAt.toInt()))
+                    .also { parsedResult = it }
             }
         }
 
@@ -166,7 +170,13 @@ class AppFunctionOutcome private constructor(
 
         fun read(): AppFunctionOutcome? {
             if (!lit("{\"status\":")) return null
-            val status = str() ?: return null
+            // the core's three statuses without a string made for them (any other text: read, Error)
+            val status = when {
+                lit("\"success\"") -> AppFunctionStatus.Success
+                lit("\"error\"") -> AppFunctionStatus.Error
+                lit("\"openApp\"") -> AppFunctionStatus.OpenApp
+                else -> statusOf(str() ?: return null)
+            }
             if (!lit(",\"result\":")) return null
             val r0 = i
             if (!skipValue()) return null
@@ -182,9 +192,9 @@ class AppFunctionOutcome private constructor(
             val nullResult = r1 - r0 == 4 && s.startsWith("null", r0)
             return AppFunctionOutcome(
                 s,
-                statusOf(status),
+                status,
                 if (nullResult) JsonNull else null,
-                if (nullResult) null else s.substring(r0, r1),
+                if (nullResult) 0L else (r0.toLong() shl 32) or r1.toLong(),
                 dialog.value,
                 AppFunctionErrorCode.of(code.value),
                 message.value,

@@ -383,10 +383,20 @@ class SuspendExecuteTest {
             """{"status":"error","result":null,"dialog":null,"errorCode":"Denied","message":"\u00e9\ud83d\ude00\/"}""",
             """{"status":"success","result":null,"dialog":null,"errorCode":null,"message":null,"extra":1}""",
             """{"status":"success"}""",
+            // the three statuses the scanner takes without making a string, and texts beside them
+            """{"status":"openApp","result":null,"dialog":"Open the app","errorCode":null,"message":null}""",
+            """{"status":"error","result":null,"dialog":null,"errorCode":"Denied","message":"no"}""",
+            """{"status":"successful","result":1,"dialog":null,"errorCode":null,"message":null}""",
+            """{"status":"succ\u0065ss","result":[{"b":"}"}],"dialog":null,"errorCode":null,"message":null}""",
         )
         for (json in shapes) assertSameOutcome(AppFunctionOutcome.parse(json), AppFunctionOutcome.fromCore(json))
         assertEquals("é😀/", AppFunctionOutcome.fromCore(shapes[6]).message)
         assertNull(AppFunctionOutcome.fromCore(shapes[5]).errorCode)
+        assertEquals(AppFunctionStatus.OpenApp, AppFunctionOutcome.fromCore(shapes[9]).status)
+        assertEquals(AppFunctionStatus.Error, AppFunctionOutcome.fromCore(shapes[11]).status)
+        val escaped = AppFunctionOutcome.fromCore(shapes[12])
+        assertEquals(AppFunctionStatus.Success, escaped.status)
+        assertEquals("""[{"b":"}"}]""", escaped.resultJson) // the result's text cut out of the outcome on first read
         // malformed text still fails as a parse fails (the core never writes it)
         assertTrue(runCatching { AppFunctionOutcome.fromCore("""{"status":"success","result":""") }.isFailure)
     }

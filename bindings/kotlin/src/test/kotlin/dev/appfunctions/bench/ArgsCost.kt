@@ -7,6 +7,7 @@ package dev.appfunctions.bench
 import dev.appfunctions.AppFunctionContext
 import dev.appfunctions.AppFunctionDispatcher
 import dev.appfunctions.AppFunctionInvocation
+import dev.appfunctions.AppFunctionOutcome
 import dev.appfunctions.AppFunctionType
 import dev.appfunctions.AppJson
 import dev.appfunctions.internal.Arguments
@@ -91,6 +92,8 @@ fun main(args: Array<String>) {
             Loop("JsonPrimitive(\"ok\").toString()") { OK.toString().length },
             Loop("ARGS.toByteArray") { ARGS.toByteArray(Charsets.UTF_8).size },
             Loop("outcome bytes to String") { OUTCOME_BYTES.toString(Charsets.UTF_8).length },
+            // what a suspend execute (and executeBlocking) does with the outcome: its shape scanned
+            Loop("AppFunctionOutcome.fromCore, a success") { AppFunctionOutcome.fromCore(OUTCOME).json.length },
         )
         measureAll(n, loops)
     }
@@ -105,4 +108,5 @@ private const val CONST = "\"ok\""
 private const val ARGS = """{"customer":"acme","quantity":2,"priority":"Normal"}"""
 private val OK = JsonPrimitive("ok")
 private val ARGS_UTF8 = ARGS.toByteArray()
+private const val OUTCOME = """{"status":"success","result":"ok","dialog":null,"errorCode":null,"message":null}"""
 private val OUTCOME_BYTES = """{"status":"success","result":"ok"}""".toByteArray()
