@@ -125,7 +125,7 @@ if [[ -f "$ASAN_LIB" ]]; then
     say "FAILED: building the shim with -fsanitize=address,undefined"
     exit 1
   fi
-  ASAN_TESTS="CallbackPathTest,HooksTest,LifecycleTest,OrdersScenarioTest,AgentScenarioTest,McpSessionTest,HttpServerTest,PublicationTest,EntitiesByIdTest,SuspendExecuteTest,ArgumentsTest,ShimMemoryTest"
+  ASAN_TESTS="CallbackPathTest,HooksTest,LifecycleTest,OrdersScenarioTest,AgentScenarioTest,McpSessionTest,HttpServerTest,PublicationTest,EntitiesByIdTest,SuspendExecuteTest,ArgumentsTest,ShimMemoryTest,ScratchPathTest"
   say "the shim under AddressSanitizer and UBSan: $ASAN_TESTS"
   # the JVM handles its own SIGSEGVs (implicit null checks): the sanitizer must leave them to it
   # shellcheck disable=SC2086

@@ -9,7 +9,10 @@
  * function. Pointers and handles cross as jlong, C strings in as byte[] (UTF-8, copied here and
  * NUL-terminated), C strings out as byte[] (an owned one read and freed here). The round trips
  * (JniShim.nativeExecuteJson, nativeExecuteAsync) and the arguments' read (nativeCallArgsTo)
- * are JniShim's natives: one crossing each where the plain functions would take several.
+ * are JniShim's natives: one crossing each where the plain functions would take several. The
+ * round trips' common form (nativeExecuteJsonAt, nativeExecuteAsyncAt) takes the arguments from
+ * the thread's scratch memory and writes the outcome back into it (AFJ_SCRATCH_*): no JNI
+ * function is called for either, nor for a handler's result, which comes down the same way.
  *
  * Upcalls: a C trampoline per callback type of the ABI calls one static method of
  * dev.appfunctions.internal.JniCallbacks through a method id cached at init.
@@ -99,7 +102,7 @@ static const char *const NAMES[AFJ_COUNT] = {
   "log", "notify", "toolkitText", "asyncOutcome",
 };
 static const char *const SIGNATURES[AFJ_COUNT] = {
-  "(JJ)[B", "(J[B)V", "(JJ)V", "(JJ)V", "(J)V", "(J)V", "(J)V", "(JJJ)V", "(JJ[B)V", "(JJJ)V",
+  "(JJ)J", "(J[B)V", "(JJ)V", "(JJ)V", "(J)V", "(J)V", "(J)V", "(JJJ)V", "(JJ[B)V", "(JJJ)V",
   "(JI[B)V", "(J[B)V", "(J[BI[B)[B", "(Ljava/lang/Object;[B)V",
 };
 
@@ -196,6 +199,35 @@ static jbyteArray bytes_out(JNIEnv *env, const char *s) {
   return a;
 }
 
+/*
+ * A thread's scratch memory (Kotlin's per-thread Scratch, a direct ByteBuffer): an int32 length at
+ * AFJ_SCRATCH_LENGTH and that many bytes from AFJ_SCRATCH_BYTES. Text crosses in it with no JNI
+ * function called (an array made in C, or one read here, costs a JNI function each, more than
+ * the copy): execute's arguments down, its outcome up, a handler's result down. Each side reads
+ * what the other wrote before any other code runs on the thread, so nested calls may reuse it.
+ */
+enum { AFJ_SCRATCH_LENGTH = 0, AFJ_SCRATCH_BYTES = 8 };
+
+/* The `n` bytes of the scratch at `scratch` as a NUL-terminated copy in `small` (`size` bytes) or malloc'd; NULL without memory. */
+static char *scratch_in(jlong scratch, jint length, char *small, size_t size) {
+  size_t n = length > 0 ? (size_t)length : 0;
+  char *buf = n < size ? small : (char *)alloc(n + 1, AFJ_FAIL_ARGS);
+  if (buf == NULL) return NULL;
+  memcpy(buf, PTR(const char, scratch) + AFJ_SCRATCH_BYTES, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+/* Writes `s` (NUL-terminated) into the scratch when it fits in `capacity` bytes: 1, else 0. */
+static int scratch_out(jlong scratch, jint capacity, const char *s) {
+  size_t n = strlen(s);
+  if (capacity < 0 || n > (size_t)capacity) return 0;
+  int32_t len = (int32_t)n;
+  memcpy(PTR(char, scratch) + AFJ_SCRATCH_LENGTH, &len, sizeof len);
+  memcpy(PTR(char, scratch) + AFJ_SCRATCH_BYTES, s, n);
+  return 1;
+}
+
 /* An owned C string (an af_*_json / af_*_copy answer) as a byte[], freed here. */
 static jbyteArray owned_out(JNIEnv *env, char *s) {
   if (s == NULL) return NULL;
@@ -243,30 +275,29 @@ static void trampoline_handler(void *user_data, struct af_call *call) {
     core.af_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: the thread cannot be attached to the JVM");
     return;
   }
-  /* The result's UTF-8 (NUL-terminated; empty for NULL) to answer here, or null: answered already or later. */
-  jbyteArray result = (jbyteArray)(*env)->CallStaticObjectMethod(env, g_callbacks, g_method[AFJ_HANDLER], KEY(user_data), KEY(call));
+  /* What to answer here (JniCallbacks.handler): 0, nothing (answered already or later); -1, NULL;
+     else the address of the thread's scratch (AFJ_SCRATCH_*) holding the result's UTF-8 */
+  jlong result = (*env)->CallStaticLongMethod(env, g_callbacks, g_method[AFJ_HANDLER], KEY(user_data), KEY(call));
   if (threw(env)) {
-    if (result != NULL) (*env)->DeleteLocalRef(env, result);
     core.af_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: an exception escaped the handler");
     return;
   }
-  if (result == NULL) return;
-  jsize n = (*env)->GetArrayLength(env, result);
-  if (n == 0) {
-    (*env)->DeleteLocalRef(env, result);
+  if (result == 0) return;
+  if (result == -1) {
     core.af_call_return(call, NULL);
     return;
   }
-  /* Copied out first: af_call_return may run host code (on_invoked), which a critical region forbids. */
+  const char *at = PTR(const char, result);
+  int32_t n;
+  memcpy(&n, at + AFJ_SCRATCH_LENGTH, sizeof n);
+  /* Copied out first: af_call_return may run host code (on_invoked), which may use the scratch. */
   char small[512];
-  char *buf = (size_t)n < sizeof small ? small : (char *)malloc((size_t)n + 1);
-  if (buf == NULL) {
-    (*env)->DeleteLocalRef(env, result);
+  char *buf = n >= 0 && (size_t)n < sizeof small ? small : (char *)malloc((size_t)(n < 0 ? 0 : n) + 1);
+  if (n < 0 || buf == NULL) {
     core.af_call_fail(call, AF_CODE_INTERNAL_ERROR, "Kotlin binding: out of memory for the result");
     return;
   }
-  (*env)->GetByteArrayRegion(env, result, 0, n, (jbyte *)buf);
-  (*env)->DeleteLocalRef(env, result);
+  memcpy(buf, at + AFJ_SCRATCH_BYTES, (size_t)n);
   buf[n] = '\0';
   core.af_call_return(call, buf);
   if (buf != small) free(buf);
@@ -422,11 +453,17 @@ JNIEXPORT jlong JNICALL Java_dev_appfunctions_internal_JniShim_nativeDelegate(JN
 
 /* ----------------------------------------------------------------------- the execute round trips */
 
+/* af_execute_json (view 0: target is the dispatcher) or af_view_execute_json (view 1: a view). */
+static char *execute_json(jint view, jlong target, jlong inv, const char *args) {
+  const struct af_invocation *invocation = PTR(const struct af_invocation, inv);
+  return view ? core.af_view_execute_json(PTR(struct af_view, target), invocation, args)
+              : core.af_execute_json(PTR(struct af_dispatcher, target), invocation, args);
+}
+
 /*
- * JniShim.nativeExecuteJson(view, target, inv, args): af_execute_json (view 0: target is the
- * dispatcher) or af_view_execute_json (view 1: a view) with `args`' UTF-8 (without its NUL),
- * the outcome read into a byte[] and freed here: one crossing. NULL when the core answered
- * NULL (never for a live dispatcher).
+ * JniShim.nativeExecuteJson(view, target, inv, args): execute_json with `args`' UTF-8 (without
+ * its NUL), the outcome read into a byte[] and freed here: one crossing. NULL when the core
+ * answered NULL (never for a live dispatcher).
  */
 JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecuteJson(JNIEnv *env, jobject self, jint view,
                                                                                      jlong target, jlong inv, jbyteArray args) {
@@ -441,16 +478,37 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
   }
   if (n > 0) (*env)->GetByteArrayRegion(env, args, 0, n, (jbyte *)buf);
   buf[n] = '\0';
-  const struct af_invocation *invocation = PTR(const struct af_invocation, inv);
-  char *out = view ? core.af_view_execute_json(PTR(struct af_view, target), invocation, args == NULL ? NULL : buf)
-                   : core.af_execute_json(PTR(struct af_dispatcher, target), invocation, args == NULL ? NULL : buf);
+  char *out = execute_json(view, target, inv, args == NULL ? NULL : buf);
+  if (buf != small) free(buf);
+  return owned_out(env, out); /* NULL with an OutOfMemoryError pending: thrown in Kotlin */
+}
+
+/*
+ * JniShim.nativeExecuteJsonAt(view, target, inv, scratch, argsLength, capacity, marker): the same
+ * with the arguments' UTF-8 in the thread's scratch (`argsLength` bytes; -1: NULL), copied out
+ * first (the call runs host code, which may use the scratch), and the outcome written back into
+ * it when it fits in `capacity` bytes: then the answer is `marker`. A longer outcome comes as a
+ * byte[]; NULL when the core answered NULL. No JNI function is called on the common path.
+ */
+JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecuteJsonAt(JNIEnv *env, jobject self, jint view,
+                                                                                       jlong target, jlong inv, jlong scratch,
+                                                                                       jint argsLength, jint capacity,
+                                                                                       jbyteArray marker) {
+  (void)self;
+  char small[256];
+  char *buf = argsLength < 0 ? NULL : scratch_in(scratch, argsLength, small, sizeof small);
+  if (argsLength >= 0 && buf == NULL) {
+    throw_oom(env, "Kotlin binding: no memory for the copy of the arguments");
+    return NULL;
+  }
+  char *out = execute_json(view, target, inv, buf);
   if (buf != small) free(buf);
   if (out == NULL) return NULL;
-  jsize len = (jsize)strlen(out);
-  jbyteArray r = (*env)->NewByteArray(env, len); /* NULL with an OutOfMemoryError pending: thrown in Kotlin */
-  if (r != NULL) (*env)->SetByteArrayRegion(env, r, 0, len, (const jbyte *)out);
-  core.af_string_free(out);
-  return r;
+  if (scratch_out(scratch, capacity, out)) {
+    core.af_string_free(out);
+    return marker;
+  }
+  return owned_out(env, out);
 }
 
 /*
@@ -537,19 +595,9 @@ static void trampoline_async_outcome(void *user_data, const char *outcome_json) 
 
 static const af_outcome_fn T_ASYNC_OUTCOME = trampoline_async_outcome;
 
-/*
- * JniShim.nativeExecuteAsync(view, target, inv, args, pending): af_execute_async (view 0:
- * target is the dispatcher) or af_view_execute_async (view 1) with `args`' UTF-8
- * (without its NUL). Answers the outcome's UTF-8 when it came before the call returned (the
- * handler answered inline); null when it is still to come (then JniCallbacks.asyncOutcome gets
- * it with `pending`); an empty array when the call was refused (an error status: the outcome
- * never comes; af_last_error says why).
- */
-JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecuteAsync(JNIEnv *env, jobject self, jint view,
-                                                                                      jlong target, jlong inv, jbyteArray args,
-                                                                                      jobject pending) {
-  (void)self;
-  /* no memory before the call: nothing was started, and the error is this call's (never af_last_error's text of another) */
+/* A new rendezvous (NULL, with an OutOfMemoryError pending, without memory: nothing was started). */
+static struct afj_async *async_new(JNIEnv *env) {
+  /* no memory before the call: the error is this call's (never af_last_error's text of another) */
   struct afj_async *a = (struct afj_async *)alloc(sizeof *a, AFJ_FAIL_ARGS);
   if (a == NULL) {
     throw_oom(env, "Kotlin binding: no memory to start the call");
@@ -562,20 +610,20 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
   a->kept_null = 0;
   a->no_memory = 0;
   a->pending = NULL;
-  jsize n = args == NULL ? 0 : (*env)->GetArrayLength(env, args);
-  char small[256];
-  char *buf = (size_t)n < sizeof small ? small : (char *)alloc((size_t)n + 1, AFJ_FAIL_ARGS);
-  if (buf == NULL) {
-    free(a);
-    throw_oom(env, "Kotlin binding: no memory for the copy of the arguments");
-    return NULL;
-  }
-  if (n > 0) (*env)->GetByteArrayRegion(env, args, 0, n, (jbyte *)buf);
-  buf[n] = '\0';
+  return a;
+}
+
+/*
+ * af_execute_async (view 0: target is the dispatcher) or af_view_execute_async (view 1) with
+ * `args` and the rendezvous `a` (freed here), answered as nativeExecuteAsync answers; with a
+ * `scratch` (not 0), an inline outcome that fits in `capacity` bytes is written into it and the
+ * answer is `marker`.
+ */
+static jbyteArray execute_async(JNIEnv *env, jint view, jlong target, jlong inv, const char *args, struct afj_async *a,
+                                jobject pending, jlong scratch, jint capacity, jbyteArray marker) {
   const struct af_invocation *invocation = PTR(const struct af_invocation, inv);
-  af_status s = view ? core.af_view_execute_async(PTR(struct af_view, target), invocation, args == NULL ? NULL : buf, T_ASYNC_OUTCOME, a)
-                     : core.af_execute_async(PTR(struct af_dispatcher, target), invocation, args == NULL ? NULL : buf, T_ASYNC_OUTCOME, a);
-  if (buf != small) free(buf);
+  af_status s = view ? core.af_view_execute_async(PTR(struct af_view, target), invocation, args, T_ASYNC_OUTCOME, a)
+                     : core.af_execute_async(PTR(struct af_dispatcher, target), invocation, args, T_ASYNC_OUTCOME, a);
   if (s != AF_OK) { /* the outcome never comes */
     free(a);
     return (*env)->NewByteArray(env, 0);
@@ -591,16 +639,71 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecut
     if (a->pending != NULL) (*env)->DeleteGlobalRef(env, a->pending);
   }
   jbyteArray r = NULL;
+  const char *kept = a->kept_null ? "null" : a->copy;
   if (a->java_copy != NULL) {
     r = (jbyteArray)(*env)->NewLocalRef(env, a->java_copy);
     (*env)->DeleteGlobalRef(env, a->java_copy);
-  } else if (a->kept_null || a->copy != NULL) {
-    r = bytes_of(env, a->kept_null ? "null" : a->copy);
+  } else if (kept != NULL) {
+    r = scratch != 0 && scratch_out(scratch, capacity, kept) ? marker : bytes_of(env, kept);
   }
   if (a->copy != a->small) free(a->copy);
   free(a);
   /* the outcome came and could not be kept or handed up: the call's own error, not a refusal */
   if (r == NULL) throw_oom(env, "Kotlin binding: no memory for the call's outcome");
+  return r;
+}
+
+/*
+ * JniShim.nativeExecuteAsync(view, target, inv, args, pending): execute_async with `args`' UTF-8
+ * (without its NUL). Answers the outcome's UTF-8 when it came before the call returned (the
+ * handler answered inline); null when it is still to come (then JniCallbacks.asyncOutcome gets
+ * it with `pending`); an empty array when the call was refused (an error status: the outcome
+ * never comes; af_last_error says why).
+ */
+JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecuteAsync(JNIEnv *env, jobject self, jint view,
+                                                                                      jlong target, jlong inv, jbyteArray args,
+                                                                                      jobject pending) {
+  (void)self;
+  struct afj_async *a = async_new(env);
+  if (a == NULL) return NULL;
+  jsize len = args == NULL ? 0 : (*env)->GetArrayLength(env, args);
+  size_t n = len > 0 ? (size_t)len : 0;
+  char small[256];
+  char *buf = n < sizeof small ? small : (char *)alloc(n + 1, AFJ_FAIL_ARGS);
+  if (buf == NULL) {
+    free(a);
+    throw_oom(env, "Kotlin binding: no memory for the copy of the arguments");
+    return NULL;
+  }
+  if (n > 0) (*env)->GetByteArrayRegion(env, args, 0, (jsize)n, (jbyte *)buf);
+  buf[n] = '\0';
+  jbyteArray r = execute_async(env, view, target, inv, args == NULL ? NULL : buf, a, pending, 0, 0, NULL);
+  if (buf != small) free(buf);
+  return r;
+}
+
+/*
+ * JniShim.nativeExecuteAsyncAt(view, target, inv, scratch, argsLength, capacity, pending, marker):
+ * the same with the arguments' UTF-8 in the thread's scratch (`argsLength` bytes; -1: NULL),
+ * copied out first, and an inline outcome written back into it when it fits in `capacity` bytes:
+ * then the answer is `marker`. No JNI function is called on the common path.
+ */
+JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeExecuteAsyncAt(JNIEnv *env, jobject self, jint view,
+                                                                                        jlong target, jlong inv, jlong scratch,
+                                                                                        jint argsLength, jint capacity,
+                                                                                        jobject pending, jbyteArray marker) {
+  (void)self;
+  struct afj_async *a = async_new(env);
+  if (a == NULL) return NULL;
+  char small[256];
+  char *buf = argsLength < 0 ? NULL : scratch_in(scratch, argsLength, small, sizeof small);
+  if (argsLength >= 0 && buf == NULL) {
+    free(a);
+    throw_oom(env, "Kotlin binding: no memory for the copy of the arguments");
+    return NULL;
+  }
+  jbyteArray r = execute_async(env, view, target, inv, buf, a, pending, scratch, capacity, marker);
+  if (buf != small) free(buf);
   return r;
 }
 

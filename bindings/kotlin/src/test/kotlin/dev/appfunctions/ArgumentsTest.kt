@@ -300,7 +300,7 @@ class ArgumentsTest {
             assertEquals(listOf("customer", "quantity", "total", "weight", "gift", "note", "priority", "lines", "first", "tags"), args.keys.toList())
             assertEquals(JsonNull, args["note"])
             assertEquals("A \"co\" \\ é中😀\n\u0001", (args["customer"] as JsonPrimitive).content)
-            // a text longer than the shim's per-thread scratch array takes its other crossing
+            // a text longer than the shim's per-thread scratch memory takes its other crossing
             val long = "é".repeat(3000)
             val o2 = d.executeBlocking(AppFunctionInvocation("order"), request.replace("\"A \\\"co", "\"$long\\\"co"))
             assertTrue(o2.isSuccess, o2.json)

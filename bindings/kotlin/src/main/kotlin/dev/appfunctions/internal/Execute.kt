@@ -110,19 +110,26 @@ internal inline fun startWithKey(p: PendingExecute, start: (userData: Long) -> I
  * (nothing was started, or the outcome came and found no memory) goes to the caller, and the
  * outcome side's share of [p] is let go here: no outcome will come to release it.
  */
-internal inline fun shimStart(p: PendingExecute, start: () -> ByteArray?): Int {
+internal inline fun shimStart(p: PendingExecute, scratch: Scratch?, start: () -> ByteArray?): Int {
     val answer = try {
         start()
     } catch (e: OutOfMemoryError) {
         p.release()
         throw e
     }
-    return shimStarted(answer, p)
+    return shimStarted(answer, p, scratch)
 }
 
-/** What the JNI shim's `nativeExecuteAsync` answered, as a status: an inline outcome delivered to [p], pending, or refused. */
-internal fun shimStarted(answer: ByteArray?, p: PendingExecute): Int = when {
+/**
+ * What the JNI shim's `nativeExecuteAsync` answered, as a status: an inline outcome delivered to
+ * [p] (in [scratch] when the answer is [Scratch.MARKER]), pending, or refused.
+ */
+internal fun shimStarted(answer: ByteArray?, p: PendingExecute, scratch: Scratch? = null): Int = when {
     answer == null -> AfNative.AF_OK // pending: the shim delivers the outcome to p later
+    answer === Scratch.MARKER -> {
+        p.deliverInline(scratch!!.text())
+        AfNative.AF_OK
+    }
     answer.isEmpty() -> REFUSED
     else -> {
         p.deliverInline(answer.toString(Charsets.UTF_8))

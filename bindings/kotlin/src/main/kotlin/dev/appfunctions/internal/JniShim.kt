@@ -71,6 +71,19 @@ internal object JniShim {
      */
     external fun nativeExecuteAsync(view: Int, target: Long, inv: Long, args: ByteArray?, pending: PendingExecute): ByteArray?
 
+    /**
+     * [nativeExecuteJson] with the arguments' UTF-8 ([argsLength] bytes; -1: NULL) in the thread's
+     * [Scratch] at [scratch], and the outcome written back into it when it fits in [capacity]
+     * bytes: then the answer is [marker] (else the outcome's UTF-8; null for NULL). No JNI
+     * function is called on that path.
+     */
+    external fun nativeExecuteJsonAt(view: Int, target: Long, inv: Long, scratch: Long, argsLength: Int, capacity: Int, marker: ByteArray): ByteArray?
+
+    /** [nativeExecuteAsync] the same way: an inline outcome that fits comes back in the [Scratch] as [marker]. */
+    external fun nativeExecuteAsyncAt(
+        view: Int, target: Long, inv: Long, scratch: Long, argsLength: Int, capacity: Int, pending: PendingExecute, marker: ByteArray,
+    ): ByteArray?
+
     /** `af_call_args(call)` as UTF-8 (null for NULL). */
     external fun nativeCallArgs(call: Long): ByteArray?
 
@@ -334,11 +347,20 @@ internal object JniCallbacks {
     @Volatile
     internal var throwFromHandlerForTest: Throwable? = null
 
-    /** The result to answer with af_call_return (empty: NULL), or null when answered otherwise. */
+    /**
+     * What the shim's trampoline answers with af_call_return: the address of this thread's
+     * [Scratch] holding the result's UTF-8, -1 for NULL, or 0 when it was answered otherwise (a
+     * failure, a suspended body, or a result too long for the scratch, answered here).
+     */
     @JvmStatic
-    fun handler(userData: Long, call: Long): ByteArray? {
+    fun handler(userData: Long, call: Long): Long {
         throwFromHandlerForTest?.let { throw it }
-        return Trampolines.handle(Handles.fromC(userData), call)
+        val result = Trampolines.handle(Handles.fromC(userData), call) ?: return 0L
+        if (result.isEmpty()) return -1L
+        val scratch = Scratch.get()
+        if (scratch.put(result)) return scratch.address
+        NativeCalls.callReturn(call, result)
+        return 0L
     }
 
     @JvmStatic

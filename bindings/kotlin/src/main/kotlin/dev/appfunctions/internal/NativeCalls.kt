@@ -32,15 +32,13 @@ internal object NativeCalls {
      * crossing that made one); a longer text in an array made in C.
      */
     fun callArgsUtf8(call: Long): ByteArray? {
-        val scratch = ARGS_SCRATCH.get()
-        return when (val n = JniShim.nativeCallArgsTo(call, scratch.address, ArgsScratch.SIZE)) {
+        val scratch = Scratch.get()
+        return when (val n = JniShim.nativeCallArgsTo(call, scratch.address, Scratch.SIZE)) {
             -1 -> null
             -2 -> JniShim.nativeCallArgs(call)
             else -> ByteArray(n).also { scratch.read(it) }
         }
     }
-
-    private val ARGS_SCRATCH: ThreadLocal<ArgsScratch> = ThreadLocal.withInitial { ArgsScratch() }
     fun callDescriptorJson(call: Long): String? = AfNative.af_call_descriptor_json(call).utf8()
     fun callIsEntityLookup(call: Long): Boolean = AfNative.af_call_kind(call) == AfNative.AF_CALL_ENTITY_LOOKUP
     fun callIsCancelled(call: Long): Boolean = AfNative.af_call_is_cancelled(call).toInt() != 0
@@ -101,9 +99,32 @@ internal object NativeCalls {
      * outcome comes back as the call's answer, no callback).
      */
     fun executeAsync(d: Long, inv: Long, args: String, p: PendingExecute): Int =
-        shimStart(p) { JniShim.nativeExecuteAsync(0, d, inv, args.cstr(), p) }
+        executeAsyncThrough(0, d, inv, args, p)
     /** The outcome JSON of af_execute_json, through the shim (one crossing: the call, the read, the free). */
-    fun executeJson(d: Long, inv: Long, args: String): String? = JniShim.nativeExecuteJson(0, d, inv, args.cstr()).utf8()
+    fun executeJson(d: Long, inv: Long, args: String): String? = executeJsonThrough(0, d, inv, args)
+
+    /**
+     * `nativeExecuteJson` ([view] 0: a dispatcher, 1: a view), the arguments and the outcome
+     * through this thread's [Scratch] when they fit (no JNI function called for either), else
+     * as arrays.
+     */
+    private fun executeJsonThrough(view: Int, target: Long, inv: Long, args: String): String? {
+        val bytes = args.cstr()
+        val scratch = Scratch.get()
+        if (!scratch.put(bytes)) return JniShim.nativeExecuteJson(view, target, inv, bytes).utf8()
+        val r = JniShim.nativeExecuteJsonAt(view, target, inv, scratch.address, bytes.size, Scratch.CAPACITY, Scratch.MARKER)
+        return if (r === Scratch.MARKER) scratch.text() else r.utf8()
+    }
+
+    /** `nativeExecuteAsync` the same way: an inline outcome comes back through the [Scratch]. */
+    private fun executeAsyncThrough(view: Int, target: Long, inv: Long, args: String, p: PendingExecute): Int {
+        val bytes = args.cstr()
+        val scratch = Scratch.get()
+        if (!scratch.put(bytes)) return shimStart(p, null) { JniShim.nativeExecuteAsync(view, target, inv, bytes, p) }
+        return shimStart(p, scratch) {
+            JniShim.nativeExecuteAsyncAt(view, target, inv, scratch.address, bytes.size, Scratch.CAPACITY, p, Scratch.MARKER)
+        }
+    }
     fun entitiesAsync(d: Long, inv: Long, entity: ByteArray, idsJson: ByteArray, p: PendingExecute): Int =
         startWithKey(p) { AfNative.af_entities_async(d, inv, entity, idsJson, Callbacks.outcome, it) }
     fun entitiesJson(d: Long, inv: Long, entity: String, idsJson: String): String? =
@@ -148,9 +169,9 @@ internal object NativeCalls {
     fun viewInstructions(v: Long): String? = AfNative.af_view_instructions_copy(v).utf8()
     /** af_view_execute_async delivering its outcome to [p], as [executeAsync]. */
     fun viewExecuteAsync(v: Long, inv: Long, args: String, p: PendingExecute): Int =
-        shimStart(p) { JniShim.nativeExecuteAsync(1, v, inv, args.cstr(), p) }
+        executeAsyncThrough(1, v, inv, args, p)
     /** The outcome JSON of af_view_execute_json, as [executeJson]. */
-    fun viewExecuteJson(v: Long, inv: Long, args: String): String? = JniShim.nativeExecuteJson(1, v, inv, args.cstr()).utf8()
+    fun viewExecuteJson(v: Long, inv: Long, args: String): String? = executeJsonThrough(1, v, inv, args)
     fun viewSetMetadata(v: Long, metadataJson: String): Int = AfNative.af_view_set_metadata(v, metadataJson.cstr())
     fun viewReset(v: Long): Int = AfNative.af_view_reset(v)
     fun viewSetConfirmation(v: Long, text: String): Int = AfNative.af_view_set_confirmation(v, text.cstr())
@@ -188,15 +209,51 @@ internal object NativeCalls {
     fun httpStreamFree(st: Long) = AfNative.af_http_stream_free(st)
 }
 
-/** Per thread: where the shim copies af_call_args' text (up to [SIZE] bytes), and its direct ByteBuffer to read it. */
-internal class ArgsScratch : NativeBlock(SIZE) {
+/**
+ * Per thread: native memory where text crosses to and from the shim with no JNI function called
+ * (a Java array made or read in C costs a JNI function each, more than the copy). At offset 0
+ * the shim copies af_call_args' text (up to [SIZE] bytes, its length returned); for execute's
+ * arguments, its outcome and a handler's result, an int32 length at [LENGTH] and that many
+ * bytes from [BYTES] (up to [CAPACITY]), as the shim's AFJ_SCRATCH_* say. Each side reads what
+ * the other wrote before any other code runs on the thread, so a call nested in a handler
+ * reuses it safely.
+ */
+internal class Scratch : NativeBlock(SIZE) {
     /** The first `into.size` bytes, into [into]. */
     fun read(into: ByteArray) {
         (buf as java.nio.Buffer).clear()
         buf.get(into, 0, into.size)
     }
 
+    /** Writes [bytes] with their length: false (nothing written) when they do not fit. */
+    fun put(bytes: ByteArray): Boolean {
+        if (bytes.size > CAPACITY) return false
+        buf.putInt(LENGTH, bytes.size)
+        (buf as java.nio.Buffer).position(BYTES)
+        buf.put(bytes)
+        return true
+    }
+
+    /** The text the shim wrote with its length (UTF-8). */
+    fun text(): String {
+        val n = buf.getInt(LENGTH)
+        val bytes = ByteArray(n)
+        (buf as java.nio.Buffer).position(BYTES)
+        buf.get(bytes, 0, n)
+        return String(bytes, Charsets.UTF_8)
+    }
+
     companion object {
-        const val SIZE = 1024
+        const val SIZE = 4096
+        const val LENGTH = 0
+        const val BYTES = 8
+        const val CAPACITY = SIZE - BYTES
+
+        /** What the shim answers when the outcome is in the scratch (compared by identity). */
+        val MARKER = ByteArray(1)
+
+        private val perThread: ThreadLocal<Scratch> = ThreadLocal.withInitial { Scratch() }
+
+        fun get(): Scratch = perThread.get()
     }
 }
