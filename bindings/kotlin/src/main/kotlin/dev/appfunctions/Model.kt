@@ -84,7 +84,7 @@ class AppFunctionOutcome private constructor(
     /** The outcome JSON as the core wrote it. */
     val json: String,
     val status: AppFunctionStatus,
-    /** [result] when it is already a tree (a parsed outcome; JSON null), else null: parsed from [resultText] on first read. */
+    /** [result] when it is already a tree (a parsed outcome; JSON null), else null: parsed from its text at [resultAt] on first read. */
     @Volatile private var parsedResult: JsonElement?,
     /**
      * Where the result's JSON text is in [json] (the shape scanner's: its start and end packed
