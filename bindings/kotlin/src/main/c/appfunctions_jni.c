@@ -720,6 +720,15 @@ JNIEXPORT jbyteArray JNICALL Java_dev_appfunctions_internal_JniShim_nativeCallAr
   return bytes_out(env, core.af_call_args(PTR(struct af_call, call)));
 }
 
+/* `s` copied to the native memory at `to` (`capacity` bytes): its length; -1 for NULL; -2 when it does not fit. */
+static jint text_to(const char *s, jlong to, jint capacity) {
+  if (s == NULL) return -1;
+  size_t n = strlen(s);
+  if (capacity < 0 || n > (size_t)capacity) return -2;
+  memcpy(PTR(void, to), s, n);
+  return (jint)n;
+}
+
 /*
  * JniShim.nativeCallArgsTo(call, to, capacity): af_call_args' UTF-8 copied to the native memory
  * at `to` (the caller's per-thread scratch, `capacity` bytes), with no JNI function called: a
@@ -730,12 +739,24 @@ JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeCallArgsTo(J
                                                                               jint capacity) {
   (void)env;
   (void)self;
-  const char *s = core.af_call_args(PTR(struct af_call, call));
-  if (s == NULL) return -1;
-  size_t n = strlen(s);
-  if (capacity < 0 || n > (size_t)capacity) return -2;
-  memcpy(PTR(void, to), s, n);
-  return (jint)n;
+  return text_to(core.af_call_args(PTR(struct af_call, call)), to, capacity);
+}
+
+/*
+ * JniShim.nativeCallTextTo(which, call, to, capacity): the same for the call's other borrowed
+ * strings, read as often as a delegate looks at them: 0 af_call_function_id, 1
+ * af_call_caller_package (-1 for another `which`).
+ */
+JNIEXPORT jint JNICALL Java_dev_appfunctions_internal_JniShim_nativeCallTextTo(JNIEnv *env, jobject self, jint which, jlong call,
+                                                                              jlong to, jint capacity) {
+  (void)env;
+  (void)self;
+  struct af_call *c = PTR(struct af_call, call);
+  switch (which) {
+  case 0: return text_to(core.af_call_function_id(c), to, capacity);
+  case 1: return text_to(core.af_call_caller_package(c), to, capacity);
+  default: return -1;
+  }
 }
 
 /* ---------------------------------------------------------------------- memory and layouts */

@@ -101,6 +101,30 @@ class ScratchPathTest {
     }
 
     @Test
+    fun theCallsStringsReadThroughTheScratchOrAroundIt() = runBlocking {
+        AppFunctionDispatcher().use { d ->
+            d.function("seen") {
+                parameter("text", AppFunctionType.String)
+                result(AppFunctionType.String)
+                // what a delegate or handler reads of its call: each of the shim's two paths
+                blockingHandler { ctx, _ ->
+                    JsonPrimitive("${ctx.functionId}|${ctx.callerPackage.length}|${ctx.callerPackage.take(3)}|${ctx.argumentsJson!!.length}")
+                }
+            }
+            for (callerLength in listOf(0, 11, Scratch.SIZE, Scratch.SIZE + 1, 3 * Scratch.SIZE)) {
+                for (textLength in listOf(1, Scratch.SIZE, 2 * Scratch.SIZE)) {
+                    val caller = "com.example".repeat(1 + callerLength / 11).take(callerLength).takeIf { it.isNotEmpty() }
+                    val invocation = AppFunctionInvocation("seen", callerPackage = caller)
+                    val arguments = args("t".repeat(textLength))
+                    val expected = "seen|$callerLength|${caller.orEmpty().take(3)}|${arguments.length}"
+                    assertEquals(expected, d.executeBlocking(invocation, arguments).result.jsonPrimitive.content, "caller $callerLength, text $textLength")
+                    assertEquals(expected, d.execute(invocation, arguments).result.jsonPrimitive.content, "caller $callerLength, text $textLength, suspend")
+                }
+            }
+        }
+    }
+
+    @Test
     fun nullAndEmptyResultsCrossAsBefore() = runBlocking {
         AppFunctionDispatcher().use { d ->
             app(d)

@@ -96,6 +96,9 @@ internal object JniShim {
     /** `af_call_args(call)`'s UTF-8 copied to the native memory at [to] ([capacity] bytes; no JNI function called): its length, -1 for NULL, -2 when it does not fit. */
     external fun nativeCallArgsTo(call: Long, to: Long, capacity: Int): Int
 
+    /** [nativeCallArgsTo] for `af_call_function_id` ([which] 0) or `af_call_caller_package` (1). */
+    external fun nativeCallTextTo(which: Int, call: Long, to: Long, capacity: Int): Int
+
     /** Where the shim and the core came from, or why they could not be loaded ([AppFunctionsLibraryException]). */
     val loaded: Result<String> by lazy { runCatching { load() } }
 

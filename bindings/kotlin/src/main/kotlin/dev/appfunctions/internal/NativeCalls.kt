@@ -20,12 +20,26 @@ internal object NativeCalls {
     fun version(): String = AfNative.af_version().utf8().orEmpty()
 
     // --- the call context ------------------------------------------------------------------------
-    fun callFunctionId(call: Long): String = AfNative.af_call_function_id(call).utf8().orEmpty()
+    fun callFunctionId(call: Long): String = callText(0, call) { AfNative.af_call_function_id(it).utf8() }.orEmpty()
     fun callPlatform(call: Long): Int = AfNative.af_call_platform(call)
     fun callIsForeground(call: Long): Boolean = AfNative.af_call_is_foreground(call).toInt() != 0
-    fun callCallerPackage(call: Long): String = AfNative.af_call_caller_package(call).utf8().orEmpty()
-    /** af_call_args through the shim (one crossing). */
-    fun callArgs(call: Long): String? = JniShim.nativeCallArgs(call).utf8()
+    fun callCallerPackage(call: Long): String = callText(1, call) { AfNative.af_call_caller_package(it).utf8() }.orEmpty()
+
+    /**
+     * A borrowed string of the call ([JniShim.nativeCallTextTo]'s [which]) read through this
+     * thread's [Scratch] (no JNI function called, where an array made in C costs two); one
+     * longer than the scratch through [long].
+     */
+    private inline fun callText(which: Int, call: Long, long: (Long) -> String?): String? {
+        val scratch = Scratch.get()
+        return when (val n = JniShim.nativeCallTextTo(which, call, scratch.address, Scratch.SIZE)) {
+            -1 -> null
+            -2 -> long(call)
+            else -> scratch.string(n)
+        }
+    }
+    /** af_call_args through the shim (one crossing), as [callArgsUtf8] reads it. */
+    fun callArgs(call: Long): String? = callArgsUtf8(call)?.toString(Charsets.UTF_8)
     /**
      * af_call_args' UTF-8, copied in C to this thread's scratch memory and read out of it with its
      * direct ByteBuffer (no JNI function, no array made in C: together half the cost of the
@@ -224,6 +238,9 @@ internal class Scratch : NativeBlock(SIZE) {
         (buf as java.nio.Buffer).clear()
         buf.get(into, 0, into.size)
     }
+
+    /** The first [n] bytes as text (UTF-8): what the shim copied to the scratch's start. */
+    fun string(n: Int): String = String(ByteArray(n).also { read(it) }, Charsets.UTF_8)
 
     /** Writes [bytes] with their length: false (nothing written) when they do not fit. */
     fun put(bytes: ByteArray): Boolean {
