@@ -65,19 +65,16 @@ final class CFigureLoops {
     }
 
     /// `n` calls of the C figure's call (`af_execute_json`, then `af_string_free`), in ns per call.
-    func figureBatch(_ n: Int) -> Double {
-        var inv = invocation(createOrder, token: nil)
-        return Self.timed(n) {
-            af_string_free(af_execute_json(d, &inv, orderArgs))
-        }
-    }
+    func figureBatch(_ n: Int) -> Double { jsonBatch(n, createOrder, orderArgs) }
 
     /// `n` calls of the echo through `af_execute_json`, in ns per call: what the binding's
     /// `executeBlocking` asks of the core.
-    func echoBatch(_ n: Int) -> Double {
-        var inv = invocation(echo, token: nil)
+    func echoBatch(_ n: Int) -> Double { jsonBatch(n, echo, echoArgs) }
+
+    private func jsonBatch(_ n: Int, _ id: UnsafePointer<CChar>, _ args: UnsafePointer<CChar>) -> Double {
+        var inv = invocation(id, token: nil)
         return Self.timed(n) {
-            af_string_free(af_execute_json(d, &inv, echoArgs))
+            af_string_free(af_execute_json(d, &inv, args))
         }
     }
 
@@ -90,12 +87,11 @@ final class CFigureLoops {
             // what a binding does with the outcome: hold on to it (here, its first byte)
             userData!.storeBytes(of: UInt8(bitPattern: json!.pointee), as: UInt8.self)
         }
-        let t = Self.timed(n) {
+        return Self.timed(n) {
             first = 0
             precondition(af_execute_async(d, &inv, echoArgs, onOutcome, &first) == AF_OK)
             precondition(first == UInt8(ascii: "{"), "the echo answered inline")
         }
-        return t
     }
 
     private static func timed(_ n: Int, _ call: () -> Void) -> Double {

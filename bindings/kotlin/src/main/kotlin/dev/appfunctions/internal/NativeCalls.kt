@@ -50,7 +50,7 @@ internal object NativeCalls {
         return when (val n = JniShim.nativeCallArgsTo(call, scratch.address, Scratch.SIZE)) {
             -1 -> null
             -2 -> JniShim.nativeCallArgs(call)
-            else -> ByteArray(n).also { scratch.read(it) }
+            else -> scratch.bytes(0, n)
         }
     }
     fun callDescriptorJson(call: Long): String? = AfNative.af_call_descriptor_json(call).utf8()
@@ -226,21 +226,24 @@ internal object NativeCalls {
 /**
  * Per thread: native memory where text crosses to and from the shim with no JNI function called
  * (a Java array made or read in C costs a JNI function each, more than the copy). At offset 0
- * the shim copies af_call_args' text (up to [SIZE] bytes, its length returned); for execute's
+ * the shim copies a borrowed string of the call (af_call_args, the function id, the caller
+ * package: up to [SIZE] bytes, its length returned); for execute's
  * arguments, its outcome and a handler's result, an int32 length at [LENGTH] and that many
  * bytes from [BYTES] (up to [CAPACITY]), as the shim's AFJ_SCRATCH_* say. Each side reads what
  * the other wrote before any other code runs on the thread, so a call nested in a handler
  * reuses it safely.
  */
 internal class Scratch : NativeBlock(SIZE) {
-    /** The first `into.size` bytes, into [into]. */
-    fun read(into: ByteArray) {
-        (buf as java.nio.Buffer).clear()
-        buf.get(into, 0, into.size)
+    /** [n] bytes from offset [at]. */
+    fun bytes(at: Int, n: Int): ByteArray {
+        val out = ByteArray(n)
+        (buf as java.nio.Buffer).position(at)
+        buf.get(out, 0, n)
+        return out
     }
 
     /** The first [n] bytes as text (UTF-8): what the shim copied to the scratch's start. */
-    fun string(n: Int): String = String(ByteArray(n).also { read(it) }, Charsets.UTF_8)
+    fun string(n: Int): String = String(bytes(0, n), Charsets.UTF_8)
 
     /** Writes [bytes] with their length: false (nothing written) when they do not fit. */
     fun put(bytes: ByteArray): Boolean {
@@ -252,13 +255,7 @@ internal class Scratch : NativeBlock(SIZE) {
     }
 
     /** The text the shim wrote with its length (UTF-8). */
-    fun text(): String {
-        val n = buf.getInt(LENGTH)
-        val bytes = ByteArray(n)
-        (buf as java.nio.Buffer).position(BYTES)
-        buf.get(bytes, 0, n)
-        return String(bytes, Charsets.UTF_8)
-    }
+    fun text(): String = String(bytes(BYTES, buf.getInt(LENGTH)), Charsets.UTF_8)
 
     companion object {
         const val SIZE = 4096
