@@ -27,3 +27,17 @@ interface AppFunctionEntityProvider<T : Any> {
     suspend fun lookup(context: AppFunctionContext, ids: List<String>): List<T>
     suspend fun search(context: AppFunctionContext, query: String, limit: Int?): List<T>
 }
+
+/**
+ * Which of [AppFunctionDelegate]'s methods [cls] implements (`onInvoking`, `onInvoked`): the core
+ * is told to call only those. A method a class inherits is the interface's default, or a bridge
+ * to it: the Kotlin compiler writes one into a class that implements the interface without
+ * overriding the method (the interface's `DefaultImpls`, kept for callers compiled against
+ * them), marked `ACC_BRIDGE` (JVMS §4.6) like every bridge, which no override is.
+ */
+internal fun delegateOverrides(cls: Class<*>): Pair<Boolean, Boolean> {
+    fun implements(m: java.lang.reflect.Method) = !m.declaringClass.isInterface && !m.isBridge
+    val invoking = cls.getMethod("onInvoking", AppFunctionContext::class.java, kotlin.coroutines.Continuation::class.java)
+    val invoked = cls.getMethod("onInvoked", AppFunctionContext::class.java, AppFunctionOutcome::class.java)
+    return implements(invoking) to implements(invoked)
+}

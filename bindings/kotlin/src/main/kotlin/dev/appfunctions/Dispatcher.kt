@@ -34,7 +34,6 @@ import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
 import java.lang.ref.Cleaner
 import java.lang.ref.Reference
-import kotlin.coroutines.Continuation
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.EmptyCoroutineContext
 import kotlin.reflect.KClass
@@ -316,8 +315,7 @@ class AppFunctionDispatcher(
     /** Adds a delegate; delegates run in the order added. */
     fun addDelegate(delegate: AppFunctionDelegate) {
         val cls = delegate.javaClass
-        val overridesInvoking = !cls.getMethod("onInvoking", AppFunctionContext::class.java, Continuation::class.java).declaringClass.isInterface
-        val overridesInvoked = !cls.getMethod("onInvoked", AppFunctionContext::class.java, AppFunctionOutcome::class.java).declaringClass.isInterface
+        val (overridesInvoking, overridesInvoked) = delegateOverrides(cls)
         // the v1 af_delegate is one of the shim's static tables: an entry the delegate does not
         // override is NULL, and the core does not call it
         val data = DelegateData(state, delegate, cls.simpleName.ifEmpty { cls.name })

@@ -195,4 +195,47 @@ class HooksTest {
     }
 
     private fun exec2(inv: AppFunctionInvocation, args: String = "{}") = runBlocking { d.execute(inv, args) }
+
+    open class InvokingOnly : AppFunctionDelegate {
+        override suspend fun onInvoking(context: AppFunctionContext) = AppFunctionGate.Allow
+    }
+
+    class InvokedOnly : AppFunctionDelegate {
+        override fun onInvoked(context: AppFunctionContext, outcome: AppFunctionOutcome) {}
+    }
+
+    class Both : InvokingOnly() {
+        override fun onInvoked(context: AppFunctionContext, outcome: AppFunctionOutcome) {}
+    }
+
+    class Neither : AppFunctionDelegate
+
+    @Test
+    fun `the core is told to call only the delegate methods a class implements, not the compiler's bridges to the defaults`() {
+        assertEquals(true to false, delegateOverrides(InvokingOnly::class.java))
+        assertEquals(false to true, delegateOverrides(InvokedOnly::class.java))
+        assertEquals(true to true, delegateOverrides(Both::class.java))
+        assertEquals(false to false, delegateOverrides(Neither::class.java))
+        val anonymous = object : AppFunctionDelegate {
+            override fun onInvoked(context: AppFunctionContext, outcome: AppFunctionOutcome) {}
+        }
+        assertEquals(false to true, delegateOverrides(anonymous.javaClass))
+    }
+
+    @Test
+    fun `a delegate that throws after it suspended refuses the call`() {
+        for (id in listOf("add", "pick")) d.function(id) { blockingHandler { _, _ -> JsonPrimitive(1) }; result(AppFunctionType.Int32) }
+        d.addDelegate(object : AppFunctionDelegate {
+            override suspend fun onInvoking(context: AppFunctionContext): AppFunctionGate {
+                delay(2)
+                if (context.functionId == "add") error("flags unavailable later")
+                return AppFunctionGate.Deny("no ${context.functionId}")
+            }
+        })
+        val o = d.executeBlocking(AppFunctionInvocation("add"), "{}")
+        assertEquals(AppFunctionErrorCode.Denied, o.errorCode, o.json)
+        assertEquals("flags unavailable later", o.message)
+        val p = runBlocking { d.execute(AppFunctionInvocation("pick"), "{}") }
+        assertEquals("no pick", p.message, p.json)
+    }
 }

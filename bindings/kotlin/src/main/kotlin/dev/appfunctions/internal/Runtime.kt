@@ -27,6 +27,10 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater
 import java.util.concurrent.atomic.AtomicReference
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
 import kotlin.coroutines.cancellation.CancellationException
+import kotlin.coroutines.Continuation
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.intrinsics.COROUTINE_SUSPENDED
+import kotlin.coroutines.intrinsics.startCoroutineUninterceptedOrReturn
 import kotlin.coroutines.resume
 
 /** Per-dispatcher state shared by its registrations (never references the public dispatcher, so a Cleaner can run). */
@@ -330,15 +334,38 @@ internal object Trampolines {
             return
         }
         val ctx = AppFunctionContext(call)
-        d.state.scope.launch(start = CoroutineStart.UNDISPATCHED) {
-            val answer = try {
-                d.delegate.onInvoking(ctx)
-            } catch (t: Throwable) {
-                if (t is CancellationException && ctx.isCancelled) return@launch
-                d.state.log(3, "delegate ${d.name}.onInvoking failed: $t")
-                AppFunctionGate.Deny(t.message ?: t.javaClass.name)
+        // Started on this thread as a coroutine of no Job of its own: a delegate that answers
+        // without suspending (a check of state it holds, as a rule) answers the gate here, with
+        // none of a launched coroutine's Job, its place among the scope's children and its
+        // completion. One that suspends resumes as a part of the dispatcher's scope ([GateAnswer]'s
+        // context): on its dispatcher, and cancelled when the dispatcher closes.
+        val answer = GateAnswer(d, ctx, gate)
+        val block: suspend () -> AppFunctionGate = { d.delegate.onInvoking(ctx) }
+        val now = try {
+            block.startCoroutineUninterceptedOrReturn(answer)
+        } catch (t: Throwable) {
+            answer.failed(t)
+            return
+        }
+        if (now !== COROUTINE_SUSPENDED) answerGate(gate, now as AppFunctionGate)
+    }
+
+    /** Where a delegate's `onInvoking` that suspended answers its gate. */
+    private class GateAnswer(val d: DelegateData, val ctx: AppFunctionContext, val gate: Long) : Continuation<AppFunctionGate> {
+        override val context: CoroutineContext get() = d.state.scope.coroutineContext
+
+        override fun resumeWith(result: Result<AppFunctionGate>) {
+            val gateAnswer = result.getOrElse {
+                failed(it)
+                return
             }
-            answerGate(gate, answer)
+            answerGate(gate, gateAnswer)
+        }
+
+        fun failed(t: Throwable) {
+            if (t is CancellationException && ctx.isCancelled) return
+            d.state.log(3, "delegate ${d.name}.onInvoking failed: $t")
+            answerGate(gate, AppFunctionGate.Deny(t.message ?: t.javaClass.name))
         }
     }
 
