@@ -269,30 +269,47 @@ private class LazyArguments(private val utf8: ByteArray, private var spans: IntA
         var i = 0
         while (i < used) {
             // the last of two equal keys wins, in the first one's place: kotlinx's own put
-            m[text(spans[i], spans[i + 1])] = element(spans[i + 2], spans[i + 3])
+            m[Utf8Json.text(utf8, spans[i], spans[i + 1])] = Utf8Json.element(utf8, spans[i + 2], spans[i + 3])
             i += 4
         }
         return m
     }
 
-    private fun element(s: Int, e: Int): JsonElement = when (utf8[s].toInt().toChar()) {
-        '"' -> JsonPrimitive(text(s + 1, e - 1))
+    override val size: Int get() = map().size
+    override fun isEmpty(): Boolean = map().isEmpty()
+    override fun containsKey(key: String): Boolean = map().containsKey(key)
+    override fun containsValue(value: JsonElement): Boolean = map().containsValue(value)
+    override fun get(key: String): JsonElement? = map()[key]
+    override val keys: Set<String> get() = map().keys
+    override val values: Collection<JsonElement> get() = map().values
+    override val entries: Set<Map.Entry<String, JsonElement>> get() = map().entries
+    override fun equals(other: Any?): Boolean = other === this || map() == other
+    override fun hashCode(): Int = map().hashCode()
+    override fun toString(): String = map().toString()
+}
+
+/** Values read from compact JSON's UTF-8 at a span (checked by [Scanner]), as kotlinx makes them. */
+internal object Utf8Json {
+    private val TRUE = JsonPrimitive(true)
+    private val FALSE = JsonPrimitive(false)
+
+    /** The value at [s, e) of [utf8] as the JsonElement kotlinx's parse makes of it. */
+    fun element(utf8: ByteArray, s: Int, e: Int): JsonElement = when (utf8[s].toInt().toChar()) {
+        '"' -> JsonPrimitive(text(utf8, s + 1, e - 1))
         't' -> TRUE
         'f' -> FALSE
         'n' -> JsonNull
         // an integer as written ("-0" and long ones excepted): kotlinx keeps the text, which is the Long's
-        '-', in '0'..'9' -> plainLong(s, e)?.let { JsonPrimitive(it) } ?: AppJson.parseToJsonElement(ascii(s, e))
+        '-', in '0'..'9' -> plainLong(utf8, s, e)?.let { JsonPrimitive(it) } ?: AppJson.parseToJsonElement(String(utf8, s, e - s, Charsets.ISO_8859_1))
         // objects and arrays: kotlinx's own parse of the value's text (checked by the scanner)
         else -> AppJson.parseToJsonElement(String(utf8, s, e - s, Charsets.UTF_8))
     }
 
-    private fun ascii(s: Int, e: Int) = String(utf8, s, e - s, Charsets.ISO_8859_1)
-
     /** The integer at [s, e) when it has no fraction or exponent and its text is the Long's own. */
-    private fun plainLong(s: Int, e: Int): Long? {
+    fun plainLong(utf8: ByteArray, s: Int, e: Int): Long? {
         val neg = utf8[s] == '-'.code.toByte()
         val d = if (neg) s + 1 else s
-        if (e - d > 18 || (utf8[d] == '0'.code.toByte() && (e - d > 1 || neg))) return null
+        if (d >= e || e - d > 18 || (utf8[d] == '0'.code.toByte() && (e - d > 1 || neg))) return null
         var v = 0L
         for (i in d until e) {
             val c = utf8[i] - '0'.code.toByte()
@@ -303,7 +320,7 @@ private class LazyArguments(private val utf8: ByteArray, private var spans: IntA
     }
 
     /** A string's contents at [s, e) (between its quotes), its escapes read. */
-    private fun text(s: Int, e: Int): String {
+    fun text(utf8: ByteArray, s: Int, e: Int): String {
         var esc = s
         while (esc < e && utf8[esc] != '\\'.code.toByte()) esc++
         if (esc == e) return String(utf8, s, e - s, Charsets.UTF_8)
@@ -336,21 +353,43 @@ private class LazyArguments(private val utf8: ByteArray, private var spans: IntA
         if (e > from) sb.append(String(utf8, from, e - from, Charsets.UTF_8))
         return sb.toString()
     }
+}
 
-    override val size: Int get() = map().size
-    override fun isEmpty(): Boolean = map().isEmpty()
-    override fun containsKey(key: String): Boolean = map().containsKey(key)
-    override fun containsValue(value: JsonElement): Boolean = map().containsValue(value)
-    override fun get(key: String): JsonElement? = map()[key]
-    override val keys: Set<String> get() = map().keys
-    override val values: Collection<JsonElement> get() = map().values
-    override val entries: Set<Map.Entry<String, JsonElement>> get() = map().entries
-    override fun equals(other: Any?): Boolean = other === this || map() == other
-    override fun hashCode(): Int = map().hashCode()
-    override fun toString(): String = map().toString()
+/**
+ * The top-level entries of an arguments text the scanner takes, found by one scan: what a
+ * reflective function binds its parameters from, each value read at its span by its
+ * [Shape.decodeAt] with no map and no JsonElement between.
+ */
+internal class ArgumentSpans private constructor(val utf8: ByteArray, private val spans: IntArray, private val n: Int) {
+    /**
+     * The span of the value whose key is [key] (UTF-8): its start in the high 32 bits, its end in
+     * the low ones; -1 when no key is. Of two equal keys the last one's, as kotlinx's parse keeps.
+     */
+    fun find(key: ByteArray): Long {
+        var found = -1L
+        var i = 0
+        while (i < n) {
+            val ks = spans[i]
+            if (spans[i + 1] - ks == key.size && java.util.Arrays.equals(utf8, ks, ks + key.size, key, 0, key.size)) {
+                found = (spans[i + 2].toLong() shl 32) or spans[i + 3].toLong()
+            }
+            i += 4
+        }
+        return found
+    }
 
-    private companion object {
-        val TRUE = JsonPrimitive(true)
-        val FALSE = JsonPrimitive(false)
+    companion object {
+        /** [utf8]'s entries; null when the scanner does not take it or a key has an escape (then kotlinx's parse reads it). */
+        fun of(utf8: ByteArray): ArgumentSpans? {
+            val scanner = Scanner(utf8)
+            if (!scanner.scanObject()) return null
+            val spans = scanner.spans
+            var i = 0
+            while (i < scanner.n) {
+                for (k in spans[i] until spans[i + 1]) if (utf8[k] == '\\'.code.toByte()) return null
+                i += 4
+            }
+            return ArgumentSpans(utf8, spans, scanner.n)
+        }
     }
 }

@@ -24,7 +24,9 @@ import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.put
+import java.lang.reflect.InvocationTargetException
 import java.lang.reflect.Method
+import kotlin.coroutines.intrinsics.suspendCoroutineUninterceptedOrReturn
 import kotlin.reflect.KFunction
 import kotlin.reflect.KParameter
 import kotlin.reflect.full.callSuspendBy
@@ -59,54 +61,107 @@ internal class ReflectiveFunction(
 ) : CallBody(state) {
     override val isSuspend: Boolean = fn.isSuspend
     fun paramShapes(): List<Shape> = params.map { it.shape }
-    private val method: Method? = fn.javaMethod?.takeIf { !fn.isSuspend }?.also { it.isAccessible = true }
-    private val instanceParam = fn.parameters.first { it.kind == KParameter.Kind.INSTANCE }
 
-    /** Arguments in the method's order (context first when declared), or null when a default must be applied (callBy). */
-    private fun bind(ctx: AppFunctionContext): Pair<Array<Any?>?, Map<KParameter, Any?>> {
+    /**
+     * The JVM method, called with the arguments in its order: a suspend function's takes the
+     * continuation last. kotlin-reflect's `callBy` (a map of every parameter, their defaults
+     * applied by reflection) is left for a call that omits a parameter with a Kotlin default.
+     */
+    private val method: Method? = fn.javaMethod?.also { it.isAccessible = true }
+    private val instanceParam = fn.parameters.first { it.kind == KParameter.Kind.INSTANCE }
+    private val ctxSlots = if (contextParam != null) 1 else 0
+    private val nameUtf8: Array<ByteArray> = Array(params.size) { params[it].name.toByteArray() }
+    private val optional = BooleanArray(params.size) { params[it].p.isOptional }
+
+    /**
+     * The arguments in the method's order (context first when declared), each read where the
+     * core's text has it ([ArgumentSpans], [Shape.decodeAt]); null when a parameter with a Kotlin
+     * default was omitted (then [bindByParam]), or the text is one the scanner leaves to kotlinx.
+     * [extra] slots are left at the end (a suspend function's continuation).
+     */
+    private fun bindPositional(ctx: AppFunctionContext, extra: Int): Array<Any?>? {
+        if (method == null) return null
+        val args = arrayOfNulls<Any?>(ctxSlots + params.size + extra)
+        if (contextParam != null) args[0] = ctx
+        if (params.isEmpty()) return args
+        val utf8 = ctx.argumentsUtf8()
+        val spans = if (utf8 == null) null else ArgumentSpans.of(utf8) ?: return null
+        for (i in params.indices) {
+            val at = spans?.find(nameUtf8[i]) ?: -1L
+            if (at < 0) {
+                if (optional[i]) return null
+                continue // null: a nullable parameter the core let be omitted
+            }
+            args[ctxSlots + i] = decoded(params[i]) { it.decodeAt(spans!!.utf8, (at ushr 32).toInt(), at.toInt()) }
+        }
+        return args
+    }
+
+    private inline fun decoded(rp: ReflectiveParam, read: (Shape) -> Any?): Any? = try {
+        read(rp.shape)
+    } catch (e: Exception) {
+        throw AppFunctionException(AppFunctionErrorCode.InvalidArgument, "${rp.name}: ${e.message}")
+    }
+
+    /** Every parameter by its KParameter, for kotlin-reflect's `callBy`, which applies the Kotlin defaults of those left out. */
+    private fun bindByParam(ctx: AppFunctionContext): Map<KParameter, Any?> {
         // the DSL's reader (Arguments.kt): kotlinx's parse for any text its scanner does not expect
         val obj = if (params.isEmpty()) JsonObject(emptyMap()) else Arguments.of(ctx.argumentsUtf8())
-        val positional = arrayOfNulls<Any?>(params.size + (if (contextParam != null) 1 else 0))
-        var i = 0
-        if (contextParam != null) positional[i++] = ctx
-        var allPresent = true
         val byParam = HashMap<KParameter, Any?>()
         byParam[instanceParam] = instance
         if (contextParam != null) byParam[contextParam] = ctx
         for (rp in params) {
             val v = obj[rp.name]
             if (v == null) {
-                if (rp.p.isOptional) {
-                    allPresent = false; i++; continue
-                }
-                positional[i++] = null
-                byParam[rp.p] = null
+                if (!rp.p.isOptional) byParam[rp.p] = null
                 continue
             }
-            val value = try {
-                rp.shape.decode(v)
-            } catch (e: Exception) {
-                throw AppFunctionException(AppFunctionErrorCode.InvalidArgument, "${rp.name}: ${e.message}")
-            }
-            positional[i++] = value
-            byParam[rp.p] = value
+            byParam[rp.p] = decoded(rp) { it.decode(v) }
         }
-        return (if (allPresent) positional else null) to byParam
+        return byParam
     }
 
-    override fun runSync(ctx: AppFunctionContext): String? {
-        val (positional, byParam) = bind(ctx)
-        val value = if (positional != null && method != null) method.invoke(instance, *positional) else fn.callBy(byParam)
-        return encode(value)
+    private fun invokeSync(ctx: AppFunctionContext): Any? {
+        val args = bindPositional(ctx, 0) ?: return fn.callBy(bindByParam(ctx))
+        return try {
+            method!!.invoke(instance, *args)
+        } catch (e: InvocationTargetException) {
+            throw e.targetException ?: e
+        }
+    }
+
+    override fun runSync(ctx: AppFunctionContext): String? = encode(invokeSync(ctx))
+
+    override fun runSyncUtf8(ctx: AppFunctionContext): ByteArray {
+        val value = invokeSync(ctx)
+        if (result === Shape.Unit_) return NULL_RESULT
+        val out = StringBuilder(128)
+        result.write(out, value)
+        return out.toString().toByteArray(Charsets.UTF_8)
     }
 
     override suspend fun runSuspend(ctx: AppFunctionContext): String? {
         if (!isSuspend) return runSync(ctx)
-        val (_, byParam) = bind(ctx)
-        return encode(fn.callSuspendBy(byParam))
+        val args = bindPositional(ctx, 1) ?: return encode(fn.callSuspendBy(bindByParam(ctx)))
+        // the suspend function's JVM method: its continuation last, COROUTINE_SUSPENDED when it
+        // suspended (it resumes that continuation), else its result
+        val value = suspendCoroutineUninterceptedOrReturn<Any?> { cont ->
+            args[args.size - 1] = cont
+            try {
+                method!!.invoke(instance, *args)
+            } catch (e: InvocationTargetException) {
+                throw e.targetException ?: e
+            }
+        }
+        return encode(value)
     }
 
-    private fun encode(value: Any?): String? = if (result === Shape.Unit_) null else result.encode(value).toString()
+    private fun encode(value: Any?): String? {
+        if (result === Shape.Unit_) return null
+        val out = StringBuilder(128)
+        result.write(out, value)
+        return out.toString()
+    }
 }
 
 internal fun AppJsonParse(json: String): JsonObject = dev.appfunctions.AppJson.parseToJsonElement(json).jsonObject

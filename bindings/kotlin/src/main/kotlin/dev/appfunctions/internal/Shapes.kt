@@ -36,6 +36,7 @@ import kotlin.reflect.full.memberProperties
 import kotlin.reflect.full.primaryConstructor
 import kotlin.reflect.jvm.isAccessible
 import kotlin.reflect.jvm.javaField
+import kotlin.reflect.jvm.javaGetter
 
 /** Thrown at registration when a Kotlin type has no descriptor type. */
 class UnsupportedTypeException(message: String) : IllegalArgumentException(message)
@@ -46,34 +47,65 @@ internal sealed class Shape {
     abstract fun encode(value: Any?): JsonElement
     abstract fun decode(json: JsonElement): Any?
 
+    /**
+     * [decode] of the value at [s, e) of [utf8] (an arguments text [ArgumentSpans] found it in):
+     * the same value, read from the bytes where the shape can (strings, numbers, enums) without
+     * making the JsonElement first.
+     */
+    open fun decodeAt(utf8: ByteArray, s: Int, e: Int): Any? = decode(Utf8Json.element(utf8, s, e))
+
+    /** Appends [encode]'s text of [value] (the same characters) without making the JsonElement. */
+    open fun write(out: StringBuilder, value: Any?) {
+        out.append(encode(value).toString())
+    }
+
     object Unit_ : Shape() {
         override val descriptorType = JsonPrimitive("void")
         override fun encode(value: Any?) = JsonNull
         override fun decode(json: JsonElement) = Unit
+        override fun write(out: StringBuilder, value: Any?) {
+            out.append("null")
+        }
     }
 
     object Str : Shape() {
         override val descriptorType = JsonPrimitive("string")
         override fun encode(value: Any?) = JsonPrimitive(value as String)
         override fun decode(json: JsonElement): Any = (json as JsonPrimitive).content
+        override fun decodeAt(utf8: ByteArray, s: Int, e: Int): Any? =
+            if (utf8[s] == '"'.code.toByte()) Utf8Json.text(utf8, s + 1, e - 1) else super.decodeAt(utf8, s, e)
+        override fun write(out: StringBuilder, value: Any?) = out.appendQuoted(value as String)
     }
 
     object Bool : Shape() {
         override val descriptorType = JsonPrimitive("boolean")
         override fun encode(value: Any?) = JsonPrimitive(value as Boolean)
         override fun decode(json: JsonElement): Any = (json as JsonPrimitive).boolean
+        override fun write(out: StringBuilder, value: Any?) {
+            out.append(value as Boolean)
+        }
     }
 
     class I32(private val cls: KClass<*>) : Shape() {
         override val descriptorType = JsonPrimitive("int32")
         override fun encode(value: Any?) = JsonPrimitive((value as Number).toInt())
-        override fun decode(json: JsonElement): Any {
-            val i = (json as JsonPrimitive).int
-            return when (cls) {
-                Short::class -> i.toShort()
-                Byte::class -> i.toByte()
-                else -> i
-            }
+        override fun decode(json: JsonElement): Any = narrow((json as JsonPrimitive).int)
+        override fun decodeAt(utf8: ByteArray, s: Int, e: Int): Any? {
+            val v = Utf8Json.plainLong(utf8, s, e)
+            return if (v != null && v >= Int.MIN_VALUE && v <= Int.MAX_VALUE) narrow(v.toInt()) else super.decodeAt(utf8, s, e)
+        }
+        private val kind = when (cls) {
+            Short::class -> 1
+            Byte::class -> 2
+            else -> 0
+        }
+        private fun narrow(i: Int): Any = when (kind) {
+            1 -> i.toShort()
+            2 -> i.toByte()
+            else -> i
+        }
+        override fun write(out: StringBuilder, value: Any?) {
+            out.append((value as Number).toInt())
         }
     }
 
@@ -81,6 +113,10 @@ internal sealed class Shape {
         override val descriptorType = JsonPrimitive("int64")
         override fun encode(value: Any?) = JsonPrimitive((value as Number).toLong())
         override fun decode(json: JsonElement): Any = (json as JsonPrimitive).long
+        override fun decodeAt(utf8: ByteArray, s: Int, e: Int): Any? = Utf8Json.plainLong(utf8, s, e) ?: super.decodeAt(utf8, s, e)
+        override fun write(out: StringBuilder, value: Any?) {
+            out.append((value as Number).toLong())
+        }
     }
 
     class F64(private val cls: KClass<*>) : Shape() {
@@ -104,18 +140,21 @@ internal sealed class Shape {
             val t = OffsetDateTime.parse((json as JsonPrimitive).content)
             return if (cls == Instant::class) t.toInstant() else t
         }
+        override fun write(out: StringBuilder, value: Any?) = out.appendQuoted(if (value is Instant) value.atOffset(ZoneOffset.UTC).toString() else value.toString())
     }
 
     object Date : Shape() {
         override val descriptorType = JsonPrimitive("date")
         override fun encode(value: Any?) = JsonPrimitive(value.toString())
         override fun decode(json: JsonElement): Any = LocalDate.parse((json as JsonPrimitive).content)
+        override fun write(out: StringBuilder, value: Any?) = out.appendQuoted(value.toString())
     }
 
     object Uuid : Shape() {
         override val descriptorType = JsonPrimitive("uuid")
         override fun encode(value: Any?) = JsonPrimitive(value.toString())
         override fun decode(json: JsonElement): Any = UUID.fromString((json as JsonPrimitive).content)
+        override fun write(out: StringBuilder, value: Any?) = out.appendQuoted(value.toString())
     }
 
     /** Free-form JSON (used by the builder DSL, not by reflection). */
@@ -132,6 +171,27 @@ internal sealed class Shape {
         override fun decode(json: JsonElement): Any {
             val n = (json as JsonPrimitive).content
             return constants[n] ?: throw IllegalArgumentException("$n is not a member of $name")
+        }
+
+        /** The members in declaration order, each with its name's UTF-8 and its quoted JSON text. */
+        private val members: Array<kotlin.Enum<*>> = cls.java.enumConstants.map { it as kotlin.Enum<*> }.toTypedArray()
+        private val memberUtf8: Array<ByteArray> = Array(members.size) { members[it].name.toByteArray() }
+        private val memberJson: Array<String> = Array(members.size) { StringBuilder().apply { appendQuoted(members[it].name) }.toString() }
+
+        override fun decodeAt(utf8: ByteArray, s: Int, e: Int): Any? {
+            if (utf8[s] == '"'.code.toByte()) {
+                val n = e - s - 2
+                for (i in memberUtf8.indices) {
+                    val m = memberUtf8[i]
+                    if (m.size == n && java.util.Arrays.equals(utf8, s + 1, e - 1, m, 0, n)) return members[i]
+                }
+            }
+            // an escaped name, or none of them: decode's own answer or error
+            return super.decodeAt(utf8, s, e)
+        }
+
+        override fun write(out: StringBuilder, value: Any?) {
+            out.append(memberJson[(value as kotlin.Enum<*>).ordinal])
         }
 
         fun definition(): JsonObject = buildJsonObject {
@@ -157,6 +217,23 @@ internal sealed class Shape {
         val description: String?,
     ) {
         lateinit var shape: Shape
+
+        /** The property's JVM getter (kotlin-reflect's `get` goes through its own caller to the same method). */
+        private val javaGetter: java.lang.reflect.Method? = getter.javaGetter?.also { it.isAccessible = true }
+
+        /** The field's `"name":` as [write] puts it, after the first field with its comma. */
+        val keyJson: String = StringBuilder().apply { appendQuoted(name); append(':') }.toString()
+        val nextKeyJson: String = ",$keyJson"
+
+        fun read(record: Any): Any? = if (javaGetter != null) {
+            try {
+                javaGetter.invoke(record)
+            } catch (e: java.lang.reflect.InvocationTargetException) {
+                throw e.targetException ?: e
+            }
+        } else {
+            getter.get(record)
+        }
     }
 
     /** A record or an entity: a class with a primary constructor whose parameters are properties. */
@@ -169,6 +246,18 @@ internal sealed class Shape {
 
         override fun encode(value: Any?): JsonElement = buildJsonObject {
             for (f in fields) put(f.name, f.shape.encode(f.getter.get(value!!)))
+        }
+
+        override fun write(out: StringBuilder, value: Any?) {
+            val record = value!!
+            val fields = fields
+            out.append('{')
+            for (i in fields.indices) {
+                val f = fields[i]
+                out.append(if (i == 0) f.keyJson else f.nextKeyJson)
+                f.shape.write(out, f.read(record))
+            }
+            out.append('}')
         }
 
         override fun decode(json: JsonElement): Any {
@@ -236,13 +325,62 @@ internal sealed class Shape {
             val list = (json as JsonArray).map { element.decode(it) }
             return if (kind == Set::class) list.toSet() else list
         }
+        override fun write(out: StringBuilder, value: Any?) {
+            val items: Iterator<Any?> = when (value) {
+                is Iterable<*> -> value.iterator()
+                is Array<*> -> value.iterator()
+                else -> throw IllegalArgumentException("not a collection: $value")
+            }
+            out.append('[')
+            var first = true
+            for (item in items) {
+                if (!first) out.append(',')
+                first = false
+                element.write(out, item)
+            }
+            out.append(']')
+        }
     }
 
     class Nullable(val inner: Shape) : Shape() {
         override val descriptorType = buildJsonObject { put("nullable", inner.descriptorType) }
         override fun encode(value: Any?): JsonElement = if (value == null) JsonNull else inner.encode(value)
         override fun decode(json: JsonElement): Any? = if (json is JsonNull) null else inner.decode(json)
+        override fun decodeAt(utf8: ByteArray, s: Int, e: Int): Any? =
+            if (e - s == 4 && utf8[s] == 'n'.code.toByte()) null else inner.decodeAt(utf8, s, e)
+        override fun write(out: StringBuilder, value: Any?) {
+            if (value == null) out.append("null") else inner.write(out, value)
+        }
     }
+}
+
+/** kotlinx's escapes of the characters below 93 ([appendQuoted] writes a string as kotlinx prints it). */
+private val ESCAPES: Array<String?> = arrayOfNulls<String>(93).apply {
+    for (c in 0..0x1f) this[c] = "\\u00" + "0123456789abcdef"[c shr 4] + "0123456789abcdef"[c and 0xf]
+    this['"'.code] = "\\\""
+    this['\\'.code] = "\\\\"
+    this['\t'.code] = "\\t"
+    this['\b'.code] = "\\b"
+    this['\n'.code] = "\\n"
+    this['\r'.code] = "\\r"
+    this[0x0c] = "\\f"
+}
+
+/** [s] quoted and escaped, the characters kotlinx's `JsonPrimitive(s).toString()` makes. */
+internal fun StringBuilder.appendQuoted(s: String) {
+    append('"')
+    var last = 0
+    for (i in s.indices) {
+        val c = s[i].code
+        if (c < 93) {
+            val esc = ESCAPES[c] ?: continue
+            append(s, last, i)
+            append(esc)
+            last = i + 1
+        }
+    }
+    append(s, last, s.length)
+    append('"')
 }
 
 internal object Shapes {
