@@ -608,6 +608,8 @@ def bindings_section(s, run, only_measured=False):
             (kotlin, "`executeBlockingJson`, DSL `blockingHandler`", "kotlin_execute_blocking_ns", "kotlin_view_execute_blocking_ns"),
             (kotlin, "`suspend` `execute` in `runBlocking`", "kotlin_execute_suspend_ns", "kotlin_view_execute_suspend_ns"),
             (kotlin, "`executeBlockingJson` of the C figure's call (`create_order`, three arguments, which the DSL copies for its handler and scans and makes into entries when it first reads them)", "kotlin_c_call_ns", None),
+            (kotlin, "`executeBlockingJson` of the realistic call (`Realistic.kt`: the seed's `create_order` as an `@AppFunction` method answering its record, its store from the call's scope opened by scope hooks, through the seed's SignIn and Telemetry delegates)", "kotlin_realistic_ns", None),
+            (kotlin, "`suspend` `execute` of the realistic call (its calls made from one `runBlocking`)", "kotlin_realistic_suspend_ns", None),
             ("Swift", "`await execute`, a handler without `await` (it answers inline; release)", "swift_execute_ns", "swift_view_execute_ns"),
             ("Swift", "`await execute`, the same handler `async` (it runs on a task of its own)", "swift_execute_async_handler_ns", None),
             ("Swift", "`await execute`, a raw JSON handler (`register(descriptorJSON:)`: no Codable, like the C figure's handler)", "swift_execute_raw_ns", None),
@@ -627,6 +629,12 @@ def bindings_section(s, run, only_measured=False):
         if key.startswith("dotnet_") and s.get("dotnet_c_execute_plain_ns") and v:
             # BenchmarkDotNet runs apart from the other bindings: beside its own run's C figure
             out.append(f"| {label} | {what} | {fmt(v)} | {fmt(v / s['dotnet_c_execute_plain_ns'])}× (C {fmt(s['dotnet_c_execute_plain_ns'])} ns in its run) |  |  |")
+            continue
+        if key.startswith("kotlin_realistic") and v:
+            # beside the same realistic call made in C in the Kotlin bench's JVM, not the plain C figure
+            c_r = s.get("kotlin_c_realistic_same_jvm_ns")
+            out.append(f"| {label} | {what} | {fmt(v)} | "
+                       + (f"{fmt(v / c_r)}× (the same call in C, same JVM: {fmt(c_r)} ns)" if c_r else "") + " |  |  |")
             continue
         out.append(f"| {label} | {what} | {fmt(v) if v else 'not measured in this run'} | {vs_c(v)} | "
                    f"{fmt(w) if w else ''} | {vs_c(w)} |")
@@ -727,6 +735,18 @@ def kotlin_floor_table(s, c_ns):
                 f"doing that; the DSL's scanner reads them in {fmt(s.get('kotlin_floor_scan_args_cpu_ns'))} ns "
                 f"when the handler first reads them (this one never does), where kotlinx.serialization's parse, "
                 f"which the DSL made before 2026-12-01, takes {fmt(s.get('kotlin_floor_parse_args_cpu_ns'))} ns."]
+        if s.get("kotlin_c_realistic_same_jvm_cpu_ns") and s.get("kotlin_realistic_cpu_ns"):
+            out[-1] += (" The realistic call (`Realistic.kt`, the table's rows) made the same way in C in that JVM "
+                        "(`floor_jni.c`: the scope hooks attaching host data with a release, SignIn's `on_invoking` "
+                        "reading the function id, Telemetry's `on_invoked` reading the id and the platform, the handler "
+                        f"reading its arguments and its scope and answering the `Order` record) took "
+                        f"{fmt(s['kotlin_c_realistic_same_jvm_cpu_ns'])} ns of CPU; through Kotlin "
+                        f"{vs('kotlin_realistic_cpu_ns', 'kotlin_c_realistic_same_jvm_cpu_ns')} that blocking "
+                        f"({fmt(s['kotlin_realistic_cpu_ns'])} ns) and "
+                        f"{vs('kotlin_realistic_suspend_cpu_ns', 'kotlin_c_realistic_same_jvm_cpu_ns')} with `suspend` "
+                        f"`execute` ({fmt(s.get('kotlin_realistic_suspend_cpu_ns'))} ns): five JNI callbacks a call "
+                        "(the scope's begin and end, the two delegates, the handler) and the scope's release, where the "
+                        "trivial call makes one.")
         if s.get("kotlin_c_ping_same_jvm_cpu_ns") and s.get("kotlin_c_async_ping_same_jvm_cpu_ns"):
             out[-1] += (f" The trivial call itself in C (dsl_ping: no arguments, a handler answering 1) took "
                         f"{fmt(s['kotlin_c_ping_same_jvm_cpu_ns'])} ns through `af_execute_json` and "

@@ -14,6 +14,12 @@
  * through af_execute_json and through af_execute_async with a cancel token and an outcome
  * callback answered inline (what the suspend execute asks of the core), to say which part of a
  * Kotlin figure is the core's.
+ *
+ * And the realistic call in C (afj_c_realistic_*, bench/Realistic.kt's in Kotlin): the seed's
+ * create_order_in_app answering its Order record, its handler reading the arguments and the scope
+ * the scope hooks opened (host data with a release), SignIn's on_invoking reading the function id
+ * and Telemetry's on_invoked reading the id and the platform: what the Kotlin realistic call asks
+ * of the core, with no Kotlin.
  */
 #include <jni.h>
 #include <stddef.h>
@@ -189,4 +195,108 @@ JNIEXPORT jint JNICALL Java_dev_appfunctions_bench_FloorJni_cExecute(JNIEnv *env
     c_string_free(out);
   }
   return ok;
+}
+
+/* The realistic call (bench/Realistic.kt): its own dispatcher, so that the delegates and scope
+   hooks are only on it. */
+static __typeof__(&af_add_delegate) c_add_delegate;
+static __typeof__(&af_set_scope_hooks) c_set_scope_hooks;
+static __typeof__(&af_call_set_host_data) c_call_set_host_data;
+static __typeof__(&af_call_host_data) c_call_host_data;
+static __typeof__(&af_gate_allow) c_gate_allow;
+static __typeof__(&af_gate_open_app) c_gate_open_app;
+static __typeof__(&af_call_function_id) c_call_function_id;
+static __typeof__(&af_call_platform) c_call_platform;
+static struct af_dispatcher *c_dr;
+static struct af_invocation c_inv_realistic = AF_INVOCATION_INIT;
+struct realistic_scope {
+  int open;
+  int store;
+};
+static struct realistic_scope c_scope;
+static size_t c_realistic_seen;
+static int c_signed_in;
+static void c_scope_release(void *data) { ((struct realistic_scope *)data)->open = 0; }
+static void c_scope_begin(void *user_data, struct af_call *call) {
+  (void)user_data;
+  c_scope.open = 1;
+  c_call_set_host_data(call, &c_scope, c_scope_release);
+}
+static void c_scope_end(void *user_data, struct af_call *call) {
+  (void)user_data;
+  struct realistic_scope *scope = c_call_host_data(call);
+  c_realistic_seen += scope != NULL && scope->open;
+}
+static void c_signin(void *user_data, struct af_call *call, struct af_gate *gate) {
+  (void)user_data;
+  const char *id = c_call_function_id(call);
+  if (id != NULL && strcmp(id, "cancel_order") == 0 && !c_signed_in) {
+    c_gate_open_app(gate, "Sign in to cancel orders.");
+  } else {
+    c_gate_allow(gate);
+  }
+}
+static void c_telemetry(void *user_data, struct af_call *call, const char *outcome_json) {
+  (void)user_data;
+  const char *id = c_call_function_id(call);
+  c_realistic_seen += (id != NULL && id[0] == 'c') + (c_call_platform(call) >= 0) + (outcome_json != NULL);
+}
+static void c_handler_realistic(void *user_data, struct af_call *call) {
+  (void)user_data;
+  const char *args = c_call_args(call);
+  struct realistic_scope *scope = c_call_host_data(call);
+  c_realistic_seen += args != NULL && scope != NULL && scope->open;
+  c_call_return(call, "{\"id\":\"o-1\",\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Normal\"}");
+}
+/* FloorJni.cRealisticSetup(fns): af_add_delegate, af_set_scope_hooks, af_call_set_host_data, af_call_host_data,
+   af_gate_allow, af_gate_open_app, af_call_function_id, af_call_platform (after cSetup, whose functions it uses). */
+JNIEXPORT jint JNICALL Java_dev_appfunctions_bench_FloorJni_cRealisticSetup(JNIEnv *env, jobject self, jlongArray addresses) {
+  (void)self;
+  jlong fns[8];
+  if (c_dispatcher_new == NULL || (*env)->GetArrayLength(env, addresses) != 8) return -7;
+  (*env)->GetLongArrayRegion(env, addresses, 0, 8, fns);
+  c_add_delegate = (__typeof__(c_add_delegate))(intptr_t)fns[0];
+  c_set_scope_hooks = (__typeof__(c_set_scope_hooks))(intptr_t)fns[1];
+  c_call_set_host_data = (__typeof__(c_call_set_host_data))(intptr_t)fns[2];
+  c_call_host_data = (__typeof__(c_call_host_data))(intptr_t)fns[3];
+  c_gate_allow = (__typeof__(c_gate_allow))(intptr_t)fns[4];
+  c_gate_open_app = (__typeof__(c_gate_open_app))(intptr_t)fns[5];
+  c_call_function_id = (__typeof__(c_call_function_id))(intptr_t)fns[6];
+  c_call_platform = (__typeof__(c_call_platform))(intptr_t)fns[7];
+  c_dr = c_dispatcher_new();
+  if (c_dr == NULL) return -1;
+  if (c_define_types(c_dr, "{\"enums\":[{\"name\":\"RealisticPriority\",\"members\":[\"Low\",\"Normal\",\"High\"]}],"
+                           "\"records\":[{\"name\":\"RealisticOrder\",\"fields\":[{\"name\":\"id\",\"type\":\"string\"},"
+                           "{\"name\":\"customer\",\"type\":\"string\"},{\"name\":\"quantity\",\"type\":\"int32\"},"
+                           "{\"name\":\"priority\",\"type\":{\"enum\":\"RealisticPriority\"}}]}]}") != AF_OK)
+    return -2;
+  if (c_register_function(c_dr,
+                          "{\"id\":\"create_order_in_app\",\"description\":\"Creates an order for a customer.\","
+                          "\"parameters\":[{\"name\":\"customer\",\"type\":\"string\"},{\"name\":\"quantity\",\"type\":\"int32\"},"
+                          "{\"name\":\"priority\",\"type\":{\"enum\":\"RealisticPriority\"},\"optional\":true,\"default\":\"Normal\"}],"
+                          "\"result\":{\"record\":\"RealisticOrder\"}}",
+                          c_handler_realistic, NULL, NULL) != AF_OK)
+    return -3;
+  if (c_set_scope_hooks(c_dr, c_scope_begin, c_scope_end, NULL, NULL) != AF_OK) return -4;
+  struct af_delegate signin = AF_DELEGATE_INIT;
+  signin.on_invoking = c_signin;
+  struct af_delegate telemetry = AF_DELEGATE_INIT;
+  telemetry.on_invoked = c_telemetry;
+  if (c_add_delegate(c_dr, &signin, NULL) != AF_OK || c_add_delegate(c_dr, &telemetry, NULL) != AF_OK) return -5;
+  c_inv_realistic.function_id = "create_order_in_app";
+  return 0;
+}
+/* FloorJni.cRealistic(n): n realistic calls through af_execute_json; n when every outcome was a success and every
+   callback saw what it reads. */
+JNIEXPORT jint JNICALL Java_dev_appfunctions_bench_FloorJni_cRealistic(JNIEnv *env, jobject self, jint n) {
+  (void)env;
+  (void)self;
+  int32_t ok = 0;
+  size_t before = c_realistic_seen;
+  for (int32_t i = 0; i < n; i++) {
+    char *out = c_execute_json(c_dr, &c_inv_realistic, "{\"customer\":\"acme\",\"quantity\":2,\"priority\":\"Normal\"}");
+    if (i > 0 || (out != NULL && strstr(out, "\"success\"") != NULL)) ok++;
+    c_string_free(out);
+  }
+  return c_realistic_seen - before == (size_t)n * 5 ? ok : 0;
 }

@@ -68,6 +68,8 @@ fun main(args: Array<String>) {
     }
     // what JNI itself costs, beside the round trip again (Floor.kt)
     floorBench(n)
+    // the seed's app as one of its calls feels: a scope and two delegates (Realistic.kt)
+    realisticBench(n)
 }
 
 private fun report(label: String, bestNs: Long, bestCpuNs: Long, n: Int, rounds: Int, sink: Int) =

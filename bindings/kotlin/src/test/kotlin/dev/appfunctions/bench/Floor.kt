@@ -46,6 +46,12 @@ object FloorJni {
      */
     external fun cExecute(n: Int, mode: Int): Int
 
+    /** The realistic call's dispatcher in C (bench/Realistic.kt), after [cSetup]: [C_REALISTIC_FUNCTIONS]' addresses. */
+    external fun cRealisticSetup(fns: LongArray): Int
+
+    /** [n] realistic calls in a C loop; [n] when they succeeded and every callback saw what it reads. */
+    external fun cRealistic(n: Int): Int
+
     @JvmStatic
     fun upcall(a: Long, b: Long) {
         calls += 1 + (a and b)
@@ -127,7 +133,13 @@ internal val C_FUNCTIONS = listOf(
     "af_execute_async", "af_cancel_token_new",
 )
 
-private fun functionAddress(name: String): Long = JniShim.nativeFunctionAddress(name.toByteArray()).also { check(it != 0L) { "no $name" } }
+/** What cRealisticSetup takes, in its order. */
+internal val C_REALISTIC_FUNCTIONS = listOf(
+    "af_add_delegate", "af_set_scope_hooks", "af_call_set_host_data", "af_call_host_data", "af_gate_allow", "af_gate_open_app",
+    "af_call_function_id", "af_call_platform",
+)
+
+internal fun functionAddress(name: String): Long = JniShim.nativeFunctionAddress(name.toByteArray()).also { check(it != 0L) { "no $name" } }
 
 internal fun measureAll(n: Int, loops: List<Loop>, rounds: Int = 5) {
     var sink = 0
