@@ -102,7 +102,7 @@ static const char *const NAMES[AFJ_COUNT] = {
   "log", "notify", "toolkitText", "asyncOutcome",
 };
 static const char *const SIGNATURES[AFJ_COUNT] = {
-  "(JJ)J", "(J[B)V", "(JJ)V", "(JJ)V", "(J)V", "(J)V", "(J)V", "(JJJ)V", "(JJ[B)V", "(JJJ)V",
+  "(JJ)J", "(J[B)V", "(JJ)J", "(JJ)J", "(J)V", "(J)V", "(J)V", "(JJJ)V", "(JJ[B)V", "(JJJ)V",
   "(JI[B)V", "(J[B)V", "(J[BI[B)[B", "(Ljava/lang/Object;[B)V",
 };
 
@@ -312,21 +312,47 @@ static void trampoline_outcome(void *user_data, const char *outcome_json) {
   if (json != NULL) (*env)->DeleteLocalRef(env, json);
 }
 
-static void call_fn(int which, void *user_data, struct af_call *call) {
-  JNIEnv *env = thread_env();
-  if (env == NULL) return;
-  (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[which], KEY(user_data), KEY(call));
-  threw(env);
-}
-
-static void trampoline_scope_begin(void *user_data, struct af_call *call) { call_fn(AFJ_SCOPE_BEGIN, user_data, call); }
-static void trampoline_scope_end(void *user_data, struct af_call *call) { call_fn(AFJ_SCOPE_END, user_data, call); }
-
 static void user_data_fn(int which, void *user_data) {
   JNIEnv *env = thread_env();
   if (env == NULL) return;
   (*env)->CallStaticVoidMethod(env, g_callbacks, g_method[which], KEY(user_data));
   threw(env);
+}
+
+/*
+ * A call's host scope: the scope-begin upcall answers the key of its box in the handle table
+ * (0: none), which is attached here as the call's host data, released by trampoline_release_scope.
+ * The scope-end upcall takes the box out of the table itself and answers its key: the core runs
+ * the host data's release right after the scope-end hook, on the same thread
+ * (src/engine/pipeline.rs), and that release then has nothing left to do and makes no upcall.
+ * Any other release of a box (the core refusing the host data, a call ending without its scope's
+ * end) goes up to JniCallbacks.release as every plain handle's does.
+ */
+static _Thread_local jlong tls_scope_let_go;
+
+static void trampoline_release_scope(void *user_data) {
+  if (user_data != NULL && KEY(user_data) == tls_scope_let_go) {
+    tls_scope_let_go = 0;
+    return;
+  }
+  user_data_fn(AFJ_RELEASE, user_data);
+}
+
+static void trampoline_scope_begin(void *user_data, struct af_call *call) {
+  JNIEnv *env = thread_env();
+  if (env == NULL) return;
+  jlong box = (*env)->CallStaticLongMethod(env, g_callbacks, g_method[AFJ_SCOPE_BEGIN], KEY(user_data), KEY(call));
+  if (threw(env) || box == 0) return;
+  /* on a refusal (a call that has just ended) the core runs the release before this returns */
+  core.af_call_set_host_data(call, PTR(void, box), trampoline_release_scope);
+}
+
+static void trampoline_scope_end(void *user_data, struct af_call *call) {
+  JNIEnv *env = thread_env();
+  tls_scope_let_go = 0;
+  if (env == NULL) return;
+  jlong box = (*env)->CallStaticLongMethod(env, g_callbacks, g_method[AFJ_SCOPE_END], KEY(user_data), KEY(call));
+  if (!threw(env)) tls_scope_let_go = box;
 }
 
 static void trampoline_free(void *user_data) { user_data_fn(AFJ_FREE, user_data); }

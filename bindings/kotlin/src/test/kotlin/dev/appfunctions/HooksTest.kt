@@ -238,4 +238,51 @@ class HooksTest {
         val p = runBlocking { d.execute(AppFunctionInvocation("pick"), "{}") }
         assertEquals("no pick", p.message, p.json)
     }
+
+    @Test
+    fun `every call's scope box is forgotten, whichever thread ends it and whatever its hooks do`() {
+        val ends = Collections.synchronizedList(ArrayList<Any?>())
+        val began = AtomicInteger()
+        d.setScopeHooks(
+            begin = { ctx ->
+                val n = began.incrementAndGet()
+                when {
+                    ctx.functionId == "boom" -> error("no scope today")
+                    n % 3 == 0 -> null // a null scope: the end hook still runs, with null
+                    else -> "scope-$n"
+                }
+            },
+            end = { ctx, scope ->
+                ends += scope
+                // a call made from the end hook, on the thread ending this one: its own scope's
+                // end and release run inside this end, before this call's release
+                if (ctx.functionId == "outer") d.executeBlockingJson(AppFunctionInvocation("inline"), "{}")
+            },
+        )
+        d.function("inline") { result(AppFunctionType.String); blockingHandler { ctx, _ -> JsonPrimitive("${ctx.scope}") } }
+        d.function("outer") { result(AppFunctionType.String); blockingHandler { ctx, _ -> JsonPrimitive("${ctx.scope}") } }
+        d.function("boom") { result(AppFunctionType.String); blockingHandler { ctx, _ -> JsonPrimitive("${ctx.scope}") } }
+        d.function("later") {
+            result(AppFunctionType.String)
+            handler { ctx, _ ->
+                val mine = ctx.scope
+                delay(2) // ends on the dispatcher's thread: the scope's end and release there
+                JsonPrimitive("$mine")
+            }
+        }
+        val handles = Handles.size
+        repeat(30) {
+            for (id in listOf("inline", "outer", "boom", "later")) {
+                val o = exec(id)
+                assertEquals(AppFunctionStatus.Success, o.status, o.json)
+                if (id == "boom") assertEquals("null", o.result.jsonPrimitive.content, "a begin that threw: no scope")
+            }
+            assertEquals(AppFunctionStatus.Success, d.executeBlocking(AppFunctionInvocation("later"), "{}").status)
+        }
+        // every begin that did not throw got its end once (the outer calls' inline ones included)
+        assertEquals(began.get() - 30, ends.size, ends.toString())
+        assertTrue(ends.any { it == null } && ends.any { it is String }, ends.toString())
+        assertTrue(logs.any { it.contains("no scope today") }, logs.toString())
+        assertEquals(handles, Handles.size, "every scope box is forgotten")
+    }
 }

@@ -74,8 +74,6 @@ internal object NativeCalls {
     fun callOnCancel(call: Long, userData: Long): Int =
         AfNative.af_call_on_cancel(call, Callbacks.cancel, userData, Callbacks.release, null)
     fun callLog(call: Long, level: Int, message: String): Int = AfNative.af_call_log(call, level, message.cstr())
-    /** A scope hook's host scope, forgotten by the release trampoline. */
-    fun callSetHostData(call: Long, data: Long): Int = AfNative.af_call_set_host_data(call, data, Callbacks.release)
     fun gateAllow(gate: Long): Int = AfNative.af_gate_allow(gate)
     fun gateDeny(gate: Long, message: String): Int = AfNative.af_gate_deny(gate, message.cstr())
     fun gateOpenApp(gate: Long, message: String): Int = AfNative.af_gate_open_app(gate, message.cstr())

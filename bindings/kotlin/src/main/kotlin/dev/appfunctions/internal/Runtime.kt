@@ -407,25 +407,37 @@ internal object Trampolines {
         }
     }
 
-    fun scopeBegin(userData: Long, call: Long) {
-        val d = Handles[userData] as? ScopeHooksData ?: return
-        try {
-            val scope = d.begin(AppFunctionContext(call))
-            // released by the core right after scope end (or at once if it refuses)
-            NativeCalls.callSetHostData(call, Handles.put(ScopeBox(scope)))
+    /**
+     * The scope-begin hook: the key of the call's scope box in [Handles] (0: none, begin failed),
+     * which the shim attaches as the call's host data with a release that forgets it.
+     */
+    fun scopeBegin(userData: Long, call: Long): Long {
+        val d = Handles[userData] as? ScopeHooksData ?: return 0
+        return try {
+            Handles.put(ScopeBox(d.begin(AppFunctionContext(call))))
         } catch (t: Throwable) {
             d.state.log(3, "scope begin failed: $t")
+            0
         }
     }
 
-    fun scopeEnd(userData: Long, call: Long) {
-        val d = Handles[userData] as? ScopeHooksData ?: return
-        val box = Handles[NativeCalls.callHostData(call)] as? ScopeBox ?: return
+    /**
+     * The scope-end hook: runs [ScopeHooksData.end] and forgets the box, whose key it answers
+     * (0: none). The core releases the host data right after this hook on this thread; the shim
+     * then has nothing to forget and makes no upcall for it.
+     */
+    fun scopeEnd(userData: Long, call: Long): Long {
+        val d = Handles[userData] as? ScopeHooksData ?: return 0
+        val key = NativeCalls.callHostData(call)
+        val box = Handles[key] as? ScopeBox ?: return 0
         try {
             d.end(AppFunctionContext(call), box.scope)
         } catch (t: Throwable) {
             d.state.log(3, "scope end failed: $t")
+        } finally {
+            Handles.remove(key)
         }
+        return key
     }
 
     /** A toolkit's dynamic text ([AppFunctionToolkitTexts]), or null for its static one. */
