@@ -166,6 +166,34 @@ class ReflectiveCodecTest {
         assertNull(ArgumentSpans.of("""{"a": 1}""".toByteArray()), "whitespace: not the core's compact text")
     }
 
+    /** A random JSON value, compact as the core writes it: strings over every escape, numbers, literals, nesting. */
+    private fun randomJson(depth: Int = 0): kotlinx.serialization.json.JsonElement = when (if (depth > 3) rnd.nextInt(4) else rnd.nextInt(6)) {
+        0 -> JsonPrimitive(tricky())
+        1 -> JsonPrimitive(rnd.nextLong(-1_000_000_000_000, 1_000_000_000_000))
+        2 -> JsonPrimitive(rnd.nextDouble() * 1e6)
+        3 -> listOf(JsonPrimitive(true), JsonPrimitive(false), kotlinx.serialization.json.JsonNull).random(rnd)
+        4 -> kotlinx.serialization.json.JsonArray(List(rnd.nextInt(4)) { randomJson(depth + 1) })
+        else -> kotlinx.serialization.json.JsonObject((0 until rnd.nextInt(4)).associate { "k$it${tricky()}" to randomJson(depth + 1) })
+    }
+
+    @Test
+    fun `the core's text is split by skipping its values, into the entries the checking scanner finds`() {
+        repeat(2_000) {
+            val keys = List(rnd.nextInt(0, 6)) { "p$it" + "_x".repeat(rnd.nextInt(2)) }
+            val obj = kotlinx.serialization.json.JsonObject(keys.associateWith { randomJson() })
+            val text = obj.toString().toByteArray()
+            val core = ArgumentSpans.ofCore(text)!!
+            val checked = ArgumentSpans.of(text)!!
+            for (k in keys + listOf("absent", "p")) assertEquals(checked.find(k.toByteArray()), core.find(k.toByteArray()), "$k in ${obj}")
+        }
+        for (t in listOf("""{"a": 1}""", """{"a":1} """, """{"\u0061":1}""", """[1]""", """{"a":"x""", "{}x")) {
+            val core = ArgumentSpans.ofCore(t.toByteArray())
+            if (core != null) assertEquals(ArgumentSpans.of(t.toByteArray())?.find("a".toByteArray()), core.find("a".toByteArray()), t)
+        }
+        assertNull(ArgumentSpans.ofCore("""{"\u0061":1}""".toByteArray()), "an escaped key: left to kotlinx")
+        assertEquals(-1L, ArgumentSpans.ofCore("{}".toByteArray())!!.find("a".toByteArray()))
+    }
+
     @Test
     fun `reflective functions bind and answer through the codec, defaults and suspension included`() {
         val v = all()

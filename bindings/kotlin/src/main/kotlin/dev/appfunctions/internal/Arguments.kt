@@ -391,5 +391,86 @@ internal class ArgumentSpans private constructor(val utf8: ByteArray, private va
             }
             return ArgumentSpans(utf8, spans, scanner.n)
         }
+
+        /**
+         * [of] for the text the core itself wrote for a call it dispatched (af_call_args): its
+         * entries found by skipping each value (a string to its closing quote, an object or an
+         * array to its closing bracket, anything else to the next `,`, `}` or `]`) without
+         * checking them, for the core writes every byte of that text (compact RFC 8259 in
+         * well-formed UTF-8: [Arguments.ofCore] says how). Null for what is not an object of
+         * such entries, or a key with an escape; then [of]'s answer is taken.
+         */
+        fun ofCore(utf8: ByteArray): ArgumentSpans? {
+            val b = utf8
+            if (b.size < 2 || b[0] != '{'.code.toByte()) return null
+            var spans = IntArray(16)
+            var n = 0
+            var p = 1
+            if (b[p] == '}'.code.toByte()) return if (b.size == 2) ArgumentSpans(b, spans, 0) else null
+            while (true) {
+                if (p >= b.size || b[p] != '"'.code.toByte()) return null
+                val keyEnd = skipString(b, p) // after the closing quote
+                if (keyEnd < 0 || keyEnd >= b.size || b[keyEnd] != ':'.code.toByte()) return null
+                for (k in p + 1 until keyEnd - 1) if (b[k] == '\\'.code.toByte()) return null
+                val v = keyEnd + 1
+                val end = skipValue(b, v)
+                if (end <= v || end >= b.size) return null
+                if (n + 4 > spans.size) spans = spans.copyOf(spans.size * 2)
+                spans[n] = p + 1
+                spans[n + 1] = keyEnd - 1
+                spans[n + 2] = v
+                spans[n + 3] = end
+                n += 4
+                when (b[end]) {
+                    ','.code.toByte() -> p = end + 1
+                    '}'.code.toByte() -> return if (end + 1 == b.size) ArgumentSpans(b, spans, n) else null
+                    else -> return null
+                }
+            }
+        }
+
+        /** After the string whose quote is at [p] (-1: unterminated). */
+        private fun skipString(b: ByteArray, p: Int): Int {
+            var i = p + 1
+            while (i < b.size) {
+                when (b[i]) {
+                    '"'.code.toByte() -> return i + 1
+                    '\\'.code.toByte() -> i += 2
+                    else -> i++
+                }
+            }
+            return -1
+        }
+
+        /** After the value at [p] (-1: none there, or unterminated). */
+        private fun skipValue(b: ByteArray, p: Int): Int {
+            if (p >= b.size) return -1
+            return when (b[p]) {
+                '"'.code.toByte() -> skipString(b, p)
+                '{'.code.toByte(), '['.code.toByte() -> {
+                    var depth = 0
+                    var i = p
+                    while (i < b.size) {
+                        when (b[i]) {
+                            '"'.code.toByte() -> {
+                                i = skipString(b, i)
+                                if (i < 0) return -1
+                                continue
+                            }
+                            '{'.code.toByte(), '['.code.toByte() -> depth++
+                            '}'.code.toByte(), ']'.code.toByte() -> if (--depth == 0) return i + 1
+                        }
+                        i++
+                    }
+                    -1
+                }
+                '-'.code.toByte(), in '0'.code.toByte()..'9'.code.toByte(), 't'.code.toByte(), 'f'.code.toByte(), 'n'.code.toByte() -> {
+                    var i = p
+                    while (i < b.size && b[i] != ','.code.toByte() && b[i] != '}'.code.toByte() && b[i] != ']'.code.toByte()) i++
+                    i
+                }
+                else -> -1 // whitespace, or not JSON: not the core's compact text
+            }
+        }
     }
 }

@@ -85,7 +85,7 @@ internal class ReflectiveFunction(
         if (contextParam != null) args[0] = ctx
         if (params.isEmpty()) return args
         val utf8 = ctx.argumentsUtf8()
-        val spans = if (utf8 == null) null else ArgumentSpans.of(utf8) ?: return null
+        val spans = if (utf8 == null) null else ArgumentSpans.ofCore(utf8) ?: ArgumentSpans.of(utf8) ?: return null
         for (i in params.indices) {
             val at = spans?.find(nameUtf8[i]) ?: -1L
             if (at < 0) {
