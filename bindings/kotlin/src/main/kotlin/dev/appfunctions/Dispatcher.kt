@@ -18,6 +18,7 @@ import dev.appfunctions.internal.Shape
 import dev.appfunctions.internal.Shapes
 import dev.appfunctions.internal.UserData
 import dev.appfunctions.internal.awaitOutcome
+import dev.appfunctions.internal.awaitOutcomeEntered
 import dev.appfunctions.internal.blockingOutcomeJson
 import dev.appfunctions.internal.timeoutMs
 import dev.appfunctions.internal.cstr
@@ -383,12 +384,8 @@ class AppFunctionDispatcher(
      */
     suspend fun execute(invocation: AppFunctionInvocation, argumentsJson: String = "{}"): AppFunctionOutcome {
         if (!native.enter()) return closedOutcome(invocation.functionId)
-        try {
-            return awaitOutcome(native, invocation) { inv, p -> NativeCalls.executeAsync(native.ptr, inv, argumentsJson, p) }
-        } finally {
-            native.exit()
-            Reference.reachabilityFence(this)
-        }
+        // (its last call: a call answered inline makes no continuation here or there)
+        return awaitOutcomeEntered(native, this, invocation) { inv, p -> NativeCalls.executeAsync(native.ptr, inv, argumentsJson, p) }
     }
 
     /** The blocking variant of [execute] (from a plain thread; not from a coroutine's thread that a handler needs). */

@@ -62,34 +62,107 @@ internal suspend fun awaitOutcome(
     invocation: AppFunctionInvocation,
     start: (inv: Long, pending: PendingExecute) -> Int,
 ): AppFunctionOutcome {
+    val started = startOutcome(native, invocation, start)
+    if (started is Waiting) return started.await()
+    return inlineOutcome(started)
+}
+
+/**
+ * [awaitOutcome] for a caller that has entered [native] ([NativeDispatcher.enter]): it leaves it
+ * when the call is over, and keeps [owner] (the public object the caller is a member of)
+ * reachable until then. A call answered inline returns without suspending and with no
+ * continuation made, neither this function's nor its caller's when it calls this last (a
+ * suspend function whose only suspending call is its last makes none): the state of a call
+ * that waits is made only when it does ([Waiting.await]).
+ */
+internal suspend fun awaitOutcomeEntered(
+    native: NativeDispatcher,
+    owner: Any,
+    invocation: AppFunctionInvocation,
+    start: (inv: Long, pending: PendingExecute) -> Int,
+): AppFunctionOutcome {
+    val started = try {
+        startOutcome(native, invocation, start)
+    } catch (t: Throwable) {
+        native.exit()
+        throw t
+    }
+    if (started is Waiting) {
+        started.entered = native
+        started.owner = owner
+        return started.await()
+    }
+    native.exit()
+    Reference.reachabilityFence(owner)
+    return inlineOutcome(started)
+}
+
+/** [startOutcome]'s answer when the call failed to start: its error outcome, returned even to a cancelled coroutine. */
+internal class Refused(val outcome: AppFunctionOutcome)
+
+/** The outcome of a call [startOutcome] did not leave waiting. */
+private suspend fun inlineOutcome(started: Any): AppFunctionOutcome {
+    if (started is Refused) return started.outcome
+    // a coroutine cancelled while the call ran inline throws, as it would have on resuming
+    coroutineContext.ensureActive()
+    return started as AppFunctionOutcome
+}
+
+/**
+ * Starts the call: its outcome when the handler answered inline, [Refused] when the core refused
+ * to start it (everything of the call let go in both), or [Waiting].
+ */
+private fun startOutcome(
+    native: NativeDispatcher,
+    invocation: AppFunctionInvocation,
+    start: (inv: Long, pending: PendingExecute) -> Int,
+): Any {
     val hostKey = hostContextKey(invocation)
     val p = PendingExecute(Tokens.take())
+    var waits = false
     try {
         // af_*_async copies the invocation before any host code runs: a per-thread block is safe
         val inv = InvocationLayout.threadBlock()
         val s = withInvocation(native, inv, invocation, p.token, hostKey) { start(inv.address, p) }
         if (s != AfNative.AF_OK) {
             p.release() // no outcome will come: its side's share of the token
-            return AppFunctionOutcome.error(AppFunctionErrorCode.InvalidArgument, lastError())
+            return Refused(AppFunctionOutcome.error(AppFunctionErrorCode.InvalidArgument, lastError()))
         }
-        p.outcome?.let {
-            // a coroutine cancelled while the call ran inline throws, as it would have on resuming
-            coroutineContext.ensureActive()
-            return it
-        }
-        return suspendCancellableCoroutine { cont ->
-            if (p.attach(cont)) {
-                cont.invokeOnCancellation {
-                    p.cancelled = true
-                    if (p.token != 0L) NativeCalls.cancelTokenCancel(p.token)
-                }
-            } else {
-                cont.resume(p.outcome!!) // it arrived in between
-            }
-        }
+        p.outcome?.let { return it }
+        waits = true
+        return Waiting(p, hostKey)
     } finally {
-        p.end()
-        if (hostKey != 0L) Handles.remove(hostKey)
+        if (!waits) {
+            p.end()
+            if (hostKey != 0L) Handles.remove(hostKey)
+        }
+    }
+}
+
+/** A call still waiting for its outcome when [startOutcome] returned. */
+internal class Waiting(private val p: PendingExecute, private val hostKey: Long) {
+    /** What [awaitOutcomeEntered]'s caller entered, left when the call is over (null: nothing). */
+    var entered: NativeDispatcher? = null
+    var owner: Any? = null
+
+    suspend fun await(): AppFunctionOutcome {
+        try {
+            return suspendCancellableCoroutine { cont ->
+                if (p.attach(cont)) {
+                    cont.invokeOnCancellation {
+                        p.cancelled = true
+                        if (p.token != 0L) NativeCalls.cancelTokenCancel(p.token)
+                    }
+                } else {
+                    cont.resume(p.outcome!!) // it arrived in between
+                }
+            }
+        } finally {
+            p.end()
+            if (hostKey != 0L) Handles.remove(hostKey)
+            entered?.exit()
+            Reference.reachabilityFence(owner)
+        }
     }
 }
 
