@@ -745,8 +745,7 @@ def kotlin_floor_table(s, c_ns):
                         f"({fmt(s['kotlin_realistic_cpu_ns'])} ns) and "
                         f"{vs('kotlin_realistic_suspend_cpu_ns', 'kotlin_c_realistic_same_jvm_cpu_ns')} with `suspend` "
                         f"`execute` ({fmt(s.get('kotlin_realistic_suspend_cpu_ns'))} ns): five JNI callbacks a call "
-                        "(the scope's begin and end, the two delegates, the handler) and the scope's release, where the "
-                        "trivial call makes one.")
+                        "(the scope's begin and end, the two delegates, the handler), where the trivial call makes one.")
         if s.get("kotlin_c_ping_same_jvm_cpu_ns") and s.get("kotlin_c_async_ping_same_jvm_cpu_ns"):
             out[-1] += (f" The trivial call itself in C (dsl_ping: no arguments, a handler answering 1) took "
                         f"{fmt(s['kotlin_c_ping_same_jvm_cpu_ns'])} ns through `af_execute_json` and "
