@@ -288,7 +288,10 @@ private class LazyArguments(private val utf8: ByteArray, private var spans: IntA
     override fun toString(): String = map().toString()
 }
 
-/** Values read from compact JSON's UTF-8 at a span (checked by [Scanner]), as kotlinx makes them. */
+/**
+ * Values read from compact JSON's UTF-8 at a span, as kotlinx makes them: of a text [Scanner]
+ * checked, or of the core's own text ([ArgumentSpans.ofCore]).
+ */
 internal object Utf8Json {
     private val TRUE = JsonPrimitive(true)
     private val FALSE = JsonPrimitive(false)
