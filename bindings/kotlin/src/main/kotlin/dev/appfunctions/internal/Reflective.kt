@@ -121,23 +121,9 @@ internal class ReflectiveFunction(
         return byParam
     }
 
-    private fun invokeSync(ctx: AppFunctionContext): Any? {
-        val args = bindPositional(ctx, 0) ?: return fn.callBy(bindByParam(ctx))
-        return try {
-            method!!.invoke(instance, *args)
-        } catch (e: InvocationTargetException) {
-            throw e.targetException ?: e
-        }
-    }
-
-    override fun runSync(ctx: AppFunctionContext): String? = encode(invokeSync(ctx))
-
-    override fun runSyncUtf8(ctx: AppFunctionContext): ByteArray {
-        val value = invokeSync(ctx)
-        if (result === Shape.Unit_) return NULL_RESULT
-        val out = StringBuilder(128)
-        result.write(out, value)
-        return out.toString().toByteArray(Charsets.UTF_8)
+    override fun runSync(ctx: AppFunctionContext): String? {
+        val args = bindPositional(ctx, 0) ?: return encode(fn.callBy(bindByParam(ctx)))
+        return encode(method!!.invokeUnwrapped(instance, args))
     }
 
     override suspend fun runSuspend(ctx: AppFunctionContext): String? {
@@ -147,11 +133,7 @@ internal class ReflectiveFunction(
         // suspended (it resumes that continuation), else its result
         val value = suspendCoroutineUninterceptedOrReturn<Any?> { cont ->
             args[args.size - 1] = cont
-            try {
-                method!!.invoke(instance, *args)
-            } catch (e: InvocationTargetException) {
-                throw e.targetException ?: e
-            }
+            method!!.invokeUnwrapped(instance, args)
         }
         return encode(value)
     }
@@ -162,6 +144,13 @@ internal class ReflectiveFunction(
         result.write(out, value)
         return out.toString()
     }
+}
+
+/** [Method.invoke], throwing what the method threw rather than its InvocationTargetException. */
+internal fun Method.invokeUnwrapped(target: Any?, args: Array<Any?>): Any? = try {
+    invoke(target, *args)
+} catch (e: InvocationTargetException) {
+    throw e.targetException ?: e
 }
 
 internal fun AppJsonParse(json: String): JsonObject = dev.appfunctions.AppJson.parseToJsonElement(json).jsonObject

@@ -225,15 +225,7 @@ internal sealed class Shape {
         val keyJson: String = StringBuilder().apply { appendQuoted(name); append(':') }.toString()
         val nextKeyJson: String = ",$keyJson"
 
-        fun read(record: Any): Any? = if (javaGetter != null) {
-            try {
-                javaGetter.invoke(record)
-            } catch (e: java.lang.reflect.InvocationTargetException) {
-                throw e.targetException ?: e
-            }
-        } else {
-            getter.get(record)
-        }
+        fun read(record: Any): Any? = if (javaGetter != null) javaGetter.invokeUnwrapped(record, NO_ARGS) else getter.get(record)
     }
 
     /** A record or an entity: a class with a primary constructor whose parameters are properties. */
@@ -353,6 +345,8 @@ internal sealed class Shape {
         }
     }
 }
+
+private val NO_ARGS = arrayOf<Any?>()
 
 /** kotlinx's escapes of the characters below 93 ([appendQuoted] writes a string as kotlinx prints it). */
 private val ESCAPES: Array<String?> = arrayOfNulls<String>(93).apply {
