@@ -667,7 +667,9 @@ def swift_instructions_table(s):
             ("`executeBlocking`, the Codable handler", "instructions_swift_blocking"),
             ("`executeBlocking`, the raw JSON handler", "instructions_swift_blocking_raw"),
             ("`await execute`, the Codable handler and one `AppFunctionSynchronousDelegate` (inline)", "instructions_swift_delegate"),
-            ("`await execute`, the Codable handler and one `AppFunctionDelegate` (its `onInvoking` on a task)", "instructions_swift_async_delegate")]:
+            ("`await execute`, the Codable handler and one `AppFunctionDelegate` implementing `onInvoking` (on a task)", "instructions_swift_async_delegate"),
+            ("`await execute`, the Codable handler and one `AppFunctionDelegate` implementing only `onInvoked` (the seed's telemetry; its default `onInvoking` answered inline once learned)", "instructions_swift_telemetry"),
+            ("the realistic call: `await execute` of a Codable handler reading its scope, scope hooks, the seed's sign-in as an `AppFunctionSynchronousDelegate` and its telemetry as above", "instructions_swift_realistic")]:
         v = s.get(key)
         if v:
             out.append(f"| {label} | {fmt(v)} | {vs(v)} |")

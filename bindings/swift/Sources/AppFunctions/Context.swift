@@ -138,7 +138,10 @@ public enum AppFunctionGate: Sendable, Equatable {
 }
 
 /// What cuts across every function: sign-in checks, feature flags, telemetry. Both methods
-/// have default implementations; implement only what you need.
+/// have default implementations; implement only what you need. A method left to its default
+/// costs nothing past the delegate's first call: the dispatcher learns there that it is the
+/// default and from then on answers for it (`.allow`, or nothing to see) without calling it,
+/// so a telemetry delegate that implements only `onInvoked` runs no task per call.
 ///
 /// A delegate is held by the dispatcher until the dispatcher is released: don't let it hold
 /// the dispatcher strongly (that would be a cycle).
@@ -151,8 +154,33 @@ public protocol AppFunctionDelegate: Sendable {
 }
 
 extension AppFunctionDelegate {
-    public func onInvoking(_ context: AppFunctionContext) async -> AppFunctionGate { .allow }
-    public func onInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome) {}
+    public func onInvoking(_ context: AppFunctionContext) async -> AppFunctionGate {
+        DelegateProbe.current?.ranDefault(.onInvoking, of: type(of: self))
+        return .allow
+    }
+    public func onInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome) {
+        DelegateProbe.current?.ranDefault(.onInvoked, of: type(of: self))
+    }
+}
+
+/// A delegate method as the dispatcher calls it.
+enum DelegateMethod { case onInvoking, onInvoked }
+
+/// What a delegate's first call of a method taught: whether its type keeps the protocol's
+/// default. Swift cannot tell a default witness from an implementation without calling it, so
+/// the dispatcher calls it once with a probe bound (`DelegateBox.probing`): the defaults above
+/// report to it. Only the default of the probed delegate's own type counts, so another
+/// delegate's default run from inside an implementation (a delegate that wraps others) is not
+/// mistaken for it; a type that implements a method never reaches its default.
+final class DelegateProbe: Sendable {
+    @TaskLocal static var current: DelegateProbe?
+
+    let box: DelegateBox
+    init(_ box: DelegateBox) { self.box = box }
+
+    func ranDefault(_ method: DelegateMethod, of type: Any.Type) {
+        if ObjectIdentifier(type) == box.delegateType { box.learn(method, isDefault: true) }
+    }
 }
 
 /// A delegate that decides without `await`: its `onInvokingNow` runs inline, on the thread

@@ -211,7 +211,9 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
 
     /// Adds a delegate; delegates run in the order added. An `AppFunctionSynchronousDelegate`
     /// decides inline, on the thread running the call; any other's `onInvoking` runs on a
-    /// task of its own.
+    /// task of its own. A method left to the protocol's default is called once, where the
+    /// dispatcher learns it is the default, and answered without a call from then on (a
+    /// default `onInvoking` allows inline).
     public func addDelegate(_ delegate: some AppFunctionDelegate) throws {
         // the v1 af_delegate: struct_size first (the core refuses a smaller one)
         var vtable = af_delegate()

@@ -68,9 +68,50 @@ final class DelegateBox: UserDataBox, @unchecked Sendable {
     let delegate: any AppFunctionDelegate
     /// The same delegate when it decides without `await` (its gate is answered inline).
     let synchronous: (any AppFunctionSynchronousDelegate)?
+    /// The delegate's dynamic type (what `DelegateProbe` compares).
+    let delegateType: ObjectIdentifier
+    /// Per method, under `lock`: nil until a call of it has returned, then whether it is the
+    /// protocol's default (`isDefault`, `learn`). (A lock, not an atomic: `Synchronization`'s
+    /// `Atomic` needs iOS 18.)
+    private let lock = NSLock()
+    private var onInvokingIsDefault: Bool?
+    private var onInvokedIsDefault: Bool?
+
     init(_ delegate: any AppFunctionDelegate) {
         self.delegate = delegate
         synchronous = delegate as? any AppFunctionSynchronousDelegate
+        delegateType = ObjectIdentifier(type(of: delegate))
+    }
+
+    /// Whether `method` is the protocol's default; nil while no call of it has returned.
+    func isDefault(_ method: DelegateMethod) -> Bool? {
+        lock.lock()
+        defer { lock.unlock() }
+        return method == .onInvoking ? onInvokingIsDefault : onInvokedIsDefault
+    }
+
+    /// What a call of `method` showed: the default reported itself (`true`), or the call
+    /// returned without it (`false`: kept only when nothing was learned yet).
+    func learn(_ method: DelegateMethod, isDefault: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        switch method {
+        case .onInvoking: if isDefault || onInvokingIsDefault == nil { onInvokingIsDefault = isDefault }
+        case .onInvoked: if isDefault || onInvokedIsDefault == nil { onInvokedIsDefault = isDefault }
+        }
+    }
+
+    /// `onInvoking` with a probe bound, learning whether it is the default.
+    func probingOnInvoking(_ context: AppFunctionContext) async -> AppFunctionGate {
+        let gate = await DelegateProbe.$current.withValue(DelegateProbe(self)) { await delegate.onInvoking(context) }
+        learn(.onInvoking, isDefault: false)
+        return gate
+    }
+
+    /// `onInvoked` with a probe bound, learning whether it is the default.
+    func probingOnInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome) {
+        DelegateProbe.$current.withValue(DelegateProbe(self)) { delegate.onInvoked(context, outcome: outcome) }
+        learn(.onInvoked, isDefault: false)
     }
 }
 
@@ -225,21 +266,37 @@ let onInvokingTrampoline: @convention(c) (UnsafeMutableRawPointer?, OpaquePointe
         _ = af_gate_allow(gate)
         return
     }
-    let context = AppFunctionContext(CallHandle(raw: call))
     if let synchronous = b.synchronous {
         // answered before this callback returns: the core goes on on this thread
-        answer(g, synchronous.onInvokingNow(context))
+        answer(g, synchronous.onInvokingNow(AppFunctionContext(CallHandle(raw: call))))
         return
     }
-    let delegate = b.delegate
-    Task { answer(g, await delegate.onInvoking(context)) }
+    switch b.isDefault(.onInvoking) {
+    case true?:
+        // the protocol's default allows: no task, no context (the core goes on on this thread)
+        _ = af_gate_allow(gate)
+    case false?:
+        let context = AppFunctionContext(CallHandle(raw: call))
+        let delegate = b.delegate
+        Task { answer(g, await delegate.onInvoking(context)) }
+    case nil:
+        let context = AppFunctionContext(CallHandle(raw: call))
+        Task { answer(g, await b.probingOnInvoking(context)) }
+    }
 }
 
 let onInvokedTrampoline: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?) -> Void = {
     userData, call, outcomeJSON in
     guard let call, let outcomeJSON, let b = box(userData, as: DelegateBox.self) else { return }
-    b.delegate.onInvoked(AppFunctionContext(CallHandle(raw: call)),
-                         outcome: AppFunctionOutcome(cString: outcomeJSON))
+    switch b.isDefault(.onInvoked) {
+    case true?:
+        // the protocol's default sees nothing: its outcome is not even read
+        return
+    case false?:
+        b.delegate.onInvoked(AppFunctionContext(CallHandle(raw: call)), outcome: AppFunctionOutcome(cString: outcomeJSON))
+    case nil:
+        b.probingOnInvoked(AppFunctionContext(CallHandle(raw: call)), outcome: AppFunctionOutcome(cString: outcomeJSON))
+    }
 }
 
 let permissionTrampoline: af_permission_fn = { userData, call, gate in

@@ -7,7 +7,15 @@
 //   blocking-raw  `executeBlocking`, the raw JSON handler
 //   delegate      `await execute`, the Codable handler, one AppFunctionSynchronousDelegate
 //                 allowing (inline, on the calling thread)
-//   async-delegate  the same with an AppFunctionDelegate allowing (its `onInvoking` on a task)
+//   async-delegate  the same with an AppFunctionDelegate implementing `onInvoking` to allow
+//                 (on a task of its own)
+//   telemetry     the same with the seed's telemetry written the obvious way: a plain
+//                 AppFunctionDelegate implementing only `onInvoked` (its default `onInvoking`
+//                 learned at the first call and answered inline from then on)
+//   realistic     the seed's app as a call feels: scope hooks opening a store the handler
+//                 reads, the sign-in check as an AppFunctionSynchronousDelegate reading the
+//                 function id, and the telemetry above reading the id, the platform and
+//                 the outcome
 // The calls run on a task off any actor; the main thread waits on a semaphore instead of
 // parking in dispatch (valgrind cannot follow the latter). Instructions per call: the
 // difference of two callgrind runs of different ROUNDTRIP_CALLS, over their difference.
@@ -50,10 +58,46 @@ try d.register(descriptorJSON: #"{"id":"echo_raw","parameters":[{"name":"text","
 /// Allows every call without `await` (inline).
 struct Allow: AppFunctionSynchronousDelegate {}
 /// Allows every call from its `async` `onInvoking` (a task per call).
-struct AllowLater: AppFunctionDelegate {}
+struct AllowLater: AppFunctionDelegate {
+    func onInvoking(_ context: AppFunctionContext) async -> AppFunctionGate { .allow }
+}
+/// What the delegates and the handler read, kept so the optimizer cannot drop the reads (the
+/// calls run one at a time, on the calling task).
+final class Sink: @unchecked Sendable {
+    var count = 0
+}
+let sink = Sink()
+/// The seed's telemetry: sees every outcome (the id, the platform, whether it succeeded).
+struct Telemetry: AppFunctionDelegate {
+    func onInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome) {
+        sink.count &+= context.functionId.utf8.count &+ Int(context.platform.rawValue) &+ (outcome.isSuccess ? 1 : 0)
+    }
+}
+/// The seed's sign-in check: decides from the function id, inline.
+struct SignIn: AppFunctionSynchronousDelegate {
+    func onInvokingNow(_ context: AppFunctionContext) -> AppFunctionGate {
+        context.functionId == "cancel_order" ? .openApp("Sign in to cancel orders.") : .allow
+    }
+}
+/// The call's store, opened by the scope hooks.
+final class Store: Sendable {
+    let name = "orders"
+}
 if mode == "delegate" { try d.addDelegate(Allow()) }
 if mode == "async-delegate" { try d.addDelegate(AllowLater()) }
-let invocation = AppFunctionInvocation(mode.hasSuffix("raw") ? "echo_raw" : mode == "async" ? "echo_async" : "echo")
+if mode == "telemetry" { try d.addDelegate(Telemetry()) }
+if mode == "realistic" {
+    try d.setScopeHooks(begin: { _ in Store() }, end: { _, store in sink.count &+= store == nil ? 0 : 1 })
+    try d.addDelegate(SignIn())
+    try d.addDelegate(Telemetry())
+    try d.register(AppFunctionDescriptor("echo_scoped") { AppFunctionParameter("text", String.self) }) {
+        (context, a: Echo) -> String in
+        guard let store = context.hostScope(as: Store.self) else { fatalError("no store") }
+        return a.text + store.name
+    }
+}
+let invocation = AppFunctionInvocation(
+    mode.hasSuffix("raw") ? "echo_raw" : mode == "async" ? "echo_async" : mode == "realistic" ? "echo_scoped" : "echo")
 let done = DispatchSemaphore(value: 0)
 let t0 = now()
 if mode.hasPrefix("blocking") {
