@@ -413,6 +413,122 @@ fn gates_delegates_and_scopes() {
     assert_eq!(c.freed.load(Ordering::SeqCst), 5);
 }
 
+/// What the scope hooks and `on_invoked` of `hooks_read_their_own_call` read through the
+/// accessors, in order, and the last handle the scope end was given.
+#[derive(Default)]
+struct HookReads {
+    lines: Mutex<Vec<String>>,
+    handle: AtomicUsize,
+    dispatcher: AtomicUsize,
+}
+
+/// The call's id, platform, item "seen" and whether host data is attached, as a hook reads them.
+fn read_call(what: &str, call: *mut af_call) -> String {
+    let id = unsafe { CStr::from_ptr(af_call_function_id(call)) }
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let item = unsafe { af_call_item_get_json(call, c"seen".as_ptr()) };
+    let item = if item.is_null() {
+        "-".to_owned()
+    } else {
+        take(item)
+    };
+    let data = !af_call_host_data(call).is_null();
+    format!("{what} {id} {} {item} {data}", af_call_platform(call))
+}
+
+unsafe extern "C" fn reads_begin(p: *mut c_void, call: *mut af_call) {
+    let r = unsafe { &*(p as *const HookReads) };
+    if unsafe { CStr::from_ptr(af_call_function_id(call)) } == c"outer" {
+        // a call of its own from inside the hook: the hook's own reads go on after it
+        let d = r.dispatcher.load(Ordering::SeqCst) as *mut af_dispatcher;
+        let out =
+            take(unsafe { af_execute_json(d, &invocation(c"inner"), cr#"{"x": 2}"#.as_ptr()) });
+        assert!(out.contains("success"), "{out}");
+    }
+    assert_eq!(
+        unsafe { af_call_item_set(call, c"seen".as_ptr(), cr#""begin""#.as_ptr()) },
+        AF_OK
+    );
+    let data = std::ptr::NonNull::<u8>::dangling().as_ptr() as *mut c_void;
+    assert_eq!(unsafe { af_call_set_host_data(call, data, None) }, AF_OK);
+    r.lines.lock().unwrap().push(read_call("begin", call));
+}
+
+unsafe extern "C" fn reads_end(p: *mut c_void, call: *mut af_call) {
+    let r = unsafe { &*(p as *const HookReads) };
+    r.lines.lock().unwrap().push(read_call("end", call));
+    r.handle.store(call as usize, Ordering::SeqCst);
+}
+
+unsafe extern "C" fn reads_invoked(p: *mut c_void, call: *mut af_call, _outcome: *const c_char) {
+    let r = unsafe { &*(p as *const HookReads) };
+    r.lines.lock().unwrap().push(read_call("invoked", call));
+}
+
+/// The scope hooks and `on_invoked` run as their call's current callback (what they read and
+/// attach reaches the call without a look-up): they read and write their own call, a call
+/// made from inside one of them reads its own and leaves the outer hook's intact, and the
+/// handle they were given is refused once the call has ended.
+#[test]
+fn hooks_read_their_own_call() {
+    let f = Fixture::new();
+    let reads = Box::into_raw(Box::new(HookReads::default()));
+    // SAFETY: freed at the end of the test, after the dispatcher.
+    let r = unsafe { &*reads };
+    r.dispatcher.store(f.d as usize, Ordering::SeqCst);
+    // (Echo answers its arguments: record X's one field)
+    let outer = cr#"{"id": "outer", "parameters": [{"name": "x", "type": "int32"}], "result": {"record": "X"}}"#;
+    assert_eq!(f.register(outer, Mode::Echo), AF_OK);
+    let inner = cr#"{"id": "inner", "parameters": [{"name": "x", "type": "int32"}], "result": {"record": "X"}}"#;
+    assert_eq!(f.register(inner, Mode::Echo), AF_OK);
+    let vt = af_delegate {
+        struct_size: std::mem::size_of::<af_delegate>() as u32,
+        reserved: 0,
+        on_invoking: None,
+        on_invoked: Some(reads_invoked),
+        free_user_data: None,
+    };
+    assert_eq!(
+        unsafe { af_add_delegate(f.d, &vt, reads as *mut c_void) },
+        AF_OK
+    );
+    let st = unsafe {
+        af_set_scope_hooks(
+            f.d,
+            Some(reads_begin),
+            Some(reads_end),
+            reads as *mut c_void,
+            None,
+        )
+    };
+    assert_eq!(st, AF_OK);
+
+    let mut apple = invocation(c"outer");
+    apple.platform = AF_PLATFORM_APPLE;
+    let out = f.execute(&apple, Some(cr#"{"x": 1}"#));
+    assert!(out.contains("success"), "{out}");
+    assert_eq!(
+        *r.lines.lock().unwrap(),
+        [
+            r#"begin inner 0 "begin" true"#,
+            r#"invoked inner 0 "begin" true"#,
+            r#"end inner 0 "begin" true"#,
+            r#"begin outer 1 "begin" true"#,
+            r#"invoked outer 1 "begin" true"#,
+            r#"end outer 1 "begin" true"#,
+        ]
+    );
+    // the outer call's handle, after its end
+    let stale = r.handle.load(Ordering::SeqCst) as *mut af_call;
+    assert_eq!(af_call_platform(stale), -1);
+    assert!(last_error().contains("has ended"), "{}", last_error());
+    assert!(unsafe { af_call_item_get_json(stale, c"seen".as_ptr()) }.is_null());
+    f.free();
+    drop(unsafe { Box::from_raw(reads) });
+}
+
 #[test]
 fn stale_and_bogus_handles_are_refused() {
     let f = Fixture::new();

@@ -127,14 +127,15 @@ impl Delegate for CDelegate {
         let (Some(f), Some(ch)) = (self.on_invoked, call.handle()) else {
             return;
         };
+        // (current: the context's reads reach the call without a look-up, as in on_invoking)
         // SAFETY: the outcome JSON is NUL-terminated and borrowed for the callback.
-        unsafe {
+        as_current(call, ch, 0, || unsafe {
             f(
                 self.data.ptr,
                 af_call::from_number(ch),
                 lend_terminated(json),
             )
-        }
+        })
     }
     fn has_on_invoking(&self) -> bool {
         self.on_invoking.is_some()
@@ -266,14 +267,19 @@ struct CScope {
 impl ScopeHooks for CScope {
     fn begin(&self, call: &Arc<Call>) {
         if let (Some(f), Some(h)) = (self.begin, call.handle()) {
+            // (current: what the hook reads and attaches reaches the call without a look-up)
             // SAFETY: the host's callback with its own data and a live call.
-            unsafe { f(self.data.ptr, af_call::from_number(h)) }
+            as_current(call, h, 0, || unsafe {
+                f(self.data.ptr, af_call::from_number(h))
+            })
         }
     }
     fn end(&self, call: &Arc<Call>) {
         if let (Some(f), Some(h)) = (self.end, call.handle()) {
-            // SAFETY: as above.
-            unsafe { f(self.data.ptr, af_call::from_number(h)) }
+            // SAFETY: as above (the handle is released after this hook returns).
+            as_current(call, h, 0, || unsafe {
+                f(self.data.ptr, af_call::from_number(h))
+            })
         }
     }
 }

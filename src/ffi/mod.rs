@@ -449,10 +449,10 @@ pub(crate) trait Numbered: Sized {
 }
 
 /// The call whose C callback runs on this thread now (a handler, a lookup, a delegate's
-/// `on_invoking`, the permission hook), with its handle and, for a gate, the gate's
-/// handle: what the callback passes back (`af_call_return`, `af_gate_allow`, the
-/// accessors) is recognised by its handle and reaches the call without a look-up in the
-/// handle table.
+/// `on_invoking` and `on_invoked`, the scope hooks, the permission hook), with its handle
+/// and, for a gate, the gate's handle: what the callback passes back (`af_call_return`,
+/// `af_gate_allow`, the accessors) is recognised by its handle and reaches the call
+/// without a look-up in the handle table.
 #[derive(Clone, Copy)]
 struct Current {
     call_handle: usize,
