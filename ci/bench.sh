@@ -216,6 +216,9 @@ print(json.dumps({
     "swift_c_same_process_ns": ns(s, "BENCH swift C af_execute_json, the C figure's call (same process)"),
     "swift_c_echo_same_process_ns": ns(s, "BENCH swift C af_execute_json, the echo (same process)"),
     "swift_c_async_echo_same_process_ns": ns(s, "BENCH swift C af_execute_async, the echo with a kept token, inline (same process)"),
+    # the realistic call (BenchTests.realisticDispatcher) and the same call in C in that process
+    "swift_execute_realistic_ns": ns(s, "BENCH swift execute realistic call"),
+    "swift_c_realistic_same_process_ns": ns(s, "BENCH swift C af_execute_async, the realistic call (same process)"),
     "c_execute_plain_ns": round(float(c)) if c else None,
     "bindings_load_average_1m": round(os.getloadavg()[0], 2),  # right after the loops ran
 }))

@@ -615,6 +615,7 @@ def bindings_section(s, run, only_measured=False):
             ("Swift", "`await execute`, a raw JSON handler (`register(descriptorJSON:)`: no Codable, like the C figure's handler)", "swift_execute_raw_ns", None),
             ("Swift", "`executeBlocking` (synchronous code: no task, no async frames), the Codable handler", "swift_execute_blocking_ns", None),
             ("Swift", "`executeBlocking`, the raw JSON handler", "swift_execute_blocking_raw_ns", None),
+            ("Swift", "`await execute` of the realistic call (`BenchTests.swift`: scope hooks opening a store the Codable handler reads, the seed's sign-in as an `AppFunctionSynchronousDelegate` reading the function id, its telemetry as a plain `AppFunctionDelegate` implementing only `onInvoked`, reading the id, the platform and the outcome)", "swift_execute_realistic_ns", None),
             ("Swift", "floor: an `async` call awaiting a continuation resumed inline (`withUnsafeContinuation`; `withCheckedContinuation` in the next column)", "swift_continuation_floor_ns", "swift_checked_continuation_floor_ns"),
             ("Swift (the C ABI alone, same process)", "the C figure's call: `af_execute_json` + `af_string_free` of `create_order` from Swift, its handler a `@convention(c)` function (`CFigureLoops.swift`, in the same alternating batches)", "swift_c_same_process_ns", None),
             ("Swift (the C ABI alone, same process)", "the core's part of `executeBlocking`: the echo through `af_execute_json`, its handler in C", "swift_c_echo_same_process_ns", None),
@@ -629,6 +630,12 @@ def bindings_section(s, run, only_measured=False):
         if key.startswith("dotnet_") and s.get("dotnet_c_execute_plain_ns") and v:
             # BenchmarkDotNet runs apart from the other bindings: beside its own run's C figure
             out.append(f"| {label} | {what} | {fmt(v)} | {fmt(v / s['dotnet_c_execute_plain_ns'])}× (C {fmt(s['dotnet_c_execute_plain_ns'])} ns in its run) |  |  |")
+            continue
+        if key == "swift_execute_realistic_ns" and v:
+            # beside the same realistic call made through the C ABI in the Swift bench's process
+            c_r = s.get("swift_c_realistic_same_process_ns")
+            out.append(f"| {label} | {what} | {fmt(v)} | "
+                       + (f"{fmt(v / c_r)}× (the same call in C, same process: {fmt(c_r)} ns)" if c_r else "") + " |  |  |")
             continue
         if key.startswith("kotlin_realistic") and v:
             # beside the same realistic call made in C in the Kotlin bench's JVM, not the plain C figure

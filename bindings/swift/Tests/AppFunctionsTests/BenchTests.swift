@@ -14,9 +14,44 @@ import XCTest
 /// function awaiting a continuation resumed inline (what no async API can go below). And the C
 /// figure's call made from this process through the C ABI alone (CFigureLoops), with the core's
 /// part of `await execute` the same way: the binding's loops divided by a C figure of the same
-/// moment and process.
+/// moment and process. And the realistic call (the seed's app as a call feels: scope hooks
+/// opening a store the handler reads, the sign-in check as an `AppFunctionSynchronousDelegate`,
+/// the telemetry as a plain `AppFunctionDelegate` implementing only `onInvoked`) beside the same
+/// call made through the C ABI alone (`CFigureLoops.realisticBatch`).
 final class BenchTests: XCTestCase {
     struct Echo: Codable { var text: String }
+
+    /// The realistic call's store, opened by the scope hooks.
+    final class Store: Sendable { let name = "orders" }
+    /// The seed's sign-in check: decides from the function id, inline.
+    struct SignIn: AppFunctionSynchronousDelegate {
+        func onInvokingNow(_ context: AppFunctionContext) -> AppFunctionGate {
+            context.functionId == "cancel_order" ? .openApp("Sign in to cancel orders.") : .allow
+        }
+    }
+    /// The seed's telemetry written the obvious way: the id, the platform, the outcome.
+    final class Telemetry: AppFunctionDelegate, @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen = 0
+        func onInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome) {
+            let n = context.functionId.utf8.count + Int(context.platform.rawValue) + (outcome.isSuccess ? 1 : 0)
+            lock.lock(); seen &+= n; lock.unlock()
+        }
+    }
+
+    /// The realistic call's dispatcher.
+    private func realisticDispatcher() throws -> AppFunctionDispatcher {
+        let d = AppFunctionDispatcher()
+        try d.setScopeHooks(begin: { _ in Store() })
+        try d.addDelegate(SignIn())
+        try d.addDelegate(Telemetry())
+        try d.register(AppFunctionDescriptor("echo_scoped") { AppFunctionParameter("text", String.self) }) {
+            (context, a: Echo) -> String in
+            guard let store = context.hostScope(as: Store.self) else { throw AppFunctionError(.internalError, "no store") }
+            return a.text + store.name
+        }
+        return d
+    }
 
     /// One batch of `n` calls, in ns per call.
     private func batch(_ n: Int, _ call: () async -> AppFunctionOutcome) async -> Double {
@@ -64,6 +99,10 @@ final class BenchTests: XCTestCase {
         let ready = await d.execute(invocation, arguments: args)
         XCTAssertEqual(try ready.result(as: String.self), "hi")
         let floorOutcome = ready
+        let rd = try realisticDispatcher()
+        let realisticInvocation = AppFunctionInvocation("echo_scoped")
+        let realistic = await rd.execute(realisticInvocation, arguments: args)
+        XCTAssertEqual(try realistic.result(as: String.self), "hiorders")
 
         /// The floor: an async call that awaits a continuation resumed before it suspends.
         @inline(never) func continuationFloor() async -> AppFunctionOutcome {
@@ -83,10 +122,13 @@ final class BenchTests: XCTestCase {
         _ = c.figureBatch(n)
         _ = c.echoBatch(n)
         _ = c.asyncEchoBatch(n)
+        _ = await batch(n) { await rd.execute(realisticInvocation, arguments: args) }
+        _ = c.realisticBatch(n)
         var best = (execute: Double.infinity, view: Double.infinity, async: Double.infinity,
                     raw: Double.infinity, blocking: Double.infinity, blockingRaw: Double.infinity,
                     floor: Double.infinity, checkedFloor: Double.infinity,
-                    cFigure: Double.infinity, cEcho: Double.infinity, cAsyncEcho: Double.infinity)
+                    cFigure: Double.infinity, cEcho: Double.infinity, cAsyncEcho: Double.infinity,
+                    realistic: Double.infinity, cRealistic: Double.infinity)
         var total = 0
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(2)
@@ -102,6 +144,8 @@ final class BenchTests: XCTestCase {
             best.cFigure = min(best.cFigure, c.figureBatch(n))
             best.cEcho = min(best.cEcho, c.echoBatch(n))
             best.cAsyncEcho = min(best.cAsyncEcho, c.asyncEchoBatch(n))
+            best.realistic = min(best.realistic, await batch(n) { await rd.execute(realisticInvocation, arguments: args) })
+            best.cRealistic = min(best.cRealistic, c.realisticBatch(n))
             total += n
         }
         print("BENCH swift execute round trip: \(Int(best.execute)) ns/call (best batch of \(n), \(total) calls)")
@@ -115,5 +159,7 @@ final class BenchTests: XCTestCase {
         print("BENCH swift C af_execute_json, the C figure's call (same process): \(Int(best.cFigure)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift C af_execute_json, the echo (same process): \(Int(best.cEcho)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift C af_execute_async, the echo with a kept token, inline (same process): \(Int(best.cAsyncEcho)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift execute realistic call: \(Int(best.realistic)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift C af_execute_async, the realistic call (same process): \(Int(best.cRealistic)) ns/call (best batch of \(n), \(total) calls)")
     }
 }

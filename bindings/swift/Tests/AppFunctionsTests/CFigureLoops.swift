@@ -13,8 +13,17 @@ import Foundation
 /// function (one string argument) with a C handler: `executeBlocking`'s `af_execute_json`, and
 /// `await execute`'s `af_execute_async` with a cancel token kept for many calls and the default
 /// deadline, answered inline (benches/execute.rs's `async_inline_token`).
+///
+/// And the realistic call made the same way (`realisticBatch`), the C app doing what the Swift
+/// one of BenchTests does: scope hooks attaching the call's store as host data, the sign-in
+/// delegate's `on_invoking` reading the function id, the telemetry delegate's `on_invoked`
+/// reading the id, the platform and the outcome, the handler reading its arguments and its
+/// store and answering a string, through `af_execute_async` with the kept token.
 final class CFigureLoops {
     private let d: OpaquePointer
+    /// The realistic call's dispatcher.
+    private let r: OpaquePointer
+    private let echoScoped: UnsafeMutablePointer<CChar>
     private let token: OpaquePointer
     /// C strings this object owns (freed in deinit): the function ids and the arguments.
     private let createOrder: UnsafeMutablePointer<CChar>
@@ -29,6 +38,8 @@ final class CFigureLoops {
         echo = strdup("echo")
         orderArgs = strdup(#"{"customer":"acme","quantity":2,"priority":"Normal"}"#)
         echoArgs = strdup(#"{"text":"hi"}"#)
+        r = af_dispatcher_new()
+        echoScoped = strdup("echo_scoped")
         // the criterion scenario's types and descriptor (benches/scenarios.rs), the Swift echo's
         precondition(af_define_types(d, #"{"enums":[{"name":"Priority","members":["Low","Normal","High"]}]}"#) == AF_OK)
         let ok: af_handler_fn = { _, call in
@@ -45,12 +56,56 @@ final class CFigureLoops {
             precondition(String(cString: out).hasPrefix(#"{"status":"success""#), String(cString: out))
             af_string_free(out)
         }
+
+        let scoped: af_handler_fn = { _, call in
+            // its argument and its store, then the answer (the text and the store's name)
+            let args = af_call_args(call)!
+            let store = af_call_host_data(call)!.assumingMemoryBound(to: CChar.self)
+            precondition(args.pointee == CChar(UInt8(ascii: "{")) && store.pointee == CChar(UInt8(ascii: "o")))
+            let answer: StaticString = #""hiorders""#
+            af_call_return(call, UnsafeRawPointer(answer.utf8Start).assumingMemoryBound(to: CChar.self))
+        }
+        let scopedDescriptor = #"{"id":"echo_scoped","parameters":[{"name":"text","type":"string"}],"result":"string"}"#
+        precondition(af_register_function(r, scopedDescriptor, scoped, nil, nil) == AF_OK)
+        let begin: af_scope_fn = { _, call in
+            _ = af_call_set_host_data(call, UnsafeMutableRawPointer(mutating: CFigureLoops.store.utf8Start), nil)
+        }
+        let end: af_scope_fn = { _, call in
+            precondition(af_call_host_data(call) != nil)
+        }
+        precondition(af_set_scope_hooks(r, begin, end, nil, nil) == AF_OK)
+        var signIn = af_delegate()
+        signIn.struct_size = UInt32(MemoryLayout<af_delegate>.size)
+        signIn.on_invoking = { _, call, gate in
+            if strcmp(af_call_function_id(call), "cancel_order") == 0 {
+                af_gate_open_app(gate, "Sign in to cancel orders.")
+            } else {
+                af_gate_allow(gate)
+            }
+        }
+        precondition(af_add_delegate(r, &signIn, nil) == AF_OK)
+        var telemetry = af_delegate()
+        telemetry.struct_size = UInt32(MemoryLayout<af_delegate>.size)
+        telemetry.on_invoked = { _, call, outcome in
+            CFigureLoops.seen &+= Int(strlen(af_call_function_id(call)!)) &+ Int(af_call_platform(call))
+                &+ (strncmp(outcome!, #"{"status":"success""#, 19) == 0 ? 1 : 0)
+        }
+        precondition(af_add_delegate(r, &telemetry, nil) == AF_OK)
+        let out = af_execute_json(r, [invocation(echoScoped, token: nil)], echoArgs)!
+        precondition(String(cString: out).hasPrefix(#"{"status":"success","result":"hiorders""#), String(cString: out))
+        af_string_free(out)
     }
+
+    /// The realistic call's store (what its scope hooks attach).
+    private static let store: StaticString = "orders"
+    /// What the telemetry read (kept so the reads stay; calls run one at a time).
+    nonisolated(unsafe) private static var seen = 0
 
     deinit {
         af_dispatcher_free(d)
+        af_dispatcher_free(r)
         af_cancel_token_free(token)
-        for p in [createOrder, echo, orderArgs, echoArgs] { free(p) }
+        for p in [createOrder, echo, orderArgs, echoArgs, echoScoped] { free(p) }
     }
 
     /// The criterion scenario's invocation (benches/scenarios.rs: platform other, not in the
@@ -91,6 +146,21 @@ final class CFigureLoops {
             first = 0
             precondition(af_execute_async(d, &inv, echoArgs, onOutcome, &first) == AF_OK)
             precondition(first == UInt8(ascii: "{"), "the echo answered inline")
+        }
+    }
+
+    /// `n` realistic calls through `af_execute_async` with the kept token, answered inline (as
+    /// the binding's `await execute` makes them), in ns per call.
+    func realisticBatch(_ n: Int) -> Double {
+        var inv = invocation(echoScoped, token: token)
+        var first: UInt8 = 0
+        let onOutcome: af_outcome_fn = { userData, json in
+            userData!.storeBytes(of: UInt8(bitPattern: json!.pointee), as: UInt8.self)
+        }
+        return Self.timed(n) {
+            first = 0
+            precondition(af_execute_async(r, &inv, echoArgs, onOutcome, &first) == AF_OK)
+            precondition(first == UInt8(ascii: "{"), "the realistic call answered inline")
         }
     }
 
