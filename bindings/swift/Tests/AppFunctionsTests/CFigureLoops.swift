@@ -135,8 +135,14 @@ final class CFigureLoops {
 
     /// `n` calls of the echo through `af_execute_async` with the kept token, answered inline, in
     /// ns per call: what the binding's `await execute` asks of the core.
-    func asyncEchoBatch(_ n: Int) -> Double {
-        var inv = invocation(echo, token: token)
+    func asyncEchoBatch(_ n: Int) -> Double { asyncBatch(n, d, echo) }
+
+    /// `n` realistic calls the same way (as the binding's `await execute` makes them), in ns per
+    /// call.
+    func realisticBatch(_ n: Int) -> Double { asyncBatch(n, r, echoScoped) }
+
+    private func asyncBatch(_ n: Int, _ dispatcher: OpaquePointer, _ id: UnsafePointer<CChar>) -> Double {
+        var inv = invocation(id, token: token)
         var first: UInt8 = 0
         let onOutcome: af_outcome_fn = { userData, json in
             // what a binding does with the outcome: hold on to it (here, its first byte)
@@ -144,23 +150,8 @@ final class CFigureLoops {
         }
         return Self.timed(n) {
             first = 0
-            precondition(af_execute_async(d, &inv, echoArgs, onOutcome, &first) == AF_OK)
-            precondition(first == UInt8(ascii: "{"), "the echo answered inline")
-        }
-    }
-
-    /// `n` realistic calls through `af_execute_async` with the kept token, answered inline (as
-    /// the binding's `await execute` makes them), in ns per call.
-    func realisticBatch(_ n: Int) -> Double {
-        var inv = invocation(echoScoped, token: token)
-        var first: UInt8 = 0
-        let onOutcome: af_outcome_fn = { userData, json in
-            userData!.storeBytes(of: UInt8(bitPattern: json!.pointee), as: UInt8.self)
-        }
-        return Self.timed(n) {
-            first = 0
-            precondition(af_execute_async(r, &inv, echoArgs, onOutcome, &first) == AF_OK)
-            precondition(first == UInt8(ascii: "{"), "the realistic call answered inline")
+            precondition(af_execute_async(dispatcher, &inv, echoArgs, onOutcome, &first) == AF_OK)
+            precondition(first == UInt8(ascii: "{"), "the call answered inline")
         }
     }
 
