@@ -603,6 +603,12 @@ def bindings_section(s, run, only_measured=False):
             "|---|---|---|---|---|---|"]
     # the Kotlin bench says which callbacks its binding used (Bench.kt: "bench callbacks: jni")
     kotlin = {"jni": "Kotlin (JNI both ways: the binding's libappfunctions_jni)"}.get(s.get("kotlin_callbacks"), "Kotlin")
+    # the realistic calls, each beside the same call made in C where the binding's bench runs
+    same_call_in_c = {
+        "kotlin_realistic_ns": ("kotlin_c_realistic_same_jvm_ns", "same JVM"),
+        "kotlin_realistic_suspend_ns": ("kotlin_c_realistic_same_jvm_ns", "same JVM"),
+        "swift_execute_realistic_ns": ("swift_c_realistic_same_process_ns", "same process"),
+    }
     for label, what, key, view in [
             ("C (Rust calling the C ABI)", "`af_execute_json` + `af_string_free`", "c_execute_plain_ns", None),
             (kotlin, "`executeBlockingJson`, DSL `blockingHandler`", "kotlin_execute_blocking_ns", "kotlin_view_execute_blocking_ns"),
@@ -631,17 +637,13 @@ def bindings_section(s, run, only_measured=False):
             # BenchmarkDotNet runs apart from the other bindings: beside its own run's C figure
             out.append(f"| {label} | {what} | {fmt(v)} | {fmt(v / s['dotnet_c_execute_plain_ns'])}× (C {fmt(s['dotnet_c_execute_plain_ns'])} ns in its run) |  |  |")
             continue
-        if key == "swift_execute_realistic_ns" and v:
-            # beside the same realistic call made through the C ABI in the Swift bench's process
-            c_r = s.get("swift_c_realistic_same_process_ns")
+        if key in same_call_in_c and v:
+            # beside the same realistic call made in C in the bench's own JVM or process, not the
+            # plain C figure
+            c_key, where = same_call_in_c[key]
+            c_r = s.get(c_key)
             out.append(f"| {label} | {what} | {fmt(v)} | "
-                       + (f"{fmt(v / c_r)}× (the same call in C, same process: {fmt(c_r)} ns)" if c_r else "") + " |  |  |")
-            continue
-        if key.startswith("kotlin_realistic") and v:
-            # beside the same realistic call made in C in the Kotlin bench's JVM, not the plain C figure
-            c_r = s.get("kotlin_c_realistic_same_jvm_ns")
-            out.append(f"| {label} | {what} | {fmt(v)} | "
-                       + (f"{fmt(v / c_r)}× (the same call in C, same JVM: {fmt(c_r)} ns)" if c_r else "") + " |  |  |")
+                       + (f"{fmt(v / c_r)}× (the same call in C, {where}: {fmt(c_r)} ns)" if c_r else "") + " |  |  |")
             continue
         out.append(f"| {label} | {what} | {fmt(v) if v else 'not measured in this run'} | {vs_c(v)} | "
                    f"{fmt(w) if w else ''} | {vs_c(w)} |")
