@@ -168,8 +168,8 @@ enum DelegateMethod { case onInvoking, onInvoked }
 
 /// What a delegate's first call of a method taught: whether its type keeps the protocol's
 /// default. Swift cannot tell a default witness from an implementation without calling it, so
-/// the dispatcher calls it with a probe bound (`DelegateBox.probingOnInvoking`,
-/// `probingOnInvoked`) until a call has returned: the defaults above report to it. Only the
+/// the dispatcher calls it with a probe bound (`DelegateBox.onInvoking(_:probing:)`,
+/// `onInvoked(_:outcome:probing:)`) until a call has returned: the defaults above report to it. Only the
 /// default of the probed delegate's own type counts, so another delegate's default run from
 /// inside an implementation (a delegate that wraps others) is not mistaken for it; a type that
 /// implements a method never reaches its default.

@@ -101,15 +101,18 @@ final class DelegateBox: UserDataBox, @unchecked Sendable {
         }
     }
 
-    /// `onInvoking` with a probe bound, learning whether it is the default.
-    func probingOnInvoking(_ context: AppFunctionContext) async -> AppFunctionGate {
+    /// The delegate's `onInvoking`; `probing` (nothing learned yet): with a probe bound, learning
+    /// whether it is the default.
+    func onInvoking(_ context: AppFunctionContext, probing: Bool) async -> AppFunctionGate {
+        guard probing else { return await delegate.onInvoking(context) }
         let gate = await DelegateProbe.$current.withValue(DelegateProbe(self)) { await delegate.onInvoking(context) }
         learn(.onInvoking, isDefault: false)
         return gate
     }
 
-    /// `onInvoked` with a probe bound, learning whether it is the default.
-    func probingOnInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome) {
+    /// The delegate's `onInvoked`; `probing` as for `onInvoking`.
+    func onInvoked(_ context: AppFunctionContext, outcome: AppFunctionOutcome, probing: Bool) {
+        guard probing else { return delegate.onInvoked(context, outcome: outcome) }
         DelegateProbe.$current.withValue(DelegateProbe(self)) { delegate.onInvoked(context, outcome: outcome) }
         learn(.onInvoked, isDefault: false)
     }
@@ -271,32 +274,24 @@ let onInvokingTrampoline: @convention(c) (UnsafeMutableRawPointer?, OpaquePointe
         answer(g, synchronous.onInvokingNow(AppFunctionContext(CallHandle(raw: call))))
         return
     }
-    switch b.isDefault(.onInvoking) {
-    case true?:
+    let isDefault = b.isDefault(.onInvoking)
+    if isDefault == true {
         // the protocol's default allows: no task, no context (the core goes on on this thread)
         _ = af_gate_allow(gate)
-    case false?:
-        let context = AppFunctionContext(CallHandle(raw: call))
-        let delegate = b.delegate
-        Task { answer(g, await delegate.onInvoking(context)) }
-    case nil:
-        let context = AppFunctionContext(CallHandle(raw: call))
-        Task { answer(g, await b.probingOnInvoking(context)) }
+        return
     }
+    let context = AppFunctionContext(CallHandle(raw: call))
+    Task { answer(g, await b.onInvoking(context, probing: isDefault == nil)) }
 }
 
 let onInvokedTrampoline: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?) -> Void = {
     userData, call, outcomeJSON in
     guard let call, let outcomeJSON, let b = box(userData, as: DelegateBox.self) else { return }
-    switch b.isDefault(.onInvoked) {
-    case true?:
-        // the protocol's default sees nothing: its outcome is not even read
-        return
-    case false?:
-        b.delegate.onInvoked(AppFunctionContext(CallHandle(raw: call)), outcome: AppFunctionOutcome(cString: outcomeJSON))
-    case nil:
-        b.probingOnInvoked(AppFunctionContext(CallHandle(raw: call)), outcome: AppFunctionOutcome(cString: outcomeJSON))
-    }
+    let isDefault = b.isDefault(.onInvoked)
+    // (the protocol's default sees nothing: its outcome is not even read)
+    guard isDefault != true else { return }
+    b.onInvoked(AppFunctionContext(CallHandle(raw: call)), outcome: AppFunctionOutcome(cString: outcomeJSON),
+                probing: isDefault == nil)
 }
 
 let permissionTrampoline: af_permission_fn = { userData, call, gate in

@@ -126,8 +126,8 @@ final class DelegateDefaultsTests: XCTestCase {
         try d.register(AppFunctionDescriptor("probe")) { (context, _: NoArguments) async -> String in
             for b in boxes {
                 let before = "\(b.isDefault(.onInvoking) as Any) \(b.isDefault(.onInvoked) as Any)"
-                _ = await b.probingOnInvoking(context)
-                b.probingOnInvoked(context, outcome: AppFunctionOutcome(failure: .handlerFailed, "probe"))
+                _ = await b.onInvoking(context, probing: true)
+                b.onInvoked(context, outcome: AppFunctionOutcome(failure: .handlerFailed, "probe"), probing: true)
                 let after = "\(b.isDefault(.onInvoking)!) \(b.isDefault(.onInvoked)!)"
                 learned.withLock { $0.append("\(before) -> \(after)") }
             }
