@@ -205,6 +205,8 @@ print(json.dumps({
     "kotlin_floor_run_execute_blocking_cpu_ns": cpu(k, "bench executeBlockingJson, DSL blockingHandler (floor run)"),
     "swift_execute_ns": ns(s, "BENCH swift execute round trip"),
     "swift_view_execute_ns": ns(s, "BENCH swift view execute round trip"),
+    # the C figure's call itself through the Swift API: create_order, a handler without arguments
+    "swift_execute_figure_ns": ns(s, "BENCH swift execute, the C figure's call (a handler without arguments)"),
     "swift_execute_async_handler_ns": ns(s, "BENCH swift execute async handler round trip"),
     "swift_execute_raw_ns": ns(s, "BENCH swift execute raw JSON handler round trip"),
     "swift_execute_blocking_ns": ns(s, "BENCH swift executeBlocking round trip"),

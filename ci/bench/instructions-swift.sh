@@ -2,7 +2,7 @@
 # The Swift binding's instruction counts (issue 30), exact on a busy machine where its
 # wall-clock figures are not: callgrind counts the programs of bindings/swift/Benchmarks,
 # built in release against LIB.
-#   RoundTrip     per call, for each ROUNDTRIP_MODE (typed, raw, async, blocking,
+#   RoundTrip     per call, for each ROUNDTRIP_MODE (typed, raw, figure, async, blocking,
 #                 blocking-raw, delegate, async-delegate, telemetry, realistic): the
 #                 difference of two runs of different ROUNDTRIP_CALLS over their difference
 #                 (what starting the process costs cancels out)
@@ -36,7 +36,7 @@ LIB="${LIB:-$REPO/target/release/libappfunctions.so}"
 PKG="$REPO/bindings/swift/Benchmarks"
 CHROOT="${SWIFT_LANE_CHROOT:-/var/cache/appfunctions/swift-trixie}"
 read -r N1 N2 <<<"${SWIFT_INSTRUCTIONS_CALLS:-2000 4000}"
-MODES="typed raw async blocking blocking-raw delegate async-delegate telemetry realistic"
+MODES="typed raw figure async blocking blocking-raw delegate async-delegate telemetry realistic"
 mkdir -p "$(dirname "$OUT_JSON")" "$(dirname "$STEP_CG")"
 echo "{}" >"$OUT_JSON"
 loud() {
@@ -135,7 +135,7 @@ for line in open(sys.argv[4]):
     if len(p) == 4 and p[0] == "COUNT" and p[3].isdigit():
         counts[(p[1], int(p[2]))] = int(p[3])
 figures = {}
-for mode in ("typed", "raw", "async", "blocking", "blocking-raw", "delegate", "async-delegate", "telemetry",
+for mode in ("typed", "raw", "figure", "async", "blocking", "blocking-raw", "delegate", "async-delegate", "telemetry",
              "realistic"):
     if (mode, n1) in counts and (mode, n2) in counts:
         per = (counts[(mode, n2)] - counts[(mode, n1)]) / (n2 - n1)

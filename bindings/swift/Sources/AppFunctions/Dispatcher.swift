@@ -48,7 +48,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try register(descriptor, result: Result.self, HandlerBox({ context, json in
             let args = try decodeArguments(Args.self, json, function: id)
             return try AppJSON.encode(try await handler(context, args))
-        }, functionId: id))
+        }, functionId: id, readsInput: Args.self != NoArguments.self))
     }
 
     /// Registers a function whose handler answers at once (a closure without `await`): it
@@ -64,7 +64,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try register(descriptor, result: Result.self, HandlerBox(inline: { context, input, reply in
             let args = try decodeArguments(Args.self, input, function: id)
             return try JSONWriter.answer(try handler(context, args), reply)
-        }, functionId: id))
+        }, functionId: id, readsInput: Args.self != NoArguments.self))
     }
 
     /// Registers a function without a result (`void`).
@@ -76,7 +76,7 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try register(descriptor, result: nil, HandlerBox({ context, json in
             try await handler(context, try decodeArguments(Args.self, json, function: id))
             return nil
-        }, functionId: id))
+        }, functionId: id, readsInput: Args.self != NoArguments.self))
     }
 
     /// Registers a function without a result (`void`) whose handler answers at once: it
@@ -89,7 +89,55 @@ public final class AppFunctionDispatcher: @unchecked Sendable {
         try register(descriptor, result: nil, HandlerBox(inline: { context, input, reply in
             try handler(context, try decodeArguments(Args.self, input, function: id))
             return reply.answer(nil as String?)
-        }, functionId: id))
+        }, functionId: id, readsInput: Args.self != NoArguments.self))
+    }
+
+    /// Registers a function whose handler takes only its context: a function without
+    /// parameters, or one whose handler reads none of its bound arguments (the core still binds
+    /// and checks them, and `context.argumentsJSON` has them). What a handler taking
+    /// `NoArguments` does, one closure less: nothing is read or decoded for the call. `async`:
+    /// it runs on a task of its own, as for the overloads with arguments.
+    public func register<Result: AppFunctionValue & Encodable>(
+        _ descriptor: AppFunctionDescriptor,
+        handler: @escaping @Sendable (AppFunctionContext) async throws -> Result
+    ) throws {
+        try register(descriptor, result: Result.self, HandlerBox({ context, _ in
+            try AppJSON.encode(try await handler(context))
+        }, functionId: descriptor.id, readsInput: false))
+    }
+
+    /// Registers a function whose handler takes only its context and answers at once (no
+    /// `await`): it runs inline, as for the synchronous overload with arguments.
+    public func register<Result: AppFunctionValue & Encodable>(
+        _ descriptor: AppFunctionDescriptor,
+        handler: @escaping @Sendable (AppFunctionContext) throws -> Result
+    ) throws {
+        try register(descriptor, result: Result.self, HandlerBox(inline: { context, _, reply in
+            try JSONWriter.answer(try handler(context), reply)
+        }, functionId: descriptor.id, readsInput: false))
+    }
+
+    /// Registers a function without a result (`void`) whose handler takes only its context.
+    public func register(
+        _ descriptor: AppFunctionDescriptor,
+        handler: @escaping @Sendable (AppFunctionContext) async throws -> Void
+    ) throws {
+        try register(descriptor, result: nil, HandlerBox({ context, _ in
+            try await handler(context)
+            return nil
+        }, functionId: descriptor.id, readsInput: false))
+    }
+
+    /// Registers a function without a result (`void`) whose handler takes only its context and
+    /// answers at once: it runs inline.
+    public func register(
+        _ descriptor: AppFunctionDescriptor,
+        handler: @escaping @Sendable (AppFunctionContext) throws -> Void
+    ) throws {
+        try register(descriptor, result: nil, HandlerBox(inline: { context, _, reply in
+            try handler(context)
+            return reply.answer(nil as String?)
+        }, functionId: descriptor.id, readsInput: false))
     }
 
     /// Registers a function from descriptor JSON (docs/descriptors.md) with a handler that
@@ -517,11 +565,15 @@ func takeOutcome(_ json: UnsafeMutablePointer<CChar>?) -> AppFunctionOutcome {
 }
 
 func decodeArguments<Args: Decodable>(_ type: Args.Type, _ json: String, function: String) throws -> Args {
+    if Args.self == NoArguments.self { return unsafeBitCast(NoArguments(), to: Args.self) }
     var json = json
     return try json.withUTF8 { try decodeArguments(type, $0, function: function) }
 }
 
+/// `Args` from the bound arguments' JSON. `NoArguments` is not decoded: it has nothing to read
+/// (its handler's input is not even read: `readsInput`), whatever the call's arguments are.
 func decodeArguments<Args: Decodable>(_ type: Args.Type, _ json: UnsafeBufferPointer<UInt8>, function: String) throws -> Args {
+    if Args.self == NoArguments.self { return unsafeBitCast(NoArguments(), to: Args.self) }
     do {
         return try AppJSON.decode(type, from: json)
     } catch {

@@ -43,23 +43,28 @@ final class HandlerBox: UserDataBox, @unchecked Sendable {
     /// The id of the one function this handler serves, when it is known (a typed
     /// registration): its calls' contexts take it instead of reading it from the call.
     let functionId: String?
-    init(_ run: @escaping JSONHandler, functionId: String? = nil) {
+    /// False for a handler that takes no arguments: its calls' input is not read (it is given
+    /// `{}`, unread).
+    let readsInput: Bool
+    init(_ run: @escaping JSONHandler, functionId: String? = nil, readsInput: Bool = true) {
         self.run = run
         inline = nil
         self.functionId = functionId
+        self.readsInput = readsInput
     }
-    init(inline: @escaping InlineHandler, functionId: String? = nil) {
+    init(inline: @escaping InlineHandler, functionId: String? = nil, readsInput: Bool = true) {
         run = nil
         self.inline = inline
         self.functionId = functionId
+        self.readsInput = readsInput
     }
 
     /// Runs the handler for `call`: inline, or on a task of its own.
     func handle(_ call: CallHandle) {
         if let inline {
-            runInline(inline, call, functionId: functionId)
+            runInline(inline, call, functionId: functionId, readsInput: readsInput)
         } else if let run {
-            startHandler(run, call, functionId: functionId)
+            startHandler(run, call, functionId: functionId, readsInput: readsInput)
         }
     }
 }
@@ -177,9 +182,9 @@ let releaseRunningTask: af_free_fn = { userData in
 }
 
 /// Starts a handler or lookup on a new task and completes the call from it.
-func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle, functionId: String?) {
+func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle, functionId: String?, readsInput: Bool) {
     let context = AppFunctionContext(call, functionId: functionId)
-    let inputPointer = context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
+    let inputPointer = !readsInput ? nil : context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
     let input = inputPointer.map { String(cString: $0) } ?? "{}"
     let running = RunningTask()
     let key = runningTasks.insert(running)
@@ -198,9 +203,9 @@ func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle, functionId: 
 }
 
 /// Runs an inline handler or lookup on this thread and completes the call before returning.
-func runInline(_ run: InlineHandler, _ call: CallHandle, functionId: String?) {
+func runInline(_ run: InlineHandler, _ call: CallHandle, functionId: String?, readsInput: Bool) {
     let context = AppFunctionContext(call, functionId: functionId)
-    let input = context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
+    let input = !readsInput ? nil : context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
     let reply = InlineReply(call: call)
     do {
         if let input {

@@ -8,7 +8,9 @@ import XCTest
 /// alone in release for the README figures:
 ///   SWIFT_TEST_ARGS="-c release --filter BenchTests" ci/lanes/swift.sh
 ///
-/// Beside them, in the same batches: the same call with an `async` handler (its own task), with
+/// Beside them, in the same batches: the C figure's call itself made through the Swift API
+/// (`create_order` declared with its three parameters, its handler taking no arguments and
+/// answering "ok" as the C one does: nothing decoded), the echo with an `async` handler (its own task), with
 /// a raw JSON handler (no Codable: what the C figure's handler does), `executeBlocking` (no
 /// async machinery) with either handler, and Swift concurrency's own floor, an `async`
 /// function awaiting a continuation resumed inline (what no async API can go below). And the C
@@ -20,6 +22,7 @@ import XCTest
 /// call made through the C ABI alone (`CFigureLoops.realisticBatch`).
 final class BenchTests: XCTestCase {
     struct Echo: Codable { var text: String }
+    enum Priority: String, AppFunctionEnum { case low = "Low", normal = "Normal", high = "High" }
 
     /// The realistic call's store, opened by the scope hooks.
     final class Store: Sendable { let name = "orders" }
@@ -91,11 +94,22 @@ final class BenchTests: XCTestCase {
         try d.register(descriptorJSON: #"{"id":"echo_raw","parameters":[{"name":"text","type":"string"}],"result":"string"}"#) {
             _, _ in #""hi""#
         }
+        // the C figure's call (benches/execute.rs `plain`, CFigureLoops' `figureBatch`): three
+        // arguments bound and checked by the core, a handler that reads none answering "ok"
+        try d.register(AppFunctionDescriptor("create_order") {
+            AppFunctionParameter("customer", String.self)
+            AppFunctionParameter("quantity", Int32.self)
+            AppFunctionParameter("priority", Priority.self)
+        }) { _ -> String in "ok" }
         let view = try d.makeView()
         let invocation = AppFunctionInvocation("echo")
         let asyncInvocation = AppFunctionInvocation("echo_async")
         let rawInvocation = AppFunctionInvocation("echo_raw")
         let args = #"{"text":"hi"}"#
+        let figureInvocation = AppFunctionInvocation("create_order")
+        let figureArgs = #"{"customer":"acme","quantity":2,"priority":"Normal"}"#
+        let figure = await d.execute(figureInvocation, arguments: figureArgs)
+        XCTAssertEqual(try figure.result(as: String.self), "ok")
         let ready = await d.execute(invocation, arguments: args)
         XCTAssertEqual(try ready.result(as: String.self), "hi")
         let floorOutcome = ready
@@ -117,6 +131,7 @@ final class BenchTests: XCTestCase {
         let n = 2_000
         _ = await batch(n) { await d.execute(invocation, arguments: args) } // warm-up
         _ = await batch(n) { await view.execute(invocation, arguments: args) }
+        _ = await batch(n) { await d.execute(figureInvocation, arguments: figureArgs) }
         _ = await batch(n) { await d.execute(asyncInvocation, arguments: args) }
         _ = blockingBatch(n) { d.executeBlocking(invocation, arguments: args) }
         _ = c.figureBatch(n)
@@ -124,7 +139,7 @@ final class BenchTests: XCTestCase {
         _ = c.asyncEchoBatch(n)
         _ = await batch(n) { await rd.execute(realisticInvocation, arguments: args) }
         _ = c.realisticBatch(n)
-        var best = (execute: Double.infinity, view: Double.infinity, async: Double.infinity,
+        var best = (execute: Double.infinity, view: Double.infinity, figure: Double.infinity, async: Double.infinity,
                     raw: Double.infinity, blocking: Double.infinity, blockingRaw: Double.infinity,
                     floor: Double.infinity, checkedFloor: Double.infinity,
                     cFigure: Double.infinity, cEcho: Double.infinity, cAsyncEcho: Double.infinity,
@@ -135,6 +150,7 @@ final class BenchTests: XCTestCase {
         while clock.now < deadline {
             best.execute = min(best.execute, await batch(n) { await d.execute(invocation, arguments: args) })
             best.view = min(best.view, await batch(n) { await view.execute(invocation, arguments: args) })
+            best.figure = min(best.figure, await batch(n) { await d.execute(figureInvocation, arguments: figureArgs) })
             best.async = min(best.async, await batch(n) { await d.execute(asyncInvocation, arguments: args) })
             best.raw = min(best.raw, await batch(n) { await d.execute(rawInvocation, arguments: args) })
             best.blocking = min(best.blocking, blockingBatch(n) { d.executeBlocking(invocation, arguments: args) })
@@ -150,6 +166,7 @@ final class BenchTests: XCTestCase {
         }
         print("BENCH swift execute round trip: \(Int(best.execute)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift view execute round trip: \(Int(best.view)) ns/call (best batch of \(n), \(total) calls)")
+        print("BENCH swift execute, the C figure's call (a handler without arguments): \(Int(best.figure)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift execute async handler round trip: \(Int(best.async)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift execute raw JSON handler round trip: \(Int(best.raw)) ns/call (best batch of \(n), \(total) calls)")
         print("BENCH swift executeBlocking round trip: \(Int(best.blocking)) ns/call (best batch of \(n), \(total) calls)")

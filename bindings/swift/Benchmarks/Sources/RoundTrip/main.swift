@@ -12,6 +12,9 @@
 //   telemetry     the same with the seed's telemetry written the obvious way: a plain
 //                 AppFunctionDelegate implementing only `onInvoked` (its default `onInvoking`
 //                 learned at the first call and answered inline from then on)
+//   figure        `await execute` of the C figure's call (benches/execute.rs `plain`): create_order
+//                 with its three arguments, declared through the Swift API, and a handler
+//                 that takes no arguments (nothing decoded) answering "ok", as the C one does
 //   realistic     the seed's app as a call feels: scope hooks opening a store the handler
 //                 reads, the sign-in check as an AppFunctionSynchronousDelegate reading the
 //                 function id, and the telemetry above reading the id, the platform and
@@ -34,7 +37,7 @@ func now() -> Int64 {
 }
 
 struct Echo: Codable { var text: String }
-let args = #"{"text":"hi"}"#
+enum Priority: String, AppFunctionEnum { case low = "Low", normal = "Normal", high = "High" }
 
 func check(_ o: AppFunctionOutcome) {
     guard o.isSuccess else { fatalError("round trip: \(o)") }
@@ -45,13 +48,20 @@ func blockingRoundTrips(_ d: AppFunctionDispatcher, _ invocation: AppFunctionInv
     for _ in 0..<calls { check(d.executeBlocking(invocation, arguments: args)) }
 }
 
-let calls = getenv("ROUNDTRIP_CALLS").flatMap { Int(String(cString: $0)) } ?? 100_000
 let mode = getenv("ROUNDTRIP_MODE").map { String(cString: $0) } ?? "typed"
+/// The call's arguments: the C figure's for `figure`, the echo's otherwise.
+let args = mode == "figure" ? #"{"customer":"acme","quantity":2,"priority":"Normal"}"# : #"{"text":"hi"}"#
+let calls = getenv("ROUNDTRIP_CALLS").flatMap { Int(String(cString: $0)) } ?? 100_000
 let d = AppFunctionDispatcher()
 try d.register(AppFunctionDescriptor("echo") { AppFunctionParameter("text", String.self) }) { (_, a: Echo) -> String in a.text }
 try d.register(AppFunctionDescriptor("echo_async") { AppFunctionParameter("text", String.self) }) {
     (_, a: Echo) async -> String in a.text
 }
+try d.register(AppFunctionDescriptor("create_order") {
+    AppFunctionParameter("customer", String.self)
+    AppFunctionParameter("quantity", Int32.self)
+    AppFunctionParameter("priority", Priority.self)
+}) { _ -> String in "ok" }
 try d.register(descriptorJSON: #"{"id":"echo_raw","parameters":[{"name":"text","type":"string"}],"result":"string"}"#) {
     _, _ in #""hi""#
 }
@@ -97,7 +107,7 @@ if mode == "realistic" {
     }
 }
 let invocation = AppFunctionInvocation(
-    mode.hasSuffix("raw") ? "echo_raw" : mode == "async" ? "echo_async" : mode == "realistic" ? "echo_scoped" : "echo")
+    mode.hasSuffix("raw") ? "echo_raw" : mode == "figure" ? "create_order" : mode == "async" ? "echo_async" : mode == "realistic" ? "echo_scoped" : "echo")
 let done = DispatchSemaphore(value: 0)
 let t0 = now()
 if mode.hasPrefix("blocking") {
