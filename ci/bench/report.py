@@ -1264,7 +1264,11 @@ def swift_figure_parts(s):
             "made a `String`). The record is what lets a cancellation of the calling task reach the "
             "core while an inline handler runs (the README's promise, `ExecutePathTests`); without it "
             "the binding would have to poll the task at each callback, which changes what a "
-            "cancellation during a delegate or a scope hook does.")
+            "cancellation during a delegate or a scope hook does. Nor would leaving it out meet the "
+            "target: with the record added only when the call waits (a trial, 2026-12-06, not kept), "
+            "the same batches measured 1,023 ns against 468 (2.19×). An `@inlinable` `execute` (its "
+            "frame and hop gone into the caller) saved 73 instructions of 8,272: the caller's own "
+            "executor switches stay.")
     return out
 
 
