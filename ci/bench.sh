@@ -155,7 +155,8 @@ bindings_bench() {
   s_out=$( { echo "$s_out"; [[ -n "$swift_log" ]] && cat "$swift_log"; } | grep -E '^BENCH swift' | sort -u)
   echo "${s_out:-!!! the Swift bench did not run}"
   BIND_JSON=$(K_OUT="$k_out" S_OUT="$s_out" C_NS="$(crit_plain_ns)" python3 - <<'PY'
-import json, os, re
+import json, os, re, subprocess
+from datetime import datetime, timezone
 def ns(text, label):  # "bench <label>   1980 ns/call" / "BENCH swift <label>: 7841 ns/call"
     m = re.search(re.escape(label) + r"[: ]+(\d+) ns/call", text)
     return int(m.group(1)) if m else None
@@ -223,6 +224,9 @@ print(json.dumps({
     "swift_c_realistic_same_process_ns": ns(s, "BENCH swift C af_execute_async, the realistic call (same process)"),
     "c_execute_plain_ns": round(float(c)) if c else None,
     "bindings_load_average_1m": round(os.getloadavg()[0], 2),  # right after the loops ran
+    # when and at which commit the loops ran: a report regenerated later from this file says so
+    "bindings_measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    "bindings_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or None,
 }))
 PY
 )

@@ -607,7 +607,11 @@ def bindings_section(s, run, only_measured=False):
            "tool name, the confirmation of a void function) and, in the bindings, a read of the view's change "
            "counter after each call."]
     if load is not None:
-        out[-1] += (f" The Kotlin and Swift figures: measured {run.get('when')}, commit {run.get('commit')}, "
+        # (the loops' own time and commit, recorded by ci/bench.sh, where bindings.json has them:
+        # a report regenerated later from the same file keeps them)
+        when = s.get("bindings_measured_at") or run.get("when")
+        commit = s.get("bindings_commit") or run.get("commit")
+        out[-1] += (f" The Kotlin and Swift figures: measured {when}, commit {commit}, "
                     f"load average {fmt(load)} right after their loops"
                     + (" (a busy shared machine: absolute figures inflated, compare within a row)." if load >= 1.5 else "."))
     out += ["", "| binding | what is timed | ns per call | vs C | through an agent view (ns) | vs C |",
