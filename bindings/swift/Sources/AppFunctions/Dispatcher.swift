@@ -565,7 +565,6 @@ func takeOutcome(_ json: UnsafeMutablePointer<CChar>?) -> AppFunctionOutcome {
 }
 
 func decodeArguments<Args: Decodable>(_ type: Args.Type, _ json: String, function: String) throws -> Args {
-    if Args.self == NoArguments.self { return unsafeBitCast(NoArguments(), to: Args.self) }
     var json = json
     return try json.withUTF8 { try decodeArguments(type, $0, function: function) }
 }

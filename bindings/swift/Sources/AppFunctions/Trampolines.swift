@@ -181,10 +181,15 @@ let releaseRunningTask: af_free_fn = { userData in
     runningTasks.remove(UInt(userData: userData))
 }
 
+/// A handler's input: its bound arguments, or an entity lookup's request (lent for the call).
+private func callInput(_ call: CallHandle, _ context: AppFunctionContext) -> UnsafePointer<CChar>? {
+    context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
+}
+
 /// Starts a handler or lookup on a new task and completes the call from it.
 func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle, functionId: String?, readsInput: Bool) {
     let context = AppFunctionContext(call, functionId: functionId)
-    let inputPointer = !readsInput ? nil : context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
+    let inputPointer = readsInput ? callInput(call, context) : nil
     let input = inputPointer.map { String(cString: $0) } ?? "{}"
     let running = RunningTask()
     let key = runningTasks.insert(running)
@@ -205,7 +210,7 @@ func startHandler(_ run: @escaping JSONHandler, _ call: CallHandle, functionId: 
 /// Runs an inline handler or lookup on this thread and completes the call before returning.
 func runInline(_ run: InlineHandler, _ call: CallHandle, functionId: String?, readsInput: Bool) {
     let context = AppFunctionContext(call, functionId: functionId)
-    let input = !readsInput ? nil : context.isEntityLookup ? af_call_lookup_request(call.raw) : af_call_args(call.raw)
+    let input = readsInput ? callInput(call, context) : nil
     let reply = InlineReply(call: call)
     do {
         if let input {

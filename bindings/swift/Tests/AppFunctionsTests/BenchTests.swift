@@ -22,7 +22,6 @@ import XCTest
 /// call made through the C ABI alone (`CFigureLoops.realisticBatch`).
 final class BenchTests: XCTestCase {
     struct Echo: Codable { var text: String }
-    enum Priority: String, AppFunctionEnum { case low = "Low", normal = "Normal", high = "High" }
 
     /// The realistic call's store, opened by the scope hooks.
     final class Store: Sendable { let name = "orders" }

@@ -7,20 +7,6 @@ import XCTest
 /// the core still binds and checks the arguments the descriptor declares, and the context
 /// still has them.
 final class NoArgumentHandlerTests: XCTestCase {
-    /// A value handlers write from any thread.
-    final class Locked<Value>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Value
-        init(_ value: Value) { self.value = value }
-        func withLock<R>(_ body: (inout Value) -> R) -> R {
-            lock.lock()
-            defer { lock.unlock() }
-            return body(&value)
-        }
-    }
-
-    enum Priority: String, AppFunctionEnum { case low = "Low", normal = "Normal", high = "High" }
-
     /// `executeBlocking`, from synchronous code.
     static func blocking(_ d: AppFunctionDispatcher, _ id: String) -> AppFunctionOutcome {
         d.executeBlocking(AppFunctionInvocation(id), arguments: "{}")
@@ -30,28 +16,28 @@ final class NoArgumentHandlerTests: XCTestCase {
     /// the function's id and the context's platform as the call made them.
     func testEachFormAnswersItsCall() async throws {
         let d = AppFunctionDispatcher()
-        let seen = Locked<[String]>([])
+        let seen = Shared<[String]>([])
         try d.register(AppFunctionDescriptor("ping")) { context -> Int32 in
-            seen.withLock { $0.append("ping \(context.functionId) \(context.platform)") }
+            seen.update { $0.append("ping \(context.functionId) \(context.platform)") }
             return 1
         }
         try d.register(AppFunctionDescriptor("ping_async")) { context async -> String in
             await Task.yield()
-            seen.withLock { $0.append("ping_async \(context.functionId)") }
+            seen.update { $0.append("ping_async \(context.functionId)") }
             return "pong"
         }
         try d.register(AppFunctionDescriptor("refresh")) { context in
-            seen.withLock { $0.append("refresh \(context.functionId)") }
+            seen.update { $0.append("refresh \(context.functionId)") }
             context.say("Refreshed.")
         }
         try d.register(AppFunctionDescriptor("refresh_async")) { context async in
             await Task.yield()
-            seen.withLock { $0.append("refresh_async \(context.functionId)") }
+            seen.update { $0.append("refresh_async \(context.functionId)") }
         }
         // the same with `NoArguments`, whatever the call's arguments
         try d.register(AppFunctionDescriptor("count") { AppFunctionParameter("from", Int32.self, default: 0) }) {
             (context, _: NoArguments) -> Int32 in
-            seen.withLock { $0.append("count \(context.argumentsJSON ?? "-")") }
+            seen.update { $0.append("count \(context.argumentsJSON ?? "-")") }
             return 3
         }
 
@@ -75,7 +61,7 @@ final class NoArgumentHandlerTests: XCTestCase {
         let countBad = await d.execute("count", arguments: #"{"from":"seven"}"#)
         XCTAssertEqual(countBad.errorCode, .invalidArgument, countBad.json)
 
-        XCTAssertEqual(seen.withLock { $0 }, [
+        XCTAssertEqual(seen.value, [
             "ping ping android", "ping_async ping_async", "refresh refresh", "refresh_async refresh_async",
             "ping ping other", #"count {"from":7}"#,
         ])
@@ -92,22 +78,22 @@ final class NoArgumentHandlerTests: XCTestCase {
     /// and the context has them, normalised, for a handler that wants them after all.
     func testAHandlerWithoutArgumentsStillHasItsArgumentsChecked() async throws {
         let d = AppFunctionDispatcher()
-        let calls = Locked(0)
-        let lastArguments = Locked<String?>(nil)
+        let calls = Shared(0)
+        let lastArguments = Shared<String?>(nil)
         try d.register(AppFunctionDescriptor("create_order") {
             AppFunctionParameter("customer", String.self)
             AppFunctionParameter("quantity", Int32.self)
             AppFunctionParameter("priority", Priority.self, default: .normal)
         }) { context -> String in
-            calls.withLock { $0 += 1 }
-            lastArguments.withLock { $0 = context.argumentsJSON }
+            calls.update { $0 += 1 }
+            lastArguments.update { $0 = context.argumentsJSON }
             return "ok"
         }
 
         let ok = await d.execute("create_order", arguments: #"{"customer":"acme","quantity":2}"#)
         XCTAssertEqual(try ok.result(as: String.self), "ok", ok.json)
         // the default filled in by the core
-        XCTAssertEqual(lastArguments.withLock { $0 }, #"{"customer":"acme","quantity":2,"priority":"Normal"}"#)
+        XCTAssertEqual(lastArguments.value, #"{"customer":"acme","quantity":2,"priority":"Normal"}"#)
 
         let missing = await d.execute("create_order", arguments: #"{"customer":"acme"}"#)
         XCTAssertEqual(missing.errorCode, .invalidArgument, missing.json)
@@ -118,7 +104,7 @@ final class NoArgumentHandlerTests: XCTestCase {
         let badEnum = await d.execute("create_order", arguments: #"{"customer":"acme","quantity":2,"priority":"Urgent"}"#)
         XCTAssertEqual(badEnum.errorCode, .invalidArgument, badEnum.json)
         XCTAssertTrue(badEnum.message?.contains("priority") == true, badEnum.json)
-        XCTAssertEqual(calls.withLock { $0 }, 1, "only the good call reached the handler")
+        XCTAssertEqual(calls.value, 1, "only the good call reached the handler")
     }
 
     /// A thrown error ends the call with its code, inline or on a task, as for handlers with
