@@ -516,9 +516,6 @@ pub struct Call {
     /// `usize::MAX` when the handle table is exhausted.
     handle: AtomicUsize,
     pub(crate) parent: Option<Arc<Call>>,
-    pub(crate) token: Option<CancelToken>,
-    /// The call's number on its token (0: none), to unsubscribe it when the call ends.
-    pub(crate) token_sub: AtomicU64,
     /// The timeout in force (the invocation's, or the dispatcher's default).
     pub(crate) timeout: Option<std::time::Duration>,
     /// `timeout` is the dispatcher's default (for the log line).
@@ -780,8 +777,6 @@ impl Call {
             by_ids: m.by_ids,
             handle: AtomicUsize::new(0),
             parent: m.parent,
-            token: m.inv.cancel.cloned(),
-            token_sub: AtomicU64::new(0),
             timeout: m.timeout,
             timeout_is_default: m.timeout_is_default,
             in_flight_shard: m.in_flight_shard,

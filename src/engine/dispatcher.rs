@@ -653,12 +653,8 @@ impl Dispatcher {
         if let Some(t) = inv.cancel {
             let weak: std::sync::Weak<dyn crate::engine::cancel::Cancellable> =
                 Arc::downgrade(call) as _;
-            match t.subscribe(weak) {
-                Some(id) => {
-                    call.token_sub
-                        .store(id, std::sync::atomic::Ordering::Release);
-                }
-                None => call.cancel(crate::model::error::ErrorCode::Cancelled),
+            if !t.subscribe(weak) {
+                call.cancel(crate::model::error::ErrorCode::Cancelled);
             }
         }
     }

@@ -960,12 +960,6 @@ fn finish(
             c.cancel(outcome.error_code.unwrap_or(ErrorCode::Cancelled));
         }
     }
-    if let Some(token) = &call.token {
-        match call.token_sub.load(Ordering::Acquire) {
-            0 => {}
-            id => token.unsubscribe(id),
-        }
-    }
     // (most calls say nothing and their outcome has no dialog: nothing to set)
     if call.parent.is_none() && (call.has_said() || outcome.dialog.is_some()) {
         outcome.dialog = call.dialog();
@@ -1618,5 +1612,8 @@ impl crate::engine::cancel::Cancellable for Call {
     }
     fn end_cancelled_later(self: Arc<Self>, code: ErrorCode) {
         Call::end_cancelled_later(self, code)
+    }
+    fn has_ended(&self) -> bool {
+        self.finished.load(Ordering::Acquire)
     }
 }
