@@ -3,30 +3,39 @@ import Foundation
 
 /// One call's scope, as handlers, lookups, delegates and hooks see it. It is a value that
 /// may be kept and sent anywhere; once its call has ended, writes are ignored and reads
-/// answer nil.
+/// answer nil (`platform`, `isForeground`, `callerPackage` and `isEntityLookup` their
+/// defaults: `.other`, false, "" and false).
+///
+/// Only `functionId` is read when the context is made: the rest is read from the call when
+/// asked, as in Kotlin and .NET, so a handler that reads nothing pays for nothing.
 public struct AppFunctionContext: Sendable {
     let call: CallHandle
     /// The function's id (for entity lookups, `search_{entity}`'s or the function's whose
     /// argument is being resolved).
     public let functionId: String
-    public let platform: AppFunctionPlatform
+
+    /// Where the call comes from (`.other`: in-process, and after the call ended).
+    public var platform: AppFunctionPlatform {
+        AppFunctionPlatform(rawValue: af_call_platform(call.raw)) ?? .other
+    }
+
     /// Apple: the app is in the foreground for this run.
-    public let isForeground: Bool
+    public var isForeground: Bool { af_call_is_foreground(call.raw) != 0 }
+
     /// Android: the calling agent's package ("" in-process or from the shell).
-    public let callerPackage: String
+    public var callerPackage: String {
+        // (in-process calls have none: no String made for "")
+        af_call_caller_package(call.raw).map { $0.pointee == 0 ? "" : String(cString: $0) } ?? ""
+    }
+
     /// True when this is an entity lookup (no arguments).
-    public let isEntityLookup: Bool
+    public var isEntityLookup: Bool { af_call_kind(call.raw) == AF_CALL_ENTITY_LOOKUP }
 
     /// `functionId`: the id when the caller knows it already (a handler registered for one
     /// function), so it is not read and copied again.
     init(_ call: CallHandle, functionId: String? = nil) {
         self.call = call
         self.functionId = functionId ?? af_call_function_id(call.raw).map { String(cString: $0) } ?? ""
-        platform = AppFunctionPlatform(rawValue: af_call_platform(call.raw)) ?? .other
-        isForeground = af_call_is_foreground(call.raw) != 0
-        // (in-process calls have none: no String made for "")
-        callerPackage = af_call_caller_package(call.raw).map { $0.pointee == 0 ? "" : String(cString: $0) } ?? ""
-        isEntityLookup = af_call_kind(call.raw) == AF_CALL_ENTITY_LOOKUP
     }
 
     /// The bound, normalised arguments JSON (nil for entity lookups or after the call ended).

@@ -488,7 +488,7 @@ func runCall(
     isolation: isolated (any Actor)? = #isolation,
     start: (UnsafePointer<af_invocation>, UnsafeMutableRawPointer) -> af_status
 ) async -> AppFunctionOutcome {
-    var box = OutcomeBox.take()
+    let box = OutcomeBox.take()
     // (runs at once, on this thread, when the task is cancelled already; the box's own
     // closure, made once per box, which outlives the record)
     let record = taskAddCancellationHandler(handler: box.onCancel)
@@ -501,7 +501,7 @@ func runCall(
         }
     }
     taskRemoveCancellationHandler(record)
-    OutcomeBox.recycle(&box)
+    OutcomeBox.recycle(box)
     return outcome
 }
 

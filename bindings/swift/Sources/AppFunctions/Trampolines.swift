@@ -356,10 +356,10 @@ final class OutcomeBox: @unchecked Sendable {
     /// The call's cancel token (the task's cancellation handler cancels it): the box's for its
     /// whole life, so the handler never sees another call's.
     let token: OpaquePointer
-    /// The task's cancellation handler (`onCancel`), made once per box: it refers to the box
-    /// unowned (the box holds it), and the record it is given to is removed before the box
-    /// can go.
-    private(set) var onCancel: () -> Void = {}
+    /// The task's cancellation handler, made once per box: it cancels the box's token (its
+    /// pointer, which the box frees only in `deinit`), and the record it is given to is
+    /// removed before the box can go. (A constant: handed to the runtime without a retain.)
+    let onCancel: () -> Void
     /// The thread that starts the call (set by `start`).
     private var thread = pthread_self()
     /// The `invocationContexts` key of the invocation's host context (0: none), removed when
@@ -374,8 +374,9 @@ final class OutcomeBox: @unchecked Sendable {
     private var continuation: UnsafeContinuation<AppFunctionOutcome, Never>?
 
     private init() {
-        token = af_cancel_token_new()
-        onCancel = { [unowned(unsafe) self] in _ = af_cancel_token_cancel(self.token) }
+        let token: OpaquePointer = af_cancel_token_new()
+        self.token = token
+        onCancel = { _ = af_cancel_token_cancel(token) }
     }
 
     deinit { af_cancel_token_free(token) }
@@ -390,15 +391,19 @@ final class OutcomeBox: @unchecked Sendable {
     }
 
     /// After the call's outcome came back and the cancellation record is gone: kept as this
-    /// thread's spare unless its token was cancelled, the outcome's callback still holds it
-    /// (it resumed this task a moment ago, from another thread) or the thread has one.
-    static func recycle(_ box: inout OutcomeBox) {
-        guard isKnownUniquelyReferenced(&box), af_cancel_token_is_cancelled(box.token) == 0,
+    /// thread's spare unless its token was cancelled or the thread has one. Nothing else holds
+    /// the box by then: the core was lent it unretained (`start`), and the outcome's callback
+    /// touches it no more once it has handed the outcome over. (`consuming`: the caller's
+    /// reference becomes the slot's, with no retain and release.)
+    static func recycle(_ box: consuming OutcomeBox) {
+        guard af_cancel_token_is_cancelled(box.token) == 0,
               pthread_getspecific(outcomeBoxCache) == nil else { return }
         pthread_setspecific(outcomeBoxCache, Unmanaged.passRetained(box).toOpaque())
     }
 
-    /// Starts the call (`start` given the v1 invocation and the retained box): its outcome when
+    /// Starts the call (`start` given the v1 invocation and the box, lent unretained: the
+    /// caller holds it until the outcome is back, and the outcome's callback touches it no
+    /// more once it has handed the outcome over): its outcome when
     /// the core delivered it before returning (or it did not start), nil when the caller must
     /// `wait`. Synchronous and not inlined: what it keeps while the core runs is on this
     /// thread's stack.
@@ -414,13 +419,11 @@ final class OutcomeBox: @unchecked Sendable {
         inline = nil
         pending = nil
         starting = true
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        let st = invocation.withCInvocation(token: token, hostKey: hostKey) { start($0, retained) }
+        let lent = Unmanaged.passUnretained(self).toOpaque()
+        let st = invocation.withCInvocation(token: token, hostKey: hostKey) { start($0, lent) }
         starting = false
         if st != AF_OK {
-            // Not started: the callback will not run, so the box (and the host context) come
-            // back here.
-            Unmanaged<OutcomeBox>.fromOpaque(retained).release()
+            // Not started: the callback will not run, so the host context comes back here.
             if hostKey != 0 { invocationContexts.remove(hostKey) }
             return AppFunctionOutcome(failure: st == AF_ERR_UTF8 ? .invalidArgument : .internalError, lastError())
         }
@@ -463,11 +466,15 @@ let outcomeLock = NSLock()
 
 let outcomeTrampoline: af_outcome_fn = { userData, json in
     guard let userData else { return }
-    let b = Unmanaged<OutcomeBox>.fromOpaque(userData).takeRetainedValue()
-    // the call has ended (the core released its handle first): its host context goes now
-    if b.hostKey != 0 { invocationContexts.remove(b.hostKey) }
-    b.deliver(json.map { AppFunctionOutcome(cString: $0) }
-        ?? AppFunctionOutcome(failure: .internalError, "the core returned no outcome"))
+    // (lent unretained by `OutcomeBox.start`, whose caller holds it until the outcome is handed
+    // over: `deliver` is the last that touches it, and no retain or release follows)
+    Unmanaged<OutcomeBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { b in
+        // the call has ended (the core released its handle first): its host context goes now
+        if b.hostKey != 0 { invocationContexts.remove(b.hostKey) }
+        // (made here: the outcome is moved into the box, not copied)
+        b.deliver(json.map { AppFunctionOutcome(cString: $0) }
+            ?? AppFunctionOutcome(failure: .internalError, "the core returned no outcome"))
+    }
 }
 
 /// Each thread's spare outcome box (released with its thread; its token goes with it).
