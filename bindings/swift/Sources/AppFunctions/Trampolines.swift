@@ -38,8 +38,12 @@ struct InlineReply {
 }
 
 final class HandlerBox: UserDataBox, @unchecked Sendable {
-    let run: JSONHandler?
-    let inline: InlineHandler?
+    /// The handler answers on the calling thread (`inline`), or on a task of its own (`run`).
+    /// The other is a stand-in never called: non-optional, a handler is lent to `runInline`
+    /// as it is stored, with no copy (a retain and a release of its context per call).
+    let isInline: Bool
+    let run: JSONHandler
+    let inline: InlineHandler
     /// The id of the one function this handler serves, when it is known (a typed
     /// registration): its calls' contexts take it instead of reading it from the call.
     let functionId: String?
@@ -47,13 +51,15 @@ final class HandlerBox: UserDataBox, @unchecked Sendable {
     /// `{}`, unread).
     let readsInput: Bool
     init(_ run: @escaping JSONHandler, functionId: String? = nil, readsInput: Bool = true) {
+        isInline = false
         self.run = run
-        inline = nil
+        inline = { _, _, _ in throw AppFunctionError(.internalError, "not an inline handler") }
         self.functionId = functionId
         self.readsInput = readsInput
     }
     init(inline: @escaping InlineHandler, functionId: String? = nil, readsInput: Bool = true) {
-        run = nil
+        isInline = true
+        run = { _, _ in throw AppFunctionError(.internalError, "not a task handler") }
         self.inline = inline
         self.functionId = functionId
         self.readsInput = readsInput
@@ -61,9 +67,9 @@ final class HandlerBox: UserDataBox, @unchecked Sendable {
 
     /// Runs the handler for `call`: inline, or on a task of its own.
     func handle(_ call: CallHandle) {
-        if let inline {
+        if isInline {
             runInline(inline, call, functionId: functionId, readsInput: readsInput)
-        } else if let run {
+        } else {
             startHandler(run, call, functionId: functionId, readsInput: readsInput)
         }
     }
@@ -256,11 +262,13 @@ func fail(_ call: CallHandle, _ error: any Error) {
 
 let handlerTrampoline: af_handler_fn = { userData, call in
     guard let call else { return }
-    guard let b = box(userData, as: HandlerBox.self) else {
+    // (a guaranteed reference, no retain and release: the call's registry snapshot holds the
+    // handler's user data until the call has ended)
+    guard let userData, Unmanaged<UserDataBox>.fromOpaque(userData)._withUnsafeGuaranteedRef({ $0 is HandlerBox }) else {
         _ = af_call_fail(call, AF_CODE_INTERNAL_ERROR, "AppFunctions: the handler's user data is not a HandlerBox")
         return
     }
-    b.handle(CallHandle(raw: call))
+    Unmanaged<HandlerBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { $0.handle(CallHandle(raw: call)) }
 }
 
 func answer(_ gate: GateHandle, _ g: AppFunctionGate) {
