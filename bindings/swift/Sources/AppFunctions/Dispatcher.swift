@@ -543,7 +543,7 @@ extension AppFunctionInvocation {
     /// The caller removes it once the call's outcome has been delivered.
     @inline(__always)
     func insertHostContext() -> UInt {
-        guard let hostContext else { return 0 }
+        guard hasHostContext, let hostContext else { return 0 }
         return invocationContexts.insert(hostContext)
     }
 

@@ -248,7 +248,12 @@ public struct AppFunctionInvocation: Sendable {
     /// from its start until its outcome has been delivered, and not after: a callback still
     /// running then reads nil. `Sendable`, as the invocation is: it is read on the threads
     /// and tasks that run the call.
-    public var hostContext: (any Sendable)?
+    public var hostContext: (any Sendable)? {
+        didSet { hasHostContext = hostContext != nil }
+    }
+    /// `hostContext` is set: what a call's start tests (testing the optional existential
+    /// itself copies it and destroys the copy, about 150 instructions a call).
+    private(set) var hasHostContext: Bool
 
     /// A timeout that never elapses (`AF_TIMEOUT_NONE`).
     public static let noTimeout: Duration = .seconds(Int64(UInt32.max))
@@ -267,6 +272,7 @@ public struct AppFunctionInvocation: Sendable {
         self.callerPackage = callerPackage
         self.timeout = timeout
         self.hostContext = hostContext
+        hasHostContext = hostContext != nil
     }
 
     /// `af_invocation.timeout_ms`: 0 (nil) is the dispatcher's default, `AF_TIMEOUT_NONE` none.
