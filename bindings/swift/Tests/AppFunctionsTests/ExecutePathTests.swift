@@ -219,4 +219,32 @@ final class ExecutePathTests: XCTestCase {
                        "typed_order: the bound arguments do not decode into Args (does the descriptor match the type?): "
                        + "at `lines[0]`: Expected to decode Dictionary<String, Any> but found a string instead.")
     }
+    /// The context's call facts are read from the call when asked (a handler that reads none
+    /// pays for none): during the call they are the invocation's, and a context kept past its
+    /// call answers their defaults, as Kotlin's and .NET's do.
+    func testTheContextReadsTheCallsFactsWhenAskedAndItsDefaultsAfterTheCall() async throws {
+        let d = AppFunctionDispatcher()
+        let kept = Shared<AppFunctionContext?>(nil)
+        let during = Shared<String>("")
+        try d.register(AppFunctionDescriptor("where")) { context -> String in
+            kept.update { $0 = context }
+            during.update {
+                $0 = "\(context.platform) \(context.isForeground) \(context.callerPackage) \(context.isEntityLookup)"
+            }
+            return "ok"
+        }
+        let outcome = await d.execute(
+            AppFunctionInvocation("where", platform: .android, isForeground: true, callerPackage: "com.google.android.gms"),
+            arguments: "{}")
+        XCTAssertTrue(outcome.isSuccess, "\(outcome)")
+        XCTAssertEqual(during.value, "android true com.google.android.gms false")
+        let context = try XCTUnwrap(kept.value)
+        XCTAssertEqual(context.functionId, "where", "the id is kept: it was read when the context was made")
+        XCTAssertEqual(context.platform, .other)
+        XCTAssertFalse(context.isForeground)
+        XCTAssertEqual(context.callerPackage, "")
+        XCTAssertFalse(context.isEntityLookup)
+        XCTAssertNil(context.argumentsJSON)
+        try await drained(d)
+    }
 }
