@@ -972,6 +972,11 @@ if BINDINGS_ONLY:
     fresh_rows = {f"| {name} |": row for (name, key, _, _), row in zip(targets, rows_of_targets())
                   if key.startswith("binding_")}
     doc = [next((r for p, r in fresh_rows.items() if l.startswith(p)), l) for l in doc]
+    # a Swift or Kotlin row whose target is no longer in the table (renamed or dropped since the
+    # doc's last full run) goes: left, it would keep an old figure under an old label
+    names = {f"| {name} |" for name, _, _, _ in targets}
+    doc = [l for l in doc if not (l.startswith(("| Swift ", "| Kotlin ")) and l.rstrip().endswith(("| met |", "| **missed** |", "| not measured |"))
+                                  and not any(l.startswith(n) for n in names))]
     # a binding row the doc does not have yet (a target added since its last full run): after the
     # row of the target before it
     all_rows = rows_of_targets()
