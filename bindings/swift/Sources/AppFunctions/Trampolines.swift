@@ -424,8 +424,8 @@ final class OutcomeBox: @unchecked Sendable {
         let hostKey = invocation.insertHostContext()
         self.hostKey = hostKey
         thread = pthread_self()
-        inline = nil
-        pending = nil
+        // (`inline` and `pending` are nil: each outcome put there is moved out, by `start` or
+        // by `wait`, before the box can be used again)
         starting = true
         let lent = Unmanaged.passUnretained(self).toOpaque()
         let st = invocation.withCInvocation(token: token, hostKey: hostKey) { start($0, lent) }
