@@ -276,8 +276,8 @@ internal class PendingExecute(val token: Long) {
 /**
  * The suspend execute's per-call cancel tokens, one kept for the next call: a token that was not
  * cancelled is as new once its call ended (each call registers with it, and the next call takes
- * over the entry of one that ended), and making and freeing one per call cost about 180 ns. At most one is kept (for the
- * life of the process); a cancelled one is always freed.
+ * over the entry of one that ended), and making and freeing one per call cost about 180 ns. At
+ * most one is kept (for the life of the process); a cancelled one is always freed.
  */
 internal object Tokens {
     private val kept = java.util.concurrent.atomic.AtomicLong()
