@@ -133,6 +133,14 @@ final class HostContextTests: XCTestCase {
         }
         let traced = await d.execute(AppFunctionInvocation("trace", hostContext: "trace-7"))
         XCTAssertEqual(try traced.result(as: String.self), "trace-7")
+        // set on an invocation after it was made, then taken off again
+        var invocation = AppFunctionInvocation("trace")
+        invocation.hostContext = "trace-8"
+        let set = await d.execute(invocation)
+        XCTAssertEqual(try set.result(as: String.self), "trace-8")
+        invocation.hostContext = nil
+        let unset = await d.execute(invocation)
+        XCTAssertEqual(try unset.result(as: String.self), "none")
         _ = distinctReads()
         assertHeldByNoCall()
     }
