@@ -167,17 +167,12 @@ if s.get("execute_plain_ns"):
                       ("swift_execute_ns", "swift"),
                       ("dotnet_execute_json_ns", "dotnet_json"), ("dotnet_execute_ns", "dotnet")]:
         ratio(f"binding_{name}_vs_c_ratio", key, "execute_plain_ns")
-# the Swift round trip beside the C figure of its own run (ci/bench.sh's bindings_bench)
-ratio("binding_swift_vs_c_same_run_ratio", "swift_execute_ns", "c_execute_plain_ns")
+# the Swift round trips beside the C figure of their own run (ci/bench.sh's bindings_bench): the
+# blocking call with a raw handler, and the C figure's call itself made through the Swift API
+# (create_order, a handler without arguments); the latter also beside the same call made through
+# the C ABI in the Swift bench's own process, in the same alternating batches (CFigureLoops.swift:
+# one moment's machine for both), and in instructions (callgrind: exact where the wall clock is not)
 ratio("binding_swift_blocking_raw_vs_c_same_run_ratio", "swift_execute_blocking_raw_ns", "c_execute_plain_ns")
-# and beside the C figure's call made through the C ABI in the Swift bench's own process, in the
-# same alternating batches (CFigureLoops.swift): one moment's machine for both
-ratio("binding_swift_vs_c_same_process_ratio", "swift_execute_ns", "swift_c_same_process_ns")
-ratio("binding_swift_raw_vs_c_same_process_ratio", "swift_execute_raw_ns", "swift_c_same_process_ns")
-# the same in instructions (callgrind: exact where the wall clock is not), against af_execute_json's
-ratio("binding_swift_vs_c_instructions_ratio", "instructions_swift_typed", "instructions_execute_plain")
-# the C figure's call itself made through the Swift API (create_order, a handler without arguments),
-# beside the same C figures
 ratio("binding_swift_figure_vs_c_same_run_ratio", "swift_execute_figure_ns", "c_execute_plain_ns")
 ratio("binding_swift_figure_vs_c_same_process_ratio", "swift_execute_figure_ns", "swift_c_same_process_ns")
 ratio("binding_swift_figure_vs_c_instructions_ratio", "instructions_swift_figure", "instructions_execute_plain")
@@ -1018,9 +1013,11 @@ if BINDINGS_ONLY:
     doc = [next((r for p, r in fresh_rows.items() if l.startswith(p)), l) for l in doc]
     # a Swift or Kotlin row whose target is no longer in the table (renamed or dropped since the
     # doc's last full run) goes: left, it would keep an old figure under an old label
-    names = {f"| {name} |" for name, _, _, _ in targets}
-    doc = [l for l in doc if not (l.startswith(("| Swift ", "| Kotlin ")) and l.rstrip().endswith(("| met |", "| **missed** |", "| not measured |"))
-                                  and not any(l.startswith(n) for n in names))]
+    def stale(l):
+        return (l.startswith(("| Swift ", "| Kotlin "))
+                and l.rstrip().endswith(("| met |", "| **missed** |", "| not measured |"))
+                and not any(l.startswith(f"| {name} |") for name, _, _, _ in targets))
+    doc = [l for l in doc if not stale(l)]
     # a binding row the doc does not have yet (a target added since its last full run): after the
     # row of the target before it
     all_rows = rows_of_targets()
