@@ -62,6 +62,19 @@ func box<T: UserDataBox>(_ userData: UnsafeMutableRawPointer?, as type: T.Type) 
     return Unmanaged<UserDataBox>.fromOpaque(userData).takeUnretainedValue() as? T
 }
 
+/// Runs `body` with the box given to C as user data when it is a `T`, as a guaranteed reference:
+/// no retain and release, where `box(_:as:)`'s strong reference makes a pair. Only for a callback
+/// that uses the box before it returns, while the core holds the user data. False (and `body`
+/// not run) when there is no box or it is not a `T`.
+@inline(__always)
+func withBox<T: UserDataBox>(_ userData: UnsafeMutableRawPointer?, as type: T.Type, _ body: (T) -> Void) -> Bool {
+    guard let userData, Unmanaged<UserDataBox>.fromOpaque(userData)._withUnsafeGuaranteedRef({ $0 is T }) else {
+        return false
+    }
+    Unmanaged<T>.fromOpaque(userData)._withUnsafeGuaranteedRef(body)
+    return true
+}
+
 /// Values the C library refers to by an integer key instead of a pointer (host scopes,
 /// running handler tasks). A key that was already removed finds nothing, so a late or
 /// concurrent callback can never touch freed memory.

@@ -264,13 +264,10 @@ func fail(_ call: CallHandle, _ error: any Error) {
 
 let handlerTrampoline: af_handler_fn = { userData, call in
     guard let call else { return }
-    // (a guaranteed reference, no retain and release: the call's registry snapshot holds the
-    // handler's user data until the call has ended)
-    guard let userData, Unmanaged<UserDataBox>.fromOpaque(userData)._withUnsafeGuaranteedRef({ $0 is HandlerBox }) else {
+    // (borrowed: the call's registry snapshot holds the handler's user data until the call ends)
+    if !withBox(userData, as: HandlerBox.self, { $0.handle(CallHandle(raw: call)) }) {
         _ = af_call_fail(call, AF_CODE_INTERNAL_ERROR, "AppFunctions: the handler's user data is not a HandlerBox")
-        return
     }
-    Unmanaged<HandlerBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { $0.handle(CallHandle(raw: call)) }
 }
 
 func answer(_ gate: GateHandle, _ g: AppFunctionGate) {
