@@ -113,6 +113,14 @@ fi
 SHIM="$BINDING/target/classes/linux-x86-64/libappfunctions_jni.so"
 [[ -f "$SHIM" ]] || { say "FAILED: no $SHIM after the build (the pom's jni profile)"; exit 1; }
 
+# The baseline profile Android installs compile ahead of time (src/main/baseline-prof.txt): a
+# fresh run of the startup workload under the JVMTI agent must give the committed rules.
+say "the baseline profile: bindings/kotlin/scripts/baseline-profile.sh --check"
+if ! APPFUNCTIONS_LIB_DIR="$LIBDIR" MVN_ARGS="${MVN_ARGS:-}" "$BINDING/scripts/baseline-profile.sh" --check; then
+  say "FAILED: the baseline profile"
+  exit 1
+fi
+
 # The shim under AddressSanitizer and UBSan once: built instrumented into target/asan, found first
 # on java.library.path by the test JVM, which preloads the sanitizer runtime; a report aborts it.
 ASAN_LIB="$(gcc -print-file-name=libasan.so)"
