@@ -28,6 +28,11 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 
+# One of the modes above or none; anything else (--help included) says how to call it and
+# writes nothing, so that a mistyped flag cannot rewrite docs/performance.md as a whole run.
+MODES = ("--timeouts-only", "--bindings-only", "--dotnet-only", "--coldstart-only", "--exports-only")
+if not 2 <= len(sys.argv) <= 3 or sys.argv[1].startswith("-") or any(a not in MODES for a in sys.argv[2:]):
+    sys.exit(f"usage: report.py REPO [{' | '.join(MODES)}]\n\n{__doc__}")
 REPO = sys.argv[1]
 # criterion's estimates of ci/bench.sh's runs (it sets CRITERION_HOME there), never those of
 # a `cargo bench` run by hand (target/criterion)
