@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Kotlin binding's baseline profile (src/main/baseline-prof.txt): the classes and methods of
-# dev.appfunctions that a process started for one call runs, which ART compiles ahead of time when
-# an app that ships the profile is installed (the AAR carries it: docs/distribution.md).
+# dev.appfunctions that a process started for one call runs, and the methods of kotlin and kotlinx
+# that they run, which ART compiles ahead of time when an app that ships the profile is installed
+# (the AAR carries it: docs/distribution.md).
 #
 #   bindings/kotlin/scripts/baseline-profile.sh            rewrite src/main/baseline-prof.txt
 #   bindings/kotlin/scripts/baseline-profile.sh --check    fail when a fresh run has rules it lacks
@@ -9,7 +10,8 @@
 # It builds the binding and its tests (`mvn -Pclasspath verify`), compiles the JVMTI agent
 # src/test/c/touched_agent.c, runs src/test/kotlin/dev/appfunctions/profile/StartupWorkload.kt
 # under it and keeps the classes and methods that ship: the main classes and the Android service's
-# (src/android/kotlin), not the tests'. The kotlin lane runs it with --check, after its tests.
+# (src/android/kotlin), not the tests', and the dependencies' methods the agent found run for a
+# class that ships. The kotlin lane runs it with --check, after its tests.
 # Env: APPFUNCTIONS_LIB_DIR (the core's directory; default: target/release, built if missing),
 # JAVA_HOME (a JDK: jvmti.h), MVN_ARGS (extra Maven arguments).
 set -euo pipefail
@@ -49,7 +51,7 @@ RUNS=$([[ "$MODE" == "--check" ]] && echo 1 || echo 3)
 rm -f "$WORK"/touched.*.txt
 for run in $(seq "$RUNS"); do
   say "StartupWorkload under the agent (run $run of $RUNS)"
-  "$JAVA_BIN" "-agentpath:$WORK/libtouched_agent.so=$WORK/touched.$run.txt,Ldev/appfunctions/" \
+  "$JAVA_BIN" "-agentpath:$WORK/libtouched_agent.so=$WORK/touched.$run.txt,Ldev/appfunctions/,Lkotlin/|Lkotlinx/" \
     "-Dappfunctions.library.path=$LIB_DIR" -cp "$CP" dev.appfunctions.profile.StartupWorkloadKt
 done
 
@@ -77,9 +79,14 @@ for line in (l for t in touched for l in t.read_text().splitlines()):
     if kind == "C":
         if ships(rest):
             classes.add(rest)
-    else:
+    elif kind == "M":
         cls, name, sig = rest.split(" ")
         if ships(cls):
+            classes.add(cls)
+            methods.add(f"HSP{cls}->{name}{sig}")
+    else:  # "D": a dependency's method (Kotlin's, kotlinx's) and the binding's class it ran for
+        cls, name, sig, caller = rest.split(" ")
+        if ships(caller):
             classes.add(cls)
             methods.add(f"HSP{cls}->{name}{sig}")
 if not methods:
