@@ -13,7 +13,8 @@
 # (src/android/kotlin), not the tests', and the dependencies' methods the agent found run for a
 # class that ships. The kotlin lane runs it with --check, after its tests.
 # Env: APPFUNCTIONS_LIB_DIR (the core's directory; default: target/release, built if missing),
-# JAVA_HOME (a JDK: jvmti.h), MVN_ARGS (extra Maven arguments).
+# JAVA_HOME (a JDK: jvmti.h), MVN_ARGS (extra Maven arguments), APPFUNCTIONS_PROFILE_PREBUILT=1
+# (the classes are built: only the class path is asked of Maven).
 set -euo pipefail
 BINDING="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 REPO="$(cd "$BINDING/../.." && pwd)"
@@ -35,9 +36,16 @@ if [[ ! -f "$LIB_DIR/libappfunctions.so" ]]; then
 fi
 
 mapfile -t MAVEN_OFFLINE < <(af_maven_args)
-say "mvn -Pclasspath verify (the main and test classes, the test class path)"
+if [[ "${APPFUNCTIONS_PROFILE_PREBUILT:-0}" == 1 ]]; then
+  # the caller (the kotlin lane) has just built the main and test classes: the class path alone
+  say "mvn -Pclasspath exec:exec@classpath (the test class path; the classes are built)"
+  GOALS=(exec:exec@classpath)
+else
+  say "mvn -Pclasspath verify (the main and test classes, the test class path)"
+  GOALS=(verify)
+fi
 # shellcheck disable=SC2086
-(cd "$BINDING" && JAVA_HOME="$JDK" mvn -q -B -Dstyle.color=never ${MVN_ARGS:-} "${MAVEN_OFFLINE[@]}" -Pclasspath verify \
+(cd "$BINDING" && JAVA_HOME="$JDK" mvn -q -B -Dstyle.color=never ${MVN_ARGS:-} "${MAVEN_OFFLINE[@]}" -Pclasspath "${GOALS[@]}" \
   "-Dappfunctions.library.path=$LIB_DIR")
 CP="$(cat "$BINDING/target/test.classpath")"
 
