@@ -2,8 +2,9 @@
 # Kotlin lane: build the native library, then run the Kotlin binding's tests on JDK 17: all of
 # them through the binding's JNI library (the pom's jni profile compiles
 # src/main/c/appfunctions_jni.c with gcc, warnings as errors; every downcall and callback crosses
-# there, no JNA), a subset again with that library built under AddressSanitizer and UBSan, and
-# its CMakeLists.txt (what Android's NDK builds) once with cmake.
+# there, no JNA), the baseline profile against a fresh run (scripts/baseline-profile.sh --check),
+# a subset again with that library built under AddressSanitizer and UBSan, and its
+# CMakeLists.txt (what Android's NDK builds) once with cmake.
 #   exit 0  tests passed
 #   exit 1  build or test failure
 #   exit 3  the lane cannot run here (no JDK 17, no Maven or no C compiler)
@@ -113,8 +114,9 @@ fi
 SHIM="$BINDING/target/classes/linux-x86-64/libappfunctions_jni.so"
 [[ -f "$SHIM" ]] || { say "FAILED: no $SHIM after the build (the pom's jni profile)"; exit 1; }
 
-# The baseline profile Android installs compile ahead of time (src/main/baseline-prof.txt): a
-# fresh run of the startup workload under the JVMTI agent must give the committed rules.
+# The baseline profile Android installs compile ahead of time (src/main/baseline-prof.txt): every
+# rule a fresh run of the startup workload makes under the JVMTI agent must be in the committed
+# file (BaselineProfileTest, run above, checks that each of its rules names what exists).
 say "the baseline profile: bindings/kotlin/scripts/baseline-profile.sh --check"
 if ! APPFUNCTIONS_LIB_DIR="$LIBDIR" APPFUNCTIONS_PROFILE_PREBUILT=1 MVN_ARGS="${MVN_ARGS:-}" "$BINDING/scripts/baseline-profile.sh" --check; then
   say "FAILED: the baseline profile"
