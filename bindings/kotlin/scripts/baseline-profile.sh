@@ -53,17 +53,16 @@ WORK="$BINDING/target/baseline-profile"
 mkdir -p "$WORK"
 gcc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -I"$JDK/include" -I"$JDK/include/linux" \
   -o "$WORK/libtouched_agent.so" "$BINDING/src/test/c/touched_agent.c"
-# Writing takes the union of three runs, so that a branch a call takes only when it races its
-# outcome is in the profile however the check's single run goes.
-RUNS=$([[ "$MODE" == "--check" ]] && echo 1 || echo 3)
-rm -f "$WORK"/touched.*.txt
-for run in $(seq "$RUNS"); do
-  say "StartupWorkload under the agent (run $run of $RUNS)"
-  "$JAVA_BIN" "-agentpath:$WORK/libtouched_agent.so=$WORK/touched.$run.txt,Ldev/appfunctions/,Lkotlin/|Lkotlinx/" \
-    "-Dappfunctions.library.path=$LIB_DIR" -cp "$CP" dev.appfunctions.profile.StartupWorkloadKt
-done
-
-python3 - "$BINDING" "$WORK/baseline-prof.txt" "$WORK"/touched.*.txt <<'PY'
+# profile_of RUNS OUT: the rules of RUNS runs of the workload under the agent (their union) in OUT
+profile_of() {
+  local runs="$1" out="$2" run
+  rm -f "$WORK"/touched.*.txt
+  for run in $(seq "$runs"); do
+    say "StartupWorkload under the agent (run $run of $runs)"
+    "$JAVA_BIN" "-agentpath:$WORK/libtouched_agent.so=$WORK/touched.$run.txt,Ldev/appfunctions/,Lkotlin/|Lkotlinx/" \
+      "-Dappfunctions.library.path=$LIB_DIR" -cp "$CP" dev.appfunctions.profile.StartupWorkloadKt
+  done
+  python3 - "$BINDING" "$out" "$WORK"/touched.*.txt <<'PY'
 import pathlib, re, sys
 binding, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 touched = [pathlib.Path(p) for p in sys.argv[3:]]
@@ -87,29 +86,35 @@ for line in (l for t in touched for l in t.read_text().splitlines()):
     if kind == "C":
         if ships(rest):
             classes.add(rest)
-    elif kind == "M":
-        cls, name, sig = rest.split(" ")
-        if ships(cls):
-            classes.add(cls)
-            methods.add(f"HSP{cls}->{name}{sig}")
-    else:  # "D": a dependency's method (Kotlin's, kotlinx's) and the binding's class it ran for
-        cls, name, sig, caller = rest.split(" ")
-        if ships(caller):
-            classes.add(cls)
-            methods.add(f"HSP{cls}->{name}{sig}")
+        continue
+    # "M": the binding's method; "D": a dependency's (Kotlin's, kotlinx's) and the binding's class it ran for
+    cls, name, sig, *caller = rest.split(" ")
+    if ships(caller[0] if kind == "D" else cls):
+        classes.add(cls)
+        methods.add(f"HSP{cls}->{name}{sig}")
 if not methods:
     sys.exit("[baseline-profile] the workload ran none of the binding's methods: is the agent working?")
 # no comments: the rules alone, as ART's profile tools read them
 out.write_text("\n".join(sorted(classes) + sorted(methods)) + "\n")
 print(f"[baseline-profile] {len(classes)} classes, {len(methods)} methods")
 PY
+}
 
 PROFILE="$BINDING/src/main/baseline-prof.txt"
+# A call that races its outcome (a suspend handler resumed before or after its caller suspends)
+# runs a method or two only now and then: writing takes the union of three runs, and a check
+# fails only on the rules that two runs in turn make and the file lacks, never on one run's race.
 if [[ "$MODE" == "--check" ]]; then
   # Every rule of a fresh run must be in the committed profile. The reverse is the unit test's
   # (profile/BaselineProfileTest: every committed rule names a class and method that exist): a rule
-  # a run did not reach is harmless, and a call racing its outcome may take another branch.
+  # a run did not reach is harmless.
+  profile_of 1 "$WORK/baseline-prof.txt"
   missing="$(comm -13 <(sort "$PROFILE") <(sort "$WORK/baseline-prof.txt"))"
+  if [[ -n "$missing" ]]; then
+    say "$(printf '%s\n' "$missing" | wc -l) rule(s) of this run are not in src/main/baseline-prof.txt: a second run says whether they are the binding's path or one run's race"
+    profile_of 1 "$WORK/baseline-prof.2.txt"
+    missing="$(comm -12 <(printf '%s\n' "$missing") <(comm -13 <(sort "$PROFILE") <(sort "$WORK/baseline-prof.2.txt")))"
+  fi
   if [[ -n "$missing" ]]; then
     printf '%s\n' "$missing" | sed 's/^/  + /'
     say "FAILED: the binding's startup path runs the $(printf '%s\n' "$missing" | wc -l) rule(s) above, which src/main/baseline-prof.txt lacks."
@@ -119,6 +124,7 @@ if [[ "$MODE" == "--check" ]]; then
   stale="$(comm -23 <(sort "$PROFILE") <(sort "$WORK/baseline-prof.txt") | wc -l)"
   say "src/main/baseline-prof.txt has every rule of a fresh run ($stale of its rules the run did not reach)"
 else
+  profile_of 3 "$WORK/baseline-prof.txt"
   cp "$WORK/baseline-prof.txt" "$PROFILE"
   say "wrote src/main/baseline-prof.txt"
 fi

@@ -8,8 +8,8 @@ import kotlin.test.fail
 /**
  * The baseline profile (src/main/baseline-prof.txt, which scripts/baseline-profile.sh writes from
  * StartupWorkload) names only classes and methods the binding and its dependencies (at the pom's
- * versions) have: a rule naming a method renamed or removed since would be dead weight in every app. The kotlin lane's `--check` says the
- * reverse (every rule a fresh run makes is in the file).
+ * versions) have: a rule naming a method renamed or removed since would be dead weight in every
+ * app. The kotlin lane's `--check` says the reverse (every rule a fresh run makes is in the file).
  */
 class BaselineProfileTest {
     private val rules = File("src/main/baseline-prof.txt").readLines().filter { it.isNotBlank() }

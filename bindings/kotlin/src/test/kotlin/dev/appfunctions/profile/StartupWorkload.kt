@@ -1,7 +1,8 @@
 // What a process started for one call runs of the binding, for its baseline profile
 // (src/main/baseline-prof.txt): bindings/kotlin/scripts/baseline-profile.sh runs this program
 // under a JVMTI agent (src/test/c/touched_agent.c) that records which of dev.appfunctions' classes
-// load and which of their methods run, and writes them as the profile's rules. On Android, ART
+// load, which of their methods run and which of kotlin's and kotlinx's methods run for them, and
+// writes them as the profile's rules. On Android, ART
 // compiles the methods a profile names ahead of time when the app is installed, so a process the
 // OS starts for Gemini's call registers and answers in compiled code instead of its interpreter.
 //
@@ -9,7 +10,8 @@
 // entity provider, the annotated functions, delegates, the metadata schema, a toolkit, DSL types,
 // an entity and functions with blocking and suspending handlers, publish), then the OS's call
 // through AppFunctionsService (against the platform stand-ins of src/test/kotlin/android), then
-// calls from inside the app (suspend execute, executeBlockingJson, an agent view). Every call
+// calls from inside the app (suspend execute, executeBlocking, executeBlockingJson, an agent
+// view). Every call
 // must succeed; the program says which did not and exits 1.
 package dev.appfunctions.profile
 
