@@ -45,7 +45,13 @@ public static class AppFunctionsPlatform
         get => TimeSpan.FromTicks(Interlocked.Read(ref s_waitTicks));
         set
         {
-            ArgumentOutOfRangeException.ThrowIfLessThan(value, TimeSpan.Zero);
+            // the ticks compared, not ThrowIfLessThan<TimeSpan>: a generic instantiation over a
+            // value type that ReadyToRun does not hold, which the JIT compiled in every cold start
+            // (AddAppFunctions sets it)
+            if (value.Ticks < 0)
+            {
+                throw new ArgumentOutOfRangeException(nameof(value), value, "The wait cannot be negative.");
+            }
             Interlocked.Exchange(ref s_waitTicks, value.Ticks);
         }
     }
