@@ -37,7 +37,8 @@ first own code) and then the end of each step in order: FULL's last step is its 
 outcome, FLOOR's last step the end of its work. Keys of OUT.json, all prefixed
 `coldstart_LABEL_`: `steps` and `floor_steps` (the names, in order), `STEP_ms` (median time
 from process start to the step's end), `STEP_part_ms` (median of the step's own time, from the
-step before), `first_outcome_ms`, `floor_ms`, `above_floor_ms`, `vs_floor_x`, their p90s,
+step before), `floor_STEP_part_ms` (the same for the floor's steps, when it prints more than its end),
+`first_outcome_ms`, `floor_ms`, `above_floor_ms`, `vs_floor_x`, their p90s,
 `samples`, `what` (TEXT: what the programs do) and `load_average_1m`.
 
 With --prepare it only writes the app's files and compiles the C program, prints their paths
@@ -197,6 +198,9 @@ if a.binding:
             if i:
                 res[P + k + "_part_ms"] = med([s[k] - s[steps[i - 1]] for s in full])
         res[P + "first_outcome_ms"] = med([s[steps[-1]] for s in full])
+        if len(floor_steps) > 2:  # the floor's own steps, when it prints more than its end
+            for i, k in enumerate(floor_steps[1:], 1):
+                res[P + "floor_" + k + "_part_ms"] = med([s[k] - s[floor_steps[i - 1]] for s in floor])
         res[P + "floor_ms"] = med([s[floor_steps[-1]] for s in floor])
         res[P + "floor_main_ms"] = med([s["main"] for s in floor])
         res[P + "first_outcome_p90_ms"] = p90([s[steps[-1]] for s in full])

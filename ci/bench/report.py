@@ -910,8 +910,12 @@ def binding_coldstart_tables(s):
                 + f" {fmt(s.get(P + 'samples'))} samples of each program, in turn; load average "
                 f"{fmt(s.get(P + 'load_average_1m'))} right after them.", "",
                 "| part | median (ms) |", "|---|---|",
-                f"| floor: the same program without appfunctions, process start to its end | {fmt(s.get(P + 'floor_ms'))} |",
-                f"| process start to `main` | {fmt(s.get(P + 'main_ms'))} |"]
+                f"| floor: the same program without appfunctions, process start to its end | {fmt(s.get(P + 'floor_ms'))} |"]
+        floor_steps = s.get(P + "floor_steps") or []
+        for i, k in enumerate(floor_steps[1:] if len(floor_steps) > 2 else []):  # the .NET floors: `container`, `done`
+            since = "from `main`" if i == 0 else f"from its `{floor_steps[i]}`"
+            out.append(f"| floor: its `{k}` ({since}) | {fmt(s.get(P + 'floor_' + k + '_part_ms'))} |")
+        out.append(f"| process start to `main` | {fmt(s.get(P + 'main_ms'))} |")
         for k in steps[1:]:
             out.append(f"| {k} | {fmt(s.get(P + k + '_part_ms'))} |")
         out += [f"| **process start to the first outcome** | {fmt(s.get(P + 'first_outcome_ms'))} |",
@@ -922,6 +926,21 @@ def binding_coldstart_tables(s):
             both = " (`container` and `register`)" if s.get(P + "container_part_ms") is not None else ""
             out.append(f"| registration{both} vs the core's registration of the same descriptors from C ({fmt(c_register)} ms) "
                        f"| {fmt(round(reg / c_register, 2))}× |")
+        floor_container = s.get(P + "floor_container_part_ms")
+        before = [s.get(P + k + "_part_ms") for k in ("load", "container", "register")]
+        if floor_container is not None and None not in before:
+            # The floor builds the app's container too, and a runtime's first uses (its type
+            # loads, its first UTF-8 decoding, ...) fall in whichever step comes first, which in
+            # the full program is `load`: what appfunctions adds before its first call is the
+            # three steps together beside the floor's one.
+            out.append(f"| `load`, `container` and `register` above the floor's `container` (what appfunctions adds "
+                       f"before its first call) | {fmt(round(sum(before) - floor_container, 3))} |")
+            last = floor_steps[-1]
+            rest = s.get(P + "floor_" + last + "_part_ms")  # the floor's scope, resolution and direct call
+            call = s.get(P + "call_part_ms")
+            if None not in (rest, call):
+                out.append(f"| `call` above the floor's `{last}` (its scope, resolution and direct call: "
+                           f"{fmt(rest)} ms) | {fmt(round(call - rest, 3))} |")
         out += ["", f"90th percentiles: floor {fmt(s.get(P + 'floor_p90_ms'))} ms, first outcome "
                 f"{fmt(s.get(P + 'first_outcome_p90_ms'))} ms.", ""]
     if missing:
@@ -1564,29 +1583,43 @@ REASONS = {
         "registrations take).",
     "coldstart_dotnet_jit_register_vs_c_x":
         "The same registrations take 0.25-0.35 ms in the NativeAOT build of the same program: the "
-        "other 26 ms (load 1.8) to 55 ms (load 10) are the JIT compiling what registration runs for the first time "
-        "(`AddAppFunctions`, the container's build, the dispatcher, the generated units and their "
-        "handlers' delegates; the program compiles 546 methods to its first outcome, 602 before "
+        "rest is the JIT compiling what registration runs for the first time (`AddAppFunctions`, the "
+        "container's build, the dispatcher, the generated units and their handlers' delegates) and "
+        "the runtime loading their assemblies. The program compiles 542 methods in all, 558 before "
+        "the cuts of 2026-12-07 (the ReadyToRun row's reason lists them), which took its registration "
+        "from 33.9 to 24.5 ms (medians of 30 samples of each build in turn, load 2); 602 before "
         "issue 30 took out the registrar's value-tuple lists, a lambda per generated unit, LINQ and "
-        "`ArrayBufferWriter<byte>`) and the runtime loading their assemblies. No change to the binding "
-        "brings a JIT process to a figure set by native code: phones do not run plain JIT (Android's "
-        "release builds precompile their startup, iOS is fully AOT), and the ReadyToRun and NativeAOT "
-        "rows show what compiling ahead of time leaves.",
+        "`ArrayBufferWriter<byte>`. The container's first build is the app's own: the floor builds "
+        "its container too (the floor's `container` row). No change to the binding brings a JIT "
+        "process to a figure set by native code: phones do not run plain JIT (Android's release "
+        "builds precompile their startup, iOS is fully AOT), and the ReadyToRun and NativeAOT rows "
+        "show what compiling ahead of time leaves.",
     "coldstart_dotnet_r2r_register_vs_c_x":
         "ReadyToRun precompiles the code but not what CoreCLR does at a type's or a method's first "
         "use: each type's method table is built from metadata at run time, each precompiled method's "
-        "fixups (its callees, string literals, type handles) are resolved at its first call, and the "
-        "JIT still compiles what ReadyToRun cannot hold: generic instantiations over other "
-        "assemblies' value types (the container's `Dictionary<ServiceCacheKey, ...>`) and code that "
-        "depends on the CPU's vector instructions (`SearchValues`), 104 methods in this program "
-        "(138 before issue 30's cuts). Timed inside the program (2026-12-01, load 4-8): the "
-        "container's build about 8 ms and its first resolution of the dispatcher about 3 ms, the "
-        "container's own first use, which the floor pays in part for its three services; the "
-        "dispatcher's registrations about 3 ms, of which the core's are 0.3 ms as from C (the "
-        "generated units' share went from 1.5 to 0.6 ms when the registrar's value-tuple lists "
-        "became lists of classes). The container alone is some 30× the core's registration: no "
-        "change to the binding brings CoreCLR's first run of it to a figure set by native code. "
-        "NativeAOT, what iOS runs, meets the target (its row).",
+        "fixups (its callees, string literals, type handles) are resolved at its first call, the "
+        "first use of an assembly loads it, and the JIT still compiles what ReadyToRun cannot hold "
+        "(generic instantiations over other assemblies' value types, such as the container's "
+        "`Dictionary<ServiceCacheKey, ...>`): 85 methods in this program, 70 in its floor. "
+        "Most of the registration part is the container's first build, which is the app's own: "
+        "the floor's `container` step took 25.3 ms, the full program's `load` and `container` "
+        "25.9 ms (2026-12-07, medians of 30 samples of each program in turn, load 2). Timed inside "
+        "the program the same day, the binding's own part went to first uses that a process pays "
+        "once, and four of them are gone: the logging assembly and the container's look-up of a "
+        "logger factory (about 2 ms; the logger is now made at the first message), the JIT "
+        "compiling the ordinal string comparison under a `SortedSet<string>` (about 1.5 ms; now a "
+        "plain list), System.Text.Json's assembly (about 0.7 ms; a registration without "
+        "`requiresPermission` no longer loads it) and the JIT compiling the JSON encoder's "
+        "`SearchValues` in the first call (about 2 ms; now made only for values longer than 64 "
+        "characters). `register` went from 13.7 to 8.7 ms and the first call from 18.2 to 14.5 ms "
+        "in those samples. Of the first outcome's rest, the first UTF-8 decoding of the process "
+        "takes 4-6 ms in `load` (`Marshal.PtrToStringUTF8` of the core's version string; in a "
+        "ReadyToRun program without appfunctions the first `Encoding.UTF8.GetString` took 4-6 ms "
+        "too, a copy of the same ASCII bytes by hand 30 µs), which the floor never does and an app "
+        "that has read a text file has paid already; and System.Text.Json's first use takes 5-8 ms "
+        "of the first call (its first `JsonEncodedText.Encode`; the result's writing after it "
+        "0.1 ms). No change to the binding brings CoreCLR's first run of these to a figure set by "
+        "native code; NativeAOT, what iOS runs, meets the target (its row).",
     "mcp_inprocess_trivial_handler_us":
         "The same tools/call as the demo's row without the demo's handler and delegates: what the "
         "MCP adapter and the core cost (the demo row's reason says where its instructions go: the "
