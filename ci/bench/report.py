@@ -1086,16 +1086,24 @@ rows = rows_of_targets()
 
 if COLDSTART_ONLY:
     doc = read_doc()
-    # every cold start row of the Targets table (C and each binding's), by its figure's key
-    names = tuple(f"| {name} |" for name, key, _, _ in targets if key.startswith("coldstart_"))
-    new_rows = [r for r in rows if r.startswith(names)]
-    doc = [l for l in doc if not l.startswith(names)]
+    # the cold start rows of the Targets table (C and each binding's) whose figure this run
+    # measured, each in its place (a new one at the table's end); a row this mode does not
+    # measure (the Swift registration in instructions: ci/bench.sh --bindings) keeps the last
+    # run's figure instead of turning "not measured"
+    names = [f"| {name} |" for name, key, _, _ in targets if key.startswith("coldstart_") and coldstart.get(key) is not None]
+    fresh = {n: next(r for r in rows if r.startswith(n)) for n in names}
+    placed = set()
+    for i, line in enumerate(doc):
+        n = next((n for n in names if line.startswith(n)), None)
+        if n is not None:
+            doc[i] = fresh[n]
+            placed.add(n)
     at = doc.index("## Targets")
     while not doc[at].startswith("|"):
         at += 1
     while at < len(doc) and doc[at].startswith("|"):
         at += 1
-    doc[at:at] = new_rows
+    doc[at:at] = [fresh[n] for n in names if n not in placed]
     put_section(doc, COLDSTART_HEADING, coldstart_section(s, meta["coldstart"]), (SIZE_HEADING, MISSED_HEADING, "## Chart"))
     finish_partial(doc, "the cold start figures", coldstart)
 
