@@ -57,7 +57,7 @@ WHAT_AOT_STATIC="In the same samples as the NativeAOT program above, beside the 
 measure() { # label, full exe, floor exe, what [--also LABEL=EXE --also-what LABEL=TEXT ...]
   "$2" --check || { loud "$2 --check failed"; return 1; }
   python3 "$REPO/ci/bench/coldstart.py" --demo "$DEMO" --binding "$1" --full "$2" --floor "$3" \
-    --out "$OUT/coldstart_$1.json" --samples "$SAMPLES" --what "$4" "${@:5}" | grep -E "first_outcome_ms|floor_ms|_part_ms|vs_floor" || true
+    --out "$OUT/coldstart_$1.json" --samples "$SAMPLES" --lib "$LIB" --what "$4" "${@:5}" | grep -E "first_outcome_ms|floor_ms|_part_ms|vs_floor" || true
 }
 echo "-- .NET (JIT): dotnet build"
 if build AppFunctions.ColdStart "$W/jit" 0 && build AppFunctions.ColdStart.Floor "$W/jit-floor" 0; then

@@ -33,7 +33,7 @@ JAVA=(java -Dappfunctions.library.path="$(dirname "$LIB")" -cp "$CP" dev.appfunc
 python3 "$REPO/ci/bench/coldstart.py" --demo "$DEMO" --binding jvm --samples "$SAMPLES" \
   --full "${JAVA[*]} {bundle} {app}" --floor "${JAVA[*]} {bundle} {app} --floor" \
   --what "A fresh JVM per sample (\`java -cp\`, $(java -version 2>&1 | head -1 | tr -d '"'), default flags) running \`bindings/kotlin/src/test/kotlin/dev/appfunctions/bench/ColdStart.kt\`: it reads and parses the app's descriptor bundle, loads the library and checks its ABI (\`AppFunctionsLibrary.ensureLoaded()\`: the binding's JNI library \`libappfunctions_jni\`, which opens the core, looks up its functions and registers the natives every call crosses; \`af_abi_version\` and the error code names), registers the metadata schema, toolkit, types, entity and 50 functions through the Kotlin DSL (\`blockingHandler\`s), and calls \`create_order\` (\`executeBlockingJson\`). The floor is the same JVM program reading and parsing the same files without appfunctions." \
-  --out "$OUT/coldstart_jvm.json"
+  --out "$OUT/coldstart_jvm.json" --lib "$LIB"
 
 # The same program step by step (--detail: the JNI library and the core, the rest of the check,
 # the dispatcher, the types, the first function, the other functions), fewer samples:

@@ -55,4 +55,4 @@ else
   loud "no Swift toolchain: no swift on PATH and no swift lane chroot at $CHROOT (run ci/lanes/swift.sh once, as root)"
 fi
 python3 "$REPO/ci/bench/coldstart.py" --demo "$DEMO" --binding swift --full "$FULL" --floor "$FLOOR" \
-  --what "$what" --out "$OUT/coldstart_swift.json" --samples "$SAMPLES"
+  --what "$what" --out "$OUT/coldstart_swift.json" --samples "$SAMPLES" --lib "$LIB"

@@ -41,6 +41,11 @@ step before), `floor_STEP_part_ms` (the same for the floor's steps, when it prin
 `first_outcome_ms`, `floor_ms`, `above_floor_ms`, `vs_floor_x`, their p90s,
 `samples`, `what` (TEXT: what the programs do) and `load_average_1m`.
 
+With --binding and --lib LIBRARY, the C program (as above, with LIBRARY) also runs in every
+sample, after the binding's programs: `coldstart_LABEL_c_register_ms` is its registration in
+those samples, what the report divides the binding's registration by (the C run's own samples
+come at another moment of a shared machine).
+
 With --prepare it only writes the app's files and compiles the C program, prints their paths
 as JSON ({"app", "bundle", "program"}) and measures nothing (ci/startup_order.py runs the
 program under callgrind)."""
@@ -165,6 +170,10 @@ def p90(xs):
     return round(statistics.quantiles(xs, n=10)[-1], 3)
 
 
+exe = os.path.join(work, "coldstart")
+subprocess.run([os.environ.get("CC", "cc"), "-O2", "-std=c11", "-Wall", "-Werror", "-I", os.path.join(REPO, "include"),
+                "-o", exe, os.path.join(REPO, "benches", "coldstart", "coldstart.c"), "-ldl"], check=True)
+
 if a.binding:
     def argv_of(cmd):
         return [w.replace("{bundle}", bundle_path).replace("{app}", app) for w in shlex.split(cmd)]
@@ -172,16 +181,23 @@ if a.binding:
     full_argv, floor_argv = argv_of(a.full), argv_of(a.floor)
     # --also LABEL=CMD: another full program run in the same samples, beside the same floor
     also_argv = [(label, argv_of(cmd)) for label, cmd in also]
+    # --lib: the C program with this library in the same samples, so that the registration
+    # ratios divide by a C figure of the same moment (the C run's own samples come earlier)
+    c_argv = [exe, a.lib, app] if a.lib else None
     run_once(full_argv), run_once(floor_argv)  # warm the page cache (and any JIT cache) alike
     for _, argv in also_argv:
         run_once(argv)
-    full, floor = [], []
+    if c_argv:
+        run_once(c_argv)
+    full, floor, c_same = [], [], []
     others = {label: [] for label, _ in also_argv}
     for _ in range(a.samples):
         full.append(run_once(full_argv))
         floor.append(run_once(floor_argv))
         for label, argv in also_argv:
             others[label].append(run_once(argv))
+        if c_argv:
+            c_same.append(run_once(c_argv))
     floor_steps = list(floor[0])
     if any(list(s) != floor_steps for s in floor):
         sys.exit("coldstart: the floor printed different steps in different samples")
@@ -207,6 +223,8 @@ if a.binding:
         res[P + "floor_p90_ms"] = p90([s[floor_steps[-1]] for s in floor])
         res[P + "above_floor_ms"] = round(res[P + "first_outcome_ms"] - res[P + "floor_ms"], 3)
         res[P + "vs_floor_x"] = round(res[P + "first_outcome_ms"] / res[P + "floor_ms"], 3) if res[P + "floor_ms"] > 0 else None
+        if c_same:
+            res[P + "c_register_ms"] = med([s["register"] - s["load"] for s in c_same])
         res[P + "load_average_1m"] = round(os.getloadavg()[0], 2)
         return res
 
@@ -218,9 +236,6 @@ if a.binding:
     print(json.dumps(res, indent=1))
     sys.exit(0)
 
-exe = os.path.join(work, "coldstart")
-subprocess.run([os.environ.get("CC", "cc"), "-O2", "-std=c11", "-Wall", "-Werror", "-I", os.path.join(REPO, "include"),
-                "-o", exe, os.path.join(REPO, "benches", "coldstart", "coldstart.c"), "-ldl"], check=True)
 if a.prepare:
     print(json.dumps({"app": app, "bundle": bundle_path, "program": exe}))
     sys.exit(0)

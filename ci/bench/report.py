@@ -82,10 +82,17 @@ def registration_part(s, P):
     return round(reg + s[P + "container_part_ms"], 3)
 
 
+def c_register_key(d, P):
+    """The C registration a binding's is divided by: the C program's in the binding's own samples
+    (coldstart.py --binding --lib), else the C run's, taken at another moment."""
+    return P + "c_register_ms" if d.get(P + "c_register_ms") else "coldstart_c_register_ms"
+
+
 for _l in sorted({k[len("coldstart_"):-len("_register_part_ms")] for k in coldstart if k.endswith("_register_part_ms")}):
     _reg = registration_part(coldstart, f"coldstart_{_l}_")
-    if _reg is not None and coldstart.get("coldstart_c_register_ms"):
-        coldstart[f"coldstart_{_l}_register_vs_c_x"] = round(_reg / coldstart["coldstart_c_register_ms"], 2)
+    _c = coldstart.get(c_register_key(coldstart, f"coldstart_{_l}_"))
+    if _reg is not None and _c:
+        coldstart[f"coldstart_{_l}_register_vs_c_x"] = round(_reg / _c, 2)
 COLDSTART_BINDINGS = [("dotnet_jit", ".NET (JIT)"), ("dotnet_r2r", ".NET (ReadyToRun)"), ("dotnet_aot", ".NET (NativeAOT)"),
                       ("dotnet_aot_detail", ".NET (NativeAOT), step by step"),
                       ("dotnet_aot_static", ".NET (NativeAOT, the core linked statically)"), ("jvm", "Kotlin on the JVM"),
@@ -182,7 +189,7 @@ ratio("binding_swift_figure_vs_c_same_run_ratio", "swift_execute_figure_ns", "c_
 ratio("binding_swift_figure_vs_c_same_process_ratio", "swift_execute_figure_ns", "swift_c_same_process_ns")
 ratio("binding_swift_figure_vs_c_instructions_ratio", "instructions_swift_figure", "instructions_execute_plain")
 # the Swift cold start's registration beside the core's registration of the same app from C
-ratio("coldstart_swift_register_vs_c_x", "coldstart_swift_register_part_ms", "coldstart_c_register_ms")
+ratio("coldstart_swift_register_vs_c_x", "coldstart_swift_register_part_ms", c_register_key(s, "coldstart_swift_"))
 # the same in instructions (callgrind, RegisterOnly's registration step alone), against the core's
 # own af_* calls inside it (the same descriptors, byte for byte, the C program registers)
 ratio("coldstart_swift_register_vs_core_instructions_ratio", "instructions_swift_register_step_50",
@@ -200,7 +207,7 @@ ratio("binding_kotlin_c_call_vs_c_same_jvm_cpu_ratio", "kotlin_c_call_cpu_ns", "
 ratio("binding_kotlin_suspend_vs_c_same_jvm_cpu_ratio", "kotlin_execute_suspend_cpu_ns", "kotlin_c_same_jvm_cpu_ns")
 ratio("binding_kotlin_c_call_vs_c_args_same_jvm_cpu_ratio", "kotlin_c_call_cpu_ns", "kotlin_c_args_same_jvm_cpu_ns")
 # the JVM's registration beside the core's registration of the same descriptors from C
-ratio("coldstart_jvm_register_vs_c_x", "coldstart_jvm_register_part_ms", "coldstart_c_register_ms")
+ratio("coldstart_jvm_register_vs_c_x", "coldstart_jvm_register_part_ms", c_register_key(s, "coldstart_jvm_"))
 try:
     load_avg = os.getloadavg()[0]
 except OSError:
@@ -387,7 +394,7 @@ def aot_reason(s):
         text += f" (the C program's `dlopen` and ABI check: {fmt(c_load)} ms)"
     text += (f"; the resolver, the P/Invoke binding and the ABI check {fmt(rest)} ms; the container "
              f"{fmt(container)} ms, registration {fmt(register)} ms")
-    c_register, c_call = s.get("coldstart_c_register_ms"), s.get("coldstart_c_first_call_ms")
+    c_register, c_call = s.get(c_register_key(s, "coldstart_dotnet_aot_")), s.get("coldstart_c_first_call_ms")
     if c_register:
         text += f" (C: {fmt(c_register)})"
     text += f", the first call {fmt(call)} ms"
@@ -898,9 +905,10 @@ def binding_coldstart_tables(s):
                       if k.startswith("coldstart_") and k.endswith("_steps") and not k.endswith("_floor_steps")
                       and k[len("coldstart_"):-len("_steps")] not in labels})
     names = dict(COLDSTART_BINDINGS)
-    c_register = s.get("coldstart_c_register_ms")
     for label in labels:
         P = f"coldstart_{label}_"
+        c_register = s.get(c_register_key(s, P))
+        c_where = "in the same samples" if s.get(P + "c_register_ms") else "the C run's"
         steps = s.get(P + "steps")
         name = names.get(label, label)
         if not steps:
@@ -924,7 +932,7 @@ def binding_coldstart_tables(s):
         reg = registration_part(s, P)
         if reg is not None and c_register:
             both = " (`container` and `register`)" if s.get(P + "container_part_ms") is not None else ""
-            out.append(f"| registration{both} vs the core's registration of the same descriptors from C ({fmt(c_register)} ms) "
+            out.append(f"| registration{both} vs the core's registration of the same descriptors from C ({fmt(c_register)} ms, {c_where}) "
                        f"| {fmt(round(reg / c_register, 2))}× |")
         floor_container = s.get(P + "floor_container_part_ms")
         before = [s.get(P + k + "_part_ms") for k in ("load", "container", "register")]
