@@ -88,6 +88,7 @@ def c_register_key(d, P):
     return P + "c_register_ms" if d.get(P + "c_register_ms") else "coldstart_c_register_ms"
 
 
+# every binding's cold-start registration (Swift's, the JVM's, .NET's) beside the core's from C
 for _l in sorted({k[len("coldstart_"):-len("_register_part_ms")] for k in coldstart if k.endswith("_register_part_ms")}):
     _reg = registration_part(coldstart, f"coldstart_{_l}_")
     _c = coldstart.get(c_register_key(coldstart, f"coldstart_{_l}_"))
@@ -188,9 +189,9 @@ ratio("binding_swift_blocking_raw_vs_c_same_run_ratio", "swift_execute_blocking_
 ratio("binding_swift_figure_vs_c_same_run_ratio", "swift_execute_figure_ns", "c_execute_plain_ns")
 ratio("binding_swift_figure_vs_c_same_process_ratio", "swift_execute_figure_ns", "swift_c_same_process_ns")
 ratio("binding_swift_figure_vs_c_instructions_ratio", "instructions_swift_figure", "instructions_execute_plain")
-# the Swift cold start's registration beside the core's registration of the same app from C
-ratio("coldstart_swift_register_vs_c_x", "coldstart_swift_register_part_ms", c_register_key(s, "coldstart_swift_"))
-# the same in instructions (callgrind, RegisterOnly's registration step alone), against the core's
+# (the Swift cold start's registration beside the core's registration of the same app from C:
+# coldstart_swift_register_vs_c_x, made with every binding's above)
+# the Swift registration in instructions (callgrind, RegisterOnly's registration step alone), against the core's
 # own af_* calls inside it (the same descriptors, byte for byte, the C program registers)
 ratio("coldstart_swift_register_vs_core_instructions_ratio", "instructions_swift_register_step_50",
       "instructions_swift_register_step_50_core")
@@ -206,8 +207,6 @@ ratio("binding_kotlin_vs_c_same_jvm_cpu_ratio", "kotlin_floor_run_execute_blocki
 ratio("binding_kotlin_c_call_vs_c_same_jvm_cpu_ratio", "kotlin_c_call_cpu_ns", "kotlin_c_same_jvm_cpu_ns")
 ratio("binding_kotlin_suspend_vs_c_same_jvm_cpu_ratio", "kotlin_execute_suspend_cpu_ns", "kotlin_c_same_jvm_cpu_ns")
 ratio("binding_kotlin_c_call_vs_c_args_same_jvm_cpu_ratio", "kotlin_c_call_cpu_ns", "kotlin_c_args_same_jvm_cpu_ns")
-# the JVM's registration beside the core's registration of the same descriptors from C
-ratio("coldstart_jvm_register_vs_c_x", "coldstart_jvm_register_part_ms", c_register_key(s, "coldstart_jvm_"))
 try:
     load_avg = os.getloadavg()[0]
 except OSError:

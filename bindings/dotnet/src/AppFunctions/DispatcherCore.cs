@@ -10,7 +10,10 @@ namespace AppFunctions;
 /// <summary>
 /// What the core's callbacks need: the DI scope factory, the logger and the function table.
 /// Held by every registration's GCHandle, so it must never reference the
-/// <see cref="AppFunctionDispatcher"/> or its handle (that would keep them alive forever).
+/// <see cref="AppFunctionDispatcher"/> or its handle (that would keep them alive forever). It
+/// holds the container the dispatcher was made from, for the logger; the scope factory reaches the
+/// same objects in Microsoft's container (its root scope, which holds the singletons), so a
+/// dispatcher the container made lives until the container is disposed, which disposes it.
 /// </summary>
 internal sealed class DispatcherCore(IServiceScopeFactory scopeFactory, IServiceProvider services)
 {

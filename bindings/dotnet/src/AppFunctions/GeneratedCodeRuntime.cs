@@ -463,7 +463,7 @@ public sealed class AppFunctionRegistrar
     // code, compiled ahead of time with the framework, where each List<(...)> of a value tuple is
     // an instantiation that ReadyToRun cannot hold and the JIT compiles at every start.
     internal readonly List<TypeEntry> Types = [];
-    internal readonly List<string> MetadataProperties = []; // in ordinal order (OrdinalNames.Add)
+    internal readonly List<string> MetadataProperties = []; // as declared: the dispatcher orders them (OrdinalNames)
     internal readonly List<ToolkitEntry> Toolkits = [];
     internal readonly List<EntityEntry> Entities = [];
     internal readonly List<FunctionEntry> Functions = [];
@@ -482,10 +482,7 @@ public sealed class AppFunctionRegistrar
     /// <summary>Properties of the agent views' metadata (from <c>[AppFunction&lt;TMetadata&gt;]</c>).</summary>
     public void AddMetadataProperties(params string[] names)
     {
-        foreach (var n in names)
-        {
-            OrdinalNames.Add(MetadataProperties, n);
-        }
+        MetadataProperties.AddRange(names);
     }
 
     /// <summary>A toolkit; <paramref name="texts"/> computes its texts (0 functionResult, 1 systemPrompt).</summary>

@@ -86,6 +86,14 @@ public sealed class ColdStartPathTests
     }
 
     [Fact]
+    public void A_negative_platform_wait_is_refused_naming_the_value()
+    {
+        var e = Assert.Throws<ArgumentOutOfRangeException>(() => AppFunctionsPlatform.WaitTimeout = TimeSpan.FromTicks(-1));
+        Assert.Equal("value", e.ParamName);
+        Assert.Contains("cannot be negative", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void The_logger_is_the_containers_made_at_the_first_message()
     {
         var logs = new LogSink();
