@@ -276,19 +276,13 @@ internal sealed class TypeMapper(Compilation compilation)
         code.AppendLine("        return false;");
         code.AppendLine("    }");
         code.AppendLine();
-        // the members' names encoded once: writing them skips the escaping scan
-        for (int mi = 0; mi < members.Count; mi++)
-        {
-            code.AppendLine($"    private static readonly global::System.Text.Json.JsonEncodedText N_{key}_{mi} = global::System.Text.Json.JsonEncodedText.Encode({Json.Str(members[mi].Name)}{NameEncoder(members[mi].Name)});");
-        }
-        code.AppendLine();
         code.AppendLine($"    internal static void Write_{key}(global::System.Text.Json.Utf8JsonWriter w, {fq} value)");
         code.AppendLine("    {");
         code.AppendLine("        switch (value)");
         code.AppendLine("        {");
         for (int mi = 0; mi < members.Count; mi++)
         {
-            code.AppendLine($"            case {fq}.{members[mi].Name}: w.WriteStringValue(N_{key}_{mi}); break;");
+            code.AppendLine($"            case {fq}.{members[mi].Name}: w.WriteStringValue({Json.Str(members[mi].Name)}u8); break;");
         }
         code.AppendLine("            default: w.WriteStringValue(value.ToString()); break;");
         code.AppendLine("        }");
@@ -298,14 +292,6 @@ internal sealed class TypeMapper(Compilation compilation)
     }
 
     /// <summary>A record's (or entity's) serializable members: public instance properties with a getter.</summary>
-    /// <summary>", NameEncoder" for a name of ASCII letters, digits and underscores (which no
-    /// encoder escapes, so the bytes are the same): pre-encoded with the runtime's cheap encoder,
-    /// the app's first call does not build JavaScriptEncoder.Default's tables. Other names keep the default.</summary>
-    private static string NameEncoder(string name) =>
-        name.Length > 0 && name.All(c => c < 0x80 && (char.IsLetterOrDigit(c) || c == '_'))
-            ? ", global::AppFunctions.Generated.JsonHelpers.NameEncoder"
-            : "";
-
     public static List<IPropertySymbol> Properties(INamedTypeSymbol type) =>
         type.GetMembers().OfType<IPropertySymbol>()
             .Where(p => !p.IsStatic && !p.IsIndexer && p.DeclaredAccessibility == Accessibility.Public && p.GetMethod is not null
@@ -334,7 +320,6 @@ internal sealed class TypeMapper(Compilation compilation)
         var reads = new StringBuilder();
         var writes = new StringBuilder();
         var locals = new StringBuilder();
-        var names = new StringBuilder(); // the properties' names encoded once: writing them skips the escaping scan
         int i = 0;
         foreach (var p in props)
         {
@@ -361,8 +346,7 @@ internal sealed class TypeMapper(Compilation compilation)
             fields.Add(f.ToString());
             locals.AppendLine($"        {p.Type.ToDisplayString(SymbolDisplayFormat.FullyQualifiedFormat)} p{i} = default!;");
             reads.AppendLine($"            {(i == 0 ? "" : "else ")}if (r.ValueTextEquals({Json.Str(jsonName)}u8)) {{ r.Read(); p{i} = {t.Read}; }}");
-            names.AppendLine($"    private static readonly global::System.Text.Json.JsonEncodedText N_{key}_{i} = global::System.Text.Json.JsonEncodedText.Encode({Json.Str(jsonName)}{NameEncoder(jsonName)});");
-            writes.AppendLine($"        w.WritePropertyName(N_{key}_{i});");
+            writes.AppendLine($"        w.WritePropertyName({Json.Str(jsonName)}u8);");
             writes.AppendLine("        " + string.Format(CultureInfo.InvariantCulture, t.Write, "value." + p.Name));
             i++;
         }
@@ -391,7 +375,6 @@ internal sealed class TypeMapper(Compilation compilation)
         code.AppendLine($"        return new {fq}({string.Join(", ", ctorArgs)}){(inits.Count > 0 ? " { " + string.Join(", ", inits) + " }" : "")};");
         code.AppendLine("    }");
         code.AppendLine();
-        code.Append(names);
         code.AppendLine($"    internal static void Write_{key}(global::System.Text.Json.Utf8JsonWriter w, {fq} value)");
         code.AppendLine("    {");
         code.AppendLine("        w.WriteStartObject();");

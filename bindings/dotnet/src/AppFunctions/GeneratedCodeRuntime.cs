@@ -825,10 +825,6 @@ public static class JsonHelpers
         return r;
     }
 
-    /// <summary>The encoder of generated names that are ASCII identifiers (which no encoder
-    /// escapes): pre-encoding them with it leaves <c>JavaScriptEncoder.Default</c> unmade.</summary>
-    public static System.Text.Encodings.Web.JavaScriptEncoder NameEncoder => CoreJsonEncoder.Instance;
-
     /// <summary>Fails with the member that was not expected.</summary>
     public static JsonException Unexpected(string type, ref Utf8JsonReader r) =>
         new($"{type}: unexpected {r.TokenType} in the JSON the core bound");

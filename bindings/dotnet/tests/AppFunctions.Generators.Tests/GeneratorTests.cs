@@ -115,6 +115,20 @@ public sealed class GeneratorTests
     }
 
     [Fact]
+    public void The_writers_name_properties_and_enum_members_with_utf8_literals()
+    {
+        // System.Text.Json's first JsonEncodedText.Encode in a process costs milliseconds of a
+        // ReadyToRun, JIT or Mono app's first call (issue 30), so the writers never make one:
+        // names are ASCII identifiers (the core refuses others), which no encoder escapes.
+        var run = Generate(Orders);
+        Assert.Empty(run.CompileDiagnostics);
+        Assert.DoesNotContain("JsonEncodedText", run.Generated);
+        Assert.Contains("w.WritePropertyName(\"customer\"u8);", run.Generated);
+        Assert.Contains("w.WritePropertyName(\"scores\"u8);", run.Generated);
+        Assert.Contains("case global::Shop.Priority.Normal: w.WriteStringValue(\"Normal\"u8); break;", run.Generated);
+    }
+
+    [Fact]
     public void Doc_comments_are_read_even_without_GenerateDocumentationFile()
     {
         var run = Generate(Orders, DocumentationMode.None);

@@ -69,6 +69,32 @@ public sealed class ColdStartPathTests
     }
 
     [Fact]
+    public async Task A_record_and_its_enum_are_written_alike_in_an_outcome_and_through_the_json_context()
+    {
+        // the generated writers name properties and members with UTF-8 literals (no JsonEncodedText):
+        // the outcome's result, and System.Text.Json through the generated context with its own
+        // writer and encoder, carry the same names and values
+        using var host = TestHost.Create(typeof(AppFunctions.Tests.Orders.Order).Namespace!, s => s
+            .AddSingleton<AppFunctions.Tests.Orders.OrderStore>()
+            .AddSingleton<AppFunctions.Tests.Orders.Probe>()
+            .AddSingleton<AppFunctions.Tests.Orders.SignInState>(new AppFunctions.Tests.Orders.SignInState { IsSignedIn = true }));
+        var o = await host.Dispatcher.Execute(new AppFunctionInvocation("create_order"), """{"customer":"acme \"q\"","quantity":3,"priority":"High"}""");
+        Assert.True(o.Status == AppFunctionStatus.Success, o.ToJson());
+        var result = System.Text.Json.JsonDocument.Parse(o.ResultJson!).RootElement;
+        Assert.Equal(["id", "customer", "quantity", "priority", "status"], result.EnumerateObject().Select(p => p.Name));
+        Assert.Equal("acme \"q\"", result.GetProperty("customer").GetString());
+        Assert.Equal("High", result.GetProperty("priority").GetString());
+
+        var info = (System.Text.Json.Serialization.Metadata.JsonTypeInfo<AppFunctions.Tests.Orders.Order>)
+            AppFunctions.Generated.AppFunctions_Tests.AppFunctionsJsonContext.Default.GetTypeInfo(typeof(AppFunctions.Tests.Orders.Order))!;
+        var order = new AppFunctions.Tests.Orders.Order(result.GetProperty("id").GetString()!, "acme \"q\"", 3, AppFunctions.Tests.Orders.Priority.High, "open");
+        var viaContext = System.Text.Json.JsonSerializer.Serialize(order, info); // its default encoder escapes " as \u0022
+        Assert.True(System.Text.Json.Nodes.JsonNode.DeepEquals(System.Text.Json.Nodes.JsonNode.Parse(o.ResultJson!), System.Text.Json.Nodes.JsonNode.Parse(viaContext)), viaContext);
+        Assert.Equal(["id", "customer", "quantity", "priority", "status"], System.Text.Json.JsonDocument.Parse(viaContext).RootElement.EnumerateObject().Select(p => p.Name));
+        Assert.Equal(order, System.Text.Json.JsonSerializer.Deserialize(o.ResultJson!, info));
+    }
+
+    [Fact]
     public void Metadata_names_are_kept_in_ordinal_order_once_each()
     {
         var names = new List<string>();
