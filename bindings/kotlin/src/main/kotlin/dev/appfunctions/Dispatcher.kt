@@ -262,10 +262,7 @@ class AppFunctionDispatcher(
      */
     @JvmOverloads
     fun defineToolkit(json: String, texts: AppFunctionToolkitTexts? = null): Unit = synchronized(this) {
-        val s = withNative {
-            NativeCalls.defineToolkit(it, json, if (texts == null) 0L else ToolkitTextsData(state, texts).handOver())
-        }
-        check(s, "defining a toolkit")
+        defineToolkitNative(json, texts)
         (AppJson.parseToJsonElement(json) as? JsonObject)?.get("name")?.let { definedToolkits += (it as JsonPrimitive).content }
         registryChanged()
     }
@@ -273,7 +270,20 @@ class AppFunctionDispatcher(
     /** Defines a toolkit with the builder: `toolkit("search") { description = "..."; functionResult { metadata -> "..." } }`. */
     fun toolkit(name: String, block: ToolkitBuilder.() -> Unit = {}) {
         val b = ToolkitBuilder(name).apply(block)
-        defineToolkit(b.json().toString(), b.texts())
+        synchronized(this) {
+            defineToolkitNative(b.json().toString(), b.texts())
+            // the builder knows its name: no parse of the JSON it wrote, which would make the
+            // binding's Json instance (milliseconds of an interpreted cold start) for nothing
+            definedToolkits += name
+            registryChanged()
+        }
+    }
+
+    private fun defineToolkitNative(json: String, texts: AppFunctionToolkitTexts?) {
+        val s = withNative {
+            NativeCalls.defineToolkit(it, json, if (texts == null) 0L else ToolkitTextsData(state, texts).handOver())
+        }
+        check(s, "defining a toolkit")
     }
 
     /**

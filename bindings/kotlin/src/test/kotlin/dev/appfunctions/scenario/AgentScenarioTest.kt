@@ -109,6 +109,24 @@ class AgentScenarioTest {
     }
 
     @Test
+    fun `collapse - a class naming a toolkit the builder defined joins it and leaves its texts`() {
+        // toolkit(name) { } records its name without parsing the JSON it wrote (issue 30's cold
+        // start); defineToolkit(json) reads the name from the JSON: both are known to register()
+        AppFunctionDispatcher().use { d ->
+            d.toolkit("search") { description = "Searches, as the builder put it" }
+            d.defineToolkit("""{"name":"file_system","description":"Files, as the JSON put it"}""")
+            d.register(SearchToolkit())
+            d.register(FileSystemToolkit())
+            d.view(JsonObject(emptyMap())).use { v ->
+                val tools = v.tools().associate { it.jsonObject["name"]!!.jsonPrimitive.content to it.jsonObject }
+                assertEquals(setOf("search", "file_system"), tools.keys)
+                assertEquals("Searches, as the builder put it", tools["search"]!!["description"]!!.jsonPrimitive.content)
+                assertEquals("Files, as the JSON put it", tools["file_system"]!!["description"]!!.jsonPrimitive.content)
+            }
+        }
+    }
+
+    @Test
     fun `collapse - without a description the toolkit's functions are always visible`() {
         dispatcher.toolkit("plain")
         dispatcher.function("ungrouped_helper") {
