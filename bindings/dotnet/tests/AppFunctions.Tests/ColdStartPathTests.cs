@@ -6,8 +6,8 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace AppFunctions.Tests;
 
 /// <summary>What issue 30's ReadyToRun cold start changed in the binding keeps its behaviour: the
-/// encoder's plain loop and its vectorized rest, the metadata names' ordinal list, the logger made
-/// at the first message.</summary>
+/// encoder's plain loop and its vectorized rest, the generated writers' literal names, the metadata
+/// names' ordinal list, the logger made at the first message.</summary>
 public sealed class ColdStartPathTests
 {
     // either side of the encoder's plainly scanned first 64 characters
